@@ -1,0 +1,7 @@
+export * from './errors.js';
+export * from './messaging/subject-prefix.js';
+export * from './messaging/streams.js';
+export * from './messaging/contract.js';
+export * from './services/service-names.js';
+export * from './services/ping.contract.js';
+export * from './http/routes.js';
