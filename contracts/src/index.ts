@@ -6,3 +6,5 @@ export * from './services/service-names.js';
 export * from './services/ping.contract.js';
 export * from './services/mesh-processes.js';
 export * from './http/routes.js';
+export * from './messaging/reply-envelope.js';
+export * from './messaging/dead-letter.js';
