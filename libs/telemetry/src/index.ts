@@ -1,1 +1,10 @@
 export * from './semconv.js';
+export { startTelemetry, shutdownTelemetry, type Telemetry, type TelemetryOptions } from './tracing/start-telemetry.js';
+export { createTestTracing, type TestTracing, type TestTracingOptions } from './tracing/test-tracing.js';
+export { createPropagator } from './tracing/propagator.js';
+export { createServiceResource, type ServiceIdentity } from './tracing/service-resource.js';
+export { getMeter } from './metrics/get-meter.js';
+export { createLogger, type Logger, type LoggerOptions, type LogLevel } from './logging/create-logger.js';
+export { PinoNestLogger } from './logging/pino-nest.logger.js';
+export { REDACTED, SECRET_KEYS, scrubJsonLine, scrubSecretValues } from './logging/secret-scrubber.js';
+export { traceContextFields, type TraceContextFields } from './logging/trace-context.mixin.js';
