@@ -1,0 +1,213 @@
+{{/* Chart name, overridable. */}}
+{{- define "flowmesh.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/*
+Release-scoped base name. Kept to 36 characters so "<base>-flow-orchestrator-worker" still fits
+the 63-character limit of Kubernetes names.
+*/}}
+{{- define "flowmesh.fullname" -}}
+{{- if .Values.fullnameOverride }}
+{{- .Values.fullnameOverride | trunc 36 | trimSuffix "-" }}
+{{- else }}
+{{- $name := default .Chart.Name .Values.nameOverride }}
+{{- if contains $name .Release.Name }}
+{{- .Release.Name | trunc 36 | trimSuffix "-" }}
+{{- else }}
+{{- printf "%s-%s" .Release.Name $name | trunc 36 | trimSuffix "-" }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{- define "flowmesh.chart" -}}
+{{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/* Name of one process's objects: (dict "root" $ "process" "llm-gateway"). */}}
+{{- define "flowmesh.processName" -}}
+{{- printf "%s-%s" (include "flowmesh.fullname" .root) .process | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{- define "flowmesh.commonLabels" -}}
+helm.sh/chart: {{ include "flowmesh.chart" . }}
+app.kubernetes.io/part-of: flowmesh
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+app.kubernetes.io/version: {{ .Values.image.tag | default .Chart.AppVersion | quote }}
+{{- end }}
+
+{{/* Selector labels of one process: (dict "root" $ "process" "flow-orchestrator-worker"). */}}
+{{- define "flowmesh.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "flowmesh.name" .root }}
+app.kubernetes.io/instance: {{ .root.Release.Name }}
+app.kubernetes.io/component: {{ .process }}
+{{- end }}
+
+{{- define "flowmesh.labels" -}}
+{{ include "flowmesh.commonLabels" .root }}
+{{ include "flowmesh.selectorLabels" . }}
+{{- end }}
+
+{{- define "flowmesh.image" -}}
+{{- printf "%s:%s" .Values.image.repository (.Values.image.tag | default .Chart.AppVersion) }}
+{{- end }}
+
+{{- define "flowmesh.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create }}
+{{- default (include "flowmesh.fullname" .) .Values.serviceAccount.name }}
+{{- else }}
+{{- default "default" .Values.serviceAccount.name }}
+{{- end }}
+{{- end }}
+
+{{- define "flowmesh.configMapName" -}}
+{{- printf "%s-config" (include "flowmesh.fullname" .) }}
+{{- end }}
+
+{{- define "flowmesh.secretName" -}}
+{{- if .Values.secret.existingSecret }}
+{{- .Values.secret.existingSecret }}
+{{- else }}
+{{- printf "%s-secrets" (include "flowmesh.fullname" .) }}
+{{- end }}
+{{- end }}
+
+{{/* DATABASE_URL from postgres.url, or from its parts (user and password percent-encoded; urlquery writes a space as "+", which a userinfo does not decode). */}}
+{{- define "flowmesh.databaseUrl" -}}
+{{- $pg := .Values.postgres }}
+{{- if $pg.url }}
+{{- $pg.url }}
+{{- else }}
+{{- $auth := urlquery $pg.user | replace "+" "%20" }}
+{{- if $pg.password }}
+{{- $auth = printf "%s:%s" $auth (urlquery $pg.password | replace "+" "%20") }}
+{{- end }}
+{{- $url := printf "postgres://%s@%s:%v/%s" $auth $pg.host $pg.port $pg.database }}
+{{- if $pg.sslmode }}
+{{- $url = printf "%s?sslmode=%s" $url $pg.sslmode }}
+{{- end }}
+{{- $url }}
+{{- end }}
+{{- end }}
+
+{{/*
+One container of the mesh. Arguments: (dict "root" $ "service" "flow-orchestrator"
+"process" "flow-orchestrator-worker" "role" "worker" "spec" .Values.worker).
+*/}}
+{{- define "flowmesh.podTemplate" -}}
+{{- $root := .root }}
+{{- $values := $root.Values -}}
+metadata:
+  labels:
+    {{- include "flowmesh.labels" . | nindent 4 }}
+    {{- with $values.podLabels }}
+    {{- toYaml . | nindent 4 }}
+    {{- end }}
+  annotations:
+    checksum/config: {{ include (print $root.Template.BasePath "/configmap.yaml") $root | sha256sum }}
+    {{- if not $values.secret.existingSecret }}
+    checksum/secret: {{ include (print $root.Template.BasePath "/secret.yaml") $root | sha256sum }}
+    {{- end }}
+    {{- with $values.podAnnotations }}
+    {{- toYaml . | nindent 4 }}
+    {{- end }}
+spec:
+  serviceAccountName: {{ include "flowmesh.serviceAccountName" $root }}
+  automountServiceAccountToken: false
+  {{- with $values.imagePullSecrets }}
+  imagePullSecrets:
+    {{- toYaml . | nindent 4 }}
+  {{- end }}
+  securityContext:
+    {{- toYaml $values.podSecurityContext | nindent 4 }}
+  terminationGracePeriodSeconds: {{ $values.terminationGracePeriodSeconds }}
+  containers:
+    - name: {{ .service }}
+      image: {{ include "flowmesh.image" $root | quote }}
+      imagePullPolicy: {{ $values.image.pullPolicy }}
+      securityContext:
+        {{- toYaml $values.securityContext | nindent 8 }}
+      ports:
+        - name: http
+          containerPort: {{ .spec.port }}
+          protocol: TCP
+      envFrom:
+        - configMapRef:
+            name: {{ include "flowmesh.configMapName" $root }}
+      env:
+        - name: FLOWMESH_SERVICE
+          value: {{ .service | quote }}
+        - name: FLOWMESH_ROLE
+          value: {{ .role | quote }}
+        - name: PORT
+          value: {{ .spec.port | quote }}
+        - name: OTEL_SERVICE_NAME
+          value: {{ .process | quote }}
+        - name: DATABASE_URL
+          valueFrom:
+            secretKeyRef:
+              name: {{ include "flowmesh.secretName" $root }}
+              key: DATABASE_URL
+        - name: FLOWMESH_ADMIN_TOKEN
+          valueFrom:
+            secretKeyRef:
+              name: {{ include "flowmesh.secretName" $root }}
+              key: FLOWMESH_ADMIN_TOKEN
+        {{- if eq .role "worker" }}
+        - name: FLOWMESH_WORKER_TAGS
+          value: {{ join "," .spec.tags | quote }}
+        {{- end }}
+        {{- range $name, $value := merge (dict) (.spec.env | default dict) ($values.extraEnv | default dict) }}
+        - name: {{ $name }}
+          value: {{ $value | toString | quote }}
+        {{- end }}
+      livenessProbe:
+        httpGet:
+          path: {{ $values.probes.liveness.path }}
+          port: http
+        initialDelaySeconds: {{ $values.probes.liveness.initialDelaySeconds }}
+        periodSeconds: {{ $values.probes.liveness.periodSeconds }}
+        timeoutSeconds: {{ $values.probes.liveness.timeoutSeconds }}
+        failureThreshold: {{ $values.probes.liveness.failureThreshold }}
+      readinessProbe:
+        httpGet:
+          path: {{ $values.probes.readiness.path }}
+          port: http
+        initialDelaySeconds: {{ $values.probes.readiness.initialDelaySeconds }}
+        periodSeconds: {{ $values.probes.readiness.periodSeconds }}
+        timeoutSeconds: {{ $values.probes.readiness.timeoutSeconds }}
+        failureThreshold: {{ $values.probes.readiness.failureThreshold }}
+      startupProbe:
+        httpGet:
+          path: {{ $values.probes.startup.path }}
+          port: http
+        periodSeconds: {{ $values.probes.startup.periodSeconds }}
+        failureThreshold: {{ $values.probes.startup.failureThreshold }}
+      {{- with .spec.resources }}
+      resources:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
+      volumeMounts:
+        - name: tmp
+          mountPath: /tmp
+  volumes:
+    - name: tmp
+      emptyDir:
+        {{- if .spec.scratchSizeLimit }}
+        sizeLimit: {{ .spec.scratchSizeLimit }}
+        {{- else }}
+        sizeLimit: 256Mi
+        {{- end }}
+  {{- with $values.nodeSelector }}
+  nodeSelector:
+    {{- toYaml . | nindent 4 }}
+  {{- end }}
+  {{- with $values.affinity }}
+  affinity:
+    {{- toYaml . | nindent 4 }}
+  {{- end }}
+  {{- with $values.tolerations }}
+  tolerations:
+    {{- toYaml . | nindent 4 }}
+  {{- end }}
+{{- end }}

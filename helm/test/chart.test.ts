@@ -1,0 +1,362 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { HTTP_ROUTES, MESH_PROCESSES, routePattern, SERVICE_NAMES } from '@flowmesh/contracts';
+import { Deployment } from 'kubernetes-models/apps/v1/Deployment';
+import { Ingress } from 'kubernetes-models/networking.k8s.io/v1/Ingress';
+import { ConfigMap } from 'kubernetes-models/v1/ConfigMap';
+import { Secret } from 'kubernetes-models/v1/Secret';
+import { Service } from 'kubernetes-models/v1/Service';
+import { ServiceAccount } from 'kubernetes-models/v1/ServiceAccount';
+import { parseAllDocuments } from 'yaml';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { helmBinary, runHelm } from './helm-binary.js';
+
+const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
+const chart = join(repoRoot, 'helm/flowmesh');
+const RELEASE = 'rel';
+const prefix = `${RELEASE}-flowmesh`;
+
+/** Every kind the chart may render, with the model that validates it. A new kind must be added here. */
+const MODELS: Record<string, new (data: never) => { validate(): void }> = {
+  'apps/v1/Deployment': Deployment,
+  'networking.k8s.io/v1/Ingress': Ingress,
+  'v1/ConfigMap': ConfigMap,
+  'v1/Secret': Secret,
+  'v1/Service': Service,
+  'v1/ServiceAccount': ServiceAccount,
+};
+
+interface K8sObject {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; labels?: Record<string, string>; annotations?: Record<string, string> };
+  [key: string]: unknown;
+}
+interface EnvVar {
+  name: string;
+  value?: string;
+  valueFrom?: { secretKeyRef?: { name: string; key: string } };
+}
+interface Container {
+  name: string;
+  image: string;
+  ports: { name: string; containerPort: number }[];
+  env: EnvVar[];
+  envFrom: { configMapRef?: { name: string } }[];
+  livenessProbe: { httpGet: { path: string; port: string | number } };
+  readinessProbe: { httpGet: { path: string; port: string | number } };
+  startupProbe?: { httpGet: { path: string; port: string | number } };
+  securityContext: { allowPrivilegeEscalation?: boolean; runAsNonRoot?: boolean; readOnlyRootFilesystem?: boolean };
+}
+interface DeploymentObject extends K8sObject {
+  spec: {
+    replicas: number;
+    selector: { matchLabels: Record<string, string> };
+    template: {
+      metadata: { labels: Record<string, string> };
+      spec: { securityContext: { runAsNonRoot?: boolean; runAsUser?: number }; containers: Container[] };
+    };
+  };
+}
+interface ServiceObject extends K8sObject {
+  spec: { selector: Record<string, string>; ports: { name: string; port: number; targetPort: string | number }[] };
+}
+interface IngressObject extends K8sObject {
+  spec: {
+    ingressClassName?: string;
+    rules: {
+      host?: string;
+      http: { paths: { path: string; pathType: string; backend: { service: { name: string; port: { name: string } } } }[] };
+    }[];
+  };
+}
+
+function template(...args: string[]): K8sObject[] {
+  const result = runHelm(['template', RELEASE, chart, '--namespace', 'flowmesh-test', ...args]);
+  expect(result.stderr, 'helm template stderr').toBe('');
+  expect(result.status).toBe(0);
+  return parseAllDocuments(result.stdout)
+    .map((doc) => doc.toJS() as K8sObject | null)
+    .filter((obj): obj is K8sObject => obj !== null);
+}
+
+const find = <T extends K8sObject>(objects: K8sObject[], kind: string, name: string) =>
+  objects.find((o) => o.kind === kind && o.metadata.name === name) as T | undefined;
+const ofKind = <T extends K8sObject>(objects: K8sObject[], kind: string) => objects.filter((o) => o.kind === kind) as T[];
+const envOf = (container: Container) => new Map(container.env.map((e) => [e.name, e]));
+const mainContainer = (deployment: DeploymentObject) => deployment.spec.template.spec.containers[0]!;
+const selects = (selector: Record<string, string>, labels: Record<string, string>) =>
+  Object.entries(selector).every(([key, value]) => labels[key] === value);
+
+beforeAll(() => {
+  helmBinary();
+}, 120_000);
+
+describe('helm lint', () => {
+  it('passes --strict with the default values and with the ingress on', () => {
+    for (const args of [[], ['--set', 'ingress.enabled=true', '--set', 'ingress.host=flowmesh.example.com']]) {
+      const result = runHelm(['lint', '--strict', chart, ...args]);
+      expect(result.stdout + result.stderr).toMatch(/1 chart\(s\) linted, 0 chart\(s\) failed/);
+      expect(result.status).toBe(0);
+    }
+  });
+
+  it.each([
+    [['--set-string', 'services.llm-gateway.replicas=two'], /services\.llm-gateway\.replicas: Invalid type\. Expected: integer, given: string/],
+    [['--set', 'worker.replicas=-1'], /worker\.replicas: Must be greater than or equal to 0/],
+    [['--set', 'services.billing.enabled=true'], /services must be one of the following/],
+    [['--set', 'nats.url=http://nats:4222'], /nats\.url: Does not match pattern/],
+    [['--set', 'image.pullPolicy=Sometimes'], /image\.pullPolicy must be one of the following/],
+    [['--set', 'extraEnv.FLOWMESH_SERVICE=llm-gateway'], /extraEnv/],
+    [['--set', 'services.memory-service.replica=2'], /Additional property replica is not allowed/],
+  ])('values.schema.json rejects %j', (args, message) => {
+    const result = runHelm(['lint', '--strict', chart, ...args]);
+    expect(result.status).not.toBe(0);
+    expect(result.stdout + result.stderr).toMatch(message);
+  });
+});
+
+describe('helm template with the default values', () => {
+  let objects: K8sObject[];
+  beforeAll(() => {
+    objects = template();
+  });
+
+  it('renders only kinds with a model, and every object validates against the Kubernetes schema', () => {
+    expect(objects.length).toBeGreaterThan(0);
+    for (const object of objects) {
+      const key = `${object.apiVersion}/${object.kind}`;
+      const Model = MODELS[key];
+      expect(Model, `a model for ${key}`).toBeDefined();
+      expect(() => new Model!(object as never).validate(), `${key} ${object.metadata.name}`).not.toThrow();
+      expect(object.metadata.name, 'a DNS-1035 label').toMatch(/^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$/);
+      for (const value of Object.values(object.metadata.labels ?? {})) {
+        expect(value, 'a valid label value').toMatch(/^(([A-Za-z0-9][-A-Za-z0-9_.]{0,61})?[A-Za-z0-9])?$/);
+      }
+    }
+  });
+
+  it('renders one Deployment and one Service per service, plus the worker Deployment', () => {
+    const deployments = ofKind<DeploymentObject>(objects, 'Deployment').map((d) => d.metadata.name);
+    const services = ofKind<ServiceObject>(objects, 'Service').map((s) => s.metadata.name);
+    const expected = SERVICE_NAMES.map((name) => `${prefix}-${name}`);
+    expect(deployments.sort()).toEqual([...expected, `${prefix}-flow-orchestrator-worker`].sort());
+    expect(services.sort()).toEqual([...expected].sort());
+    expect(ofKind(objects, 'Ingress'), 'the ingress is off by default').toHaveLength(0);
+  });
+
+  it('starts each service from the one image with FLOWMESH_SERVICE, on its port from the contracts', () => {
+    const images = new Set<string>();
+    for (const process of MESH_PROCESSES) {
+      const deployment = find<DeploymentObject>(objects, 'Deployment', `${prefix}-${process.name}`)!;
+      const container = mainContainer(deployment);
+      images.add(container.image);
+      const env = envOf(container);
+      expect(env.get('FLOWMESH_SERVICE')?.value).toBe(process.service);
+      expect(env.get('FLOWMESH_ROLE')?.value).toBe(process.role);
+      expect(env.get('OTEL_SERVICE_NAME')?.value).toBe(process.name);
+      const port = container.ports.find((p) => p.name === 'http')!;
+      expect(port.containerPort, `${process.name} port`).toBe(process.defaultHttpPort);
+      expect(env.get('PORT')?.value).toBe(String(port.containerPort));
+    }
+    expect([...images]).toEqual(['ghcr.io/flowmesh/flowmesh:0.1.0']);
+  });
+
+  it('probes /healthz for liveness and /readyz for readiness on the service port', () => {
+    for (const deployment of ofKind<DeploymentObject>(objects, 'Deployment')) {
+      const container = mainContainer(deployment);
+      const portNames = container.ports.map((p) => p.name);
+      expect(container.livenessProbe.httpGet.path).toBe('/healthz');
+      expect(container.readinessProbe.httpGet.path).toBe('/readyz');
+      for (const probe of [container.livenessProbe, container.readinessProbe, container.startupProbe!]) {
+        expect(portNames).toContain(probe.httpGet.port);
+        expect(container.ports.find((p) => p.name === probe.httpGet.port)?.containerPort).toBe(
+          Number(envOf(container).get('PORT')?.value),
+        );
+      }
+    }
+  });
+
+  it('points each Service at its own pods only, on the port the container listens on', () => {
+    const deployments = ofKind<DeploymentObject>(objects, 'Deployment');
+    for (const service of ofKind<ServiceObject>(objects, 'Service')) {
+      const selected = deployments.filter((d) => selects(service.spec.selector, d.spec.template.metadata.labels));
+      expect(selected.map((d) => d.metadata.name), service.metadata.name).toEqual([service.metadata.name]);
+      const container = mainContainer(selected[0]!);
+      const [port] = service.spec.ports;
+      expect(container.ports.find((p) => p.name === port!.targetPort)?.containerPort).toBe(port!.port);
+    }
+    for (const deployment of deployments) {
+      expect(selects(deployment.spec.selector.matchLabels, deployment.spec.template.metadata.labels)).toBe(true);
+    }
+  });
+
+  it('runs the worker as the flow-orchestrator with FLOWMESH_ROLE=worker, its own replicas and tags', () => {
+    const worker = find<DeploymentObject>(objects, 'Deployment', `${prefix}-flow-orchestrator-worker`)!;
+    const env = envOf(mainContainer(worker));
+    expect(env.get('FLOWMESH_SERVICE')?.value).toBe('flow-orchestrator');
+    expect(env.get('FLOWMESH_ROLE')?.value).toBe('worker');
+    expect(env.get('FLOWMESH_WORKER_TAGS')?.value).toBe('default');
+    expect(worker.spec.replicas).toBe(2);
+
+    const custom = template('--set', 'worker.replicas=5', '--set', 'worker.tags={python,bun}');
+    const scaled = find<DeploymentObject>(custom, 'Deployment', `${prefix}-flow-orchestrator-worker`)!;
+    expect(scaled.spec.replicas).toBe(5);
+    expect(envOf(mainContainer(scaled)).get('FLOWMESH_WORKER_TAGS')?.value).toBe('python,bun');
+    expect(find<DeploymentObject>(custom, 'Deployment', `${prefix}-flow-orchestrator`)!.spec.replicas).toBe(1);
+  });
+
+  it('runs every pod as non-root without privilege escalation', () => {
+    for (const deployment of ofKind<DeploymentObject>(objects, 'Deployment')) {
+      const pod = deployment.spec.template.spec;
+      expect(pod.securityContext.runAsNonRoot).toBe(true);
+      expect(pod.securityContext.runAsUser).toBeGreaterThan(0);
+      for (const container of pod.containers) {
+        expect(container.securityContext.allowPrivilegeEscalation).toBe(false);
+        expect(container.securityContext.readOnlyRootFilesystem).toBe(true);
+      }
+    }
+  });
+
+  it('feeds shared config from the ConfigMap and secrets from the Secret', () => {
+    const configMap = find<K8sObject & { data: Record<string, string> }>(objects, 'ConfigMap', `${prefix}-config`)!;
+    expect(configMap.data).toMatchObject({ NATS_URL: 'nats://nats:4222', FLOWMESH_SUBJECT_PREFIX: 'fm', FLOWMESH_HTTP_HOST: '0.0.0.0' });
+    expect(Number(configMap.data.FLOWMESH_SHUTDOWN_TIMEOUT_MS)).toBeLessThan(45_000);
+    const secret = find<K8sObject & { data: Record<string, string> }>(objects, 'Secret', `${prefix}-secrets`)!;
+    expect(Object.keys(secret.data).sort()).toEqual(['DATABASE_URL', 'FLOWMESH_ADMIN_TOKEN']);
+    expect(Buffer.from(secret.data.FLOWMESH_ADMIN_TOKEN!, 'base64').toString()).toMatch(/^[A-Za-z0-9]{40}$/);
+    for (const deployment of ofKind<DeploymentObject>(objects, 'Deployment')) {
+      const container = mainContainer(deployment);
+      expect(container.envFrom.map((e) => e.configMapRef?.name)).toContain(configMap.metadata.name);
+      const env = envOf(container);
+      for (const key of ['DATABASE_URL', 'FLOWMESH_ADMIN_TOKEN']) {
+        expect(env.get(key)?.valueFrom?.secretKeyRef).toEqual({ name: secret.metadata.name, key });
+      }
+    }
+  });
+});
+
+describe('helm template with values set', () => {
+  const decode = (value: string | undefined) => Buffer.from(value ?? '', 'base64').toString();
+
+  it('puts the NATS and Postgres endpoints into the ConfigMap and the Secret', () => {
+    const objects = template(
+      '--set', 'nats.url=nats://nats.infra.svc:4222',
+      '--set', 'subjectPrefix=staging',
+      '--set', 'postgres.host=db.infra.svc',
+      '--set', 'postgres.port=6432',
+      '--set', 'postgres.database=fm_prod',
+      '--set', 'postgres.user=fm',
+      '--set-string', 'postgres.password=p@ss/w rd:1',
+      '--set', 'postgres.sslmode=require',
+      '--set', 'secret.adminToken=s3cret-admin',
+      '--set', 'otel.endpoint=http://otel-collector:4318',
+    ); // prettier-ignore
+    const configMap = find<K8sObject & { data: Record<string, string> }>(objects, 'ConfigMap', `${prefix}-config`)!;
+    expect(configMap.data).toMatchObject({
+      NATS_URL: 'nats://nats.infra.svc:4222',
+      FLOWMESH_SUBJECT_PREFIX: 'staging',
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://otel-collector:4318',
+    });
+    const secret = find<K8sObject & { data: Record<string, string> }>(objects, 'Secret', `${prefix}-secrets`)!;
+    const databaseUrl = decode(secret.data.DATABASE_URL);
+    expect(databaseUrl).toBe('postgres://fm:p%40ss%2Fw%20rd%3A1@db.infra.svc:6432/fm_prod?sslmode=require');
+    const parsed = new URL(databaseUrl);
+    expect(decodeURIComponent(parsed.password)).toBe('p@ss/w rd:1');
+    expect(parsed.hostname).toBe('db.infra.svc');
+    expect(decode(secret.data.FLOWMESH_ADMIN_TOKEN)).toBe('s3cret-admin');
+  });
+
+  it('takes a whole postgres.url as is', () => {
+    const objects = template('--set', 'postgres.url=postgres://a:b@pg:5432/x');
+    const secret = find<K8sObject & { data: Record<string, string> }>(objects, 'Secret', `${prefix}-secrets`)!;
+    expect(decode(secret.data.DATABASE_URL)).toBe('postgres://a:b@pg:5432/x');
+  });
+
+  it('uses an existing Secret instead of creating one', () => {
+    const objects = template('--set', 'secret.existingSecret=flowmesh-managed');
+    expect(ofKind(objects, 'Secret')).toHaveLength(0);
+    for (const deployment of ofKind<DeploymentObject>(objects, 'Deployment')) {
+      const env = envOf(mainContainer(deployment));
+      expect(env.get('DATABASE_URL')?.valueFrom?.secretKeyRef?.name).toBe('flowmesh-managed');
+      expect(env.get('FLOWMESH_ADMIN_TOKEN')?.valueFrom?.secretKeyRef?.name).toBe('flowmesh-managed');
+    }
+  });
+
+  it('applies per-service replicas and env, global extraEnv, and the image', () => {
+    const objects = template(
+      '--set', 'services.llm-gateway.replicas=3',
+      '--set', 'services.llm-gateway.env.FLOWMESH_OUTBOUND_ALLOW_CIDRS=10.0.0.0/8',
+      '--set', 'extraEnv.FLOWMESH_OUTBOUND_ALLOW_CIDRS=192.168.0.0/16',
+      '--set', 'extraEnv.S3_BUCKET=flowmesh',
+      '--set', 'image.repository=registry.local/fm',
+      '--set', 'image.tag=abc123',
+    ); // prettier-ignore
+    const gateway = find<DeploymentObject>(objects, 'Deployment', `${prefix}-llm-gateway`)!;
+    expect(gateway.spec.replicas).toBe(3);
+    const env = envOf(mainContainer(gateway));
+    expect(env.get('FLOWMESH_OUTBOUND_ALLOW_CIDRS')?.value, 'the service setting wins').toBe('10.0.0.0/8');
+    expect(env.get('S3_BUCKET')?.value).toBe('flowmesh');
+    const registry = envOf(mainContainer(find<DeploymentObject>(objects, 'Deployment', `${prefix}-resource-registry`)!));
+    expect(registry.get('FLOWMESH_OUTBOUND_ALLOW_CIDRS')?.value).toBe('192.168.0.0/16');
+    expect(mainContainer(gateway).image).toBe('registry.local/fm:abc123');
+  });
+
+  it('leaves out a disabled service, its Service, its routes and (for the orchestrator) the worker', () => {
+    const objects = template('--set', 'services.flow-orchestrator.enabled=false', '--set', 'ingress.enabled=true');
+    const names = objects.map((o) => o.metadata.name);
+    expect(names).not.toContain(`${prefix}-flow-orchestrator`);
+    expect(names).not.toContain(`${prefix}-flow-orchestrator-worker`);
+    const ingress = ofKind<IngressObject>(objects, 'Ingress')[0]!;
+    const backends = ingress.spec.rules[0]!.http.paths.map((p) => p.backend.service.name);
+    expect(backends).not.toContain(`${prefix}-flow-orchestrator`);
+    expect(backends.length).toBe(HTTP_ROUTES.filter((r) => r.service !== 'flow-orchestrator').length);
+  });
+});
+
+describe('the Ingress', () => {
+  let objects: K8sObject[];
+  let ingress: IngressObject;
+  beforeAll(() => {
+    objects = template('--set', 'ingress.enabled=true', '--set', 'ingress.host=flowmesh.example.com', '--set', 'ingress.className=public-nginx');
+    ingress = ofKind<IngressObject>(objects, 'Ingress')[0]!;
+  });
+
+  it('routes one path per entry of the contracts route table, each to its service', () => {
+    expect(ingress).toBeDefined();
+    const paths = ingress.spec.rules[0]!.http.paths;
+    expect(paths).toHaveLength(HTTP_ROUTES.length);
+    HTTP_ROUTES.forEach((route, i) => {
+      const path = paths[i]!;
+      expect(path.path, route.path).toBe(routePattern(route.path).replace(/^\^/, ''));
+      expect(path.path.startsWith('/'), 'Kubernetes requires an absolute path').toBe(true);
+      expect(path.pathType).toBe('ImplementationSpecific');
+      expect(path.backend.service.name).toBe(`${prefix}-${route.service}`);
+      const service = find<ServiceObject>(objects, 'Service', path.backend.service.name);
+      expect(service?.spec.ports.map((p) => p.name)).toContain(path.backend.service.port.name);
+    });
+  });
+
+  it('matches what the local gateway matches: each route and the paths below it', () => {
+    const regexes = ingress.spec.rules[0]!.http.paths.map((p) => new RegExp(`^${p.path}`));
+    HTTP_ROUTES.forEach((route, i) => {
+      const sample = route.path.replace(/\*/g, 'main');
+      expect(regexes[i]!.test(sample), sample).toBe(true);
+      expect(regexes[i]!.test(`${sample}/deeper/x`), `${sample}/deeper/x`).toBe(true);
+      expect(regexes[i]!.test(`${sample}x`), `${sample}x is another route`).toBe(false);
+    });
+  });
+
+  it('uses the configured class and host, with regex paths switched on for ingress-nginx', () => {
+    expect(ingress.spec.ingressClassName).toBe('public-nginx');
+    expect(ingress.spec.rules[0]!.host).toBe('flowmesh.example.com');
+    expect(ingress.metadata.annotations?.['nginx.ingress.kubernetes.io/use-regex']).toBe('true');
+    expect(() => new Ingress(ingress as never).validate()).not.toThrow();
+  });
+
+  it('reads its paths from files/routes.json', () => {
+    const file = JSON.parse(readFileSync(join(chart, 'files/routes.json'), 'utf8')) as { routes: { regex: string }[] };
+    expect(ingress.spec.rules[0]!.http.paths.map((p) => `^${p.path}`)).toEqual(file.routes.map((r) => r.regex));
+  });
+});
