@@ -1,1 +1,2 @@
 export * from './infra/test-infrastructure.js';
+export * from './wait/wait-for.js';
