@@ -5,6 +5,8 @@ export * from './messaging/contract.js';
 export * from './services/service-names.js';
 export * from './services/ping.contract.js';
 export * from './services/mesh-processes.js';
+export * from './services/orchestrator-work.contract.js';
 export * from './http/routes.js';
 export * from './messaging/reply-envelope.js';
 export * from './messaging/dead-letter.js';
+export * from './openflow/index.js';

@@ -56,3 +56,11 @@ export function workerPingContract(service: ServiceName) {
 export function processPingContract(process: MeshProcess) {
   return process.role === 'worker' ? workerPingContract(process.service) : pingContract(process.service);
 }
+
+/**
+ * The variable that sets a process's HTTP port (`flow-orchestrator-worker` ->
+ * `FLOW_ORCHESTRATOR_WORKER_HTTP_PORT`); it wins over `PORT`, so one env file can hold all.
+ */
+export function httpPortVariable(processName: string): string {
+  return `${processName.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_HTTP_PORT`;
+}
