@@ -1,5 +1,15 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, posix } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -36,8 +46,14 @@ function stages(): Stage[] {
   const result: { name: string | undefined; image: string; instructions: Instruction[] }[] = [];
   for (const instruction of dockerfile.getInstructions()) {
     if (instruction.getKeyword() === 'FROM') {
-      const from = dockerfile.getFROMs().find((f) => f.getRange().start.line === instruction.getRange().start.line)!;
-      result.push({ name: from.getBuildStage() ?? undefined, image: substitute(from.getImage() ?? ''), instructions: [] });
+      const from = dockerfile
+        .getFROMs()
+        .find((f) => f.getRange().start.line === instruction.getRange().start.line)!;
+      result.push({
+        name: from.getBuildStage() ?? undefined,
+        image: substitute(from.getImage() ?? ''),
+        instructions: [],
+      });
     } else if (result.length > 0) {
       result.at(-1)!.instructions.push(instruction);
     }
@@ -47,8 +63,12 @@ function stages(): Stage[] {
 
 const words = (instruction: Instruction) => instruction.getArguments().map((a) => a.getValue());
 const flag = (instruction: Instruction, name: string) =>
-  (instruction as Copy).getFlags().find((f) => f.getName() === name)?.getValue() ?? undefined;
-const ofKind = (stage: Stage, keyword: string) => stage.instructions.filter((i) => i.getKeyword() === keyword);
+  (instruction as Copy)
+    .getFlags()
+    .find((f) => f.getName() === name)
+    ?.getValue() ?? undefined;
+const ofKind = (stage: Stage, keyword: string) =>
+  stage.instructions.filter((i) => i.getKeyword() === keyword);
 
 /**
  * Docker's context filter: a path is left out when the last pattern matching it, or one of its
@@ -61,7 +81,9 @@ function excludedByDockerignore(path: string): boolean {
     .filter((line) => line && !line.startsWith('#'))
     .map((line) => {
       const negated = line.startsWith('!');
-      const pattern = posix.normalize((negated ? line.slice(1) : line).replace(/^\/+/, '')).replace(/\/$/, '');
+      const pattern = posix
+        .normalize((negated ? line.slice(1) : line).replace(/^\/+/, ''))
+        .replace(/\/$/, '');
       const source = pattern
         .split(/(\*\*\/|\/\*\*$|\*\*|\*|\?)/)
         .map((part) => {
@@ -86,10 +108,14 @@ function excludedByDockerignore(path: string): boolean {
 
 function workspaceDirs(): string[] {
   const pkg = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { workspaces: string[] };
-  const listed = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '*package.json'], {
-    cwd: repoRoot,
-    encoding: 'utf8',
-  })
+  const listed = execFileSync(
+    'git',
+    ['ls-files', '--cached', '--others', '--exclude-standard', '*package.json'],
+    {
+      cwd: repoRoot,
+      encoding: 'utf8',
+    },
+  )
     .split('\n')
     .filter(Boolean)
     .map((file) => posix.dirname(file));
@@ -126,7 +152,9 @@ describe('deploy/Dockerfile', () => {
 
   it('copies every workspace manifest before npm ci, so the lock matches the workspaces', () => {
     const instructions = build!.instructions;
-    const ciIndex = instructions.findIndex((i) => i.getKeyword() === 'RUN' && words(i).join(' ').includes('npm ci'));
+    const ciIndex = instructions.findIndex(
+      (i) => i.getKeyword() === 'RUN' && words(i).join(' ').includes('npm ci'),
+    );
     const copiedBefore = instructions
       .slice(0, ciIndex)
       .filter((i) => i.getKeyword() === 'COPY')
@@ -134,7 +162,9 @@ describe('deploy/Dockerfile', () => {
     expect(copiedBefore).toContain('package.json');
     expect(copiedBefore).toContain('package-lock.json');
     const dirs = workspaceDirs();
-    expect(dirs).toEqual(expect.arrayContaining(['contracts', 'cli', ...SERVICE_NAMES.map((s) => `services/${s}`)]));
+    expect(dirs).toEqual(
+      expect.arrayContaining(['contracts', 'cli', ...SERVICE_NAMES.map((s) => `services/${s}`)]),
+    );
     for (const dir of dirs) expect(copiedBefore, `${dir}/package.json`).toContain(`${dir}/package.json`);
   });
 
@@ -152,7 +182,9 @@ describe('deploy/Dockerfile', () => {
     for (const dir of workspaceDirs()) {
       expect(excludedByDockerignore(`${dir}/src/main.ts`), `${dir} sources reach the build`).toBe(false);
       expect(excludedByDockerignore(`${dir}/dist/main.js`), `a local ${dir}/dist stays out`).toBe(true);
-      expect(excludedByDockerignore(`${dir}/node_modules/x/index.js`), `${dir}/node_modules stays out`).toBe(true);
+      expect(excludedByDockerignore(`${dir}/node_modules/x/index.js`), `${dir}/node_modules stays out`).toBe(
+        true,
+      );
     }
     expect(excludedByDockerignore('node_modules/.bin/tsc')).toBe(true);
     expect(excludedByDockerignore('.git/HEAD')).toBe(true);
@@ -169,7 +201,10 @@ describe('deploy/Dockerfile', () => {
     });
     const copiedToRuntime = ofKind(runtime, 'COPY').flatMap((copy) => words(copy).slice(0, -1));
     for (const needed of ['node_modules', 'services', 'libs', 'contracts']) {
-      expect(copiedToRuntime.some((source) => source.replace(/\/$/, '').endsWith(`/${needed}`)), needed).toBe(true);
+      expect(
+        copiedToRuntime.some((source) => source.replace(/\/$/, '').endsWith(`/${needed}`)),
+        needed,
+      ).toBe(true);
     }
   });
 
@@ -194,13 +229,14 @@ describe('deploy/Dockerfile', () => {
   it('starts through the entrypoint script copied into the runtime stage', () => {
     const entrypoints = ofKind(runtime, 'ENTRYPOINT');
     expect(entrypoints).toHaveLength(1);
-    const argv = JSON.parse(words(entrypoints[0]!).join(' ')) as string[];
+    const argv = JSON.parse(words(entrypoints[0]).join(' ')) as string[];
     expect(Array.isArray(argv), 'exec form, so the service is PID 1 and gets SIGTERM').toBe(true);
-    const workdir = words(ofKind(runtime, 'WORKDIR').at(-1)!)[0]!;
+    const workdir = words(ofKind(runtime, 'WORKDIR').at(-1)!)[0];
     const copy = ofKind(runtime, 'COPY').find((c) => words(c)[0] === 'deploy/entrypoint.sh');
     expect(copy, 'deploy/entrypoint.sh copied').toBeDefined();
     expect(posix.resolve(workdir, words(copy!).at(-1)!)).toBe(argv[0]);
-    const executable = (statSync(join(repoRoot, 'deploy/entrypoint.sh')).mode & 0o111) !== 0 || flag(copy!, 'chmod');
+    const executable =
+      (statSync(join(repoRoot, 'deploy/entrypoint.sh')).mode & 0o111) !== 0 || flag(copy!, 'chmod');
     expect(executable, 'entrypoint is executable').toBeTruthy();
   });
 
@@ -247,7 +283,11 @@ describe('deploy/entrypoint.sh', () => {
     const result = run({ FLOWMESH_SERVICE: 'alpha-service', FLOWMESH_ROLE: 'worker' }, ['--flag']);
     expect(result.stderr).toBe('');
     expect(result.status).toBe(0);
-    expect(JSON.parse(result.stdout)).toMatchObject({ service: 'alpha-service', role: 'worker', args: ['--flag'] });
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      service: 'alpha-service',
+      role: 'worker',
+      args: ['--flag'],
+    });
   });
 
   it('refuses a missing FLOWMESH_SERVICE and lists the services it knows', () => {
@@ -258,11 +298,14 @@ describe('deploy/entrypoint.sh', () => {
     expect(result.stdout).toBe('');
   });
 
-  it.each(['gamma', 'unbuilt', '../deploy', 'alpha-service/../beta', 'Alpha-Service'])('refuses FLOWMESH_SERVICE=%s', (name) => {
-    const result = run({ FLOWMESH_SERVICE: name });
-    expect(result.status).toBe(64);
-    expect(result.stderr).toContain(`"${name}"`);
-    expect(result.stderr).toMatch(/alpha-service beta/);
-    expect(result.stdout).toBe('');
-  });
+  it.each(['gamma', 'unbuilt', '../deploy', 'alpha-service/../beta', 'Alpha-Service'])(
+    'refuses FLOWMESH_SERVICE=%s',
+    (name) => {
+      const result = run({ FLOWMESH_SERVICE: name });
+      expect(result.status).toBe(64);
+      expect(result.stderr).toContain(`"${name}"`);
+      expect(result.stderr).toMatch(/alpha-service beta/);
+      expect(result.stdout).toBe('');
+    },
+  );
 });

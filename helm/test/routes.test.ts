@@ -8,13 +8,16 @@ describe('helm/flowmesh/files/routes.json', () => {
     const checkedIn = readFileSync(ROUTES_FILE, 'utf8');
     const expected = renderRoutesFile();
     // A stale file means the Ingress routes differently from `npm start`.
-    expect(checkedIn === expected, 'helm/flowmesh/files/routes.json is stale: run `npm run routes:sync` and commit it').toBe(
-      true,
-    );
+    expect(
+      checkedIn === expected,
+      'helm/flowmesh/files/routes.json is stale: run `npm run routes:sync` and commit it',
+    ).toBe(true);
   });
 
   it('lists every route once, each to a known service, with the regex the local gateway uses', () => {
-    const { routes } = JSON.parse(renderRoutesFile()) as { routes: { path: string; service: string; regex: string }[] };
+    const { routes } = JSON.parse(renderRoutesFile()) as {
+      routes: { path: string; service: string; regex: string }[];
+    };
     expect(routes.map((r) => r.path)).toEqual(HTTP_ROUTES.map((r) => r.path));
     expect(new Set(routes.map((r) => r.path)).size).toBe(routes.length);
     for (const route of routes) {
