@@ -1,5 +1,10 @@
 export * from './semconv.js';
-export { startTelemetry, shutdownTelemetry, type Telemetry, type TelemetryOptions } from './tracing/start-telemetry.js';
+export {
+  startTelemetry,
+  shutdownTelemetry,
+  type Telemetry,
+  type TelemetryOptions,
+} from './tracing/start-telemetry.js';
 export { createTestTracing, type TestTracing, type TestTracingOptions } from './tracing/test-tracing.js';
 export { createPropagator } from './tracing/propagator.js';
 export { createServiceResource, type ServiceIdentity } from './tracing/service-resource.js';

@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import type { request as httpRequest, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { propagation, context, trace, SpanKind } from '@opentelemetry/api';
 import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
@@ -119,7 +119,7 @@ async function listen(server: Server): Promise<number> {
   return (server.address() as AddressInfo).port;
 }
 
-function get(request: typeof import('node:http').request, url: string): Promise<string> {
+function get(request: typeof httpRequest, url: string): Promise<string> {
   return new Promise((resolve, reject) => {
     const clientRequest = request(url, (response) => {
       let body = '';

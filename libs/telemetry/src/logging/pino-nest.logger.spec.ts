@@ -16,7 +16,11 @@ describe('PinoNestLogger', () => {
   it('turns Nest context into a field', () => {
     const { nest, lines } = capture();
     nest.log('Mapped {/healthz, GET} route', 'RouterExplorer');
-    expect(lines[0]).toMatchObject({ level: 'info', msg: 'Mapped {/healthz, GET} route', context: 'RouterExplorer' });
+    expect(lines[0]).toMatchObject({
+      level: 'info',
+      msg: 'Mapped {/healthz, GET} route',
+      context: 'RouterExplorer',
+    });
   });
 
   it('keeps the stack Nest passes to error()', () => {
@@ -29,7 +33,11 @@ describe('PinoNestLogger', () => {
   it('logs Error objects with pino error serialization', () => {
     const { nest, lines } = capture();
     nest.error(new Error('lost connection'), 'Db');
-    expect(lines[0]).toMatchObject({ msg: 'lost connection', context: 'Db', err: { message: 'lost connection' } });
+    expect(lines[0]).toMatchObject({
+      msg: 'lost connection',
+      context: 'Db',
+      err: { message: 'lost connection' },
+    });
   });
 
   it('respects the level (verbose is trace)', () => {

@@ -5,6 +5,8 @@ describe('secretRedactPaths', () => {
   it('covers each key at three depths and uses bracket syntax for dashed keys', () => {
     const paths = secretRedactPaths();
     expect(paths).toEqual(expect.arrayContaining(['password', '*.password', '*.*.password', '*.*.apiKey']));
-    expect(paths).toEqual(expect.arrayContaining(['["x-api-key"]', '*["x-api-key"]', '*.*.headers.authorization']));
+    expect(paths).toEqual(
+      expect.arrayContaining(['["x-api-key"]', '*["x-api-key"]', '*.*.headers.authorization']),
+    );
   });
 });

@@ -46,7 +46,12 @@ describe('scrubJsonLine', () => {
   });
 
   it('keeps counts and flags whose names only contain a secret word', () => {
-    const value = { usage: { input_tokens: 12, max_tokens: 100 }, is_secret: true, tokenizer: 'cl100k', secretName: 'db' };
+    const value = {
+      usage: { input_tokens: 12, max_tokens: 100 },
+      is_secret: true,
+      tokenizer: 'cl100k',
+      secretName: 'db',
+    };
     expect(scrubJsonLine(JSON.stringify(value))).toBe(JSON.stringify(value));
   });
 

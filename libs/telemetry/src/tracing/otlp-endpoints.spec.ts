@@ -4,7 +4,10 @@ import { isSdkDisabled, resolveOtlpEndpoints } from './otlp-endpoints.js';
 describe('resolveOtlpEndpoints', () => {
   it('exports nothing when no endpoint is set', () => {
     expect(resolveOtlpEndpoints({})).toEqual({ traces: undefined, metrics: undefined });
-    expect(resolveOtlpEndpoints({ OTEL_EXPORTER_OTLP_ENDPOINT: '  ' })).toEqual({ traces: undefined, metrics: undefined });
+    expect(resolveOtlpEndpoints({ OTEL_EXPORTER_OTLP_ENDPOINT: '  ' })).toEqual({
+      traces: undefined,
+      metrics: undefined,
+    });
   });
 
   it('appends the signal path to the base endpoint', () => {

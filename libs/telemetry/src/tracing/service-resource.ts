@@ -1,5 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { detectResources, envDetector, resourceFromAttributes, type Resource } from '@opentelemetry/resources';
+import {
+  detectResources,
+  envDetector,
+  resourceFromAttributes,
+  type Resource,
+} from '@opentelemetry/resources';
 import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
 
 // Incubating in semconv 1.x; copied here instead of importing `/incubating` at runtime.

@@ -1,4 +1,12 @@
-import { context, diag, DiagConsoleLogger, DiagLogLevel, metrics, propagation, trace } from '@opentelemetry/api';
+import {
+  context,
+  diag,
+  DiagConsoleLogger,
+  DiagLogLevel,
+  metrics,
+  propagation,
+  trace,
+} from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import type { MetricReader } from '@opentelemetry/sdk-metrics';
@@ -38,11 +46,24 @@ let active: Telemetry | undefined;
  * and the HTTP/pg instrumentations. Call it before the app's modules are imported (see the
  * README). A second call returns the running instance.
  */
-export async function startTelemetry(options: TelemetryOptions): Promise<Telemetry> {
+export function startTelemetry(options: TelemetryOptions): Promise<Telemetry> {
+  // A promise so start-up may grow asynchronous steps (resource detection) without a new API.
+  return Promise.resolve(startOnce(options));
+}
+
+function startOnce(options: TelemetryOptions): Telemetry {
   if (active) return active;
   const env = options.env ?? process.env;
   if (isSdkDisabled(env)) {
-    active = { enabled: false, exportsTraces: false, exportsMetrics: false, shutdown: async () => clearActive() };
+    active = {
+      enabled: false,
+      exportsTraces: false,
+      exportsMetrics: false,
+      shutdown: () => {
+        clearActive();
+        return Promise.resolve();
+      },
+    };
     return active;
   }
   configureDiagnostics(env);
@@ -50,12 +71,16 @@ export async function startTelemetry(options: TelemetryOptions): Promise<Telemet
   const endpoints = resolveOtlpEndpoints(env);
   const resource = createServiceResource(options);
   const spanProcessors: SpanProcessor[] = [...(options.spanProcessors ?? [])];
-  if (endpoints.traces) spanProcessors.push(new BatchSpanProcessor(new OTLPTraceExporter({ url: endpoints.traces })));
+  if (endpoints.traces)
+    spanProcessors.push(new BatchSpanProcessor(new OTLPTraceExporter({ url: endpoints.traces })));
 
   // Registered even without an exporter: spans still get ids, so trace context flows into
   // logs and across NATS hops while nothing leaves the process.
   const tracerProvider = new NodeTracerProvider({ resource, spanProcessors });
-  tracerProvider.register({ contextManager: new AsyncLocalStorageContextManager(), propagator: createPropagator() });
+  tracerProvider.register({
+    contextManager: new AsyncLocalStorageContextManager(),
+    propagator: createPropagator(),
+  });
 
   const meterProvider = createMeterProvider({
     resource,

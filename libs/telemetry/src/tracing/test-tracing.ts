@@ -36,9 +36,14 @@ export function createTestTracing(options: TestTracingOptions = {}): TestTracing
     resource: createServiceResource({ serviceName: options.serviceName ?? 'test', serviceVersion: '0.0.0' }),
     spanProcessors: [new SimpleSpanProcessor(exporter)],
   });
-  provider.register({ contextManager: new AsyncLocalStorageContextManager(), propagator: createPropagator() });
+  provider.register({
+    contextManager: new AsyncLocalStorageContextManager(),
+    propagator: createPropagator(),
+  });
 
-  const disableInstrumentations = options.instrument ? enableInstrumentations({ tracerProvider: provider }) : () => {};
+  const disableInstrumentations = options.instrument
+    ? enableInstrumentations({ tracerProvider: provider })
+    : () => {};
 
   return {
     exporter,

@@ -1,0 +1,17 @@
+export { createServiceDataSource } from './service-data-source.factory.js';
+export { prepareDatabase } from './prepare-database.js';
+export { checkDatabase } from './check-database.js';
+export { migrateSchema } from './migrate-schema.js';
+export { migrationLockKey } from './migration-lock.js';
+export {
+  PersistenceModule,
+  type PersistenceModuleAsyncOptions,
+  type PersistenceModuleOptions,
+} from './persistence.module.js';
+export type { PersistenceLogger, ServiceDataSourceOptions } from './persistence-options.js';
+export { DatabaseUnavailableError } from './database-unavailable.error.js';
+export { parseDatabaseUrl, describeTarget, type DatabaseTarget } from './database-url.util.js';
+export { SnakeNamingStrategy, snakeCase } from './snake-naming.strategy.js';
+export { CreatedAtColumn, UpdatedAtColumn, UuidPrimaryColumn } from './columns.js';
+// Re-exported so services inject repositories without depending on @nestjs/typeorm themselves.
+export { InjectRepository, InjectDataSource, InjectEntityManager } from '@nestjs/typeorm';

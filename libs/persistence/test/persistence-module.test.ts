@@ -1,0 +1,120 @@
+import { Injectable, Module } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import { uniqueTestId } from '@flowmesh/testing';
+import { DataSource, type Repository } from 'typeorm';
+import { afterAll, describe, expect, it } from 'vitest';
+import { InjectRepository, PersistenceModule } from '../src/index.js';
+import {
+  CreateWidgets1700000000000,
+  databaseUrlFor,
+  dropDatabase,
+  recordingLogger,
+  Widget,
+} from './fixtures.js';
+
+const database = uniqueTestId('persistmod');
+const CONFIG = Symbol('config');
+
+@Injectable()
+class WidgetService {
+  constructor(@InjectRepository(Widget) private readonly widgets: Repository<Widget>) {}
+
+  create(displayName: string): Promise<Widget> {
+    return this.widgets.save({ displayName });
+  }
+}
+
+@Module({
+  imports: [PersistenceModule.forFeature([Widget])],
+  providers: [WidgetService],
+  exports: [WidgetService],
+})
+class WidgetModule {}
+
+@Module({
+  providers: [{ provide: CONFIG, useValue: { databaseUrl: databaseUrlFor(database) } }],
+  exports: [CONFIG],
+})
+class ConfigModule {}
+
+afterAll(async () => {
+  await dropDatabase(database);
+});
+
+describe('PersistenceModule', () => {
+  it('prepares the database at init, injects DataSource and repositories, closes on shutdown', async () => {
+    const schema = uniqueTestId('mod');
+    const moduleRef = await Test.createTestingModule({
+      imports: [
+        PersistenceModule.forRoot({
+          databaseUrl: databaseUrlFor(database),
+          schema,
+          entities: [Widget],
+          migrations: [CreateWidgets1700000000000],
+          logger: recordingLogger(),
+        }),
+        WidgetModule,
+      ],
+    }).compile();
+    const app = await moduleRef.init();
+
+    const dataSource = app.get(DataSource);
+    expect(dataSource.isInitialized).toBe(true);
+    const widget = await app.get(WidgetService).create('sprocket');
+    const [row] = await dataSource.query<Array<{ display_name: string }>>(
+      `SELECT display_name FROM "${schema}".widget WHERE id = $1`,
+      [widget.id],
+    );
+    expect(row).toEqual({ display_name: 'sprocket' });
+
+    await app.close();
+    expect(dataSource.isInitialized).toBe(false);
+  });
+
+  it('takes its options from an injected configuration with forRootAsync', async () => {
+    const schema = uniqueTestId('modasync');
+    const moduleRef = await Test.createTestingModule({
+      imports: [
+        PersistenceModule.forRootAsync({
+          imports: [ConfigModule],
+          inject: [CONFIG],
+          useFactory: (config: { databaseUrl: string }) => ({
+            databaseUrl: config.databaseUrl,
+            schema,
+            entities: [Widget],
+            migrations: [CreateWidgets1700000000000],
+            logger: recordingLogger(),
+          }),
+        }),
+      ],
+      providers: [{ provide: 'probe', useFactory: (ds: DataSource) => ds, inject: [DataSource] }],
+    }).compile();
+    const app = await moduleRef.init();
+    try {
+      const dataSource = app.get<DataSource>('probe');
+      const tables = await dataSource.query<Array<{ table_name: string }>>(
+        'SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY 1',
+        [schema],
+      );
+      expect(tables.map((t) => t.table_name)).toEqual(['migrations', 'widget']);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('fails start-up with the host in the message when Postgres is unreachable', async () => {
+    const start = Test.createTestingModule({
+      imports: [
+        PersistenceModule.forRoot({
+          databaseUrl: 'postgres://postgres@127.0.0.1:1/flowmesh',
+          schema: 'unreachable',
+          entities: [],
+          migrations: [],
+          connectAttempts: 1,
+          logger: recordingLogger(),
+        }),
+      ],
+    }).compile();
+    await expect(start).rejects.toThrow(/cannot connect to PostgreSQL at 127\.0\.0\.1:1\/flowmesh/);
+  });
+});
