@@ -1,0 +1,152 @@
+import { z } from 'zod';
+import { discriminatedUnionOf } from './discriminated-union.js';
+import { JsonObjectSchema } from './json-object.schema.js';
+import { named } from './openflow.registry.js';
+
+export const FLOW_STATUS_MODULE_STATES = [
+  'WaitingForPriorSteps',
+  'WaitingForEvents',
+  'WaitingForExecutor',
+  'InProgress',
+  'Success',
+  'Failure',
+] as const;
+
+export const AgentToolCallActionSchema = named(
+  'AgentToolCallAction',
+  'The agent called a flow module tool, run as the job job_id.',
+  z.looseObject({
+    job_id: z.uuid(),
+    function_name: z.string(),
+    type: z.literal('tool_call'),
+    module_id: z.string(),
+  }),
+);
+
+export const AgentMcpToolCallActionSchema = named(
+  'AgentMcpToolCallAction',
+  'The agent called a tool of an MCP server.',
+  z.looseObject({
+    call_id: z.uuid(),
+    function_name: z.string(),
+    resource_path: z.string(),
+    type: z.literal('mcp_tool_call'),
+    arguments: JsonObjectSchema.optional(),
+  }),
+);
+
+export const AgentWebSearchActionSchema = named(
+  'AgentWebSearchAction',
+  'The agent searched the web.',
+  z.looseObject({
+    type: z.literal('web_search'),
+  }),
+);
+
+export const AgentMessageActionSchema = named(
+  'AgentMessageAction',
+  'The agent produced a message.',
+  z.looseObject({
+    type: z.literal('message'),
+    content: z.unknown(),
+  }),
+);
+
+export const AgentActionSchema = named(
+  'AgentAction',
+  'One action of an AI agent step, in the order it happened.',
+  discriminatedUnionOf('type', 'agent action type', [
+    AgentToolCallActionSchema,
+    AgentMcpToolCallActionSchema,
+    AgentWebSearchActionSchema,
+    AgentMessageActionSchema,
+  ]),
+);
+
+export const FlowStatusModuleSchema = named(
+  'FlowStatusModule',
+  'The state of one module of a running flow.',
+  z.looseObject({
+    type: z.enum(FLOW_STATUS_MODULE_STATES),
+    id: z.string().optional(),
+    job: z.uuid().optional(),
+    count: z.int().optional(),
+    progress: z.int().optional(),
+    iterator: z
+      .looseObject({
+        index: z.int().optional(),
+        itered: z.array(z.unknown()).optional(),
+        itered_len: z.int().optional(),
+        args: z.unknown().optional(),
+      })
+      .optional(),
+    flow_jobs: z.array(z.string()).optional(),
+    flow_jobs_success: z.array(z.boolean()).optional(),
+    flow_jobs_duration: z
+      .looseObject({
+        started_at: z.array(z.string()).optional(),
+        duration_ms: z.array(z.int()).optional(),
+      })
+      .optional(),
+    branch_chosen: z
+      .looseObject({
+        type: z.enum(['branch', 'default']),
+        branch: z.int().optional(),
+      })
+      .optional(),
+    branchall: z
+      .looseObject({
+        branch: z.int(),
+        len: z.int(),
+      })
+      .optional(),
+    approvers: z
+      .array(
+        z.looseObject({
+          resume_id: z.int(),
+          approver: z.string(),
+        }),
+      )
+      .optional(),
+    failed_retries: z.array(z.uuid()).optional(),
+    skipped: z.boolean().optional(),
+    agent_actions: z.array(AgentActionSchema).optional(),
+    agent_actions_success: z.array(z.boolean()).optional(),
+  }),
+);
+
+export const FlowStatusFailureModuleSchema = named(
+  'FlowStatusFailureModule',
+  'The state of the failure module, with the module whose failure it handles.',
+  FlowStatusModuleSchema.extend({
+    parent_module: z.string().optional(),
+  }),
+);
+
+export const FlowStatusSchema = named(
+  'FlowStatus',
+  'The state of a running flow, module by module.',
+  z.looseObject({
+    step: z.int(),
+    modules: z.array(FlowStatusModuleSchema),
+    user_states: z.record(z.string(), z.unknown()).optional(),
+    preprocessor_module: FlowStatusModuleSchema.optional(),
+    failure_module: FlowStatusFailureModuleSchema,
+    retry: z
+      .looseObject({
+        fail_count: z.int().optional(),
+        failed_jobs: z.array(z.uuid()).optional(),
+      })
+      .optional(),
+  }),
+);
+
+export type FlowStatusModuleState = (typeof FLOW_STATUS_MODULE_STATES)[number];
+export type AgentToolCallAction = z.infer<typeof AgentToolCallActionSchema>;
+export type AgentMcpToolCallAction = z.infer<typeof AgentMcpToolCallActionSchema>;
+export type AgentWebSearchAction = z.infer<typeof AgentWebSearchActionSchema>;
+export type AgentMessageAction = z.infer<typeof AgentMessageActionSchema>;
+export type AgentAction = z.infer<typeof AgentActionSchema>;
+export type FlowStatusModule = z.infer<typeof FlowStatusModuleSchema>;
+export type FlowStatusFailureModule = z.infer<typeof FlowStatusFailureModuleSchema>;
+export type FlowStatus = z.infer<typeof FlowStatusSchema>;
