@@ -1,6 +1,6 @@
 #!/bin/sh
 # Starts the service named by FLOWMESH_SERVICE from this image (or a checkout with a build).
-# exec, so the service is PID 1 of the container and receives SIGTERM itself.
+# exec, so the service replaces this shell and receives SIGTERM (from tini, PID 1) itself.
 set -eu
 
 app_root=$(CDPATH= cd -- "$(dirname -- "$0")/.." && pwd)
