@@ -1,0 +1,57 @@
+import { z } from 'zod';
+
+/**
+ * The CLI's settings, read once from the environment at the command's edge. Defaults match the
+ * services', so `flowmesh start` and `flowmesh status` talk to the mesh a bare `npm start` runs.
+ */
+export interface CliSettings {
+  readonly natsUrl: string;
+  readonly databaseUrl: string;
+  readonly subjectPrefix: string;
+  /** The entry point's address (`http://127.0.0.1:8000`). */
+  readonly httpHost: string;
+  readonly httpPort: number;
+  readonly shutdownTimeoutMs: number;
+  /** The environment handed to each mesh process. */
+  readonly env: NodeJS.ProcessEnv;
+}
+
+const port = z
+  .string()
+  .regex(/^\d+$/, 'must be a port number (0-65535)')
+  .transform(Number)
+  .refine((value) => value <= 65_535, 'must be a port number (0-65535)');
+
+const schema = z.object({
+  NATS_URL: z.string().min(1).default('nats://127.0.0.1:4222'),
+  DATABASE_URL: z.string().min(1).default('postgres://postgres@127.0.0.1:5432/flowmesh'),
+  FLOWMESH_SUBJECT_PREFIX: z.string().min(1).default('fm'),
+  FLOWMESH_HTTP_HOST: z.string().min(1).default('127.0.0.1'),
+  FLOWMESH_HTTP_PORT: port.default(8000),
+  FLOWMESH_SHUTDOWN_TIMEOUT_MS: z
+    .string()
+    .regex(/^[1-9]\d*$/, 'must be a positive whole number')
+    .transform(Number)
+    .default(10_000),
+});
+
+export class CliConfigError extends Error {}
+
+export function readCliSettings(env: NodeJS.ProcessEnv): CliSettings {
+  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
+  const result = schema.safeParse(present);
+  if (!result.success) {
+    const problems = result.error.issues.map((issue) => `${String(issue.path[0])} ${issue.message}`);
+    throw new CliConfigError(`invalid configuration: ${problems.join('; ')}`);
+  }
+  const settings = result.data;
+  return {
+    natsUrl: settings.NATS_URL,
+    databaseUrl: settings.DATABASE_URL,
+    subjectPrefix: settings.FLOWMESH_SUBJECT_PREFIX,
+    httpHost: settings.FLOWMESH_HTTP_HOST,
+    httpPort: settings.FLOWMESH_HTTP_PORT,
+    shutdownTimeoutMs: settings.FLOWMESH_SHUTDOWN_TIMEOUT_MS,
+    env,
+  };
+}

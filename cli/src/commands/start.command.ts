@@ -1,0 +1,114 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { MESH_PROCESSES } from '@flowmesh/contracts';
+import { Option, type Command } from 'commander';
+import { readCliSettings } from '../cli.config.js';
+import { createLogFormatter } from '../mesh/log-line.formatter.js';
+import { LocalMeshError, startLocalMesh } from '../mesh/local-mesh.js';
+import { MeshStartError } from '../mesh/mesh-runner.js';
+import { describeExit } from '../mesh/wait-ready.js';
+import { queryMeshStatus } from '../status/query-status.js';
+import { renderStatusTable } from '../status/status-table.js';
+import { parsePositiveInt } from './option-parsers.js';
+
+interface StartOptions {
+  startNats: boolean;
+  logFormat: 'pretty' | 'json';
+  readyTimeout: number;
+  example: boolean;
+}
+
+const EXAMPLE_FLOW = join('examples', 'hello-flow.yaml');
+const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
+/**
+ * `flowmesh start` (what `npm start` runs): all six services and the orchestrator worker, each
+ * its own process, behind one HTTP entry point, until Ctrl-C.
+ */
+export function registerStartCommand(program: Command): void {
+  program
+    .command('start')
+    .description('start the whole mesh on this machine: six services, one worker, one HTTP entry point')
+    .option('--no-start-nats', 'never start a local nats-server, even when none is running')
+    .addOption(new Option('--log-format <format>', 'how process logs are shown').choices(['pretty', 'json']).default('pretty'))
+    .option('--ready-timeout <ms>', 'how long the services may take to become ready', parsePositiveInt, 60_000)
+    .option('--no-example', 'skip validating examples/hello-flow.yaml after start-up')
+    .action(async (options: StartOptions) => {
+      process.exitCode = await runStart(options);
+    });
+}
+
+async function runStart(options: StartOptions): Promise<number> {
+  const settings = readCliSettings(process.env);
+  const format = createLogFormatter([...MESH_PROCESSES.map((p) => p.name), 'nats-server'], {
+    format: options.logFormat,
+    color: Boolean(process.stdout.isTTY),
+  });
+  const say = (message: string) => process.stdout.write(`flowmesh: ${message}\n`);
+
+  // Installed before start-up, so a Ctrl-C while services boot still stops them all.
+  let stopRequested: (signal: string) => void = () => {};
+  const stopSignal = new Promise<string>((resolve) => {
+    stopRequested = resolve;
+  });
+  const onSignal = (signal: NodeJS.Signals) => stopRequested(signal);
+  for (const signal of STOP_SIGNALS) process.on(signal, onSignal);
+
+  try {
+    say(`starting ${MESH_PROCESSES.length} processes against NATS ${settings.natsUrl} (prefix ${settings.subjectPrefix})`);
+    const local = await startLocalMesh({
+      settings,
+      startNats: options.startNats,
+      workDir: process.cwd(),
+      readyTimeoutMs: options.readyTimeout,
+      onLine: (name, line) => process.stdout.write(`${format(name, line)}\n`),
+      onNotice: say,
+    });
+
+    const statuses = await queryMeshStatus({ natsUrl: settings.natsUrl, subjectPrefix: settings.subjectPrefix, timeoutMs: 2_000 });
+    process.stdout.write(`\n${renderStatusTable(statuses)}\n\n`);
+    if (options.example) validateExample(say);
+    say(`mesh ready: ${local.entryUrl} (routes: flowmesh routes; health: flowmesh status); Ctrl-C to stop`);
+
+    const outcome = await Promise.race([
+      stopSignal.then((signal) => ({ kind: 'signal' as const, signal })),
+      local.mesh.crashed.then((crash) => ({ kind: 'crash' as const, crash })),
+    ]);
+    if (outcome.kind === 'crash') {
+      say(`${outcome.crash.name} stopped unexpectedly (${describeExit(outcome.crash.exit)}); stopping the mesh`);
+    } else {
+      say(`${outcome.signal} received; stopping the mesh`);
+    }
+    const reports = await local.stop();
+    const unclean = reports.filter((r) => r.killed || r.exit.code !== 0);
+    for (const report of unclean) {
+      say(`${report.name} ${report.killed ? `did not stop in time and was killed` : `exited with ${describeExit(report.exit)}`}`);
+    }
+    if (outcome.kind === 'crash' || unclean.length > 0) return 1;
+    say('stopped');
+    return 0;
+  } catch (error) {
+    if (error instanceof LocalMeshError) {
+      process.stderr.write(`flowmesh: ${error.message}\n`);
+      return 1;
+    }
+    if (error instanceof MeshStartError) {
+      process.stderr.write(`flowmesh: ${error.message}; the mesh was stopped\n`);
+      return 1;
+    }
+    throw error;
+  } finally {
+    for (const signal of STOP_SIGNALS) process.off(signal, onSignal);
+  }
+}
+
+/** Shows that the flow tooling works on the example, when both the example and the command exist. */
+function validateExample(say: (message: string) => void): void {
+  const cliEntry = process.argv[1];
+  if (!existsSync(EXAMPLE_FLOW) || !cliEntry) return;
+  const result = spawnSync(process.execPath, [cliEntry, 'flow', 'validate', EXAMPLE_FLOW], { encoding: 'utf8' });
+  const output = `${result.stdout}${result.stderr}`.trim();
+  if (/unknown command/i.test(output)) return;
+  say(`flowmesh flow validate ${EXAMPLE_FLOW}: ${output || `exit code ${result.status}`}`);
+}

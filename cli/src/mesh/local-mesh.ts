@@ -1,0 +1,139 @@
+import { join } from 'node:path';
+import { httpPortVariable, MESH_PROCESSES, type MeshProcess, type ServiceName } from '@flowmesh/contracts';
+import type { CliSettings } from '../cli.config.js';
+import { startEntryProxy, type EntryProxy } from '../entry/entry-proxy.js';
+import { checkInfrastructure, tcpReachable } from './infrastructure-check.js';
+import { findNatsServerBinary, localNatsAddress, startLocalNatsServer } from './local-nats-server.js';
+import type { MeshChild } from './mesh-child.js';
+import { startMeshProcesses, type RunningMesh, type StopReport } from './mesh-runner.js';
+
+export interface LocalMeshOptions {
+  readonly settings: CliSettings;
+  /** Start a local `nats-server` when none answers at a loopback NATS_URL and one is installed. */
+  readonly startNats: boolean;
+  /** Where `.flowmesh/` (the local NATS data) lives. */
+  readonly workDir: string;
+  readonly processes?: readonly MeshProcess[];
+  readonly readyTimeoutMs?: number;
+  /** Every line of every process, already named. */
+  readonly onLine: (processName: string, line: string) => void;
+  /** What the mesh itself reports (`starting nats-server ...`). */
+  readonly onNotice: (message: string) => void;
+}
+
+export interface LocalMesh {
+  readonly entryUrl: string;
+  readonly mesh: RunningMesh;
+  /** Stops the entry point, every process, then the NATS server it started, if any. */
+  stop(): Promise<StopReport[]>;
+}
+
+/** Start-up failed before the mesh ran: one line for the user, nothing left running. */
+export class LocalMeshError extends Error {}
+
+export async function startLocalMesh(options: LocalMeshOptions): Promise<LocalMesh> {
+  const { settings } = options;
+  const processes = options.processes ?? MESH_PROCESSES;
+  const nats = await ensureInfrastructure(options);
+
+  const ports = Object.fromEntries(processes.map((p) => [p.name, portOf(p, settings.env)]));
+  const busy = await findBusyPorts(ports, settings.httpHost);
+  if (busy.length > 0) {
+    nats?.signal('SIGTERM');
+    throw new LocalMeshError(
+      `port ${busy.map(([name, port]) => `${port} (${name})`).join(', ')} already in use; is a mesh already running? (flowmesh status)`,
+    );
+  }
+
+  let mesh: RunningMesh;
+  try {
+    mesh = await startMeshProcesses({
+      processes,
+      ports,
+      env: {
+        ...settings.env,
+        NATS_URL: settings.natsUrl,
+        DATABASE_URL: settings.databaseUrl,
+        FLOWMESH_SUBJECT_PREFIX: settings.subjectPrefix,
+        FLOWMESH_SHUTDOWN_TIMEOUT_MS: String(settings.shutdownTimeoutMs),
+      },
+      host: settings.httpHost,
+      onLine: (name, line) => options.onLine(name, line),
+      readyTimeoutMs: options.readyTimeoutMs ?? 60_000,
+      // A service force-exits at its own timeout; the extra second covers its last log line.
+      stopTimeoutMs: settings.shutdownTimeoutMs + 1_000,
+    });
+  } catch (error) {
+    await stopChild(nats);
+    throw error;
+  }
+
+  const upstreams: Partial<Record<ServiceName, string>> = {};
+  for (const running of mesh.processes) {
+    if (running.process.role === 'service') upstreams[running.process.service] = running.url;
+  }
+  let entry: EntryProxy;
+  try {
+    entry = await startEntryProxy({ host: settings.httpHost, port: settings.httpPort, upstreams });
+  } catch (error) {
+    await mesh.stop();
+    await stopChild(nats);
+    throw new LocalMeshError(
+      `cannot serve the entry point on ${settings.httpHost}:${settings.httpPort} (${error instanceof Error ? error.message : String(error)}); set FLOWMESH_HTTP_PORT`,
+    );
+  }
+
+  return {
+    entryUrl: entry.url,
+    mesh,
+    stop: async () => {
+      await entry.close();
+      const reports = await mesh.stop();
+      await stopChild(nats);
+      return reports;
+    },
+  };
+}
+
+async function ensureInfrastructure(options: LocalMeshOptions): Promise<MeshChild | undefined> {
+  const { settings } = options;
+  const problems = await checkInfrastructure(settings);
+  const natsDown = problems.find((p) => p.dependency === 'nats');
+  const postgresDown = problems.find((p) => p.dependency === 'postgres');
+  if (postgresDown) throw new LocalMeshError(postgresDown.message);
+  if (!natsDown) return undefined;
+
+  const address = localNatsAddress(settings.natsUrl);
+  const binary = findNatsServerBinary();
+  if (!options.startNats || !address || !binary) throw new LocalMeshError(natsDown.message);
+  const dataDir = join(options.workDir, '.flowmesh', 'nats');
+  options.onNotice(`NATS is not running at ${settings.natsUrl}; starting ${binary} (JetStream data in ${dataDir})`);
+  try {
+    return await startLocalNatsServer({
+      binary,
+      ...address,
+      dataDir,
+      onLine: (line) => options.onLine('nats-server', line),
+    });
+  } catch (error) {
+    throw new LocalMeshError(`${error instanceof Error ? error.message : String(error)}; ${natsDown.message}`);
+  }
+}
+
+function portOf(meshProcess: MeshProcess, env: NodeJS.ProcessEnv): number {
+  const configured = env[httpPortVariable(meshProcess.name)];
+  return configured && /^\d+$/.test(configured) ? Number(configured) : meshProcess.defaultHttpPort;
+}
+
+async function findBusyPorts(ports: Record<string, number>, host: string): Promise<[string, number][]> {
+  const entries = Object.entries(ports);
+  const taken = await Promise.all(entries.map(([, port]) => tcpReachable(`http://${host}:${port}`, port, 500)));
+  return entries.filter((_, index) => taken[index]);
+}
+
+async function stopChild(child: MeshChild | undefined): Promise<void> {
+  if (!child?.running) return;
+  child.signal('SIGTERM');
+  await child.exited;
+}
+

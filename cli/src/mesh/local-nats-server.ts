@@ -1,0 +1,68 @@
+import { accessSync, constants, mkdirSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
+import { tcpReachable } from './infrastructure-check.js';
+import { MeshChild } from './mesh-child.js';
+import { describeExit } from './wait-ready.js';
+
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
+
+/** `nats-server` on PATH, or Debian's `/usr/sbin/nats-server` (sbin is often not on a user's PATH). */
+export function findNatsServerBinary(pathVariable = process.env.PATH ?? ''): string | undefined {
+  const candidates = [...pathVariable.split(delimiter).filter(Boolean).map((dir) => join(dir, 'nats-server')), '/usr/sbin/nats-server'];
+  return candidates.find((candidate) => {
+    try {
+      accessSync(candidate, constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** Host and port of a single loopback NATS URL; only such a server may be started for the user. */
+export function localNatsAddress(natsUrl: string): { host: string; port: number } | undefined {
+  if (natsUrl.includes(',')) return undefined;
+  try {
+    const url = new URL(natsUrl);
+    if (url.protocol !== 'nats:' || !LOOPBACK.has(url.hostname) || url.username) return undefined;
+    return { host: url.hostname === 'localhost' ? '127.0.0.1' : url.hostname, port: Number(url.port || 4222) };
+  } catch {
+    return undefined;
+  }
+}
+
+export interface LocalNatsOptions {
+  readonly binary: string;
+  readonly host: string;
+  readonly port: number;
+  /** JetStream storage, kept between runs (`.flowmesh/nats`). */
+  readonly dataDir: string;
+  readonly onLine: (line: string) => void;
+  readonly readyTimeoutMs?: number;
+}
+
+/** Starts `nats-server -js` and resolves once it accepts connections. */
+export async function startLocalNatsServer(options: LocalNatsOptions): Promise<MeshChild> {
+  mkdirSync(options.dataDir, { recursive: true });
+  const child = new MeshChild(
+    {
+      name: 'nats-server',
+      command: options.binary,
+      args: ['-js', '-a', options.host, '-p', String(options.port), '-sd', options.dataDir],
+      env: process.env,
+    },
+    options.onLine,
+  );
+  let exit: string | undefined;
+  void child.exited.then((info) => {
+    exit = describeExit(info);
+  });
+  const deadline = Date.now() + (options.readyTimeoutMs ?? 10_000);
+  while (Date.now() < deadline) {
+    if (exit) throw new Error(`nats-server exited at start (${exit}): ${child.recentOutput(5).join(' | ')}`);
+    if (await tcpReachable(`nats://${options.host}:${options.port}`, 4222, 500)) return child;
+    await Promise.race([new Promise((resolve) => setTimeout(resolve, 100)), child.exited]);
+  }
+  child.signal('SIGKILL');
+  throw new Error(`nats-server did not accept connections on ${options.host}:${options.port}`);
+}

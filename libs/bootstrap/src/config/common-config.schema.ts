@@ -1,0 +1,74 @@
+import { httpPortVariable, type MeshProcess, type ProcessRole, type ServiceName } from '@flowmesh/contracts';
+import { z } from 'zod';
+import { natsUrl, oneOf, port, positiveInt, postgresUrl, subjectPrefix, text } from './setting.schemas.js';
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** Settings every service has, as a typed tree. */
+export interface CommonConfig {
+  readonly service: ServiceName;
+  readonly role: ProcessRole;
+  /** The process name shown in logs and status (`flow-orchestrator-worker` for the worker). */
+  readonly processName: string;
+  readonly nats: { readonly url: string };
+  readonly database: { readonly url: string };
+  readonly subjectPrefix: string;
+  readonly http: { readonly host: string; readonly port: number };
+  readonly logLevel: LogLevel;
+  readonly shutdownTimeoutMs: number;
+  /** Every `OTEL_*` variable, passed through to the OpenTelemetry SDK untouched. */
+  readonly otel: Readonly<Record<string, string>>;
+}
+
+export const CONFIG_DEFAULTS = {
+  natsUrl: 'nats://127.0.0.1:4222',
+  databaseUrl: 'postgres://postgres@127.0.0.1:5432/flowmesh',
+  subjectPrefix: 'fm',
+  httpHost: '127.0.0.1',
+  logLevel: 'info',
+  shutdownTimeoutMs: 10_000,
+} as const;
+
+/** `FLOWMESH_ROLE`, limited to the roles this service has. */
+export function roleSchema(roles: readonly [ProcessRole, ...ProcessRole[]]) {
+  return z.object({ FLOWMESH_ROLE: oneOf(roles).default(roles[0]) });
+}
+
+export const commonSettingsSchema = z.object({
+  NATS_URL: natsUrl().default(CONFIG_DEFAULTS.natsUrl),
+  DATABASE_URL: postgresUrl().default(CONFIG_DEFAULTS.databaseUrl),
+  FLOWMESH_SUBJECT_PREFIX: subjectPrefix().default(CONFIG_DEFAULTS.subjectPrefix),
+  FLOWMESH_HTTP_HOST: text().default(CONFIG_DEFAULTS.httpHost),
+  PORT: port().optional(),
+  LOG_LEVEL: oneOf(LOG_LEVELS).default(CONFIG_DEFAULTS.logLevel),
+  FLOWMESH_SHUTDOWN_TIMEOUT_MS: positiveInt().default(CONFIG_DEFAULTS.shutdownTimeoutMs),
+});
+
+/** The process's own port setting; it wins over `PORT`, so one env file can hold every port. */
+export function httpPortSchema(processName: string) {
+  const setting = httpPortVariable(processName);
+  return z
+    .object({ [setting]: port().optional() })
+    .transform((env) => env[setting] as number | undefined);
+}
+
+export function toCommonConfig(
+  process: MeshProcess,
+  env: z.output<typeof commonSettingsSchema>,
+  ownPort: number | undefined,
+  otel: Record<string, string>,
+): CommonConfig {
+  return {
+    service: process.service,
+    role: process.role,
+    processName: process.name,
+    nats: { url: env.NATS_URL },
+    database: { url: env.DATABASE_URL },
+    subjectPrefix: env.FLOWMESH_SUBJECT_PREFIX,
+    http: { host: env.FLOWMESH_HTTP_HOST, port: ownPort ?? env.PORT ?? process.defaultHttpPort },
+    logLevel: env.LOG_LEVEL,
+    shutdownTimeoutMs: env.FLOWMESH_SHUTDOWN_TIMEOUT_MS,
+    otel,
+  };
+}

@@ -1,0 +1,32 @@
+import type { ServiceName } from '@flowmesh/contracts';
+import type { Logger } from '@flowmesh/telemetry';
+import type { DynamicModule } from '@nestjs/common';
+import type { z } from 'zod';
+import type { OwnConfigSchema, ServiceConfig } from '../config/service-config.js';
+
+/** What a module factory gets besides configuration. */
+export interface ModuleContext {
+  /** The process's logger; hand it to libraries that log (persistence) so every line matches. */
+  readonly logger: Logger;
+}
+
+export type ModuleFactory<S extends OwnConfigSchema> = (
+  config: ServiceConfig<z.output<S>>,
+  context: ModuleContext,
+) => DynamicModule | Promise<DynamicModule>;
+
+/** What a service's `main.ts` hands to `bootstrapService`. */
+export interface ServiceDefinition<S extends OwnConfigSchema> {
+  readonly name: ServiceName;
+  /** From the service's package.json (`packageVersion(import.meta.url)`). */
+  readonly version: string;
+  /** The service's own settings (`z.object({})` when it has none yet); the common ones are always read. */
+  readonly configSchema: S;
+  /**
+   * The service's root module. A factory, called after configuration is parsed and telemetry
+   * started; `main.ts` imports the module inside it so HTTP and pg load after instrumentation.
+   */
+  readonly rootModule: ModuleFactory<S>;
+  /** The module of the worker role (`FLOWMESH_ROLE=worker`), for a service that has one. */
+  readonly workerModule?: ModuleFactory<S>;
+}

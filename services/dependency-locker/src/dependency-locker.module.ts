@@ -1,0 +1,29 @@
+import { MessagingModule } from '@flowmesh/messaging';
+import { PersistenceModule } from '@flowmesh/persistence';
+import type { Logger } from '@flowmesh/telemetry';
+import { Module, type DynamicModule } from '@nestjs/common';
+import type { DependencyLockerConfig } from './dependency-locker.config.js';
+import { DEPENDENCY_LOCKER_MIGRATIONS } from './migrations/index.js';
+
+/** Postgres schema that holds dependency-locker's tables; no other service reads it. */
+export const DEPENDENCY_LOCKER_SCHEMA = 'dependency_locker';
+
+/** dependency-locker: lockfiles of scripts and agent tools, re-locking dependents on redeploy. */
+@Module({})
+export class DependencyLockerModule {
+  static forRoot(config: DependencyLockerConfig, logger: Logger): DynamicModule {
+    return {
+      module: DependencyLockerModule,
+      imports: [
+        MessagingModule.forRoot({ url: config.nats.url, name: config.processName, prefix: config.subjectPrefix }),
+        PersistenceModule.forRoot({
+          databaseUrl: config.database.url,
+          schema: DEPENDENCY_LOCKER_SCHEMA,
+          entities: [],
+          migrations: DEPENDENCY_LOCKER_MIGRATIONS,
+          logger: logger.child({ component: 'persistence' }),
+        }),
+      ],
+    };
+  }
+}

@@ -1,0 +1,4 @@
+import { bootstrapService } from '@flowmesh/bootstrap';
+import { dependencyLockerDefinition } from './dependency-locker.definition.js';
+
+await bootstrapService(dependencyLockerDefinition);

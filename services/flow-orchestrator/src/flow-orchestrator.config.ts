@@ -1,0 +1,20 @@
+import { settings, type ServiceConfig } from '@flowmesh/bootstrap';
+import { z } from 'zod';
+
+const TAG = /^[a-z0-9_-]+$/;
+
+/**
+ * Settings only flow-orchestrator reads, keyed by environment variable. The common ones
+ * (NATS_URL, DATABASE_URL, FLOWMESH_ROLE, ports, ...) come from @flowmesh/bootstrap.
+ */
+export const flowOrchestratorConfigSchema = z
+  .object({
+    /** Worker tags a worker takes jobs for (`tag` in OpenFlow routes work), comma-separated. */
+    FLOWMESH_WORKER_TAGS: settings
+      .list()
+      .refine((tags) => tags.every((tag) => TAG.test(tag)), "must be tags of lowercase letters, digits, '-' or '_'")
+      .default(['default']),
+  })
+  .transform((env) => ({ workerTags: env.FLOWMESH_WORKER_TAGS }));
+
+export type FlowOrchestratorConfig = ServiceConfig<z.output<typeof flowOrchestratorConfigSchema>>;

@@ -1,0 +1,32 @@
+import { MessagingModule } from '@flowmesh/messaging';
+import { PersistenceModule } from '@flowmesh/persistence';
+import type { Logger } from '@flowmesh/telemetry';
+import { Module, type DynamicModule } from '@nestjs/common';
+import type { FlowOrchestratorConfig } from './flow-orchestrator.config.js';
+import { FLOW_ORCHESTRATOR_MIGRATIONS } from './migrations/index.js';
+
+/** Postgres schema that holds flow-orchestrator's tables; no other service reads it. */
+export const FLOW_ORCHESTRATOR_SCHEMA = 'orchestrator';
+
+/**
+ * flow-orchestrator: runs flows and scripts: the OpenFlow state machine, the job queue and the
+ * REST run API. Its worker role builds on this module (see worker/).
+ */
+@Module({})
+export class FlowOrchestratorModule {
+  static forRoot(config: FlowOrchestratorConfig, logger: Logger): DynamicModule {
+    return {
+      module: FlowOrchestratorModule,
+      imports: [
+        MessagingModule.forRoot({ url: config.nats.url, name: config.processName, prefix: config.subjectPrefix }),
+        PersistenceModule.forRoot({
+          databaseUrl: config.database.url,
+          schema: FLOW_ORCHESTRATOR_SCHEMA,
+          entities: [],
+          migrations: FLOW_ORCHESTRATOR_MIGRATIONS,
+          logger: logger.child({ component: 'persistence' }),
+        }),
+      ],
+    };
+  }
+}

@@ -1,0 +1,22 @@
+import { ORCHESTRATOR_WORKER_DURABLE, runJobWork, type RunJobWork } from '@flowmesh/contracts';
+import { HandleWork } from '@flowmesh/messaging';
+import { Controller, type Type } from '@nestjs/common';
+import { Payload } from '@nestjs/microservices';
+import { JobRunner } from './job-runner.service.js';
+
+/**
+ * Takes `work.<tag>.job` for each configured tag (one durable consumer per tag, shared by all
+ * workers of that tag). Made per process because the tags come from configuration.
+ */
+export function createRunJobHandler(tags: readonly string[]): Type<unknown> {
+  @Controller()
+  class RunJobHandler {
+    constructor(private readonly jobs: JobRunner) {}
+
+    @HandleWork(runJobWork, { tags, durable: ORCHESTRATOR_WORKER_DURABLE })
+    run(@Payload() job: RunJobWork): Promise<void> {
+      return this.jobs.run(job);
+    }
+  }
+  return RunJobHandler;
+}

@@ -1,0 +1,11 @@
+import { packageVersion, type ServiceDefinition } from '@flowmesh/bootstrap';
+import { llmGatewayConfigSchema } from './llm-gateway.config.js';
+
+/** How llm-gateway starts: `main.ts` hands this to `bootstrapService`, tests to `startTestService`. */
+export const llmGatewayDefinition: ServiceDefinition<typeof llmGatewayConfigSchema> = {
+  name: 'llm-gateway',
+  version: packageVersion(import.meta.url),
+  configSchema: llmGatewayConfigSchema,
+  // Imported on demand, so the module's dependencies load after telemetry has started.
+  rootModule: async (config, { logger }) => (await import('./llm-gateway.module.js')).LlmGatewayModule.forRoot(config, logger),
+};

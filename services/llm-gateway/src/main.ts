@@ -1,0 +1,4 @@
+import { bootstrapService } from '@flowmesh/bootstrap';
+import { llmGatewayDefinition } from './llm-gateway.definition.js';
+
+await bootstrapService(llmGatewayDefinition);

@@ -1,0 +1,4 @@
+import { bootstrapService } from '@flowmesh/bootstrap';
+import { resourceRegistryDefinition } from './resource-registry.definition.js';
+
+await bootstrapService(resourceRegistryDefinition);

@@ -1,0 +1,11 @@
+import { packageVersion, type ServiceDefinition } from '@flowmesh/bootstrap';
+import { resourceRegistryConfigSchema } from './resource-registry.config.js';
+
+/** How resource-registry starts: `main.ts` hands this to `bootstrapService`, tests to `startTestService`. */
+export const resourceRegistryDefinition: ServiceDefinition<typeof resourceRegistryConfigSchema> = {
+  name: 'resource-registry',
+  version: packageVersion(import.meta.url),
+  configSchema: resourceRegistryConfigSchema,
+  // Imported on demand, so the module's dependencies load after telemetry has started.
+  rootModule: async (config, { logger }) => (await import('./resource-registry.module.js')).ResourceRegistryModule.forRoot(config, logger),
+};

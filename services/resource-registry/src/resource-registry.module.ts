@@ -1,0 +1,29 @@
+import { MessagingModule } from '@flowmesh/messaging';
+import { PersistenceModule } from '@flowmesh/persistence';
+import type { Logger } from '@flowmesh/telemetry';
+import { Module, type DynamicModule } from '@nestjs/common';
+import type { ResourceRegistryConfig } from './resource-registry.config.js';
+import { RESOURCE_REGISTRY_MIGRATIONS } from './migrations/index.js';
+
+/** Postgres schema that holds resource-registry's tables; no other service reads it. */
+export const RESOURCE_REGISTRY_SCHEMA = 'registry';
+
+/** resource-registry: workspaces, users, resources, variables, scripts and flows, with permissions. */
+@Module({})
+export class ResourceRegistryModule {
+  static forRoot(config: ResourceRegistryConfig, logger: Logger): DynamicModule {
+    return {
+      module: ResourceRegistryModule,
+      imports: [
+        MessagingModule.forRoot({ url: config.nats.url, name: config.processName, prefix: config.subjectPrefix }),
+        PersistenceModule.forRoot({
+          databaseUrl: config.database.url,
+          schema: RESOURCE_REGISTRY_SCHEMA,
+          entities: [],
+          migrations: RESOURCE_REGISTRY_MIGRATIONS,
+          logger: logger.child({ component: 'persistence' }),
+        }),
+      ],
+    };
+  }
+}
