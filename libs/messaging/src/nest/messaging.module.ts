@@ -1,0 +1,56 @@
+import { Global, Inject, Module, type DynamicModule, type OnApplicationShutdown, type Provider } from '@nestjs/common';
+import type { ModuleMetadata } from '@nestjs/common';
+import { MeshClient } from '../client/mesh-client.js';
+import { connectMesh, type MeshConnection, type MeshConnectionOptions } from '../connection/mesh-connection.js';
+import { MESH_CONNECTION } from './messaging.tokens.js';
+
+export interface MessagingModuleAsyncOptions extends Pick<ModuleMetadata, 'imports'> {
+  inject?: Array<string | symbol | Function>;
+  useFactory: (...args: never[]) => MeshConnectionOptions | Promise<MeshConnectionOptions>;
+}
+
+/**
+ * One NATS connection per service, shared by everything that sends (`MeshClient`) and by the
+ * transport that serves handlers:
+ *
+ *     const app = await NestFactory.create(AppModule); // imports MessagingModule.forRoot(...)
+ *     app.connectMicroservice({ strategy: new MeshTransport(app.get(MESH_CONNECTION), { service }) });
+ *
+ * The connection is drained at application shutdown, after the transport stopped taking work.
+ */
+@Global()
+@Module({})
+export class MessagingModule implements OnApplicationShutdown {
+  constructor(@Inject(MESH_CONNECTION) private readonly conn: MeshConnection) {}
+
+  static forRoot(options: MeshConnectionOptions): DynamicModule {
+    return MessagingModule.withConnection({ provide: MESH_CONNECTION, useFactory: () => connectMesh(options) });
+  }
+
+  static forRootAsync(options: MessagingModuleAsyncOptions): DynamicModule {
+    return {
+      ...MessagingModule.withConnection({
+        provide: MESH_CONNECTION,
+        inject: options.inject ?? [],
+        useFactory: async (...args: never[]) => connectMesh(await options.useFactory(...args)),
+      }),
+      imports: options.imports ?? [],
+    };
+  }
+
+  private static withConnection(connection: Provider): DynamicModule {
+    return {
+      module: MessagingModule,
+      global: true,
+      providers: [
+        connection,
+        { provide: MeshClient, inject: [MESH_CONNECTION], useFactory: (conn: MeshConnection) => new MeshClient(conn) },
+      ],
+      exports: [MESH_CONNECTION, MeshClient],
+    };
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.conn.drain();
+  }
+}

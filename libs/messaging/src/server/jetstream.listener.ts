@@ -1,0 +1,208 @@
+import { validationError, type ErrorEnvelope } from '@flowmesh/contracts';
+import type { ConsumerMessages, JsMsg } from '@nats-io/jetstream';
+import type { LoggerService } from '@nestjs/common';
+import type { MessageHandler } from '@nestjs/microservices';
+import {
+  ATTR_MESSAGING_CONSUMER_GROUP_NAME,
+  ATTR_MESSAGING_NATS_DELIVERY_COUNT,
+  ATTR_MESSAGING_NATS_STREAM_NAME,
+  ATTR_MESSAGING_NATS_STREAM_SEQUENCE,
+} from '@flowmesh/telemetry';
+import { decodeJson } from '../codec/json.codec.js';
+import type { MeshConnection } from '../connection/mesh-connection.js';
+import { traceProcess } from '../tracing/message-tracing.js';
+import type { DeadLetterPublisher, DeadLetterSource } from './dead-letter.publisher.js';
+import { exhaustedReason, settleFailure } from './delivery-settlement.js';
+import { InflightTracker } from './inflight.tracker.js';
+import { invokeHandler } from './invoke-handler.js';
+import type { Listener } from './listener.js';
+import { MeshContext } from './mesh-context.js';
+import type { EventBinding, WorkBinding } from './mesh-handler.binding.js';
+
+interface Delivery {
+  message: JsMsg;
+  heartbeat?: NodeJS.Timeout;
+  /** Set once the delivery was acked, nak'ed or terminated; later settlements are dropped. */
+  settled: boolean;
+}
+
+/**
+ * Feeds one durable pull consumer to a handler. At most `concurrency` handlers run at once and
+ * the consumer never holds more than that many undelivered messages for this instance, so a busy
+ * instance does not sit on work another could take. While a handler runs, `working()` keeps the
+ * delivery alive; success acks, failure naks with backoff, and a permanent failure or the last
+ * allowed delivery goes to the dead-letter stream and is terminated.
+ */
+export class JetStreamListener implements Listener {
+  readonly name: string;
+  private messages?: ConsumerMessages;
+  private stopping = false;
+  private loopDone?: Promise<void>;
+  /** Resolves when the listener stops taking work: unparks a loop waiting for a free slot. */
+  private readonly stopped: Promise<void>;
+  private signalStopped!: () => void;
+  private readonly inflight = new InflightTracker<Delivery>();
+  private readonly heartbeatMs: number;
+
+  constructor(
+    private readonly conn: MeshConnection,
+    private readonly binding: EventBinding | WorkBinding,
+    private readonly source: DeadLetterSource,
+    private readonly handler: MessageHandler,
+    private readonly deadLetters: DeadLetterPublisher,
+    private readonly logger: LoggerService,
+  ) {
+    this.name = `${source.stream}/${source.durable}`;
+    this.heartbeatMs = Math.max(Math.floor(binding.ackWaitMs / 3), 100);
+    this.stopped = new Promise((resolve) => {
+      this.signalStopped = resolve;
+    });
+  }
+
+  async start(): Promise<void> {
+    const consumer = await this.conn.js.consumers.get(this.source.stream, this.source.durable);
+    this.messages = await consumer.consume({ max_messages: this.binding.concurrency });
+    this.loopDone = this.run(this.messages);
+  }
+
+  async stopTaking(): Promise<void> {
+    this.stopping = true;
+    // stop() unsubscribes at once but ends the iterator through its queue, so the loop must run
+    // to see it: unpark it even while every slot is busy. Messages already buffered get nak'ed.
+    this.messages?.stop();
+    this.signalStopped();
+    await this.loopDone;
+  }
+
+  waitForInflight(timeoutMs: number): Promise<boolean> {
+    return this.inflight.waitForAll(timeoutMs);
+  }
+
+  abandonInflight(): void {
+    for (const delivery of this.inflight.entries()) {
+      // Hand the message back now rather than after ack_wait; the handler's late outcome is dropped.
+      this.settle(delivery, (message) => message.nak());
+    }
+  }
+
+  private async run(messages: ConsumerMessages): Promise<void> {
+    try {
+      for await (const message of messages) {
+        const delivery: Delivery = { message, settled: false };
+        if (this.stopping) {
+          this.settle(delivery, (m) => m.nak());
+          continue;
+        }
+        this.inflight.track(this.process(delivery), delivery);
+        // Not asking for the next message until a slot is free is what bounds the prefetch.
+        await Promise.race([this.inflight.waitBelow(this.binding.concurrency), this.stopped]);
+      }
+    } catch (error) {
+      if (!this.stopping) {
+        this.logger.error(`consumer ${this.name} stopped: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
+  }
+
+  private async process(delivery: Delivery): Promise<void> {
+    const { message } = delivery;
+    const deliveryCount = message.info.deliveryCount;
+    const attributes = {
+      [ATTR_MESSAGING_CONSUMER_GROUP_NAME]: this.source.durable,
+      [ATTR_MESSAGING_NATS_STREAM_NAME]: this.source.stream,
+      [ATTR_MESSAGING_NATS_STREAM_SEQUENCE]: message.seq,
+      [ATTR_MESSAGING_NATS_DELIVERY_COUNT]: deliveryCount,
+    };
+    try {
+      await traceProcess(message.subject, message.headers, { operation: this.binding.kind, attributes }, () =>
+        this.handle(delivery, deliveryCount),
+      );
+    } catch {
+      // The handler's failure was settled inside the span; the span records it.
+    } finally {
+      clearInterval(delivery.heartbeat);
+    }
+  }
+
+  private async handle(delivery: Delivery, deliveryCount: number): Promise<void> {
+    const { message } = delivery;
+    if (deliveryCount > this.binding.maxDeliver) {
+      return this.deadLetter(delivery, exhaustedReason(deliveryCount, this.binding.maxDeliver));
+    }
+    const json = decodeJson(message.data);
+    if (!json.ok) {
+      return this.deadLetter(delivery, { code: 'VALIDATION_FAILED', message: `the message on ${message.subject} is not JSON` });
+    }
+    const checked = this.binding.contract.payload.safeParse(json.value);
+    if (!checked.success) {
+      return this.deadLetter(delivery, validationError(`message on ${message.subject}`, checked.error).toEnvelope());
+    }
+
+    delivery.heartbeat = setInterval(() => this.settleSafely(() => message.working()), this.heartbeatMs);
+    delivery.heartbeat.unref();
+    const context = new MeshContext([
+      {
+        subject: message.subject,
+        headers: message.headers,
+        jetstream: { message, stream: this.source.stream, durable: this.source.durable, deliveryCount, streamSequence: message.seq },
+      },
+    ]);
+    try {
+      await invokeHandler(this.handler, checked.data, context);
+    } catch (error) {
+      clearInterval(delivery.heartbeat);
+      const settlement = settleFailure(error, deliveryCount, this.binding);
+      if (settlement.kind === 'retry') {
+        this.settle(delivery, (m) => m.nak(settlement.delayMs));
+      } else {
+        await this.deadLetter(delivery, settlement.reason);
+      }
+      throw error;
+    }
+    clearInterval(delivery.heartbeat);
+    await this.acknowledge(delivery);
+  }
+
+  private async acknowledge(delivery: Delivery): Promise<void> {
+    if (delivery.settled) return;
+    delivery.settled = true;
+    if (this.binding.kind === 'event') {
+      this.settleSafely(() => delivery.message.ack());
+      return;
+    }
+    // A job must not run twice because an ack got lost: wait for the server to confirm it.
+    const confirmed = await delivery.message.ackAck().catch(() => false);
+    if (!confirmed) this.logger.warn(`ack of ${this.name} #${delivery.message.seq} not confirmed; it may be redelivered`);
+  }
+
+  private async deadLetter(delivery: Delivery, reason: ErrorEnvelope): Promise<void> {
+    if (delivery.settled) return;
+    try {
+      await this.deadLetters.publish(delivery.message, this.source, reason);
+    } catch (error) {
+      // Without a dead letter the message must not be dropped: let it come back and try again.
+      this.logger.error(`cannot dead-letter ${this.name} #${delivery.message.seq}: ${error instanceof Error ? error.message : String(error)}`);
+      this.settle(delivery, (m) => m.nak(this.binding.backoffMs.at(-1) ?? 0));
+      return;
+    }
+    this.logger.warn(`dead-lettered ${this.name} #${delivery.message.seq}: ${reason.code}`);
+    // Plain term(): NATS 2.9 does not understand a term reason.
+    this.settle(delivery, (m) => m.term());
+  }
+
+  private settle(delivery: Delivery, action: (message: JsMsg) => void): void {
+    if (delivery.settled) return;
+    delivery.settled = true;
+    clearInterval(delivery.heartbeat);
+    this.settleSafely(() => action(delivery.message));
+  }
+
+  /** Acks go out on the connection; when it is gone the server redelivers anyway. */
+  private settleSafely(action: () => void): void {
+    try {
+      action();
+    } catch {
+      // connection closed: nothing to do
+    }
+  }
+}

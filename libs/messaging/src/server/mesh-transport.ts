@@ -1,0 +1,136 @@
+import { STREAMS, workSubject, type ConsumerDefinition } from '@flowmesh/contracts';
+import { Logger } from '@nestjs/common';
+import { Server, type CustomTransportStrategy, type MessageHandler } from '@nestjs/microservices';
+import type { MeshConnection } from '../connection/mesh-connection.js';
+import { ensureConsumer, ensureStreams } from '../connection/ensure-streams.js';
+import { DeadLetterPublisher, type DeadLetterSource } from './dead-letter.publisher.js';
+import { JetStreamListener } from './jetstream.listener.js';
+import type { Listener } from './listener.js';
+import { bindingOf, type EventBinding, type WorkBinding } from './mesh-handler.binding.js';
+import { RequestListener } from './request.listener.js';
+
+export interface MeshTransportOptions {
+  /** Service name: the queue group its replicas share, and the log context. */
+  service: string;
+  /** How long `close()` lets running handlers finish before handing their messages back (default 10 s). */
+  shutdownGraceMs?: number;
+  /** Create or update the streams in `STREAMS` before listening (default true). */
+  ensureStreams?: boolean;
+  /** Drain the connection once closed (default true; pass false when something else owns it). */
+  drainOnClose?: boolean;
+}
+
+/**
+ * The Nest transport strategy of the mesh: `app.connectMicroservice({ strategy: new
+ * MeshTransport(conn, { service }) })`. It serves the handlers declared with `@HandleRequest`,
+ * `@HandleEvent` and `@HandleWork`: request/reply on core NATS, events and work from durable
+ * JetStream pull consumers it creates or updates from the decorators.
+ */
+export class MeshTransport extends Server implements CustomTransportStrategy {
+  // Event and work outcomes are awaited here (to ack or nak), so Nest need not report them itself.
+  override readonly propagatesEventHandlerErrors = true;
+  private readonly log: Logger;
+  private listeners: Listener[] = [];
+  private closing?: Promise<void>;
+
+  constructor(
+    private readonly conn: MeshConnection,
+    private readonly options: MeshTransportOptions,
+  ) {
+    super();
+    this.log = new Logger(`MeshTransport:${options.service}`);
+  }
+
+  listen(callback: (error?: unknown) => void): void {
+    this.start().then(
+      () => callback(),
+      (error: unknown) => callback(error),
+    );
+  }
+
+  close(): Promise<void> {
+    this.closing ??= this.shutDown();
+    return this.closing;
+  }
+
+  on(): never {
+    throw new Error('MeshTransport has no events to subscribe to; watch MeshConnection.nc.status() instead');
+  }
+
+  unwrap<T>(): T {
+    return this.conn.nc as T;
+  }
+
+  private async start(): Promise<void> {
+    if (this.options.ensureStreams ?? true) await ensureStreams(this.conn);
+    const deadLetters = new DeadLetterPublisher(this.conn);
+    const listeners: Listener[] = [];
+    for (const [pattern, handler] of this.messageHandlers) {
+      const binding = bindingOf(handler.extras);
+      if (!binding) {
+        throw new Error(`handler for "${pattern}" is not a mesh handler: use @HandleRequest, @HandleEvent or @HandleWork`);
+      }
+      if (binding.kind === 'request') {
+        listeners.push(new RequestListener(this.conn, binding, handler, this.options.service, this.log));
+        continue;
+      }
+      for (const definition of consumerDefinitions(binding)) {
+        listeners.push(await this.jetStreamListener(binding, definition, handler, deadLetters));
+      }
+    }
+    for (const listener of listeners) {
+      await listener.start();
+      this.listeners.push(listener);
+    }
+    this.log.log(`listening: ${listeners.map((l) => l.name).join(', ') || 'no handlers'}`);
+  }
+
+  private async jetStreamListener(
+    binding: EventBinding | WorkBinding,
+    definition: ConsumerDefinition,
+    handler: MessageHandler,
+    deadLetters: DeadLetterPublisher,
+  ): Promise<Listener> {
+    const deliverPolicy = binding.kind === 'event' ? binding.deliverPolicy : 'all';
+    await ensureConsumer(this.conn, definition, { deliverPolicy });
+    const source: DeadLetterSource = {
+      streamBase: definition.stream,
+      durableBase: definition.durable,
+      stream: this.conn.space.streamName(definition.stream),
+      durable: this.conn.space.durableName(definition.durable),
+    };
+    return new JetStreamListener(this.conn, binding, source, handler, deadLetters, this.log);
+  }
+
+  private async shutDown(): Promise<void> {
+    await Promise.all(this.listeners.map((listener) => listener.stopTaking()));
+    const graceMs = this.options.shutdownGraceMs ?? 10_000;
+    const finished = await Promise.all(this.listeners.map((listener) => listener.waitForInflight(graceMs)));
+    this.listeners.forEach((listener, i) => {
+      if (finished[i]) return;
+      this.log.warn(`${listener.name}: handlers still running after ${graceMs} ms; handing their messages back`);
+      listener.abandonInflight();
+    });
+    this.listeners = [];
+    if (this.options.drainOnClose ?? true) await this.conn.drain();
+  }
+}
+
+/** The durable consumers a handler needs: one per event subscription, one per work tag. */
+export function consumerDefinitions(binding: EventBinding | WorkBinding): ConsumerDefinition[] {
+  const policy = {
+    ackWaitMs: binding.ackWaitMs,
+    maxDeliver: binding.maxDeliver,
+    backoffMs: binding.backoffMs,
+    maxAckPending: binding.maxAckPending,
+  };
+  if (binding.kind === 'event') {
+    return [{ stream: STREAMS.events.name, durable: binding.durable, filterSubject: binding.contract.subject, ...policy }];
+  }
+  return binding.tags.map((tag) => ({
+    stream: STREAMS.work.name,
+    durable: `${binding.durable}-${tag}`,
+    filterSubject: workSubject(tag, binding.contract.workKind),
+    ...policy,
+  }));
+}
