@@ -18,7 +18,9 @@ export function discriminatedUnionOf<const Disc extends string, const Types exte
       if (issue.code !== 'invalid_union' || !('options' in issue)) return undefined;
       const choices = `expected one of ${((issue.options ?? []) as unknown[]).join(', ')}`;
       const value = (issue.input as Record<string, unknown> | undefined)?.[discriminator];
-      return value === undefined ? `required; ${choices}` : `unknown ${noun} ${describeValue(value)}; ${choices}`;
+      return value === undefined
+        ? `required; ${choices}`
+        : `unknown ${noun} ${describeValue(value)}; ${choices}`;
     },
   });
 }

@@ -13,7 +13,12 @@ import {
 } from './module-options.schema.js';
 import { booleanDefaultingTo, named } from './openflow.registry.js';
 import { RetrySchema, StopAfterIfSchema } from './retry.schema.js';
-import { IdentitySchema, PathFlowSchema, PathScriptSchema, RawScriptSchema } from './script-modules.schema.js';
+import {
+  IdentitySchema,
+  PathFlowSchema,
+  PathScriptSchema,
+  RawScriptSchema,
+} from './script-modules.schema.js';
 
 // The recursive part of the model lives in this one file: modules hold loops and branches
 // that hold modules, and agents hold tools that are modules. Getters defer each reference
@@ -210,14 +215,20 @@ export const FlowModuleToolSchema = named(
 export const ToolValueSchema = named(
   'ToolValue',
   'The implementation of an agent tool, discriminated by tool_type.',
-  discriminatedUnionOf('tool_type', 'tool type', [FlowModuleToolSchema, McpToolValueSchema, WebsearchToolValueSchema]),
+  discriminatedUnionOf('tool_type', 'tool type', [
+    FlowModuleToolSchema,
+    McpToolValueSchema,
+    WebsearchToolValueSchema,
+  ]),
 );
 
 export const AgentToolSchema = named(
   'AgentTool',
   'A tool available to an AI agent: a flow module, an MCP server or web search.',
   z.looseObject({
-    id: z.string().regex(/^\S+$/, { error: 'must not contain spaces; use underscores instead (e.g. get_user_data)' }),
+    id: z
+      .string()
+      .regex(/^\S+$/, { error: 'must not contain spaces; use underscores instead (e.g. get_user_data)' }),
     summary: z.string().optional(),
     description: z.string().optional(),
     job_token_scopes: JobTokenScopesSchema.optional(),

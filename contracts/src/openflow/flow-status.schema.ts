@@ -118,9 +118,8 @@ export const FlowStatusModuleSchema = named(
 export const FlowStatusFailureModuleSchema = named(
   'FlowStatusFailureModule',
   'The state of the failure module, with the module whose failure it handles.',
-  FlowStatusModuleSchema.extend({
-    parent_module: z.string().optional(),
-  }),
+  // allOf in the spec. The extra half is optional so that a missing module is reported once.
+  z.intersection(FlowStatusModuleSchema, z.looseObject({ parent_module: z.string().optional() }).optional()),
 );
 
 export const FlowStatusSchema = named(

@@ -36,7 +36,8 @@ function visitModule(
   eachModule(value.modules, [...valuePath, 'modules'], 'step', visit);
   if (Array.isArray(value.branches)) {
     value.branches.forEach((branch, index) => {
-      if (isRecord(branch)) eachModule(branch.modules, [...valuePath, 'branches', index, 'modules'], 'step', visit);
+      if (isRecord(branch))
+        eachModule(branch.modules, [...valuePath, 'branches', index, 'modules'], 'step', visit);
     });
   }
   eachModule(value.default, [...valuePath, 'default'], 'step', visit);

@@ -16,7 +16,12 @@ export { openFlowRegistry, type OpenFlowMeta } from './openflow.registry.js';
 export { visitModules, type ModuleRole, type VisitedModule } from './flow-walk.js';
 export { countFlowModules, type FlowModuleCounts } from './flow-summary.js';
 export { humanIssueMessage } from './issue-message.js';
-export { parseOpenFlow, type OpenFlowInputKind, type ParseOpenFlowOptions, type ParseOpenFlowResult } from './parse-openflow.js';
+export {
+  parseOpenFlow,
+  type OpenFlowInputKind,
+  type ParseOpenFlowOptions,
+  type ParseOpenFlowResult,
+} from './parse-openflow.js';
 export { serializeOpenFlow } from './serialize-openflow.js';
 export { readSourceText, type SourceFormat, type SourceTextResult } from './source-text.js';
 export { openFlowJsonSchema, flowStatusJsonSchema, type JsonSchema } from './openflow-json-schema.js';

@@ -31,7 +31,11 @@ export const AiTransformSchema = named(
 export const InputTransformSchema = named(
   'InputTransform',
   'Maps an input parameter of a step: a static value, a JavaScript expression or an AI-resolved value.',
-  discriminatedUnionOf('type', 'transform type', [StaticTransformSchema, JavascriptTransformSchema, AiTransformSchema]),
+  discriminatedUnionOf('type', 'transform type', [
+    StaticTransformSchema,
+    JavascriptTransformSchema,
+    AiTransformSchema,
+  ]),
 );
 
 /** Parameter name to transform: the arguments of a script, flow or agent tool. */

@@ -19,12 +19,24 @@ function plural(count: number | bigint, noun: string): string {
   return `${count} ${noun}${count === 1 || count === 1n ? '' : 's'}`;
 }
 
-function bound(origin: string, limit: number | bigint, inclusive: boolean | undefined, side: 'min' | 'max'): string {
-  if (origin === 'array' || origin === 'set') return `must have ${side === 'min' ? 'at least' : 'at most'} ${plural(limit, 'item')}`;
+function bound(
+  origin: string,
+  limit: number | bigint,
+  inclusive: boolean | undefined,
+  side: 'min' | 'max',
+): string {
+  if (origin === 'array' || origin === 'set')
+    return `must have ${side === 'min' ? 'at least' : 'at most'} ${plural(limit, 'item')}`;
   if (origin === 'string')
     return `must be ${side === 'min' ? 'at least' : 'at most'} ${plural(limit, 'character')} long`;
   if (inclusive === false) return `must be ${side === 'min' ? 'greater' : 'less'} than ${limit}`;
   return `must be ${side === 'min' ? 'at least' : 'at most'} ${limit}`;
+}
+
+// z.int() reports a non-number as `expected number`; the spec says integer, and so do we.
+function isIntegerSchema(inst: unknown): boolean {
+  const format = (inst as { _zod?: { def?: { format?: unknown } } } | undefined)?._zod?.def?.format;
+  return format === 'safeint' || format === 'int32' || format === 'uint32';
 }
 
 /**
@@ -34,16 +46,20 @@ function bound(origin: string, limit: number | bigint, inclusive: boolean | unde
  */
 export const humanIssueMessage: z.core.$ZodErrorMap = (issue) => {
   switch (issue.code) {
-    case 'invalid_type':
+    case 'invalid_type': {
       if (issue.input === undefined) return 'required';
-      return `expected ${EXPECTED[issue.expected] ?? issue.expected}, got ${describeValue(issue.input)}`;
+      const expected = issue.expected === 'number' && isIntegerSchema(issue.inst) ? 'int' : issue.expected;
+      return `expected ${EXPECTED[expected] ?? expected}, got ${describeValue(issue.input)}`;
+    }
     case 'too_small':
       return bound(issue.origin, issue.minimum, issue.inclusive, 'min');
     case 'too_big':
       return bound(issue.origin, issue.maximum, issue.inclusive, 'max');
     case 'invalid_value': {
+      if (issue.input === undefined) return 'required';
       const values = issue.values.map((v) => (typeof v === 'string' ? v : String(v)));
-      if (values.length === 1) return `expected ${describeValue(issue.values[0])}, got ${describeValue(issue.input)}`;
+      if (values.length === 1)
+        return `expected ${describeValue(issue.values[0])}, got ${describeValue(issue.input)}`;
       return `invalid value ${describeValue(issue.input)}; expected one of ${values.join(', ')}`;
     }
     case 'invalid_format':

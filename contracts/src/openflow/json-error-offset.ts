@@ -1,5 +1,7 @@
-class SyntaxAt {
-  constructor(readonly offset: number) {}
+class SyntaxAt extends Error {
+  constructor(readonly offset: number) {
+    super(`JSON syntax error at offset ${offset}`);
+  }
 }
 
 /**
@@ -48,15 +50,16 @@ export function jsonErrorOffset(text: string): number {
   const value = (): void => {
     skipSpace();
     const char = text.charAt(at);
-    if (char === '{') members('}', () => {
-      skipSpace();
-      if (text.charAt(at) !== '"') fail();
-      string();
-      skipSpace();
-      if (text.charAt(at) !== ':') fail();
-      at++;
-      value();
-    });
+    if (char === '{')
+      members('}', () => {
+        skipSpace();
+        if (text.charAt(at) !== '"') fail();
+        string();
+        skipSpace();
+        if (text.charAt(at) !== ':') fail();
+        at++;
+        value();
+      });
     else if (char === '[') members(']', value);
     else if (char === '"') string();
     else if (char === 't') word('true');

@@ -15,7 +15,7 @@ function toJsonSchema(schema: z.ZodType): JsonSchema {
       if (jsonSchema.minimum === Number.MIN_SAFE_INTEGER) delete jsonSchema.minimum;
       if (jsonSchema.maximum === Number.MAX_SAFE_INTEGER) delete jsonSchema.maximum;
     },
-  }) as JsonSchema;
+  });
 }
 
 /**

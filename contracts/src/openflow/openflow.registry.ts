@@ -16,7 +16,12 @@ export interface OpenFlowMeta {
 export const openFlowRegistry = z.registry<OpenFlowMeta>();
 
 /** Registers `schema` under `id` and returns it unchanged. */
-export function named<T extends z.ZodType>(id: string, description: string, schema: T, extra: OpenFlowMeta = {}): T {
+export function named<T extends z.ZodType>(
+  id: string,
+  description: string,
+  schema: T,
+  extra: OpenFlowMeta = {},
+): T {
   openFlowRegistry.add(schema, { id, description, ...extra });
   return schema;
 }

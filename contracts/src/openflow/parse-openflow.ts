@@ -71,7 +71,10 @@ export function parseOpenFlow(input: unknown, options: ParseOpenFlowOptions = {}
     return {
       ok: false,
       errors: [
-        { path: '(root)', message: `expected an OpenFlow document or a FlowValue object, got ${describeValue(data)}` },
+        {
+          path: '(root)',
+          message: `expected an OpenFlow document or a FlowValue object, got ${describeValue(data)}`,
+        },
       ],
     };
   const kind = kindOf(data);
@@ -81,7 +84,8 @@ export function parseOpenFlow(input: unknown, options: ParseOpenFlowOptions = {}
       errors: [
         {
           path: '(root)',
-          message: 'expected an OpenFlow document {summary, value} or a FlowValue {modules}; found neither value nor modules',
+          message:
+            'expected an OpenFlow document {summary, value} or a FlowValue {modules}; found neither value nor modules',
         },
       ],
     };
@@ -89,7 +93,10 @@ export function parseOpenFlow(input: unknown, options: ParseOpenFlowOptions = {}
     return validate(data, kind);
   } catch (error) {
     // Only a pathological input (nesting deep enough to exhaust the stack) gets here.
-    const reason = error instanceof RangeError ? 'the flow is nested too deeply to validate' : 'the flow could not be validated';
+    const reason =
+      error instanceof RangeError
+        ? 'the flow is nested too deeply to validate'
+        : 'the flow could not be validated';
     return { ok: false, kind, errors: [{ path: '(root)', message: reason }] };
   }
 }

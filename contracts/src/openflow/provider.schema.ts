@@ -20,7 +20,11 @@ export const AI_PROVIDER_KINDS = [
   'cloudflare',
 ] as const;
 
-export const AIProviderKindSchema = named('AIProviderKind', 'Supported AI provider types.', z.enum(AI_PROVIDER_KINDS));
+export const AIProviderKindSchema = named(
+  'AIProviderKind',
+  'Supported AI provider types.',
+  z.enum(AI_PROVIDER_KINDS),
+);
 
 export const ProviderConfigSchema = named(
   'ProviderConfig',

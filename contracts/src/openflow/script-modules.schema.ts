@@ -47,7 +47,7 @@ export const ScriptAssetSchema = named(
 
 export const RawScriptSchema = named(
   'RawScript',
-  "Inline script whose code lives in the flow; it receives its arguments from input_transforms.",
+  'Inline script whose code lives in the flow; it receives its arguments from input_transforms.',
   z.looseObject({
     input_transforms: InputTransformsSchema,
     content: z.string(),

@@ -15,7 +15,10 @@ function lineAndColumn(text: string, offset: number): { line: number; column: nu
 function syntaxError(format: SourceFormat, line: number, column: number, message: string): SourceTextResult {
   const sentence = message.charAt(0).toLowerCase() + message.slice(1);
   const where = `line ${line}, column ${column}`;
-  return { ok: false, error: { path: '(root)', message: `invalid ${format.toUpperCase()} at ${where}: ${sentence}` } };
+  return {
+    ok: false,
+    error: { path: '(root)', message: `invalid ${format.toUpperCase()} at ${where}: ${sentence}` },
+  };
 }
 
 function readJson(text: string): SourceTextResult {
@@ -36,7 +39,7 @@ function readYaml(text: string): SourceTextResult {
   const first = document.errors[0];
   if (first) {
     const position = first.linePos?.[0] ?? { line: 1, col: 1 };
-    const message = first.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
+    const message = first.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '');
     return syntaxError('yaml', position.line, position.col, message);
   }
   try {

@@ -51,11 +51,18 @@ export const agentStepRule: FlowRule = ({ modules }) => {
       continue;
     }
     if (!('provider' in inputs))
-      issues.push(issueAt([...inputsPath, 'provider'], 'required unless the step links an agent resource (agent)'));
+      issues.push(
+        issueAt([...inputsPath, 'provider'], 'required unless the step links an agent resource (agent)'),
+      );
     if ('user_message' in inputs) continue;
     if (staticValue(inputs.output_type) === 'image')
-      issues.push(issueAt([...inputsPath, 'user_message'], 'required: image output always needs a user message'));
-    else if (memoryIsOff(inputs.memory) === false || (memoryIsOff(inputs.memory) && !('previous_messages' in inputs)))
+      issues.push(
+        issueAt([...inputsPath, 'user_message'], 'required: image output always needs a user message'),
+      );
+    else if (
+      memoryIsOff(inputs.memory) === false ||
+      (memoryIsOff(inputs.memory) && !('previous_messages' in inputs))
+    )
       issues.push(
         issueAt(
           [...inputsPath, 'user_message'],

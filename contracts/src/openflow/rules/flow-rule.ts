@@ -38,7 +38,11 @@ function isUnset(value: unknown): boolean {
  * Checks the value of a static transform against what the input expects (a transform that
  * is an expression or AI-resolved is only known at run time).
  */
-export function checkStaticValue(transform: unknown, path: readonly PropertyKey[], schema: z.ZodType): FlowIssue[] {
+export function checkStaticValue(
+  transform: unknown,
+  path: readonly PropertyKey[],
+  schema: z.ZodType,
+): FlowIssue[] {
   if (!isRecord(transform) || transform.type !== 'static' || isUnset(transform.value)) return [];
   const result = schema.safeParse(transform.value, { error: humanIssueMessage });
   if (result.success) return [];

@@ -18,11 +18,16 @@ export const specialModulesRule: FlowRule = ({ modules }) => {
     const special = SPECIAL[role];
     if (!special) continue;
     if (typeof module.id === 'string' && module.id !== special.id)
-      issues.push(issueAt([...path, 'id'], `the ${special.name} must have id "${special.id}", got "${module.id}"`));
+      issues.push(
+        issueAt([...path, 'id'], `the ${special.name} must have id "${special.id}", got "${module.id}"`),
+      );
     const value = moduleValue(module);
     if (typeof value.type === 'string' && value.type !== 'script' && value.type !== 'rawscript')
       issues.push(
-        issueAt([...path, 'value', 'type'], `the ${special.name} must be a script or rawscript, got "${value.type}"`),
+        issueAt(
+          [...path, 'value', 'type'],
+          `the ${special.name} must be a script or rawscript, got "${value.type}"`,
+        ),
       );
     if (role === 'preprocessor' && isRecord(value.input_transforms)) {
       for (const [name, transform] of Object.entries(value.input_transforms)) {

@@ -1,6 +1,10 @@
 import { z } from 'zod';
 import { AiAgentInputValueSchemas } from '../ai-agent-inputs.schema.js';
-import { AI_DECISION_PROVIDER_KINDS, AiDecisionQuestionsSchema, AiDecisionStateSchema } from '../ai-decision.schema.js';
+import {
+  AI_DECISION_PROVIDER_KINDS,
+  AiDecisionQuestionsSchema,
+  AiDecisionStateSchema,
+} from '../ai-decision.schema.js';
 import { describeValue } from '../describe-value.js';
 import { isRecord } from '../flow-walk.js';
 import { type FlowIssue, type FlowRule, checkStaticValue, issueAt, moduleValue } from './flow-rule.js';

@@ -18,7 +18,11 @@ export const stopConditionsRule: FlowRule = ({ modules }) => {
       );
     for (const key of ['stop_after_if', 'stop_after_all_iters_if'] as const) {
       const condition = module[key];
-      if (isRecord(condition) && condition.skip_if_stopped === true && typeof condition.error_message === 'string')
+      if (
+        isRecord(condition) &&
+        condition.skip_if_stopped === true &&
+        typeof condition.error_message === 'string'
+      )
         issues.push(
           issueAt(
             [...path, key, 'error_message'],
