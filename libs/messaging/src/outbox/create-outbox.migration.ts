@@ -10,6 +10,7 @@ export class CreateOutbox1700000000000 implements MigrationInterface {
     await queryRunner.query(`
       CREATE TABLE ${table} (
         "id" uuid NOT NULL,
+        "seq" bigint GENERATED ALWAYS AS IDENTITY,
         "subject" text NOT NULL,
         "payload" jsonb NOT NULL,
         "headers" jsonb NOT NULL DEFAULT '{}'::jsonb,
@@ -19,9 +20,9 @@ export class CreateOutbox1700000000000 implements MigrationInterface {
         CONSTRAINT "PK_outbox_message" PRIMARY KEY ("id"),
         CONSTRAINT "UQ_outbox_message_msg_id" UNIQUE ("msg_id")
       )`);
-    // The relay only ever scans unpublished rows, oldest first.
+    // The relay only ever scans unpublished rows, in write order.
     await queryRunner.query(
-      `CREATE INDEX "IDX_outbox_message_unpublished" ON ${table} ("created_at") WHERE "published_at" IS NULL`,
+      `CREATE INDEX "IDX_outbox_message_unpublished" ON ${table} ("seq") WHERE "published_at" IS NULL`,
     );
   }
 

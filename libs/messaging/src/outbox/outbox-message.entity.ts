@@ -6,10 +6,17 @@ import { Column, Entity, Index, PrimaryColumn, Unique } from 'typeorm';
  */
 @Entity({ name: 'outbox_message' })
 @Unique('UQ_outbox_message_msg_id', ['msgId'])
-@Index('IDX_outbox_message_unpublished', ['createdAt'], { where: '"published_at" IS NULL' })
+@Index('IDX_outbox_message_unpublished', ['seq'], { where: '"published_at" IS NULL' })
 export class OutboxMessageEntity {
   @PrimaryColumn({ type: 'uuid' })
   id!: string;
+
+  /**
+   * Write order. Rows of one transaction share `created_at` (Postgres' now() is the transaction
+   * start), so this is what keeps "job started" ahead of "job completed".
+   */
+  @Column({ type: 'bigint', generated: 'identity', generatedIdentity: 'ALWAYS', insert: false, update: false })
+  seq!: string;
 
   /** Relative subject (the relay adds its deployment prefix). */
   @Column({ type: 'text' })
@@ -19,7 +26,7 @@ export class OutboxMessageEntity {
   payload!: unknown;
 
   /** Headers to publish with, including the trace context of the writing transaction. */
-  @Column({ type: 'jsonb', default: () => "'{}'::jsonb" })
+  @Column({ type: 'jsonb', default: {} })
   headers!: Record<string, string>;
 
   /** `Nats-Msg-Id`: JetStream drops a republish of the same id, so a relay crash cannot duplicate. */
