@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
+import type { OpenFlow } from './flow-value.schema.js';
 import { parseOpenFlow } from './parse-openflow.js';
 import { serializeOpenFlow } from './serialize-openflow.js';
 
-const document = {
+const document: OpenFlow = {
   summary: 'Greet',
   value: { modules: [{ id: 'a', value: { type: 'identity' } }] },
 };
