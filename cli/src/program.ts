@@ -1,8 +1,8 @@
 import { Command } from 'commander';
+import { registerFlowCommands } from './commands/flow.command.js';
 import { registerRoutesCommand } from './commands/routes.command.js';
 import { registerStartCommand } from './commands/start.command.js';
 import { registerStatusCommand } from './commands/status.command.js';
-// FLOW-COMMAND: add `import { registerFlowCommands } from './commands/flow.command.js';` once it lands.
 
 export function createProgram(version: string): Command {
   const program = new Command('flowmesh')
@@ -12,6 +12,6 @@ export function createProgram(version: string): Command {
   registerStartCommand(program);
   registerStatusCommand(program);
   registerRoutesCommand(program);
-  // FLOW-COMMAND: registerFlowCommands(program);
+  registerFlowCommands(program);
   return program;
 }

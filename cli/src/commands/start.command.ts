@@ -1,9 +1,9 @@
-import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { MESH_PROCESSES } from '@flowmesh/contracts';
 import { Option, type Command } from 'commander';
 import { readCliSettings } from '../cli.config.js';
+import { validateFlowFile } from '../flow/validate-flow-file.js';
 import { createLogFormatter } from '../mesh/log-line.formatter.js';
 import { LocalMeshError, startLocalMesh } from '../mesh/local-mesh.js';
 import { MeshStartError } from '../mesh/mesh-runner.js';
@@ -68,7 +68,7 @@ async function runStart(options: StartOptions): Promise<number> {
 
     const statuses = await queryMeshStatus({ natsUrl: settings.natsUrl, subjectPrefix: settings.subjectPrefix, timeoutMs: 2_000 });
     process.stdout.write(`\n${renderStatusTable(statuses)}\n\n`);
-    if (options.example) validateExample(say);
+    if (options.example) await validateExample(say);
     say(`mesh ready: ${local.entryUrl} (routes: flowmesh routes; health: flowmesh status); Ctrl-C to stop`);
 
     const outcome = await Promise.race([
@@ -103,12 +103,9 @@ async function runStart(options: StartOptions): Promise<number> {
   }
 }
 
-/** Shows that the flow tooling works on the example, when both the example and the command exist. */
-function validateExample(say: (message: string) => void): void {
-  const cliEntry = process.argv[1];
-  if (!existsSync(EXAMPLE_FLOW) || !cliEntry) return;
-  const result = spawnSync(process.execPath, [cliEntry, 'flow', 'validate', EXAMPLE_FLOW], { encoding: 'utf8' });
-  const output = `${result.stdout}${result.stderr}`.trim();
-  if (/unknown command/i.test(output)) return;
-  say(`flowmesh flow validate ${EXAMPLE_FLOW}: ${output || `exit code ${result.status}`}`);
+/** A first thing to try once the mesh is up: the example flow, checked against the spec. */
+async function validateExample(say: (message: string) => void): Promise<void> {
+  if (!existsSync(EXAMPLE_FLOW)) return;
+  const { lines } = await validateFlowFile(EXAMPLE_FLOW);
+  say(`flowmesh flow validate ${EXAMPLE_FLOW}: ${lines.join('; ')}`);
 }

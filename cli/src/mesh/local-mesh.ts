@@ -39,7 +39,7 @@ export async function startLocalMesh(options: LocalMeshOptions): Promise<LocalMe
   const ports = Object.fromEntries(processes.map((p) => [p.name, portOf(p, settings.env)]));
   const busy = await findBusyPorts(ports, settings.httpHost);
   if (busy.length > 0) {
-    nats?.signal('SIGTERM');
+    await stopNats(nats);
     throw new LocalMeshError(
       `port ${busy.map(([name, port]) => `${port} (${name})`).join(', ')} already in use; is a mesh already running? (flowmesh status)`,
     );
@@ -64,7 +64,7 @@ export async function startLocalMesh(options: LocalMeshOptions): Promise<LocalMe
       stopTimeoutMs: settings.shutdownTimeoutMs + 1_000,
     });
   } catch (error) {
-    await stopChild(nats);
+    await stopNats(nats);
     throw error;
   }
 
@@ -77,7 +77,7 @@ export async function startLocalMesh(options: LocalMeshOptions): Promise<LocalMe
     entry = await startEntryProxy({ host: settings.httpHost, port: settings.httpPort, upstreams });
   } catch (error) {
     await mesh.stop();
-    await stopChild(nats);
+    await stopNats(nats);
     throw new LocalMeshError(
       `cannot serve the entry point on ${settings.httpHost}:${settings.httpPort} (${error instanceof Error ? error.message : String(error)}); set FLOWMESH_HTTP_PORT`,
     );
@@ -89,7 +89,7 @@ export async function startLocalMesh(options: LocalMeshOptions): Promise<LocalMe
     stop: async () => {
       await entry.close();
       const reports = await mesh.stop();
-      await stopChild(nats);
+      await stopNats(nats);
       return reports;
     },
   };
@@ -131,9 +131,10 @@ async function findBusyPorts(ports: Record<string, number>, host: string): Promi
   return entries.filter((_, index) => taken[index]);
 }
 
-async function stopChild(child: MeshChild | undefined): Promise<void> {
+/** nats-server treats SIGINT as a clean stop (exit 0); SIGTERM makes it exit 1. */
+async function stopNats(child: MeshChild | undefined): Promise<void> {
   if (!child?.running) return;
-  child.signal('SIGTERM');
+  child.signal('SIGINT');
   await child.exited;
 }
 

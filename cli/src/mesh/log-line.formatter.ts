@@ -7,7 +7,7 @@
 const LEVELS: Record<string, string> = { 10: 'TRACE', 20: 'DEBUG', 30: 'INFO', 40: 'WARN', 50: 'ERROR', 60: 'FATAL' };
 
 // Fields every line carries; repeating them on each terminal line is noise.
-const HIDDEN = new Set(['level', 'time', 'msg', 'pid', 'hostname', 'service', 'version', 'role', 'context', 'trace_id', 'span_id', 'trace_flags']);
+const HIDDEN = new Set(['level', 'time', 'msg', 'pid', 'hostname', 'service', 'version', 'role', 'context', 'url', 'instanceId', 'trace_id', 'span_id', 'trace_flags']);
 
 const COLORS = ['36', '33', '35', '32', '34', '96', '93', '95'];
 const LEVEL_COLORS: Record<string, string> = { WARN: '33', ERROR: '31', FATAL: '31' };

@@ -6,3 +6,4 @@ export * from './mesh/free-port.js';
 export * from './mesh/ensure-built.js';
 export * from './wait/wait-for.js';
 export * from './service/start-test-service.js';
+export * from './mesh/run-cli.js';

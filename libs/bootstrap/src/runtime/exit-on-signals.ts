@@ -15,7 +15,8 @@ const SIGNALS = ['SIGTERM', 'SIGINT'] as const;
  * exit 0; if stopping takes longer than the timeout, it says so and exits 1. A second signal
  * while stopping changes nothing: the deadline already bounds the wait.
  */
-export function exitOnSignals(options: ExitOnSignalsOptions): void {
+/** Returns a function that removes the handlers again. */
+export function exitOnSignals(options: ExitOnSignalsOptions): () => void {
   const exit = options.exit ?? ((code: number) => process.exit(code));
   let stopping = false;
   const onSignal = (signal: NodeJS.Signals) => {
@@ -46,4 +47,7 @@ export function exitOnSignals(options: ExitOnSignalsOptions): void {
     );
   };
   for (const signal of SIGNALS) process.on(signal, onSignal);
+  return () => {
+    for (const signal of SIGNALS) process.off(signal, onSignal);
+  };
 }

@@ -1,6 +1,6 @@
 import { findMeshProcess, processPingContract } from '@flowmesh/contracts';
 import { MESH_CONNECTION, MeshTransport, type MeshConnection } from '@flowmesh/messaging';
-import { PinoNestLogger, type Logger } from '@flowmesh/telemetry';
+import type { Logger } from '@flowmesh/telemetry';
 import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
@@ -11,6 +11,7 @@ import { LifecycleHealthIndicator } from '../health/lifecycle.health-indicator.j
 import { serviceHeaderMiddleware } from '../http/service-header.middleware.js';
 import { ProcessIdentity } from './process-identity.js';
 import type { ServiceDefinition } from './service-definition.js';
+import { ServiceNestLogger } from './service-nest.logger.js';
 import { ServiceRuntimeModule } from './service-runtime.module.js';
 
 export interface StartServiceOptions<S extends OwnConfigSchema> {
@@ -55,7 +56,7 @@ export async function startService<S extends OwnConfigSchema>(
       rootModule: await moduleFactory(config, { logger }),
     }),
     // abortOnError off: a failed start reaches our caller as an error instead of an exit.
-    { logger: new PinoNestLogger(logger), abortOnError: false },
+    { logger: new ServiceNestLogger(logger), abortOnError: false },
   );
   app.disable('x-powered-by');
   app.use(serviceHeaderMiddleware(config.service));

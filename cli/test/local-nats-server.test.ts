@@ -1,0 +1,36 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { connectMesh } from '@flowmesh/messaging';
+import { freePort } from '@flowmesh/testing';
+import { describe, expect, it } from 'vitest';
+import { findNatsServerBinary, localNatsAddress, startLocalNatsServer } from '../src/mesh/local-nats-server.js';
+
+describe('starting a local nats-server for `flowmesh start`', () => {
+  it('only ever does it for a single loopback NATS URL', () => {
+    expect(localNatsAddress('nats://127.0.0.1:4222')).toEqual({ host: '127.0.0.1', port: 4222 });
+    expect(localNatsAddress('nats://localhost')).toEqual({ host: '127.0.0.1', port: 4222 });
+    expect(localNatsAddress('nats://nats.example.com:4222')).toBeUndefined();
+    expect(localNatsAddress('nats://127.0.0.1:4222,nats://127.0.0.1:4223')).toBeUndefined();
+    expect(localNatsAddress('nats://user:pw@127.0.0.1:4222')).toBeUndefined();
+  });
+
+  const binary = findNatsServerBinary();
+
+  it.skipIf(!binary)('starts one with JetStream on the given port, and it stops cleanly on SIGINT', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'flowmesh-nats-'));
+    const port = await freePort();
+    const server = await startLocalNatsServer({ binary: binary ?? '', host: '127.0.0.1', port, dataDir, onLine: () => {} });
+    try {
+      const conn = await connectMesh({ url: `nats://127.0.0.1:${port}`, name: 'test', prefix: 't' });
+      const account = await conn.jsm.getAccountInfo();
+      expect(account.limits).toBeDefined();
+      await conn.drain();
+    } finally {
+      server.signal('SIGINT');
+      const exit = await server.exited;
+      rmSync(dataDir, { recursive: true, force: true });
+      expect(exit).toEqual({ code: 0, signal: null });
+    }
+  });
+});
