@@ -46,7 +46,9 @@ describe('the whole mesh, each process on its own', () => {
     const running = mesh;
     mesh = undefined;
     const reports = await running?.stop();
-    expect(reports?.map((r) => [r.name, r.exit.code, r.killed])).toEqual(MESH_PROCESSES.map((p) => [p.name, 0, false]));
+    expect(reports?.map((r) => [r.name, r.exit.code, r.killed])).toEqual(
+      MESH_PROCESSES.map((p) => [p.name, 0, false]),
+    );
     for (const report of reports ?? []) expect(report.durationMs).toBeLessThan(SHUTDOWN_TIMEOUT_MS);
   });
 });

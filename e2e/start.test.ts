@@ -73,9 +73,14 @@ describe('flowmesh start (npm start)', () => {
     const mesh = await startCommand(env);
     await mesh.ready();
     const output = mesh.lines.join('\n');
-    for (const p of MESH_PROCESSES) expect(output).toMatch(new RegExp(`^${p.name}\\s+0\\.1\\.0\\s+up\\s`, 'm'));
-    expect(output).toMatch(/\[llm-gateway\]\s+\S+ INFO {2}ready: http:\/\/127\.0\.0\.1:\d+ \(llm-gateway 0\.1\.0\)/);
-    expect(output).toContain('flowmesh: flowmesh flow validate examples/hello-flow.yaml: valid OpenFlow "Hello, flowmesh"');
+    for (const p of MESH_PROCESSES)
+      expect(output).toMatch(new RegExp(`^${p.name}\\s+0\\.1\\.0\\s+up\\s`, 'm'));
+    expect(output).toMatch(
+      /\[llm-gateway\]\s+\S+ INFO {2}ready: http:\/\/127\.0\.0\.1:\d+ \(llm-gateway 0\.1\.0\)/,
+    );
+    expect(output).toContain(
+      'flowmesh: flowmesh flow validate examples/hello-flow.yaml: valid OpenFlow "Hello, flowmesh"',
+    );
 
     const entry = await fetch(`${mesh.entryUrl}/api/w/main/jobs`);
     expect(entry.headers.get('x-flowmesh-service')).toBe('flow-orchestrator');
@@ -99,7 +104,9 @@ describe('flowmesh start (npm start)', () => {
     process.kill(gateway?.pid ?? 0, 'SIGKILL');
     const exit = await mesh.child.exited;
     expect(exit.code).toBe(1);
-    expect(mesh.lines).toContain('flowmesh: llm-gateway stopped unexpectedly (killed by SIGKILL); stopping the mesh');
+    expect(mesh.lines).toContain(
+      'flowmesh: llm-gateway stopped unexpectedly (killed by SIGKILL); stopping the mesh',
+    );
     expect(children.filter((c) => alive(c.pid))).toEqual([]);
   }, 180_000);
 });

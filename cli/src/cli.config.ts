@@ -38,7 +38,9 @@ const schema = z.object({
 export class CliConfigError extends Error {}
 
 export function readCliSettings(env: NodeJS.ProcessEnv): CliSettings {
-  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
+  const present = Object.fromEntries(
+    Object.entries(env).filter(([, value]) => value !== undefined && value !== ''),
+  );
   const result = schema.safeParse(present);
   if (!result.success) {
     const problems = result.error.issues.map((issue) => `${String(issue.path[0])} ${issue.message}`);

@@ -12,7 +12,15 @@ async function upstream(name: string): Promise<{ url: string; server: Server }> 
     req.on('data', (chunk: string) => (body += chunk));
     req.on('end', () => {
       res.writeHead(200, { 'content-type': 'application/json', 'x-flowmesh-service': name });
-      res.end(JSON.stringify({ service: name, method: req.method, url: req.url, body, forwardedFor: req.headers['x-forwarded-for'] }));
+      res.end(
+        JSON.stringify({
+          service: name,
+          method: req.method,
+          url: req.url,
+          body,
+          forwardedFor: req.headers['x-forwarded-for'],
+        }),
+      );
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -62,7 +70,11 @@ describe('the HTTP entry point', () => {
       body: '{"model":"gpt"}',
     });
     expect(response.headers.get('x-flowmesh-service')).toBe('llm-gateway');
-    expect(await response.json()).toMatchObject({ service: 'llm-gateway', method: 'POST', body: '{"model":"gpt"}' });
+    expect(await response.json()).toMatchObject({
+      service: 'llm-gateway',
+      method: 'POST',
+      body: '{"model":"gpt"}',
+    });
   });
 
   it('answers its own /healthz', async () => {
@@ -75,13 +87,19 @@ describe('the HTTP entry point', () => {
     const response = await fetch(`${entry.url}/api/nothing-here`);
     expect(response.status).toBe(404);
     expect(response.headers.get('content-type')).toContain('application/json');
-    expect(await response.json()).toEqual({ code: 'NOT_FOUND', message: 'no service serves /api/nothing-here' });
+    expect(await response.json()).toEqual({
+      code: 'NOT_FOUND',
+      message: 'no service serves /api/nothing-here',
+    });
   });
 
   it('says which service is missing or down instead of hanging', async () => {
     const notRunning = await fetch(`${entry.url}/api/w/main/jobs`);
     expect(notRunning.status).toBe(503);
-    expect(await notRunning.json()).toEqual({ code: 'UNAVAILABLE', message: 'flow-orchestrator is not running' });
+    expect(await notRunning.json()).toEqual({
+      code: 'UNAVAILABLE',
+      message: 'flow-orchestrator is not running',
+    });
 
     const down = await fetch(`${entry.url}/api/w/main/memory/m1`);
     expect(down.status).toBe(502);

@@ -4,7 +4,11 @@ import { join } from 'node:path';
 import { connectMesh } from '@flowmesh/messaging';
 import { freePort } from '@flowmesh/testing';
 import { describe, expect, it } from 'vitest';
-import { findNatsServerBinary, localNatsAddress, startLocalNatsServer } from '../src/mesh/local-nats-server.js';
+import {
+  findNatsServerBinary,
+  localNatsAddress,
+  startLocalNatsServer,
+} from '../src/mesh/local-nats-server.js';
 
 describe('starting a local nats-server for `flowmesh start`', () => {
   it('only ever does it for a single loopback NATS URL', () => {
@@ -17,20 +21,29 @@ describe('starting a local nats-server for `flowmesh start`', () => {
 
   const binary = findNatsServerBinary();
 
-  it.skipIf(!binary)('starts one with JetStream on the given port, and it stops cleanly on SIGINT', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'flowmesh-nats-'));
-    const port = await freePort();
-    const server = await startLocalNatsServer({ binary: binary ?? '', host: '127.0.0.1', port, dataDir, onLine: () => {} });
-    try {
-      const conn = await connectMesh({ url: `nats://127.0.0.1:${port}`, name: 'test', prefix: 't' });
-      const account = await conn.jsm.getAccountInfo();
-      expect(account.limits).toBeDefined();
-      await conn.drain();
-    } finally {
-      server.signal('SIGINT');
-      const exit = await server.exited;
-      rmSync(dataDir, { recursive: true, force: true });
-      expect(exit).toEqual({ code: 0, signal: null });
-    }
-  });
+  it.skipIf(!binary)(
+    'starts one with JetStream on the given port, and it stops cleanly on SIGINT',
+    async () => {
+      const dataDir = mkdtempSync(join(tmpdir(), 'flowmesh-nats-'));
+      const port = await freePort();
+      const server = await startLocalNatsServer({
+        binary: binary ?? '',
+        host: '127.0.0.1',
+        port,
+        dataDir,
+        onLine: () => {},
+      });
+      try {
+        const conn = await connectMesh({ url: `nats://127.0.0.1:${port}`, name: 'test', prefix: 't' });
+        const account = await conn.jsm.getAccountInfo();
+        expect(account.limits).toBeDefined();
+        await conn.drain();
+      } finally {
+        server.signal('SIGINT');
+        const exit = await server.exited;
+        rmSync(dataDir, { recursive: true, force: true });
+        expect(exit).toEqual({ code: 0, signal: null });
+      }
+    },
+  );
 });

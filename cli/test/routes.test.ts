@@ -20,7 +20,9 @@ describe('flowmesh routes', () => {
   it('prints a values fragment the Helm chart reads', async () => {
     const result = await runFlowmesh(['routes', '--format', 'helm']);
     expect(result.code).toBe(0);
-    const values = parse(result.stdout) as { routes: Array<{ path: string; service: string; regex: string }> };
+    const values = parse(result.stdout) as {
+      routes: Array<{ path: string; service: string; regex: string }>;
+    };
     expect(values.routes).toHaveLength(HTTP_ROUTES.length);
     expect(values.routes).toContainEqual({ path: '/v1', service: 'llm-gateway', regex: '^/v1(/.*)?$' });
   });

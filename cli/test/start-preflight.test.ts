@@ -16,7 +16,9 @@ describe('flowmesh start, before anything starts', () => {
 
   it('says PostgreSQL is not reachable, and how to start it, without printing its password', async () => {
     const databaseUrl = `postgres://app:s3cret@127.0.0.1:${await freePort()}/flowmesh`;
-    const result = await runFlowmesh(['start'], { env: { NATS_URL: process.env.NATS_URL, DATABASE_URL: databaseUrl } });
+    const result = await runFlowmesh(['start'], {
+      env: { NATS_URL: process.env.NATS_URL, DATABASE_URL: databaseUrl },
+    });
     expect(result.code).toBe(1);
     expect(result.stderr).toBe(
       `flowmesh: PostgreSQL is not reachable at ${databaseUrl.replace('s3cret', '***')}; start it with ` +

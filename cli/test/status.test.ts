@@ -21,7 +21,9 @@ describe('flowmesh status', () => {
     expect(lines[0]).toMatch(/^PROCESS\s+VERSION\s+HEALTH\s+UPTIME\s+CHECKS$/);
     const row = (name: string) => lines.find((line) => line.startsWith(`${name} `));
     expect(row('llm-gateway')).toMatch(/^llm-gateway\s+0\.1\.0\s+up\s+\d+s\s+nats:up postgres:up$/);
-    expect(row('flow-orchestrator-worker')).toMatch(/^flow-orchestrator-worker\s+0\.1\.0\s+up\s+\d+s\s+nats:up postgres:up$/);
+    expect(row('flow-orchestrator-worker')).toMatch(
+      /^flow-orchestrator-worker\s+0\.1\.0\s+up\s+\d+s\s+nats:up postgres:up$/,
+    );
     expect(row('resource-registry')).toMatch(/^resource-registry\s+-\s+down\s+-\s+no answer$/);
   });
 
@@ -45,7 +47,10 @@ describe('flowmesh status', () => {
       version: '0.1.0',
       checks: { nats: 'up', postgres: 'up' },
     });
-    expect(rows.find((row) => row.name === 'flow-orchestrator')).toMatchObject({ health: 'down', error: 'no answer' });
+    expect(rows.find((row) => row.name === 'flow-orchestrator')).toMatchObject({
+      health: 'down',
+      error: 'no answer',
+    });
   });
 
   it('says in one line when NATS cannot be reached', async () => {

@@ -31,8 +31,17 @@ export function registerStartCommand(program: Command): void {
     .command('start')
     .description('start the whole mesh on this machine: six services, one worker, one HTTP entry point')
     .option('--no-start-nats', 'never start a local nats-server, even when none is running')
-    .addOption(new Option('--log-format <format>', 'how process logs are shown').choices(['pretty', 'json']).default('pretty'))
-    .option('--ready-timeout <ms>', 'how long the services may take to become ready', parsePositiveInt, 60_000)
+    .addOption(
+      new Option('--log-format <format>', 'how process logs are shown')
+        .choices(['pretty', 'json'])
+        .default('pretty'),
+    )
+    .option(
+      '--ready-timeout <ms>',
+      'how long the services may take to become ready',
+      parsePositiveInt,
+      60_000,
+    )
     .option('--no-example', 'skip validating examples/hello-flow.yaml after start-up')
     .action(async (options: StartOptions) => {
       process.exitCode = await runStart(options);
@@ -56,7 +65,9 @@ async function runStart(options: StartOptions): Promise<number> {
   for (const signal of STOP_SIGNALS) process.on(signal, onSignal);
 
   try {
-    say(`starting ${MESH_PROCESSES.length} processes against NATS ${settings.natsUrl} (prefix ${settings.subjectPrefix})`);
+    say(
+      `starting ${MESH_PROCESSES.length} processes against NATS ${settings.natsUrl} (prefix ${settings.subjectPrefix})`,
+    );
     const local = await startLocalMesh({
       settings,
       startNats: options.startNats,
@@ -66,7 +77,11 @@ async function runStart(options: StartOptions): Promise<number> {
       onNotice: say,
     });
 
-    const statuses = await queryMeshStatus({ natsUrl: settings.natsUrl, subjectPrefix: settings.subjectPrefix, timeoutMs: 2_000 });
+    const statuses = await queryMeshStatus({
+      natsUrl: settings.natsUrl,
+      subjectPrefix: settings.subjectPrefix,
+      timeoutMs: 2_000,
+    });
     process.stdout.write(`\n${renderStatusTable(statuses)}\n\n`);
     if (options.example) await validateExample(say);
     say(`mesh ready: ${local.entryUrl} (routes: flowmesh routes; health: flowmesh status); Ctrl-C to stop`);
@@ -76,14 +91,18 @@ async function runStart(options: StartOptions): Promise<number> {
       local.mesh.crashed.then((crash) => ({ kind: 'crash' as const, crash })),
     ]);
     if (outcome.kind === 'crash') {
-      say(`${outcome.crash.name} stopped unexpectedly (${describeExit(outcome.crash.exit)}); stopping the mesh`);
+      say(
+        `${outcome.crash.name} stopped unexpectedly (${describeExit(outcome.crash.exit)}); stopping the mesh`,
+      );
     } else {
       say(`${outcome.signal} received; stopping the mesh`);
     }
     const reports = await local.stop();
     const unclean = reports.filter((r) => r.killed || r.exit.code !== 0);
     for (const report of unclean) {
-      say(`${report.name} ${report.killed ? `did not stop in time and was killed` : `exited with ${describeExit(report.exit)}`}`);
+      say(
+        `${report.name} ${report.killed ? `did not stop in time and was killed` : `exited with ${describeExit(report.exit)}`}`,
+      );
     }
     if (outcome.kind === 'crash' || unclean.length > 0) return 1;
     say('stopped');

@@ -18,7 +18,9 @@ interface StatusOptions {
 export function registerStatusCommand(program: Command): void {
   program
     .command('status')
-    .description('list each service of the mesh (and the worker) with its version and health, asked over NATS')
+    .description(
+      'list each service of the mesh (and the worker) with its version and health, asked over NATS',
+    )
     .option('--json', 'print JSON instead of a table')
     .option('--timeout <ms>', 'how long to wait for each answer', parsePositiveInt, 2_000)
     .option('--nats-url <url>', 'NATS server (default: $NATS_URL or nats://127.0.0.1:4222)')
@@ -30,7 +32,9 @@ export function registerStatusCommand(program: Command): void {
         subjectPrefix: options.prefix ?? settings.subjectPrefix,
         timeoutMs: options.timeout,
       });
-      process.stdout.write(options.json ? `${JSON.stringify(rows, null, 2)}\n` : `${renderStatusTable(rows)}\n`);
+      process.stdout.write(
+        options.json ? `${JSON.stringify(rows, null, 2)}\n` : `${renderStatusTable(rows)}\n`,
+      );
       if (rows.some((row) => row.health !== 'up')) process.exitCode = 1;
     });
 }

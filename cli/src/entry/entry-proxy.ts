@@ -24,7 +24,8 @@ export interface EntryProxy {
 export async function startEntryProxy(options: EntryProxyOptions): Promise<EntryProxy> {
   const proxy = createProxyServer({ xfwd: true });
   proxy.on('error', (error, _req, res) => {
-    if (isServerResponse(res)) sendError(res, 502, { code: 'UNAVAILABLE', message: `upstream failed: ${error.message}` });
+    if (isServerResponse(res))
+      sendError(res, 502, { code: 'UNAVAILABLE', message: `upstream failed: ${error.message}` });
   });
 
   const server = createServer((req, res) => {
@@ -33,7 +34,8 @@ export async function startEntryProxy(options: EntryProxyOptions): Promise<Entry
     const route = matchHttpRoute(pathname);
     const target = route ? options.upstreams[route.service] : undefined;
     if (!route) return sendError(res, 404, { code: 'NOT_FOUND', message: `no service serves ${pathname}` });
-    if (!target) return sendError(res, 503, { code: 'UNAVAILABLE', message: `${route.service} is not running` });
+    if (!target)
+      return sendError(res, 503, { code: 'UNAVAILABLE', message: `${route.service} is not running` });
     proxy.web(req, res, { target });
   });
   server.on('upgrade', (req: IncomingMessage, socket, head: Buffer) => {

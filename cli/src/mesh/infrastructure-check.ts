@@ -25,7 +25,11 @@ export async function checkInfrastructure(
   timeoutMs = 1_500,
 ): Promise<UnreachableDependency[]> {
   const [nats, postgres] = await Promise.all([
-    anyReachable(targets.natsUrl.split(',').map((url) => url.trim()), 4222, timeoutMs),
+    anyReachable(
+      targets.natsUrl.split(',').map((url) => url.trim()),
+      4222,
+      timeoutMs,
+    ),
     anyReachable([targets.databaseUrl], 5432, timeoutMs),
   ]);
   const problems: UnreachableDependency[] = [];
@@ -44,7 +48,11 @@ export async function checkInfrastructure(
   return problems;
 }
 
-async function anyReachable(urls: readonly string[], defaultPort: number, timeoutMs: number): Promise<boolean> {
+async function anyReachable(
+  urls: readonly string[],
+  defaultPort: number,
+  timeoutMs: number,
+): Promise<boolean> {
   const results = await Promise.all(urls.map((url) => tcpReachable(url, defaultPort, timeoutMs)));
   return results.some(Boolean);
 }

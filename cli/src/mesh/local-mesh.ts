@@ -107,7 +107,9 @@ async function ensureInfrastructure(options: LocalMeshOptions): Promise<MeshChil
   const binary = findNatsServerBinary();
   if (!options.startNats || !address || !binary) throw new LocalMeshError(natsDown.message);
   const dataDir = join(options.workDir, '.flowmesh', 'nats');
-  options.onNotice(`NATS is not running at ${settings.natsUrl}; starting ${binary} (JetStream data in ${dataDir})`);
+  options.onNotice(
+    `NATS is not running at ${settings.natsUrl}; starting ${binary} (JetStream data in ${dataDir})`,
+  );
   try {
     return await startLocalNatsServer({
       binary,
@@ -116,7 +118,9 @@ async function ensureInfrastructure(options: LocalMeshOptions): Promise<MeshChil
       onLine: (line) => options.onLine('nats-server', line),
     });
   } catch (error) {
-    throw new LocalMeshError(`${error instanceof Error ? error.message : String(error)}; ${natsDown.message}`);
+    throw new LocalMeshError(
+      `${error instanceof Error ? error.message : String(error)}; ${natsDown.message}`,
+    );
   }
 }
 
@@ -127,7 +131,9 @@ function portOf(meshProcess: MeshProcess, env: NodeJS.ProcessEnv): number {
 
 async function findBusyPorts(ports: Record<string, number>, host: string): Promise<[string, number][]> {
   const entries = Object.entries(ports);
-  const taken = await Promise.all(entries.map(([, port]) => tcpReachable(`http://${host}:${port}`, port, 500)));
+  const taken = await Promise.all(
+    entries.map(([, port]) => tcpReachable(`http://${host}:${port}`, port, 500)),
+  );
   return entries.filter((_, index) => taken[index]);
 }
 
@@ -137,4 +143,3 @@ async function stopNats(child: MeshChild | undefined): Promise<void> {
   child.signal('SIGINT');
   await child.exited;
 }
-

@@ -8,7 +8,13 @@ const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
 
 /** `nats-server` on PATH, or Debian's `/usr/sbin/nats-server` (sbin is often not on a user's PATH). */
 export function findNatsServerBinary(pathVariable = process.env.PATH ?? ''): string | undefined {
-  const candidates = [...pathVariable.split(delimiter).filter(Boolean).map((dir) => join(dir, 'nats-server')), '/usr/sbin/nats-server'];
+  const candidates = [
+    ...pathVariable
+      .split(delimiter)
+      .filter(Boolean)
+      .map((dir) => join(dir, 'nats-server')),
+    '/usr/sbin/nats-server',
+  ];
   return candidates.find((candidate) => {
     try {
       accessSync(candidate, constants.X_OK);
@@ -25,7 +31,10 @@ export function localNatsAddress(natsUrl: string): { host: string; port: number 
   try {
     const url = new URL(natsUrl);
     if (url.protocol !== 'nats:' || !LOOPBACK.has(url.hostname) || url.username) return undefined;
-    return { host: url.hostname === 'localhost' ? '127.0.0.1' : url.hostname, port: Number(url.port || 4222) };
+    return {
+      host: url.hostname === 'localhost' ? '127.0.0.1' : url.hostname,
+      port: Number(url.port || 4222),
+    };
   } catch {
     return undefined;
   }

@@ -4,10 +4,32 @@
  * library printing to stdout) is shown as it came.
  */
 // pino's numeric levels, for lines from a logger that keeps them.
-const LEVELS: Record<string, string> = { 10: 'TRACE', 20: 'DEBUG', 30: 'INFO', 40: 'WARN', 50: 'ERROR', 60: 'FATAL' };
+const LEVELS: Record<string, string> = {
+  10: 'TRACE',
+  20: 'DEBUG',
+  30: 'INFO',
+  40: 'WARN',
+  50: 'ERROR',
+  60: 'FATAL',
+};
 
 // Fields every line carries; repeating them on each terminal line is noise.
-const HIDDEN = new Set(['level', 'time', 'msg', 'pid', 'hostname', 'service', 'version', 'role', 'context', 'url', 'instanceId', 'trace_id', 'span_id', 'trace_flags']);
+const HIDDEN = new Set([
+  'level',
+  'time',
+  'msg',
+  'pid',
+  'hostname',
+  'service',
+  'version',
+  'role',
+  'context',
+  'url',
+  'instanceId',
+  'trace_id',
+  'span_id',
+  'trace_flags',
+]);
 
 const COLORS = ['36', '33', '35', '32', '34', '96', '93', '95'];
 const LEVEL_COLORS: Record<string, string> = { WARN: '33', ERROR: '31', FATAL: '31' };
@@ -20,7 +42,8 @@ export interface LogFormatOptions {
 
 export function createLogFormatter(names: readonly string[], options: LogFormatOptions) {
   const width = Math.max(...names.map((name) => name.length));
-  const paint = (code: string | undefined, text: string) => (options.color && code ? `\u001b[${code}m${text}\u001b[0m` : text);
+  const paint = (code: string | undefined, text: string) =>
+    options.color && code ? `\u001b[${code}m${text}\u001b[0m` : text;
 
   return (name: string, line: string): string => {
     if (options.format === 'json') return line;
@@ -39,8 +62,11 @@ function prettyLine(line: string, paint: (code: string | undefined, text: string
     return line;
   }
   if (typeof record.msg !== 'string') return line;
-  const level = LEVELS[String(record.level)] ?? String(record.level ?? '').toUpperCase();
-  const time = typeof record.time === 'number' || typeof record.time === 'string' ? clockTime(record.time) : '';
+  const rawLevel =
+    typeof record.level === 'string' || typeof record.level === 'number' ? String(record.level) : '';
+  const level = LEVELS[rawLevel] ?? rawLevel.toUpperCase();
+  const time =
+    typeof record.time === 'number' || typeof record.time === 'string' ? clockTime(record.time) : '';
   const fields = Object.entries(record)
     .filter(([key]) => !HIDDEN.has(key))
     .map(([key, value]) => `${key}=${typeof value === 'string' ? value : JSON.stringify(value)}`);

@@ -94,10 +94,12 @@ export async function startMeshProcesses(options: MeshRunnerOptions): Promise<Ru
   try {
     await Promise.all(
       children.map(({ meshProcess, child, url }) =>
-        waitForReady(`${url}/readyz`, { timeoutMs: options.readyTimeoutMs, exited: child.exited }).catch((error: unknown) => {
-          const reason = error instanceof NotReadyError ? error.message : String(error);
-          throw new MeshStartError(meshProcess.name, reason, child.recentOutput());
-        }),
+        waitForReady(`${url}/readyz`, { timeoutMs: options.readyTimeoutMs, exited: child.exited }).catch(
+          (error: unknown) => {
+            const reason = error instanceof NotReadyError ? error.message : String(error);
+            throw new MeshStartError(meshProcess.name, reason, child.recentOutput());
+          },
+        ),
       ),
     );
   } catch (error) {

@@ -29,7 +29,9 @@ export function renderRoutes(format: RouteFormat, routes: readonly HttpRoute[] =
     case 'json':
       return JSON.stringify(rows, null, 2);
     case 'helm':
-      return stringify({ routes: rows.map(({ path, service, regex }) => ({ path, service, regex })) }).trimEnd();
+      return stringify({
+        routes: rows.map(({ path, service, regex }) => ({ path, service, regex })),
+      }).trimEnd();
     case 'text':
       return renderTable(
         ['PATH', 'SERVICE', 'PORT'],

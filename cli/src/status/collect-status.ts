@@ -44,7 +44,9 @@ export async function collectStatus(
 
 function describeFailure(error: unknown): string {
   if (error instanceof MeshError) {
-    return error.code === 'TIMEOUT' || error.code === 'UNAVAILABLE' ? 'no answer' : `${error.code}: ${error.message}`;
+    return error.code === 'TIMEOUT' || error.code === 'UNAVAILABLE'
+      ? 'no answer'
+      : `${error.code}: ${error.message}`;
   }
   return error instanceof Error ? error.message : String(error);
 }

@@ -18,7 +18,9 @@ export function renderStatusTable(rows: readonly ProcessStatus[]): string {
 }
 
 export function renderTable(header: readonly string[], body: readonly (readonly string[])[]): string {
-  const widths = header.map((title, column) => Math.max(title.length, ...body.map((row) => (row[column] ?? '').length)));
+  const widths = header.map((title, column) =>
+    Math.max(title.length, ...body.map((row) => (row[column] ?? '').length)),
+  );
   const line = (cells: readonly string[]) =>
     cells
       .map((cell, column) => (column === cells.length - 1 ? cell : cell.padEnd(widths[column] ?? 0)))

@@ -33,7 +33,14 @@ export const MESH_PROCESSES: readonly MeshProcess[] = [
   ...SERVICE_NAMES.flatMap((service) => {
     const worker = WORKER_ROLES[service];
     return worker
-      ? [{ name: `${service}-worker`, service, role: 'worker' as const, defaultHttpPort: worker.defaultHttpPort }]
+      ? [
+          {
+            name: `${service}-worker`,
+            service,
+            role: 'worker' as const,
+            defaultHttpPort: worker.defaultHttpPort,
+          },
+        ]
       : [];
   }),
 ];

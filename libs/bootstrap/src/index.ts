@@ -7,8 +7,18 @@ export { packageVersion } from './runtime/package-version.js';
 export { exitOnSignals, type ExitOnSignalsOptions } from './runtime/exit-on-signals.js';
 export { ConfigError, type ConfigProblem } from './config/config.error.js';
 export { checkConfig, loadConfig, type ConfigResult, type Env } from './config/load-config.js';
-export { emptyConfigSchema, loadServiceConfig, type OwnConfigSchema, type ServiceConfig } from './config/service-config.js';
-export { CONFIG_DEFAULTS, LOG_LEVELS, type CommonConfig, type LogLevel } from './config/common-config.schema.js';
+export {
+  emptyConfigSchema,
+  loadServiceConfig,
+  type OwnConfigSchema,
+  type ServiceConfig,
+} from './config/service-config.js';
+export {
+  CONFIG_DEFAULTS,
+  LOG_LEVELS,
+  type CommonConfig,
+  type LogLevel,
+} from './config/common-config.schema.js';
 export { SERVICE_CONFIG } from './config/service-config.token.js';
 export * as settings from './config/setting.schemas.js';
 export { SERVICE_HEADER } from './http/service-header.middleware.js';

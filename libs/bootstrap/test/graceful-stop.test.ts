@@ -27,7 +27,9 @@ describe('stopping a service with a request in flight', () => {
 
     // New requests find nobody answering while the in-flight one still runs.
     await expectEventually(async () => {
-      const error = await service.client.request(pingContract('llm-gateway'), {}, { timeoutMs: 300 }).catch((e: unknown) => e);
+      const error = await service.client
+        .request(pingContract('llm-gateway'), {}, { timeoutMs: 300 })
+        .catch((e: unknown) => e);
       expect(error).toBeInstanceOf(MeshError);
     });
     expect(stopped).toBe(false);

@@ -1,5 +1,12 @@
 import { MeshChild, type ExitInfo } from '@flowmesh/cli';
-import { ensureBuilt, freePort, removeTestStreams, testSubjectPrefix, waitFor, withTestDatabase } from '@flowmesh/testing';
+import {
+  ensureBuilt,
+  freePort,
+  removeTestStreams,
+  testSubjectPrefix,
+  waitFor,
+  withTestDatabase,
+} from '@flowmesh/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fileURLToPath } from 'node:url';
 
@@ -22,7 +29,10 @@ function startGateway(env: Record<string, string>): MeshChild {
 async function exitWithin(child: MeshChild, ms: number): Promise<ExitInfo & { elapsedMs: number }> {
   const started = Date.now();
   const timeout = new Promise<never>((_, reject) =>
-    setTimeout(() => reject(new Error(`still running after ${ms} ms:\n${child.recentOutput().join('\n')}`)), ms),
+    setTimeout(
+      () => reject(new Error(`still running after ${ms} ms:\n${child.recentOutput().join('\n')}`)),
+      ms,
+    ),
   );
   const exit = await Promise.race([child.exited, timeout]);
   return { ...exit, elapsedMs: Date.now() - started };
@@ -106,6 +116,8 @@ describe('a service process', () => {
     child.signal('SIGTERM');
     const exit = await exitWithin(child, 5_000);
     expect(exit.code).toBe(1);
-    expect(messages(child)).toContain('shutdown did not finish within 1 ms (FLOWMESH_SHUTDOWN_TIMEOUT_MS); forcing exit');
+    expect(messages(child)).toContain(
+      'shutdown did not finish within 1 ms (FLOWMESH_SHUTDOWN_TIMEOUT_MS); forcing exit',
+    );
   });
 });

@@ -7,5 +7,6 @@ export const agentRuntimeDefinition: ServiceDefinition<typeof agentRuntimeConfig
   version: packageVersion(import.meta.url),
   configSchema: agentRuntimeConfigSchema,
   // Imported on demand, so the module's dependencies load after telemetry has started.
-  rootModule: async (config, { logger }) => (await import('./agent-runtime.module.js')).AgentRuntimeModule.forRoot(config, logger),
+  rootModule: async (config, { logger }) =>
+    (await import('./agent-runtime.module.js')).AgentRuntimeModule.forRoot(config, logger),
 };

@@ -15,7 +15,11 @@ export class AgentRuntimeModule {
     return {
       module: AgentRuntimeModule,
       imports: [
-        MessagingModule.forRoot({ url: config.nats.url, name: config.processName, prefix: config.subjectPrefix }),
+        MessagingModule.forRoot({
+          url: config.nats.url,
+          name: config.processName,
+          prefix: config.subjectPrefix,
+        }),
         PersistenceModule.forRoot({
           databaseUrl: config.database.url,
           schema: AGENT_RUNTIME_SCHEMA,

@@ -7,5 +7,6 @@ export const dependencyLockerDefinition: ServiceDefinition<typeof dependencyLock
   version: packageVersion(import.meta.url),
   configSchema: dependencyLockerConfigSchema,
   // Imported on demand, so the module's dependencies load after telemetry has started.
-  rootModule: async (config, { logger }) => (await import('./dependency-locker.module.js')).DependencyLockerModule.forRoot(config, logger),
+  rootModule: async (config, { logger }) =>
+    (await import('./dependency-locker.module.js')).DependencyLockerModule.forRoot(config, logger),
 };

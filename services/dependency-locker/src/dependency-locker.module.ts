@@ -15,7 +15,11 @@ export class DependencyLockerModule {
     return {
       module: DependencyLockerModule,
       imports: [
-        MessagingModule.forRoot({ url: config.nats.url, name: config.processName, prefix: config.subjectPrefix }),
+        MessagingModule.forRoot({
+          url: config.nats.url,
+          name: config.processName,
+          prefix: config.subjectPrefix,
+        }),
         PersistenceModule.forRoot({
           databaseUrl: config.database.url,
           schema: DEPENDENCY_LOCKER_SCHEMA,

@@ -12,7 +12,10 @@ export const flowOrchestratorConfigSchema = z
     /** Worker tags a worker takes jobs for (`tag` in OpenFlow routes work), comma-separated. */
     FLOWMESH_WORKER_TAGS: settings
       .list()
-      .refine((tags) => tags.every((tag) => TAG.test(tag)), "must be tags of lowercase letters, digits, '-' or '_'")
+      .refine(
+        (tags) => tags.every((tag) => TAG.test(tag)),
+        "must be tags of lowercase letters, digits, '-' or '_'",
+      )
       .default(['default']),
   })
   .transform((env) => ({ workerTags: env.FLOWMESH_WORKER_TAGS }));

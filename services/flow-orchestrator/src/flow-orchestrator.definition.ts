@@ -7,7 +7,8 @@ export const flowOrchestratorDefinition: ServiceDefinition<typeof flowOrchestrat
   version: packageVersion(import.meta.url),
   configSchema: flowOrchestratorConfigSchema,
   // Imported on demand, so the module's dependencies load after telemetry has started.
-  rootModule: async (config, { logger }) => (await import('./flow-orchestrator.module.js')).FlowOrchestratorModule.forRoot(config, logger),
+  rootModule: async (config, { logger }) =>
+    (await import('./flow-orchestrator.module.js')).FlowOrchestratorModule.forRoot(config, logger),
   // Same image, FLOWMESH_ROLE=worker: takes jobs from the work stream, scaled on its own.
   workerModule: async (config, { logger }) =>
     (await import('./worker/orchestrator-worker.module.js')).OrchestratorWorkerModule.forRoot(config, logger),

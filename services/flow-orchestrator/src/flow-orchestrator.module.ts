@@ -18,7 +18,11 @@ export class FlowOrchestratorModule {
     return {
       module: FlowOrchestratorModule,
       imports: [
-        MessagingModule.forRoot({ url: config.nats.url, name: config.processName, prefix: config.subjectPrefix }),
+        MessagingModule.forRoot({
+          url: config.nats.url,
+          name: config.processName,
+          prefix: config.subjectPrefix,
+        }),
         PersistenceModule.forRoot({
           databaseUrl: config.database.url,
           schema: FLOW_ORCHESTRATOR_SCHEMA,

@@ -36,7 +36,10 @@ describe('flow-orchestrator', () => {
   it('is ready over HTTP once NATS and Postgres answer, and names itself on every response', async () => {
     const ready = await fetch(`${service.url}/readyz`);
     expect(ready.status).toBe(200);
-    expect(await ready.json()).toMatchObject({ status: 'ok', info: { nats: { status: 'up' }, postgres: { status: 'up' } } });
+    expect(await ready.json()).toMatchObject({
+      status: 'ok',
+      info: { nats: { status: 'up' }, postgres: { status: 'up' } },
+    });
     const unknown = await fetch(`${service.url}/no-such-route`);
     expect(unknown.status).toBe(404);
     expect(unknown.headers.get('x-flowmesh-service')).toBe('flow-orchestrator');
@@ -45,7 +48,9 @@ describe('flow-orchestrator', () => {
   it('migrated its own schema, "orchestrator", and nothing else', async () => {
     const rows: Array<{ schema: string }> = await service.running.app
       .get(DataSource)
-      .query(`SELECT table_schema AS "schema" FROM information_schema.tables WHERE table_name = 'outbox_message'`);
+      .query(
+        `SELECT table_schema AS "schema" FROM information_schema.tables WHERE table_name = 'outbox_message'`,
+      );
     expect(rows.map((row) => row.schema)).toEqual(['orchestrator']);
   });
 });
@@ -66,10 +71,13 @@ describe('flow-orchestrator worker role', () => {
 
   it('answers a ping of its own, so status lists it as its own process', async () => {
     const reply = await worker.client.request(workerPingContract('flow-orchestrator'), {});
-    expect(reply).toMatchObject({ service: 'flow-orchestrator-worker', checks: { nats: 'up', postgres: 'up' } });
-    await expect(worker.client.request(pingContract('flow-orchestrator'), {}, { timeoutMs: 500 })).rejects.toBeInstanceOf(
-      MeshError,
-    );
+    expect(reply).toMatchObject({
+      service: 'flow-orchestrator-worker',
+      checks: { nats: 'up', postgres: 'up' },
+    });
+    await expect(
+      worker.client.request(pingContract('flow-orchestrator'), {}, { timeoutMs: 500 }),
+    ).rejects.toBeInstanceOf(MeshError);
   });
 
   it('takes jobs of each of its tags and, unable to run them yet, dead-letters them with the reason', async () => {

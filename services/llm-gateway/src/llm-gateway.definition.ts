@@ -7,5 +7,6 @@ export const llmGatewayDefinition: ServiceDefinition<typeof llmGatewayConfigSche
   version: packageVersion(import.meta.url),
   configSchema: llmGatewayConfigSchema,
   // Imported on demand, so the module's dependencies load after telemetry has started.
-  rootModule: async (config, { logger }) => (await import('./llm-gateway.module.js')).LlmGatewayModule.forRoot(config, logger),
+  rootModule: async (config, { logger }) =>
+    (await import('./llm-gateway.module.js')).LlmGatewayModule.forRoot(config, logger),
 };

@@ -15,7 +15,11 @@ export class LlmGatewayModule {
     return {
       module: LlmGatewayModule,
       imports: [
-        MessagingModule.forRoot({ url: config.nats.url, name: config.processName, prefix: config.subjectPrefix }),
+        MessagingModule.forRoot({
+          url: config.nats.url,
+          name: config.processName,
+          prefix: config.subjectPrefix,
+        }),
         PersistenceModule.forRoot({
           databaseUrl: config.database.url,
           schema: LLM_GATEWAY_SCHEMA,

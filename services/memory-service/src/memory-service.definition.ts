@@ -7,5 +7,6 @@ export const memoryServiceDefinition: ServiceDefinition<typeof memoryServiceConf
   version: packageVersion(import.meta.url),
   configSchema: memoryServiceConfigSchema,
   // Imported on demand, so the module's dependencies load after telemetry has started.
-  rootModule: async (config, { logger }) => (await import('./memory-service.module.js')).MemoryServiceModule.forRoot(config, logger),
+  rootModule: async (config, { logger }) =>
+    (await import('./memory-service.module.js')).MemoryServiceModule.forRoot(config, logger),
 };

@@ -15,7 +15,11 @@ export class MemoryServiceModule {
     return {
       module: MemoryServiceModule,
       imports: [
-        MessagingModule.forRoot({ url: config.nats.url, name: config.processName, prefix: config.subjectPrefix }),
+        MessagingModule.forRoot({
+          url: config.nats.url,
+          name: config.processName,
+          prefix: config.subjectPrefix,
+        }),
         PersistenceModule.forRoot({
           databaseUrl: config.database.url,
           schema: MEMORY_SERVICE_SCHEMA,

@@ -29,7 +29,10 @@ describe('memory-service', () => {
   it('is ready over HTTP once NATS and Postgres answer, and names itself on every response', async () => {
     const ready = await fetch(`${service.url}/readyz`);
     expect(ready.status).toBe(200);
-    expect(await ready.json()).toMatchObject({ status: 'ok', info: { nats: { status: 'up' }, postgres: { status: 'up' } } });
+    expect(await ready.json()).toMatchObject({
+      status: 'ok',
+      info: { nats: { status: 'up' }, postgres: { status: 'up' } },
+    });
     const unknown = await fetch(`${service.url}/no-such-route`);
     expect(unknown.status).toBe(404);
     expect(unknown.headers.get('x-flowmesh-service')).toBe('memory-service');
@@ -38,7 +41,9 @@ describe('memory-service', () => {
   it('migrated its own schema, "memory", and nothing else', async () => {
     const rows: Array<{ schema: string }> = await service.running.app
       .get(DataSource)
-      .query(`SELECT table_schema AS "schema" FROM information_schema.tables WHERE table_name = 'outbox_message'`);
+      .query(
+        `SELECT table_schema AS "schema" FROM information_schema.tables WHERE table_name = 'outbox_message'`,
+      );
     expect(rows.map((row) => row.schema)).toEqual(['memory']);
   });
 });

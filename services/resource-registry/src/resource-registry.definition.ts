@@ -7,5 +7,6 @@ export const resourceRegistryDefinition: ServiceDefinition<typeof resourceRegist
   version: packageVersion(import.meta.url),
   configSchema: resourceRegistryConfigSchema,
   // Imported on demand, so the module's dependencies load after telemetry has started.
-  rootModule: async (config, { logger }) => (await import('./resource-registry.module.js')).ResourceRegistryModule.forRoot(config, logger),
+  rootModule: async (config, { logger }) =>
+    (await import('./resource-registry.module.js')).ResourceRegistryModule.forRoot(config, logger),
 };

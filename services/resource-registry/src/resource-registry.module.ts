@@ -15,7 +15,11 @@ export class ResourceRegistryModule {
     return {
       module: ResourceRegistryModule,
       imports: [
-        MessagingModule.forRoot({ url: config.nats.url, name: config.processName, prefix: config.subjectPrefix }),
+        MessagingModule.forRoot({
+          url: config.nats.url,
+          name: config.processName,
+          prefix: config.subjectPrefix,
+        }),
         PersistenceModule.forRoot({
           databaseUrl: config.database.url,
           schema: RESOURCE_REGISTRY_SCHEMA,

@@ -48,9 +48,7 @@ export const commonSettingsSchema = z.object({
 /** The process's own port setting; it wins over `PORT`, so one env file can hold every port. */
 export function httpPortSchema(processName: string) {
   const setting = httpPortVariable(processName);
-  return z
-    .object({ [setting]: port().optional() })
-    .transform((env) => env[setting] as number | undefined);
+  return z.object({ [setting]: port().optional() }).transform((env) => env[setting]);
 }
 
 export function toCommonConfig(

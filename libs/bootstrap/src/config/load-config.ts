@@ -7,7 +7,9 @@ export type Env = Readonly<Record<string, string | undefined>>;
 /** An empty variable (`FOO=` in an env file) means "not set", so defaults apply. */
 function withoutEmpty(env: Env): Record<string, string> {
   return Object.fromEntries(
-    Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined && entry[1] !== ''),
+    Object.entries(env).filter(
+      (entry): entry is [string, string] => entry[1] !== undefined && entry[1] !== '',
+    ),
   );
 }
 

@@ -53,7 +53,10 @@ describe('loadServiceConfig', () => {
   });
 
   it('prefers the service port setting over PORT', () => {
-    const config = loadServiceConfig('llm-gateway', emptyConfigSchema, { PORT: '9000', LLM_GATEWAY_HTTP_PORT: '0' });
+    const config = loadServiceConfig('llm-gateway', emptyConfigSchema, {
+      PORT: '9000',
+      LLM_GATEWAY_HTTP_PORT: '0',
+    });
     expect(config.http.port).toBe(0);
   });
 
@@ -62,19 +65,28 @@ describe('loadServiceConfig', () => {
       FLOWMESH_ROLE: 'worker',
       FLOW_ORCHESTRATOR_WORKER_HTTP_PORT: '8999',
     });
-    expect(config).toMatchObject({ role: 'worker', processName: 'flow-orchestrator-worker', http: { port: 8999 } });
+    expect(config).toMatchObject({
+      role: 'worker',
+      processName: 'flow-orchestrator-worker',
+      http: { port: 8999 },
+    });
   });
 
   it('merges the service schema into the typed config', () => {
     const own = z.object({ FLOWMESH_WORKER_TAGS: list().default(['default']) }).transform((env) => ({
       workerTags: env.FLOWMESH_WORKER_TAGS,
     }));
-    expect(loadServiceConfig('flow-orchestrator', own, { FLOWMESH_WORKER_TAGS: 'a, b' }).workerTags).toEqual(['a', 'b']);
+    expect(loadServiceConfig('flow-orchestrator', own, { FLOWMESH_WORKER_TAGS: 'a, b' }).workerTags).toEqual([
+      'a',
+      'b',
+    ]);
     expect(loadServiceConfig('flow-orchestrator', own, {}).workerTags).toEqual(['default']);
   });
 
   it('names the setting and what is wrong in one line', () => {
-    expect(problemLine(() => loadServiceConfig('llm-gateway', emptyConfigSchema, { NATS_URL: 'http://x' }))).toBe(
+    expect(
+      problemLine(() => loadServiceConfig('llm-gateway', emptyConfigSchema, { NATS_URL: 'http://x' })),
+    ).toBe(
       'flowmesh llm-gateway: invalid configuration: NATS_URL must be a nats:// URL (or a comma-separated list of them) (got "http://x")',
     );
   });
@@ -82,17 +94,25 @@ describe('loadServiceConfig', () => {
   it('lists every problem, the service own settings included, on the same line', () => {
     const own = z.object({ GATEWAY_KEY_FILE: z.string({ error: () => 'is required' }) });
     const line = problemLine(() =>
-      loadServiceConfig('llm-gateway', own, { LLM_GATEWAY_HTTP_PORT: '70000', LOG_LEVEL: 'loud', FLOWMESH_SHUTDOWN_TIMEOUT_MS: '0' }),
+      loadServiceConfig('llm-gateway', own, {
+        LLM_GATEWAY_HTTP_PORT: '70000',
+        LOG_LEVEL: 'loud',
+        FLOWMESH_SHUTDOWN_TIMEOUT_MS: '0',
+      }),
     );
     expect(line.split('\n')).toHaveLength(1);
-    expect(line).toContain('LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got "loud")');
+    expect(line).toContain(
+      'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got "loud")',
+    );
     expect(line).toContain('FLOWMESH_SHUTDOWN_TIMEOUT_MS must be a positive whole number (got "0")');
     expect(line).toContain('LLM_GATEWAY_HTTP_PORT must be a port number (0-65535) (got "70000")');
     expect(line).toContain('GATEWAY_KEY_FILE is required');
   });
 
   it('refuses a role the service does not have', () => {
-    expect(problemLine(() => loadServiceConfig('llm-gateway', emptyConfigSchema, { FLOWMESH_ROLE: 'worker' }))).toBe(
+    expect(
+      problemLine(() => loadServiceConfig('llm-gateway', emptyConfigSchema, { FLOWMESH_ROLE: 'worker' })),
+    ).toBe(
       'flowmesh llm-gateway: invalid configuration: FLOWMESH_ROLE must be one of service (got "worker")',
     );
   });
@@ -100,7 +120,10 @@ describe('loadServiceConfig', () => {
   it('never echoes a password or a secret', () => {
     const own = z.object({ FLOWMESH_ADMIN_TOKEN: z.string().min(32, 'must be at least 32 characters') });
     const line = problemLine(() =>
-      loadServiceConfig('llm-gateway', own, { DATABASE_URL: 'mysql://app:hunter2@db/x', FLOWMESH_ADMIN_TOKEN: 'short' }),
+      loadServiceConfig('llm-gateway', own, {
+        DATABASE_URL: 'mysql://app:hunter2@db/x',
+        FLOWMESH_ADMIN_TOKEN: 'short',
+      }),
     );
     expect(line).toContain('DATABASE_URL must be a postgres:// URL (got "mysql://app:***@db/x")');
     expect(line).toContain('FLOWMESH_ADMIN_TOKEN must be at least 32 characters (got "<redacted>")');
@@ -109,8 +132,10 @@ describe('loadServiceConfig', () => {
   });
 
   it('rejects a subject prefix NATS cannot carry', () => {
-    expect(problemLine(() => loadServiceConfig('llm-gateway', emptyConfigSchema, { FLOWMESH_SUBJECT_PREFIX: 'a b' }))).toContain(
-      'FLOWMESH_SUBJECT_PREFIX must be tokens',
-    );
+    expect(
+      problemLine(() =>
+        loadServiceConfig('llm-gateway', emptyConfigSchema, { FLOWMESH_SUBJECT_PREFIX: 'a b' }),
+      ),
+    ).toContain('FLOWMESH_SUBJECT_PREFIX must be tokens');
   });
 });

@@ -1,6 +1,12 @@
 import { MESH_PROCESSES, type MeshProcess, type ProcessRole, type ServiceName } from '@flowmesh/contracts';
 import { z } from 'zod';
-import { commonSettingsSchema, httpPortSchema, roleSchema, toCommonConfig, type CommonConfig } from './common-config.schema.js';
+import {
+  commonSettingsSchema,
+  httpPortSchema,
+  roleSchema,
+  toCommonConfig,
+  type CommonConfig,
+} from './common-config.schema.js';
 import { ConfigError, type ConfigProblem } from './config.error.js';
 import { checkConfig, type ConfigResult, type Env } from './load-config.js';
 
@@ -25,7 +31,7 @@ export function loadServiceConfig<S extends OwnConfigSchema>(
   const roles = processes.map((p) => p.role) as [ProcessRole, ...ProcessRole[]];
   const role = checkConfig(roleSchema(roles), env);
   const process: MeshProcess =
-    processes.find((p) => role.ok && p.role === role.value.FLOWMESH_ROLE) ?? (processes[0] as MeshProcess);
+    processes.find((p) => role.ok && p.role === role.value.FLOWMESH_ROLE) ?? processes[0];
 
   const common = checkConfig(commonSettingsSchema, env);
   const ownPort = checkConfig(httpPortSchema(process.name), env);
@@ -39,5 +45,5 @@ export function loadServiceConfig<S extends OwnConfigSchema>(
   const otel = Object.fromEntries(
     Object.entries(env).filter((e): e is [string, string] => e[0].startsWith('OTEL_') && e[1] !== undefined),
   );
-  return { ...own.value, ...toCommonConfig(process, common.value, ownPort.value, otel) } as ServiceConfig<z.output<S>>;
+  return { ...own.value, ...toCommonConfig(process, common.value, ownPort.value, otel) };
 }

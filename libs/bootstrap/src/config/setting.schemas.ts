@@ -43,12 +43,19 @@ export const positiveInt = () =>
     .transform(Number);
 
 export const oneOf = <const T extends readonly [string, ...string[]]>(values: T) =>
-  z.enum(values, { error: (issue) => (issue.input === undefined ? 'is required' : `must be one of ${values.join(', ')}`) });
+  z.enum(values, {
+    error: (issue) => (issue.input === undefined ? 'is required' : `must be one of ${values.join(', ')}`),
+  });
 
 /** Comma-separated tokens, trimmed, empties dropped: `a, b` -> ['a', 'b']. */
 export const list = () =>
   text()
-    .transform((value) => value.split(',').map((item) => item.trim()).filter(Boolean))
+    .transform((value) =>
+      value
+        .split(',')
+        .map((item) => item.trim())
+        .filter(Boolean),
+    )
     .refine((items) => items.length > 0, 'must list at least one value');
 
 export const subjectPrefix = () =>

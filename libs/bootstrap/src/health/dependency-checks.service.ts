@@ -22,7 +22,8 @@ export class DependencyChecks {
     const results = await Promise.all(this.indicators().map((indicator) => indicator()));
     const states: Record<string, DependencyState> = {};
     for (const result of results) {
-      for (const [key, detail] of Object.entries(result)) states[key] = detail.status === 'up' ? 'up' : 'down';
+      for (const [key, detail] of Object.entries(result))
+        states[key] = detail.status === 'up' ? 'up' : 'down';
     }
     return states;
   }

@@ -14,7 +14,9 @@ export const EXIT_CONFIG = 78;
  * and exit 78 if wrong), start telemetry before Nest and the drivers load, start the service,
  * then stop it gracefully on SIGTERM/SIGINT within FLOWMESH_SHUTDOWN_TIMEOUT_MS.
  */
-export async function bootstrapService<S extends OwnConfigSchema>(definition: ServiceDefinition<S>): Promise<void> {
+export async function bootstrapService<S extends OwnConfigSchema>(
+  definition: ServiceDefinition<S>,
+): Promise<void> {
   let config;
   try {
     config = loadServiceConfig(definition.name, definition.configSchema, process.env);
@@ -26,15 +28,26 @@ export async function bootstrapService<S extends OwnConfigSchema>(definition: Se
 
   const meshProcessName = config.processName;
   const identity = new ProcessIdentity(config.service, meshProcessName, config.role, definition.version);
-  await startTelemetry({ serviceName: meshProcessName, serviceVersion: definition.version, instanceId: identity.instanceId });
-  const logger = createLogger({ service: meshProcessName, level: config.logLevel, bindings: { version: definition.version } });
+  await startTelemetry({
+    serviceName: meshProcessName,
+    serviceVersion: definition.version,
+    instanceId: identity.instanceId,
+  });
+  const logger = createLogger({
+    service: meshProcessName,
+    level: config.logLevel,
+    bindings: { version: definition.version },
+  });
   exitOnFatalErrors(logger);
 
   let running;
   try {
     running = await startService(definition, { config, logger, identity });
   } catch (error) {
-    logger.fatal({ err: error }, `could not start: ${error instanceof Error ? error.message : String(error)}`);
+    logger.fatal(
+      { err: error },
+      `could not start: ${error instanceof Error ? error.message : String(error)}`,
+    );
     await shutdownTelemetry();
     process.exit(1);
   }

@@ -22,7 +22,12 @@ describe('exitOnSignals', () => {
     const { logger, lines } = capturingLogger();
     let stops = 0;
     const exited = new Promise<number>((resolve) => {
-      dispose = exitOnSignals({ logger, timeoutMs: 5_000, stop: async () => void stops++, exit: resolve });
+      dispose = exitOnSignals({
+        logger,
+        timeoutMs: 5_000,
+        stop: () => Promise.resolve(void stops++),
+        exit: resolve,
+      });
     });
     process.emit('SIGTERM', 'SIGTERM');
     process.emit('SIGINT', 'SIGINT');
@@ -51,7 +56,12 @@ describe('exitOnSignals', () => {
   it('exits 1 when stopping fails', async () => {
     const { logger, lines } = capturingLogger();
     const exited = new Promise<number>((resolve) => {
-      dispose = exitOnSignals({ logger, timeoutMs: 5_000, stop: () => Promise.reject(new Error('boom')), exit: resolve });
+      dispose = exitOnSignals({
+        logger,
+        timeoutMs: 5_000,
+        stop: () => Promise.reject(new Error('boom')),
+        exit: resolve,
+      });
     });
     process.emit('SIGTERM', 'SIGTERM');
     expect(await exited).toBe(1);

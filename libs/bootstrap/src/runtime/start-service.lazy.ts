@@ -13,4 +13,3 @@ export async function startService<S extends OwnConfigSchema>(
   const { startService: start } = await import('./start-service.js');
   return start(definition, options);
 }
-

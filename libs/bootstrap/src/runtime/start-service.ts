@@ -46,7 +46,8 @@ export async function startService<S extends OwnConfigSchema>(
   const moduleFactory = config.role === 'worker' ? definition.workerModule : definition.rootModule;
   if (!meshProcess || !moduleFactory) throw new Error(`${config.service} has no ${config.role} role`);
   const identity =
-    options.identity ?? new ProcessIdentity(config.service, meshProcess.name, meshProcess.role, definition.version);
+    options.identity ??
+    new ProcessIdentity(config.service, meshProcess.name, meshProcess.role, definition.version);
 
   const app = await NestFactory.create<NestExpressApplication>(
     ServiceRuntimeModule.forRoot({
@@ -87,7 +88,7 @@ export async function startService<S extends OwnConfigSchema>(
       app.get(LifecycleHealthIndicator).markStopping();
       // The transport itself, not Nest's microservice wrapper: closing the wrapper on its own
       // would run every shutdown hook (closing Postgres) while requests are still in flight.
-      await Promise.all([transport.close(), closeHttpServer(app.getHttpServer() as Server)]);
+      await Promise.all([transport.close(), closeHttpServer(app.getHttpServer())]);
       await conn.drain();
       // Runs the remaining shutdown hooks: persistence closes Postgres here.
       await app.close();

@@ -34,7 +34,8 @@ export async function runFlowmesh(args: readonly string[], options: RunCliOption
     child.once('error', reject);
     child.once('close', (code, signal) => {
       clearTimeout(timer);
-      if (signal === 'SIGKILL') reject(new Error(`flowmesh ${args.join(' ')} ran longer than ${timeoutMs} ms:\n${stdout}${stderr}`));
+      if (signal === 'SIGKILL')
+        reject(new Error(`flowmesh ${args.join(' ')} ran longer than ${timeoutMs} ms:\n${stdout}${stderr}`));
       else resolve({ code, signal, stdout, stderr });
     });
   });

@@ -107,7 +107,9 @@ export async function startMesh(options: StartMeshOptions = {}): Promise<TestMes
       await cleanup();
       const unclean = reports.filter((r) => r.killed || r.exit.code !== 0);
       if (unclean.length > 0) {
-        const details = unclean.map((r) => `${r.name}: ${r.killed ? 'killed after the timeout' : describeExit(r.exit)}`);
+        const details = unclean.map(
+          (r) => `${r.name}: ${r.killed ? 'killed after the timeout' : describeExit(r.exit)}`,
+        );
         throw new Error(`mesh did not stop cleanly: ${details.join('; ')}`);
       }
       return reports;
@@ -119,13 +121,17 @@ function selectProcesses(names: readonly string[] | undefined): MeshProcess[] {
   if (!names) return [...MESH_PROCESSES];
   return names.map((name) => {
     const found = MESH_PROCESSES.find((p) => p.name === name);
-    if (!found) throw new Error(`unknown mesh process "${name}"; known: ${MESH_PROCESSES.map((p) => p.name).join(', ')}`);
+    if (!found)
+      throw new Error(
+        `unknown mesh process "${name}"; known: ${MESH_PROCESSES.map((p) => p.name).join(', ')}`,
+      );
     return found;
   });
 }
 
 function requiredEnv(name: string): string {
   const value = process.env[name];
-  if (!value) throw new Error(`${name} is not set; run tests through vitest with libs/testing/vitest.config.ts`);
+  if (!value)
+    throw new Error(`${name} is not set; run tests through vitest with libs/testing/vitest.config.ts`);
   return value;
 }

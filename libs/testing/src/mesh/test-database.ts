@@ -36,6 +36,7 @@ export function testSubjectPrefix(label = 't'): string {
 
 function requiredEnv(name: string): string {
   const value = process.env[name];
-  if (!value) throw new Error(`${name} is not set; run tests through vitest with libs/testing/vitest.config.ts`);
+  if (!value)
+    throw new Error(`${name} is not set; run tests through vitest with libs/testing/vitest.config.ts`);
   return value;
 }

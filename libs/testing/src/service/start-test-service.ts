@@ -81,6 +81,7 @@ export async function startTestService<S extends OwnConfigSchema>(
 
 function requiredEnv(name: string): string {
   const value = process.env[name];
-  if (!value) throw new Error(`${name} is not set; run tests through vitest with libs/testing/vitest.config.ts`);
+  if (!value)
+    throw new Error(`${name} is not set; run tests through vitest with libs/testing/vitest.config.ts`);
   return value;
 }

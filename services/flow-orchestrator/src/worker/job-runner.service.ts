@@ -10,10 +10,12 @@ import { Injectable, Logger } from '@nestjs/common';
 export class JobRunner {
   private readonly log = new Logger(JobRunner.name);
 
-  async run(job: RunJobWork): Promise<void> {
+  run(job: RunJobWork): Promise<void> {
     this.log.warn(`job ${job.jobId} (workspace ${job.workspace}): this worker cannot execute jobs yet`);
-    throw new MeshError('UNSUPPORTED', `job ${job.jobId}: this worker version cannot execute jobs yet`, {
-      jobId: job.jobId,
-    });
+    return Promise.reject(
+      new MeshError('UNSUPPORTED', `job ${job.jobId}: this worker version cannot execute jobs yet`, {
+        jobId: job.jobId,
+      }),
+    );
   }
 }
