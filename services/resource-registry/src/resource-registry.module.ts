@@ -4,6 +4,7 @@ import type { Logger } from '@flowmesh/telemetry';
 import { Module, type DynamicModule } from '@nestjs/common';
 import type { ResourceRegistryConfig } from './resource-registry.config.js';
 import { RESOURCE_REGISTRY_MIGRATIONS } from './migrations/index.js';
+import { IDENTITY_ENTITIES, IdentityModule } from './identity/identity.module.js';
 
 /** Postgres schema that holds resource-registry's tables; no other service reads it. */
 export const RESOURCE_REGISTRY_SCHEMA = 'registry';
@@ -23,10 +24,11 @@ export class ResourceRegistryModule {
         PersistenceModule.forRoot({
           databaseUrl: config.database.url,
           schema: RESOURCE_REGISTRY_SCHEMA,
-          entities: [],
+          entities: [...IDENTITY_ENTITIES],
           migrations: RESOURCE_REGISTRY_MIGRATIONS,
           logger: logger.child({ component: 'persistence' }),
         }),
+        IdentityModule.forRoot(config.identity, logger.child({ component: 'identity' })),
       ],
     };
   }

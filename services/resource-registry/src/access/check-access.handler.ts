@@ -1,0 +1,16 @@
+import { registryIdentityContract as contract } from '@flowmesh/contracts';
+import { HandleRequest } from '@flowmesh/messaging';
+import { Controller } from '@nestjs/common';
+import { Payload } from '@nestjs/microservices';
+import type { z } from 'zod';
+import { AccessService } from './access.service.js';
+
+@Controller()
+export class CheckAccessHandler {
+  constructor(private readonly access: AccessService) {}
+
+  @HandleRequest(contract.checkAccess)
+  check(@Payload() req: z.output<typeof contract.checkAccess.request>): Promise<{ allowed: boolean }> {
+    return this.access.check(req.actor.token, req.workspace, req.path, req.action, req.domain);
+  }
+}

@@ -1,0 +1,107 @@
+import { MeshError, type CallerIdentity } from '@flowmesh/contracts';
+import { Injectable } from '@nestjs/common';
+import { hashApiToken } from '../tokens/api-token-secret.util.js';
+import { JOB_TOKEN_PREFIX, JobTokenSigner, type JobTokenClaims } from '../tokens/job-token.signer.js';
+import { ALL_GROUP, type AccountIdentity, type Authenticated } from './authenticated.js';
+import { IdentityRepository, type StoredApiToken, type StoredMember } from './identity.repository.js';
+
+const INVALID = 'the token is invalid';
+
+/**
+ * Turns a token into an identity. A bad, expired or revoked token is UNAUTHENTICATED (the token is
+ * never echoed); a workspace that does not exist or that the account is not a member of is the
+ * same NOT_FOUND, so nobody learns which workspaces exist.
+ */
+@Injectable()
+export class AuthenticateService {
+  constructor(
+    private readonly identities: IdentityRepository,
+    private readonly jobTokens: JobTokenSigner,
+  ) {}
+
+  async authenticate(token: string, workspace: string, now = new Date()): Promise<Authenticated> {
+    if (token.startsWith(JOB_TOKEN_PREFIX)) return this.authenticateJob(token, workspace, now);
+    const stored = await this.validApiToken(token, now);
+    const member = await this.identities.findMemberByEmail(workspace, stored.email);
+    if (!member) throw workspaceNotFound(workspace);
+    const identity: CallerIdentity = {
+      workspace,
+      kind: 'user',
+      ...memberFields(member),
+      ...(stored.scopes === null ? {} : { scopes: stored.scopes }),
+    };
+    return { identity, expiresAt: stored.expiresAt };
+  }
+
+  async authenticateAccount(token: string, now = new Date()): Promise<AccountIdentity> {
+    if (token.startsWith(JOB_TOKEN_PREFIX)) {
+      throw new MeshError('UNAUTHENTICATED', 'a job token is valid only inside its workspace (/api/w/<workspace>/...)');
+    }
+    const stored = await this.validApiToken(token, now);
+    return { email: stored.email, isSuperAdmin: stored.isSuperAdmin, ...(stored.scopes === null ? {} : { scopes: stored.scopes }) };
+  }
+
+  private async validApiToken(token: string, now: Date): Promise<StoredApiToken> {
+    const stored = await this.identities.findApiToken(hashApiToken(token));
+    if (!stored) throw new MeshError('UNAUTHENTICATED', INVALID);
+    if (stored.revokedAt !== null) throw new MeshError('UNAUTHENTICATED', 'the token was revoked');
+    if (stored.expiresAt !== null && stored.expiresAt <= now) throw new MeshError('UNAUTHENTICATED', 'the token has expired');
+    return stored;
+  }
+
+  private async authenticateJob(token: string, workspace: string, now: Date): Promise<Authenticated> {
+    const claims = this.jobTokens.verify(token);
+    if (!claims) throw new MeshError('UNAUTHENTICATED', INVALID);
+    const expiresAt = new Date(claims.exp * 1000);
+    if (expiresAt <= now) throw new MeshError('UNAUTHENTICATED', 'the job token has expired');
+    if (claims.workspace !== workspace) {
+      throw new MeshError('UNAUTHENTICATED', `the job token is not valid in workspace "${workspace}"`);
+    }
+    const principal = await this.resolvePrincipal(workspace, claims.onBehalfOf);
+    if (!principal) {
+      throw new MeshError(
+        'UNAUTHENTICATED',
+        `the job token acts as ${claims.onBehalfOf}, who is no longer in workspace "${workspace}"`,
+      );
+    }
+    return { identity: jobIdentity(workspace, claims, principal), expiresAt };
+  }
+
+  /** The identity fields of `u/<user>`, `g/<group>` or an email in `workspace`, or undefined. */
+  async resolvePrincipal(workspace: string, onBehalfOf: string): Promise<PrincipalFields | undefined> {
+    if (onBehalfOf.startsWith('g/')) {
+      const group = onBehalfOf.slice(2);
+      if (!(await this.identities.groupExists(workspace, group))) return undefined;
+      return { username: onBehalfOf, email: '', isAdmin: false, groups: uniqueGroups([group]) };
+    }
+    const member = onBehalfOf.startsWith('u/')
+      ? await this.identities.findMemberByUsername(workspace, onBehalfOf.slice(2))
+      : await this.identities.findMemberByEmail(workspace, onBehalfOf);
+    return member ? memberFields(member) : undefined;
+  }
+}
+
+export type PrincipalFields = Pick<CallerIdentity, 'username' | 'email' | 'isAdmin' | 'groups'>;
+
+function memberFields(member: StoredMember): PrincipalFields {
+  return { username: member.username, email: member.email, isAdmin: member.isAdmin, groups: uniqueGroups(member.groups) };
+}
+
+function uniqueGroups(groups: readonly string[]): string[] {
+  return [...new Set([ALL_GROUP, ...groups])];
+}
+
+function jobIdentity(workspace: string, claims: JobTokenClaims, principal: PrincipalFields): CallerIdentity {
+  return {
+    workspace,
+    kind: 'job',
+    ...principal,
+    ...(claims.scopes === undefined ? {} : { scopes: claims.scopes }),
+    jobId: claims.jobId,
+    onBehalfOf: claims.onBehalfOf,
+  };
+}
+
+export function workspaceNotFound(workspace: string): MeshError {
+  return new MeshError('NOT_FOUND', `workspace "${workspace}" not found`, { workspace });
+}

@@ -1,0 +1,73 @@
+import { PersistenceModule } from '@flowmesh/persistence';
+import type { Logger } from '@flowmesh/telemetry';
+import { Global, Module, type DynamicModule } from '@nestjs/common';
+import { APP_FILTER } from '@nestjs/core';
+import { AccessService } from '../access/access.service.js';
+import { CheckAccessHandler } from '../access/check-access.handler.js';
+import { AuthenticateHandler } from '../auth/authenticate.handler.js';
+import { AuthenticateService } from '../auth/authenticate.service.js';
+import { BearerAuthGuard } from '../auth/bearer-auth.guard.js';
+import { IdentityRepository } from '../auth/identity.repository.js';
+import { FolderEntity } from '../folders/folder.entity.js';
+import { FolderRepository } from '../folders/folder.repository.js';
+import { GroupMemberEntity } from '../groups/group-member.entity.js';
+import { WorkspaceGroupEntity } from '../groups/workspace-group.entity.js';
+import { MeshErrorHttpFilter } from '../http/mesh-error-http.filter.js';
+import { ApiTokenEntity } from '../tokens/api-token.entity.js';
+import { IssueJobTokenHandler } from '../tokens/issue-job-token.handler.js';
+import { IssueJobTokenService } from '../tokens/issue-job-token.service.js';
+import { JobTokenSigner } from '../tokens/job-token.signer.js';
+import { AccountEntity } from '../users/account.entity.js';
+import { WorkspaceUserEntity } from '../users/workspace-user.entity.js';
+import { WorkspaceEntity } from '../workspaces/workspace.entity.js';
+import type { IdentityConfig } from './identity.config.js';
+import { IDENTITY_CONFIG, IDENTITY_LOGGER } from './identity.tokens.js';
+
+/** Entities of identities and permissions; the root module lists them in its data source. */
+export const IDENTITY_ENTITIES = [
+  AccountEntity,
+  WorkspaceEntity,
+  WorkspaceUserEntity,
+  WorkspaceGroupEntity,
+  GroupMemberEntity,
+  FolderEntity,
+  ApiTokenEntity,
+];
+
+/**
+ * Workspaces, users, groups, folders, tokens, and the access checks every other part of the
+ * registry calls: `AccessService`, `BearerAuthGuard`, `@CurrentIdentity()` are available everywhere.
+ */
+@Global()
+@Module({})
+export class IdentityModule {
+  static forRoot(config: IdentityConfig, logger: Logger): DynamicModule {
+    return {
+      module: IdentityModule,
+      imports: [PersistenceModule.forFeature(IDENTITY_ENTITIES)],
+      controllers: [AuthenticateHandler, CheckAccessHandler, IssueJobTokenHandler],
+      providers: [
+        { provide: IDENTITY_CONFIG, useValue: config },
+        { provide: IDENTITY_LOGGER, useValue: logger },
+        { provide: JobTokenSigner, useFactory: () => createJobTokenSigner(config, logger) },
+        { provide: APP_FILTER, useClass: MeshErrorHttpFilter },
+        IdentityRepository,
+        AuthenticateService,
+        FolderRepository,
+        AccessService,
+        BearerAuthGuard,
+        IssueJobTokenService,
+      ],
+      exports: [AccessService, AuthenticateService, BearerAuthGuard, FolderRepository],
+    };
+  }
+}
+
+function createJobTokenSigner(config: IdentityConfig, logger: Logger): JobTokenSigner {
+  if (config.jobTokenKey === undefined) {
+    logger.warn(
+      'FLOWMESH_JOB_TOKEN_KEY is not set: job tokens are signed with a key generated for this process, so another registry replica or a restart will refuse them (set it when running more than one replica; it is required with NODE_ENV=production)',
+    );
+  }
+  return new JobTokenSigner(config.jobTokenKey);
+}
