@@ -15,7 +15,7 @@ export type Workspace = z.infer<typeof WorkspaceSchema>;
 export const ListWorkspacesRequestSchema = z.object({ actor: ActorSchema }).strict();
 export const ListWorkspacesReplySchema = z.object({ workspaces: z.array(WorkspaceSchema) });
 export const CreateWorkspaceRequestSchema = z
-  .object({ actor: ActorSchema, id: WorkspaceIdSchema, name: z.string().min(1).max(200) })
+  .object({ actor: ActorSchema, id: WorkspaceIdSchema, name: z.string().min(1).max(200), username: UsernameSchema.optional() })
   .strict();
 
 export const UserSchema = z.object({

@@ -1,4 +1,12 @@
-import { MeshError, parseItemPath, type CallerIdentity, type ItemPath, type ScopeDomain } from '@flowmesh/contracts';
+import {
+  MeshError,
+  parseItemPath,
+  scopesAllow,
+  type CallerIdentity,
+  type ItemPath,
+  type ScopeAction,
+  type ScopeDomain,
+} from '@flowmesh/contracts';
 import { Injectable } from '@nestjs/common';
 import { AuthenticateService } from '../auth/authenticate.service.js';
 import { FolderRepository } from '../folders/folder.repository.js';
@@ -78,6 +86,21 @@ export class AccessService {
     const access = effectiveAccess(identity, parsed, path, folder, scope.domain);
     if (access === 'none' && parsed.kind === 'folder') throw folderNotFound(parsed.owner);
     if (access !== 'write') throw writeDenied(identity, path);
+  }
+
+  /**
+   * PERMISSION_DENIED unless the token's scopes allow `domain:action` (on `path`, when the
+   * operation has one). For operations that are not about one item (listing users, creating a group).
+   */
+  assertScope(identity: CallerIdentity, domain: ScopeDomain, action: ScopeAction, path?: string): void {
+    if (scopesAllow(identity.scopes, { domain, action, path })) return;
+    const what = path === undefined ? `${domain}:${action}` : `${domain}:${action} on "${path}"`;
+    throw new MeshError('PERMISSION_DENIED', `the token's scopes (${(identity.scopes ?? []).join(', ') || 'none'}) do not allow ${what}`);
+  }
+
+  /** PERMISSION_DENIED unless the identity is an admin of its workspace. */
+  assertAdmin(identity: CallerIdentity, what: string): void {
+    if (!identity.isAdmin) throw new MeshError('PERMISSION_DENIED', `only workspace admins may ${what}`);
   }
 
   /**

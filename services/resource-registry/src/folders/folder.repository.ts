@@ -33,7 +33,7 @@ export class FolderRepository {
       .orIgnore()
       .returning(['name'])
       .execute();
-    return result.raw.length > 0;
+    return (result.raw as unknown[]).length > 0;
   }
 
   async save(folder: FolderEntity): Promise<FolderEntity> {

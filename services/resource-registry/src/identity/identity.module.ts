@@ -20,6 +20,29 @@ import { JobTokenSigner } from '../tokens/job-token.signer.js';
 import { AccountEntity } from '../users/account.entity.js';
 import { WorkspaceUserEntity } from '../users/workspace-user.entity.js';
 import { WorkspaceEntity } from '../workspaces/workspace.entity.js';
+import { FolderPrincipalsValidator } from '../folders/folder-principals.validator.js';
+import { FoldersController } from '../folders/folders.controller.js';
+import { FoldersHandler } from '../folders/folders.handler.js';
+import { FoldersService } from '../folders/folders.service.js';
+import { GroupRepository } from '../groups/group.repository.js';
+import { GroupsController } from '../groups/groups.controller.js';
+import { GroupsHandler } from '../groups/groups.handler.js';
+import { GroupsService } from '../groups/groups.service.js';
+import { ApiTokenRepository } from '../tokens/api-token.repository.js';
+import { ApiTokensController } from '../tokens/api-tokens.controller.js';
+import { ApiTokensHandler } from '../tokens/api-tokens.handler.js';
+import { ApiTokensService } from '../tokens/api-tokens.service.js';
+import { UserRepository } from '../users/user.repository.js';
+import { UsersController } from '../users/users.controller.js';
+import { UsersHandler } from '../users/users.handler.js';
+import { UsersService } from '../users/users.service.js';
+import { WorkspaceRepository } from '../workspaces/workspace.repository.js';
+import { WorkspacesController } from '../workspaces/workspaces.controller.js';
+import { WorkspacesHandler } from '../workspaces/workspaces.handler.js';
+import { WorkspacesService } from '../workspaces/workspaces.service.js';
+import { AdminBootstrapOnStart, ADMIN_TOKEN_OUTPUT, stdoutAdminTokenOutput } from './admin-bootstrap.on-start.js';
+import { AdminBootstrapService } from './admin-bootstrap.service.js';
+import { AdminInitHandler } from './admin-init.handler.js';
 import type { IdentityConfig } from './identity.config.js';
 import { IDENTITY_CONFIG, IDENTITY_LOGGER } from './identity.tokens.js';
 
@@ -45,7 +68,22 @@ export class IdentityModule {
     return {
       module: IdentityModule,
       imports: [PersistenceModule.forFeature(IDENTITY_ENTITIES)],
-      controllers: [AuthenticateHandler, CheckAccessHandler, IssueJobTokenHandler],
+      controllers: [
+        AuthenticateHandler,
+        CheckAccessHandler,
+        IssueJobTokenHandler,
+        AdminInitHandler,
+        WorkspacesHandler,
+        WorkspacesController,
+        UsersHandler,
+        UsersController,
+        GroupsHandler,
+        GroupsController,
+        FoldersHandler,
+        FoldersController,
+        ApiTokensHandler,
+        ApiTokensController,
+      ],
       providers: [
         { provide: IDENTITY_CONFIG, useValue: config },
         { provide: IDENTITY_LOGGER, useValue: logger },
@@ -57,6 +95,19 @@ export class IdentityModule {
         AccessService,
         BearerAuthGuard,
         IssueJobTokenService,
+        { provide: ADMIN_TOKEN_OUTPUT, useValue: stdoutAdminTokenOutput },
+        AdminBootstrapService,
+        AdminBootstrapOnStart,
+        WorkspaceRepository,
+        WorkspacesService,
+        UserRepository,
+        UsersService,
+        GroupRepository,
+        GroupsService,
+        FolderPrincipalsValidator,
+        FoldersService,
+        ApiTokenRepository,
+        ApiTokensService,
       ],
       exports: [AccessService, AuthenticateService, BearerAuthGuard, FolderRepository],
     };

@@ -1,0 +1,69 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { GroupMemberEntity } from './group-member.entity.js';
+import { WorkspaceGroupEntity } from './workspace-group.entity.js';
+
+export interface GroupRow {
+  readonly name: string;
+  readonly summary: string | null;
+  readonly members: string[];
+  readonly createdAt: Date;
+}
+
+const GROUPS = `
+  SELECT g.name, g.summary, g.created_at AS "createdAt",
+         COALESCE(array_agg(m.username ORDER BY m.username) FILTER (WHERE m.username IS NOT NULL), '{}') AS "members"
+    FROM workspace_group g
+    LEFT JOIN group_member m ON m.workspace_id = g.workspace_id AND m.group_name = g.name`;
+
+@Injectable()
+export class GroupRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  async list(workspace: string): Promise<GroupRow[]> {
+    return this.dataSource.query(`${GROUPS} WHERE g.workspace_id = $1 GROUP BY g.workspace_id, g.name ORDER BY g.name`, [workspace]);
+  }
+
+  async find(workspace: string, name: string): Promise<GroupRow | undefined> {
+    const rows: GroupRow[] = await this.dataSource.query(
+      `${GROUPS} WHERE g.workspace_id = $1 AND g.name = $2 GROUP BY g.workspace_id, g.name`,
+      [workspace, name],
+    );
+    return rows[0];
+  }
+
+  /** False when a group of that name exists. */
+  async insert(workspace: string, name: string, summary: string | null): Promise<boolean> {
+    const result = await this.dataSource
+      .createQueryBuilder()
+      .insert()
+      .into(WorkspaceGroupEntity)
+      .values({ workspaceId: workspace, name, summary })
+      .orIgnore()
+      .returning(['name'])
+      .execute();
+    return (result.raw as unknown[]).length > 0;
+  }
+
+  async delete(workspace: string, name: string): Promise<void> {
+    await this.dataSource.getRepository(WorkspaceGroupEntity).delete({ workspaceId: workspace, name });
+  }
+
+  async addMember(workspace: string, group: string, username: string): Promise<void> {
+    await this.dataSource
+      .createQueryBuilder()
+      .insert()
+      .into(GroupMemberEntity)
+      .values({ workspaceId: workspace, groupName: group, username })
+      .orIgnore()
+      .execute();
+  }
+
+  async removeMember(workspace: string, group: string, username: string): Promise<void> {
+    await this.dataSource.getRepository(GroupMemberEntity).delete({ workspaceId: workspace, groupName: group, username });
+  }
+
+  async exists(workspace: string, name: string): Promise<boolean> {
+    return this.dataSource.getRepository(WorkspaceGroupEntity).existsBy({ workspaceId: workspace, name });
+  }
+}
