@@ -5,6 +5,7 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import type { ResourceRegistryConfig } from './resource-registry.config.js';
 import { RESOURCE_REGISTRY_MIGRATIONS } from './migrations/index.js';
 import { IDENTITY_ENTITIES, IdentityModule } from './identity/identity.module.js';
+import { ITEM_ENTITIES, ItemsModule } from './items/items.module.js';
 
 /** Postgres schema that holds resource-registry's tables; no other service reads it. */
 export const RESOURCE_REGISTRY_SCHEMA = 'registry';
@@ -24,11 +25,12 @@ export class ResourceRegistryModule {
         PersistenceModule.forRoot({
           databaseUrl: config.database.url,
           schema: RESOURCE_REGISTRY_SCHEMA,
-          entities: [...IDENTITY_ENTITIES],
+          entities: [...IDENTITY_ENTITIES, ...ITEM_ENTITIES],
           migrations: RESOURCE_REGISTRY_MIGRATIONS,
           logger: logger.child({ component: 'persistence' }),
         }),
         IdentityModule.forRoot(config.identity, logger.child({ component: 'identity' })),
+        ItemsModule.forRoot(config.items, logger.child({ component: 'items' })),
       ],
     };
   }

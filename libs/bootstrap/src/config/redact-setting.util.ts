@@ -1,4 +1,4 @@
-const SECRET_NAME = /(PASSWORD|SECRET|TOKEN|KEY|CREDENTIALS?)$/i;
+const SECRET_NAME = /(PASSWORD|SECRET|TOKEN|KEYS?|CREDENTIALS?)$/i;
 
 /**
  * A setting's value as it may appear in an error line: a secret is never echoed, and a URL

@@ -1,9 +1,14 @@
 import { CreateOutbox1700000000000 } from '@flowmesh/messaging';
 import { CreateIdentityTables1700000001000 } from '../identity/create-identity-tables.migration.js';
+import { CreateItemTables1700000002000 } from '../items/create-item-tables.migration.js';
 
 /**
  * Migrations of the `registry` schema, oldest first; TypeORM runs the pending ones at start,
  * under an advisory lock. The first is the outbox table from libs/messaging: a state change
  * and the message it causes commit together.
  */
-export const RESOURCE_REGISTRY_MIGRATIONS = [CreateOutbox1700000000000, CreateIdentityTables1700000001000];
+export const RESOURCE_REGISTRY_MIGRATIONS = [
+  CreateOutbox1700000000000,
+  CreateIdentityTables1700000001000,
+  CreateItemTables1700000002000,
+];

@@ -1,0 +1,46 @@
+import type { CallerIdentity } from '@flowmesh/contracts';
+import { Inject, Injectable } from '@nestjs/common';
+import type { ItemsConfig } from '../items/items.config.js';
+import { ITEMS_CONFIG } from '../items/items.tokens.js';
+import { ReadResourcesService } from '../resources/read-resources.service.js';
+import { ReadVariablesService } from '../variables/read-variables.service.js';
+import { Interpolator, type ReferenceReader } from './interpolator.js';
+
+/** One call resolves at most this many references, however they nest. */
+const MAX_REFERENCES = 1_000;
+
+/**
+ * `$var:`/`$res:` resolution as a given identity: every reference is read through the same
+ * access checks as a direct read, so interpolation never reveals more than the caller could
+ * fetch one item at a time.
+ */
+@Injectable()
+export class InterpolationService {
+  constructor(
+    private readonly resources: ReadResourcesService,
+    private readonly variables: ReadVariablesService,
+    @Inject(ITEMS_CONFIG) private readonly config: ItemsConfig,
+  ) {}
+
+  /** Every reference in `value` resolved. */
+  interpolate(identity: CallerIdentity, value: unknown): Promise<unknown> {
+    return this.interpolator(identity).resolve(value);
+  }
+
+  /** A resource's value resolved; an `ai_agent`'s tools stay as written (they resolve when a tool runs). */
+  async resourceValue(identity: CallerIdentity, path: string): Promise<unknown> {
+    const row = await this.resources.require(identity, path);
+    return this.interpolator(identity).resolveResource(row.path, row.resourceType, row.value);
+  }
+
+  private interpolator(identity: CallerIdentity): Interpolator {
+    const reader: ReferenceReader = {
+      readVariable: (path) => this.variables.getValue(identity, path),
+      readResource: async (path) => {
+        const row = await this.resources.require(identity, path);
+        return { resourceType: row.resourceType, value: row.value };
+      },
+    };
+    return new Interpolator(reader, { maxDepth: this.config.maxInterpolationDepth, maxReferences: MAX_REFERENCES });
+  }
+}

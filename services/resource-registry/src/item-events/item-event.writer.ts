@@ -1,0 +1,22 @@
+import { randomUUID } from 'node:crypto';
+import { ITEM_EVENTS, type ItemChangedEvent } from '@flowmesh/contracts';
+import { writeToOutbox } from '@flowmesh/messaging';
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+
+export type ItemEventInput = Omit<ItemChangedEvent, 'at'>;
+
+/**
+ * Records an item event in the outbox through the write's own transaction, so the event is
+ * published exactly when the change commits (and never for one that rolls back).
+ */
+@Injectable()
+export class ItemEventWriter {
+  async record(manager: EntityManager, event: ItemEventInput): Promise<void> {
+    const payload: ItemChangedEvent = { ...event, at: new Date().toISOString() };
+    await writeToOutbox(manager, ITEM_EVENTS[event.kind][event.change], payload, {
+      // One message per write: a relay that republishes the row is dropped by JetStream.
+      msgId: `${event.kind}:${event.change}:${event.workspace}:${event.path}:${randomUUID()}`,
+    });
+  }
+}

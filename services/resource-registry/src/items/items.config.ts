@@ -1,0 +1,73 @@
+import { z } from 'zod';
+import {
+  INSECURE_DEVELOPMENT_KEY_ID,
+  insecureDevelopmentKeyring,
+  parseSecretKeys,
+  type SecretKeyring,
+} from '../secrets/secret-keyring.js';
+
+/**
+ * Settings of resources, variables, scripts and flows, keyed by environment variable.
+ *
+ * - `FLOWMESH_SECRET_KEYS`: `keyid:base64key,...` (32-byte keys, the first is current) that
+ *   encrypt secret variables. Required when `NODE_ENV=production`; elsewhere a missing setting
+ *   falls back to a publicly derivable development key (see `insecureDevelopmentKeyring`).
+ * - `FLOWMESH_REGISTRY_MAX_VALUE_BYTES` (default 512 KiB): the largest resource value, variable
+ *   value, script (content + lock) or flow value, as UTF-8 JSON. Below NATS's default 1 MiB
+ *   message limit, so whatever the registry accepts can also be read back over NATS.
+ * - `FLOWMESH_REGISTRY_MAX_INTERPOLATION_DEPTH` (default 10): how many `$res:` hops one
+ *   interpolation follows.
+ */
+export const itemsSettingsShape = {
+  FLOWMESH_SECRET_KEYS: z.string().optional(),
+  FLOWMESH_REGISTRY_MAX_VALUE_BYTES: z
+    .string()
+    .regex(/^[1-9]\d*$/, 'must be a positive whole number of bytes')
+    .transform(Number)
+    .refine((bytes) => bytes >= 1024 && bytes <= 64 * 1024 * 1024, 'must be between 1024 and 67108864')
+    .default(512 * 1024),
+  FLOWMESH_REGISTRY_MAX_INTERPOLATION_DEPTH: z
+    .string()
+    .regex(/^[1-9]\d*$/, 'must be a positive whole number')
+    .transform(Number)
+    .refine((depth) => depth <= 100, 'must be at most 100')
+    .default(10),
+  NODE_ENV: z.string().optional(),
+};
+
+export interface ItemsConfig {
+  readonly secretKeys: SecretKeyring;
+  readonly maxValueBytes: number;
+  readonly maxInterpolationDepth: number;
+}
+
+type ItemsSettings = z.output<z.ZodObject<typeof itemsSettingsShape>>;
+
+export function checkItemsSettings(env: ItemsSettings, ctx: z.RefinementCtx): void {
+  const path = ['FLOWMESH_SECRET_KEYS'];
+  if (env.FLOWMESH_SECRET_KEYS === undefined) {
+    if (env.NODE_ENV === 'production') {
+      ctx.addIssue({
+        code: 'custom',
+        path,
+        message: 'is required when NODE_ENV=production: keyid:base64key,... (a key: openssl rand -base64 32)',
+      });
+    }
+    return;
+  }
+  const parsed = parseSecretKeys(env.FLOWMESH_SECRET_KEYS);
+  if (!parsed.ok) ctx.addIssue({ code: 'custom', path, message: parsed.problem });
+  else if (env.NODE_ENV === 'production' && parsed.keyring.keys.has(INSECURE_DEVELOPMENT_KEY_ID)) {
+    ctx.addIssue({ code: 'custom', path, message: `must not use the key id "${INSECURE_DEVELOPMENT_KEY_ID}" in production` });
+  }
+}
+
+export function toItemsConfig(env: ItemsSettings): ItemsConfig {
+  const parsed = env.FLOWMESH_SECRET_KEYS === undefined ? undefined : parseSecretKeys(env.FLOWMESH_SECRET_KEYS);
+  if (parsed && !parsed.ok) throw new Error('FLOWMESH_SECRET_KEYS was not checked');
+  return {
+    secretKeys: parsed?.keyring ?? insecureDevelopmentKeyring(),
+    maxValueBytes: env.FLOWMESH_REGISTRY_MAX_VALUE_BYTES,
+    maxInterpolationDepth: env.FLOWMESH_REGISTRY_MAX_INTERPOLATION_DEPTH,
+  };
+}

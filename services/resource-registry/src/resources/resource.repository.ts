@@ -1,0 +1,66 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { ResourceEntity } from './resource.entity.js';
+
+export type ListedResourceRow = Omit<ResourceEntity, 'value'>;
+
+const LISTED_COLUMNS = ['workspaceId', 'path', 'resourceType', 'description', 'createdBy', 'createdAt', 'editedBy', 'editedAt'] as const;
+
+/** Values go in as JSON text cast to jsonb, so a JSON `null` or a bare string is stored as such. */
+@Injectable()
+export class ResourceRepository {
+  find(manager: EntityManager, workspaceId: string, path: string): Promise<ResourceEntity | null> {
+    return manager.findOneBy(ResourceEntity, { workspaceId, path });
+  }
+
+  /** The row, locked until the transaction ends (two updates of one resource run one after the other). */
+  findForUpdate(manager: EntityManager, workspaceId: string, path: string): Promise<ResourceEntity | null> {
+    return manager
+      .createQueryBuilder(ResourceEntity, 'r')
+      .where('r.workspaceId = :workspaceId AND r.path = :path', { workspaceId, path })
+      .setLock('pessimistic_write')
+      .getOne();
+  }
+
+  async exists(manager: EntityManager, workspaceId: string, path: string): Promise<boolean> {
+    return manager.existsBy(ResourceEntity, { workspaceId, path });
+  }
+
+  async insert(manager: EntityManager, row: Omit<ResourceEntity, 'createdAt' | 'editedAt'>): Promise<ResourceEntity> {
+    const [stamps] = (await manager.query(
+      `INSERT INTO "resource" ("workspace_id", "path", "resource_type", "value", "description", "created_by", "edited_by")
+       VALUES ($1, $2, $3, $4::jsonb, $5, $6, $7) RETURNING "created_at", "edited_at"`,
+      [row.workspaceId, row.path, row.resourceType, JSON.stringify(row.value), row.description, row.createdBy, row.editedBy],
+    )) as Array<{ created_at: Date; edited_at: Date }>;
+    return Object.assign(new ResourceEntity(), row, { createdAt: stamps!.created_at, editedAt: stamps!.edited_at });
+  }
+
+  /** Rewrites the row at `before.path` with `after` (which may carry a new path); returns the edit time. */
+  async update(manager: EntityManager, before: ResourceEntity, after: Omit<ResourceEntity, 'editedAt'>): Promise<Date> {
+    const [stamps] = (await manager.query(
+      `UPDATE "resource" SET "path" = $3, "value" = $4::jsonb, "description" = $5, "edited_by" = $6, "edited_at" = now()
+       WHERE "workspace_id" = $1 AND "path" = $2 RETURNING "edited_at"`,
+      [before.workspaceId, before.path, after.path, JSON.stringify(after.value), after.description, after.editedBy],
+    )) as [Array<{ edited_at: Date }>, number];
+    return stamps[0]!.edited_at;
+  }
+
+  async delete(manager: EntityManager, workspaceId: string, path: string): Promise<void> {
+    await manager.delete(ResourceEntity, { workspaceId, path });
+  }
+
+  list(
+    manager: EntityManager,
+    workspaceId: string,
+    filter: { resourceTypes?: readonly string[]; pathPrefix?: string },
+  ): Promise<ListedResourceRow[]> {
+    const query = manager
+      .createQueryBuilder(ResourceEntity, 'r')
+      .select(LISTED_COLUMNS.map((column) => `r.${column}`))
+      .where('r.workspaceId = :workspaceId', { workspaceId })
+      .orderBy('r.path', 'ASC');
+    if (filter.resourceTypes?.length) query.andWhere('r.resourceType IN (:...types)', { types: filter.resourceTypes });
+    if (filter.pathPrefix) query.andWhere('starts_with(r.path, :prefix)', { prefix: filter.pathPrefix });
+    return query.getMany();
+  }
+}
