@@ -23,3 +23,5 @@ export * from './registry/flow.schema.js';
 export * from './registry/interpolation.schema.js';
 export * from './registry/events.contract.js';
 export * from './registry/resource-registry-items.contract.js';
+export * from './ai/index.js';
+export * from './memory/index.js';

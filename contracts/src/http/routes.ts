@@ -35,7 +35,7 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
   ...workspaceRoutes('agent-runtime', ['agents']),
   ...workspaceRoutes('llm-gateway', ['ai']),
   { path: '/v1', service: 'llm-gateway' },
-  ...workspaceRoutes('memory-service', ['memory', 'conversations']),
+  ...workspaceRoutes('memory-service', ['memory', 'ai_memory', 'conversations']),
   ...workspaceRoutes('dependency-locker', ['locks', 'dependencies']),
 ];
 

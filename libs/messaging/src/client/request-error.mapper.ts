@@ -18,8 +18,16 @@ export function mapRequestError(error: unknown, subject: string, timeoutMs: numb
   if (error instanceof errors.PermissionViolationError) {
     return new MeshError('PERMISSION_DENIED', `this service may not publish on ${subject}`, { subject });
   }
+  if (isMaxPayloadError(error)) {
+    return new MeshError('LIMIT_EXCEEDED', `the request on ${subject} is larger than the NATS server's max_payload`, { subject });
+  }
   const reason = error instanceof Error ? error.message : String(error);
   return new MeshError('UNAVAILABLE', `request on ${subject} failed: ${reason}`, { subject });
+}
+
+/** nats.js refuses a body over the server's `max_payload` before sending it. */
+function isMaxPayloadError(error: unknown): boolean {
+  return error instanceof errors.InvalidArgumentError && error.message.includes('max_payload');
 }
 
 /** A JetStream publish failure: no stream on the subject, no PubAck in time, or a rejected message. */

@@ -1,0 +1,3 @@
+export * from './memory.schema.js';
+export * from './conversation.schema.js';
+export * from './memory.contract.js';

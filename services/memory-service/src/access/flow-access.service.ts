@@ -1,0 +1,44 @@
+import { MeshError, type Actor } from '@flowmesh/contracts';
+import { Injectable } from '@nestjs/common';
+import { RegistryAccess } from './registry-access.port.js';
+
+export type FlowAction = 'read' | 'write';
+
+const REASON: Record<FlowAction, string> = {
+  read: 'so it may not read its memories or conversations',
+  write: 'so it may not delete its memories or conversations',
+};
+
+/**
+ * Memories and conversations belong to the flow a run started from: whoever may read the flow
+ * may read (and, as a run of it, write) them; deleting them takes write access to the flow.
+ * The registry decides, with the caller's own token, under the `memory` scope domain.
+ */
+@Injectable()
+export class FlowAccess {
+  constructor(private readonly registry: RegistryAccess) {}
+
+  async assertAllowed(actor: Actor, workspace: string, flowPath: string, action: FlowAction): Promise<void> {
+    if (await this.allowed(actor, workspace, flowPath, action)) return;
+    throw new MeshError('PERMISSION_DENIED', `the caller may not ${action} flow ${flowPath}, ${REASON[action]}`, {
+      flowPath,
+      action,
+    });
+  }
+
+  /** The paths among `flowPaths` the actor may act on, asked all at once. */
+  async allowedPaths(actor: Actor, workspace: string, flowPaths: readonly string[], action: FlowAction): Promise<string[]> {
+    const answers = await Promise.all(flowPaths.map((path) => this.allowed(actor, workspace, path, action)));
+    return flowPaths.filter((_, i) => answers[i]);
+  }
+
+  /** Fails unless the token is valid in the workspace; for calls that may not reach a path check. */
+  async authenticate(actor: Actor, workspace: string): Promise<void> {
+    await this.registry.authenticate({ token: actor.token, workspace });
+  }
+
+  private async allowed(actor: Actor, workspace: string, path: string, action: FlowAction): Promise<boolean> {
+    const { allowed } = await this.registry.checkAccess({ actor, workspace, path, action, domain: 'memory' });
+    return allowed;
+  }
+}

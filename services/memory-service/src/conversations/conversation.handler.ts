@@ -1,0 +1,49 @@
+import { memoryContract } from '@flowmesh/contracts';
+import { HandleRequest } from '@flowmesh/messaging';
+import { Controller } from '@nestjs/common';
+import { Payload } from '@nestjs/microservices';
+import type { z } from 'zod';
+import { AppendConversationMessageService } from './append-conversation-message.service.js';
+import { DeleteConversationService } from './delete-conversation.service.js';
+import { ListConversationMessagesService } from './list-conversation-messages.service.js';
+import { ListConversationsService } from './list-conversations.service.js';
+import { StartConversationService } from './start-conversation.service.js';
+
+type Request<K extends keyof typeof memoryContract> = z.output<(typeof memoryContract)[K]['request']>;
+
+/** Chat conversations over NATS. */
+@Controller()
+export class ConversationHandler {
+  constructor(
+    private readonly starting: StartConversationService,
+    private readonly appending: AppendConversationMessageService,
+    private readonly listing: ListConversationsService,
+    private readonly listingMessages: ListConversationMessagesService,
+    private readonly deleting: DeleteConversationService,
+  ) {}
+
+  @HandleRequest(memoryContract.startConversation)
+  start(@Payload() request: Request<'startConversation'>) {
+    return this.starting.start(request);
+  }
+
+  @HandleRequest(memoryContract.appendConversationMessage)
+  append(@Payload() request: Request<'appendConversationMessage'>) {
+    return this.appending.append(request);
+  }
+
+  @HandleRequest(memoryContract.listConversations)
+  list(@Payload() request: Request<'listConversations'>) {
+    return this.listing.list(request);
+  }
+
+  @HandleRequest(memoryContract.listConversationMessages)
+  messages(@Payload() request: Request<'listConversationMessages'>) {
+    return this.listingMessages.list(request);
+  }
+
+  @HandleRequest(memoryContract.deleteConversation)
+  delete(@Payload() request: Request<'deleteConversation'>) {
+    return this.deleting.delete(request);
+  }
+}

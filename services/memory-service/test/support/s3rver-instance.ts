@@ -1,0 +1,61 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort } from '@flowmesh/testing';
+import S3rver from 's3rver';
+
+/** A real S3 API (`s3rver`) on a random port over a temporary directory, stoppable and restartable. */
+export class S3rverInstance {
+  private server?: S3rver;
+
+  private constructor(
+    readonly port: number,
+    readonly directory: string,
+    readonly bucket: string,
+  ) {}
+
+  static async start(bucket = 'flowmesh-memory'): Promise<S3rverInstance> {
+    const instance = new S3rverInstance(await freePort(), await mkdtemp(join(tmpdir(), 's3rver-')), bucket);
+    await instance.resume();
+    return instance;
+  }
+
+  get endpoint(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  /** The service's S3 settings for this server. */
+  get env(): Record<string, string> {
+    return {
+      S3_BUCKET: this.bucket,
+      S3_ENDPOINT: this.endpoint,
+      S3_REGION: 'us-east-1',
+      S3_ACCESS_KEY_ID: 'S3RVER',
+      S3_SECRET_ACCESS_KEY: 'S3RVER',
+      S3_FORCE_PATH_STYLE: 'true',
+      FLOWMESH_MEMORY_S3_TIMEOUT_MS: '2000',
+    };
+  }
+
+  async resume(): Promise<void> {
+    this.server = new S3rver({
+      port: this.port,
+      address: '127.0.0.1',
+      silent: true,
+      directory: this.directory,
+      configureBuckets: [{ name: this.bucket, configs: [] }],
+    });
+    await this.server.run();
+  }
+
+  /** Stops answering (the data stays on disk for `resume`). */
+  async pause(): Promise<void> {
+    await this.server?.close();
+    this.server = undefined;
+  }
+
+  async stop(): Promise<void> {
+    await this.pause();
+    await rm(this.directory, { recursive: true, force: true });
+  }
+}
