@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { registerAdminCommands } from './commands/admin.command.js';
 import { registerFlowCommands } from './commands/flow.command.js';
 import { registerRoutesCommand } from './commands/routes.command.js';
 import { registerStartCommand } from './commands/start.command.js';
@@ -13,5 +14,6 @@ export function createProgram(version: string): Command {
   registerStatusCommand(program);
   registerRoutesCommand(program);
   registerFlowCommands(program);
+  registerAdminCommands(program);
   return program;
 }

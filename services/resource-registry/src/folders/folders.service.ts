@@ -35,10 +35,11 @@ export class FoldersService {
 
   async create(identity: CallerIdentity, name: string, changes: FolderChanges): Promise<Folder> {
     this.access.assertScope(identity, 'folders', 'write', `f/${name}`);
+    // Checked as given, so an error's index points into the caller's own list.
+    await this.principals.assertExist(identity.workspace, changes);
     const creator = principalsOf(identity)[0];
     const owners = unique([...(creator ? [creator] : []), ...(changes.owners ?? [])]);
     const roles = { owners, writers: unique(changes.writers ?? []), readers: unique(changes.readers ?? []) };
-    await this.principals.assertExist(identity.workspace, roles);
     const inserted = await this.folders.insert({ workspaceId: identity.workspace, name, summary: changes.summary ?? null, ...roles });
     if (!inserted) throw new MeshError('CONFLICT', `folder "${name}" already exists`, { name });
     return this.get(identity, name);

@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import { MeshError } from '../errors.js';
+import { narrowScopes, parseScope, scopeProblem, scopesAllow } from './access-scope.js';
+
+describe('scopes', () => {
+  it('parse domain:action[:resource]', () => {
+    expect(parseScope('resources:read')).toEqual({ domain: 'resources', action: 'read' });
+    expect(parseScope('flows:write:f/team/*')).toEqual({ domain: 'flows', action: 'write', resource: 'f/team/*' });
+  });
+
+  it.each([
+    ['resources', 'must be domain:action or domain:action:resource'],
+    ['resources:read:f/a:b', 'must be domain:action or domain:action:resource'],
+    ['stuff:read', 'unknown domain "stuff"'],
+    ['resources:delete', 'unknown action "delete"'],
+    ['resources:read:team/*', 'resource "team/*" must be a path under u/, f/ or g/'],
+    ['resources:read:f/*/x', "with '*' only at the end"],
+    ['resources:read:f//x', "resource \"f//x\" must be a path"],
+  ])('refuse %j', (scope, message) => {
+    expect(scopeProblem(scope)).toContain(message);
+    expect(() => parseScope(scope)).toThrow(MeshError);
+  });
+
+  it('absent scopes allow everything; present ones only what they say', () => {
+    expect(scopesAllow(undefined, { domain: 'variables', action: 'write', path: 'u/a/x' })).toBe(true);
+    expect(scopesAllow([], { domain: 'variables', action: 'read' })).toBe(false);
+    const scopes = ['resources:read:f/team/*', 'flows:write'];
+    expect(scopesAllow(scopes, { domain: 'resources', action: 'read', path: 'f/team/a' })).toBe(true);
+    expect(scopesAllow(scopes, { domain: 'resources', action: 'read', path: 'f/teamwork/a' })).toBe(false);
+    expect(scopesAllow(scopes, { domain: 'resources', action: 'write', path: 'f/team/a' })).toBe(false);
+    expect(scopesAllow(scopes, { domain: 'resources', action: 'read' })).toBe(true);
+    expect(scopesAllow(scopes, { domain: 'flows', action: 'read', path: 'u/x/y' })).toBe(true);
+    expect(scopesAllow(scopes, { domain: 'flows', action: 'run', path: 'u/x/y' })).toBe(false);
+  });
+
+  it('only narrow', () => {
+    expect(narrowScopes(undefined, undefined)).toBeUndefined();
+    expect(narrowScopes(undefined, ['flows:write'])).toEqual(['flows:write']);
+    expect(narrowScopes(['flows:write'], undefined)).toEqual(['flows:write']);
+    expect(narrowScopes(['flows:write'], ['flows:read:f/a/*'])).toEqual(['flows:read:f/a/*']);
+    expect(narrowScopes(['resources:read:f/team/*'], ['resources:read:f/team/sub/*', 'resources:read:f/team/x'])).toEqual([
+      'resources:read:f/team/sub/*',
+      'resources:read:f/team/x',
+    ]);
+    expect(narrowScopes(['flows:read'], [])).toEqual([]);
+    for (const wider of [['flows:write'], ['resources:read'], ['resources:read:f/*'], ['flows:run'], ['scripts:read']]) {
+      expect(() => narrowScopes(['flows:read', 'resources:read:f/team/*'], wider)).toThrow(/can only narrow/);
+    }
+    expect(() => narrowScopes(['resources:read:f/team/x'], ['resources:read:f/team/x*'])).toThrow(MeshError);
+  });
+});
