@@ -8,7 +8,7 @@ import {
   type ServiceDefinition,
 } from '@flowmesh/bootstrap';
 import { connectMesh, MeshClient, type MeshConnection } from '@flowmesh/messaging';
-import { createLogger } from '@flowmesh/telemetry';
+import { createLogger, type LoggerOptions } from '@flowmesh/telemetry';
 import type { z } from 'zod';
 import { removeTestStreams } from '../mesh/test-streams.js';
 import { testSubjectPrefix, withTestDatabase, type TestDatabase } from '../mesh/test-database.js';
@@ -17,6 +17,8 @@ export interface TestServiceOptions {
   readonly role?: ProcessRole;
   /** Settings on top of the test's own NATS_URL, DATABASE_URL, prefix and a free port. */
   readonly env?: Readonly<Record<string, string>>;
+  /** Where the service's JSON log lines go (stdout when absent): a test that greps its logs passes a capturing stream. */
+  readonly logDestination?: LoggerOptions['destination'];
 }
 
 export interface TestService<S extends OwnConfigSchema = OwnConfigSchema> {
@@ -54,7 +56,11 @@ export async function startTestService<S extends OwnConfigSchema>(
     LOG_LEVEL: process.env.DEBUG_SERVICE === '1' ? 'debug' : 'warn',
     ...options.env,
   });
-  const logger = createLogger({ service: config.processName, level: config.logLevel });
+  const logger = createLogger({
+    service: config.processName,
+    level: config.logLevel,
+    ...(options.logDestination ? { destination: options.logDestination } : {}),
+  });
 
   let running: RunningService;
   try {

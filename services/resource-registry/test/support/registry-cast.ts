@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createRegistryIdentityClient, MeshError, type RegistryIdentityClient } from '@flowmesh/contracts';
-import { startTestService, uniqueTestId, waitFor, type TestService } from '@flowmesh/testing';
+import { startTestService, uniqueTestId, waitFor, type TestService, type TestServiceOptions } from '@flowmesh/testing';
 import { DataSource } from 'typeorm';
 import { resourceRegistryDefinition } from '../../src/resource-registry.definition.js';
 
@@ -66,10 +66,14 @@ export function randomAdminToken(): string {
 }
 
 /** Starts a registry on its own database and subject prefix, and sets up the cast. */
-export async function startRegistryCast(env: Record<string, string> = {}): Promise<RegistryCast> {
+export async function startRegistryCast(
+  env: Record<string, string> = {},
+  options: Pick<TestServiceOptions, 'logDestination'> = {},
+): Promise<RegistryCast> {
   const adminToken = randomAdminToken();
   const service = await startTestService(resourceRegistryDefinition, {
     env: { FLOWMESH_ADMIN_TOKEN: adminToken, FLOWMESH_ADMIN_EMAIL: 'admin@example.test', ...env },
+    ...options,
   });
   const registry = createRegistryIdentityClient(service.client);
   const admin = { token: adminToken };
