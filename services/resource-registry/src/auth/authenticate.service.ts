@@ -21,8 +21,9 @@ export class AuthenticateService {
 
   async authenticate(token: string, workspace: string, now = new Date()): Promise<Authenticated> {
     if (token.startsWith(JOB_TOKEN_PREFIX)) return this.authenticateJob(token, workspace, now);
-    const stored = await this.validApiToken(token, now);
-    const member = await this.identities.findMemberByEmail(workspace, stored.email);
+    const found = await this.identities.findApiTokenInWorkspace(hashApiToken(token), workspace);
+    const stored = checkValid(found?.token, now);
+    const member = found?.member;
     if (!member) throw workspaceNotFound(workspace);
     const identity: CallerIdentity = {
       workspace,
@@ -42,11 +43,7 @@ export class AuthenticateService {
   }
 
   private async validApiToken(token: string, now: Date): Promise<StoredApiToken> {
-    const stored = await this.identities.findApiToken(hashApiToken(token));
-    if (!stored) throw new MeshError('UNAUTHENTICATED', INVALID);
-    if (stored.revokedAt !== null) throw new MeshError('UNAUTHENTICATED', 'the token was revoked');
-    if (stored.expiresAt !== null && stored.expiresAt <= now) throw new MeshError('UNAUTHENTICATED', 'the token has expired');
-    return stored;
+    return checkValid(await this.identities.findApiToken(hashApiToken(token)), now);
   }
 
   private async authenticateJob(token: string, workspace: string, now: Date): Promise<Authenticated> {
@@ -79,6 +76,13 @@ export class AuthenticateService {
       : await this.identities.findMemberByEmail(workspace, onBehalfOf);
     return member ? memberFields(member) : undefined;
   }
+}
+
+function checkValid(stored: StoredApiToken | undefined, now: Date): StoredApiToken {
+  if (!stored) throw new MeshError('UNAUTHENTICATED', INVALID);
+  if (stored.revokedAt !== null) throw new MeshError('UNAUTHENTICATED', 'the token was revoked');
+  if (stored.expiresAt !== null && stored.expiresAt <= now) throw new MeshError('UNAUTHENTICATED', 'the token has expired');
+  return stored;
 }
 
 export type PrincipalFields = Pick<CallerIdentity, 'username' | 'email' | 'isAdmin' | 'groups'>;

@@ -38,6 +38,32 @@ export class IdentityRepository {
     return rows[0];
   }
 
+  /** The token and, in one round trip, the member its account is in `workspace` (if any). */
+  async findApiTokenInWorkspace(
+    tokenHash: string,
+    workspace: string,
+  ): Promise<{ token: StoredApiToken; member: StoredMember | undefined } | undefined> {
+    const rows: Array<StoredApiToken & { username: string | null; isAdmin: boolean | null; groups: string[] }> =
+      await this.dataSource.query(
+        `SELECT t.email, a.is_super_admin AS "isSuperAdmin", t.scopes, t.expires_at AS "expiresAt", t.revoked_at AS "revokedAt",
+                u.username, u.is_admin AS "isAdmin",
+                COALESCE(array_agg(m.group_name ORDER BY m.group_name) FILTER (WHERE m.group_name IS NOT NULL), '{}') AS "groups"
+           FROM api_token t
+           JOIN account a ON a.email = t.email
+           LEFT JOIN workspace_user u ON u.workspace_id = $2 AND u.email = t.email
+           LEFT JOIN group_member m ON m.workspace_id = u.workspace_id AND m.username = u.username
+          WHERE t.token_hash = $1
+          GROUP BY t.id, a.email, u.workspace_id, u.username`,
+        [tokenHash, workspace],
+      );
+    const row = rows[0];
+    if (!row) return undefined;
+    const token = { email: row.email, isSuperAdmin: row.isSuperAdmin, scopes: row.scopes, expiresAt: row.expiresAt, revokedAt: row.revokedAt };
+    const member =
+      row.username === null ? undefined : { username: row.username, email: row.email, isAdmin: row.isAdmin === true, groups: row.groups };
+    return { token, member };
+  }
+
   async findMemberByEmail(workspace: string, email: string): Promise<StoredMember | undefined> {
     const rows: StoredMember[] = await this.dataSource.query(
       `${MEMBER_SELECT} WHERE u.workspace_id = $1 AND u.email = $2 GROUP BY u.workspace_id, u.username`,
