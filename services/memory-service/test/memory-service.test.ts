@@ -39,11 +39,13 @@ describe('memory-service', () => {
   });
 
   it('migrated its own schema, "memory", and nothing else', async () => {
-    const rows: Array<{ schema: string }> = await service.running.app
-      .get(DataSource)
-      .query(
-        `SELECT table_schema AS "schema" FROM information_schema.tables WHERE table_name = 'outbox_message'`,
-      );
-    expect(rows.map((row) => row.schema)).toEqual(['memory']);
+    const rows: Array<{ schema: string; table: string }> = await service.running.app.get(DataSource).query(
+      `SELECT table_schema AS "schema", table_name AS "table" FROM information_schema.tables
+        WHERE table_name IN ('outbox_message', 'ai_agent_memory', 'flow_conversation', 'flow_conversation_message')
+        ORDER BY table_name`,
+    );
+    expect(rows).toEqual(
+      ['ai_agent_memory', 'flow_conversation', 'flow_conversation_message', 'outbox_message'].map((table) => ({ schema: 'memory', table })),
+    );
   });
 });
