@@ -6,6 +6,9 @@ import type { ResourceRegistryConfig } from './resource-registry.config.js';
 import { RESOURCE_REGISTRY_MIGRATIONS } from './migrations/index.js';
 import { IDENTITY_ENTITIES, IdentityModule } from './identity/identity.module.js';
 import { ITEM_ENTITIES, ItemsModule } from './items/items.module.js';
+import { VERSION_ENTITIES, VersionsModule } from './versions/versions.module.js';
+import { DRAFT_ENTITIES, DraftsModule } from './drafts/drafts.module.js';
+import { DeployModule } from './deploy/deploy.module.js';
 
 /** Postgres schema that holds resource-registry's tables; no other service reads it. */
 export const RESOURCE_REGISTRY_SCHEMA = 'registry';
@@ -25,12 +28,15 @@ export class ResourceRegistryModule {
         PersistenceModule.forRoot({
           databaseUrl: config.database.url,
           schema: RESOURCE_REGISTRY_SCHEMA,
-          entities: [...IDENTITY_ENTITIES, ...ITEM_ENTITIES],
+          entities: [...IDENTITY_ENTITIES, ...ITEM_ENTITIES, ...VERSION_ENTITIES, ...DRAFT_ENTITIES],
           migrations: RESOURCE_REGISTRY_MIGRATIONS,
           logger: logger.child({ component: 'persistence' }),
         }),
         IdentityModule.forRoot(config.identity, logger.child({ component: 'identity' })),
         ItemsModule.forRoot(config.items, logger.child({ component: 'items' })),
+        VersionsModule,
+        DraftsModule,
+        DeployModule,
       ],
     };
   }

@@ -1,6 +1,8 @@
 import { CreateOutbox1700000000000 } from '@flowmesh/messaging';
 import { CreateIdentityTables1700000001000 } from '../identity/create-identity-tables.migration.js';
 import { CreateItemTables1700000002000 } from '../items/create-item-tables.migration.js';
+import { CreateResourceVersion1700000003000 } from '../versions/create-resource-version.migration.js';
+import { CreateDraft1700000003100 } from '../drafts/create-draft.migration.js';
 
 /**
  * Migrations of the `registry` schema, oldest first; TypeORM runs the pending ones at start,
@@ -11,4 +13,6 @@ export const RESOURCE_REGISTRY_MIGRATIONS = [
   CreateOutbox1700000000000,
   CreateIdentityTables1700000001000,
   CreateItemTables1700000002000,
+  CreateResourceVersion1700000003000,
+  CreateDraft1700000003100,
 ];

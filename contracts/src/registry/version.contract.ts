@@ -1,0 +1,33 @@
+import { createContractClient, defineRequest, type RequestTransport } from '../messaging/contract.js';
+import {
+  ClearResourceVersionsReplySchema,
+  ClearResourceVersionsRequestSchema,
+  DiffResourceVersionsRequestSchema,
+  GetResourceVersionRequestSchema,
+  ListResourceVersionsReplySchema,
+  ListResourceVersionsRequestSchema,
+  ResourceVersionDiffSchema,
+  ResourceVersionSchema,
+  RestoreResourceVersionReplySchema,
+  RestoreResourceVersionRequestSchema,
+} from './version.schema.js';
+
+/** Resource history over NATS: `createRegistryHistoryClient(mesh).list({...})`. */
+export const registryHistoryContract = {
+  list: defineRequest('registry.resource.history.list', ListResourceVersionsRequestSchema, ListResourceVersionsReplySchema),
+  get: defineRequest('registry.resource.history.get', GetResourceVersionRequestSchema, ResourceVersionSchema),
+  diff: defineRequest('registry.resource.history.diff', DiffResourceVersionsRequestSchema, ResourceVersionDiffSchema),
+  restore: defineRequest(
+    'registry.resource.history.restore',
+    RestoreResourceVersionRequestSchema,
+    RestoreResourceVersionReplySchema,
+  ),
+  clear: defineRequest('registry.resource.history.clear', ClearResourceVersionsRequestSchema, ClearResourceVersionsReplySchema),
+} as const;
+
+export type RegistryHistoryContract = typeof registryHistoryContract;
+
+export function createRegistryHistoryClient(transport: RequestTransport) {
+  return createContractClient(registryHistoryContract, transport);
+}
+export type RegistryHistoryClient = ReturnType<typeof createRegistryHistoryClient>;
