@@ -35,7 +35,9 @@ export function registerAdminCommands(program: Command): void {
       });
       try {
         const registry = createRegistryIdentityClient(new MeshClient(conn));
-        const reply = await registry.adminInit(adminToken === undefined ? {} : { adminToken }, { timeoutMs: options.timeout });
+        const reply = await registry.adminInit(adminToken === undefined ? {} : { adminToken }, {
+          timeoutMs: options.timeout,
+        });
         process.stdout.write(options.json ? `${JSON.stringify(reply, null, 2)}\n` : describeInit(reply));
       } finally {
         await conn.drain();

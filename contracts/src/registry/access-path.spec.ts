@@ -5,7 +5,11 @@ import { ItemPathSchema, parseItemPath, principalProblem } from './access-path.j
 describe('parseItemPath', () => {
   it('splits user and folder paths into kind, owner and name', () => {
     expect(parseItemPath('u/alice/x')).toEqual({ kind: 'user', owner: 'alice', name: 'x' });
-    expect(parseItemPath('f/team/sub/agent.v2')).toEqual({ kind: 'folder', owner: 'team', name: 'sub/agent.v2' });
+    expect(parseItemPath('f/team/sub/agent.v2')).toEqual({
+      kind: 'folder',
+      owner: 'team',
+      name: 'sub/agent.v2',
+    });
   });
 
   it.each([
@@ -15,8 +19,14 @@ describe('parseItemPath', () => {
     ['g/devs/x', 'path "g/devs/x" must start with u/<user>/ or f/<folder>/'],
     ['u/alice', 'path "u/alice" must name an item after u/alice/'],
     ['f/team/', 'path "f/team/" must name an item after f/team/'],
-    ['f/te am/x', 'path "f/te am/x": "te am" is not valid: a folder name must be letters, digits, \'_\', \'-\' or \'.\', starting with a letter, digit or \'_\''],
-    ['u/alice/../bob/x', 'path "u/alice/../bob/x": segment ".." must be letters, digits, \'_\', \'-\' or \'.\', starting with a letter, digit or \'_\''],
+    [
+      'f/te am/x',
+      "path \"f/te am/x\": \"te am\" is not valid: a folder name must be letters, digits, '_', '-' or '.', starting with a letter, digit or '_'",
+    ],
+    [
+      'u/alice/../bob/x',
+      "path \"u/alice/../bob/x\": segment \"..\" must be letters, digits, '_', '-' or '.', starting with a letter, digit or '_'",
+    ],
   ])('refuses %j: %s', (path, message) => {
     let error: unknown;
     try {

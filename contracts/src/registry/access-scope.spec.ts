@@ -5,7 +5,11 @@ import { narrowScopes, parseScope, scopeProblem, scopesAllow } from './access-sc
 describe('scopes', () => {
   it('parse domain:action[:resource]', () => {
     expect(parseScope('resources:read')).toEqual({ domain: 'resources', action: 'read' });
-    expect(parseScope('flows:write:f/team/*')).toEqual({ domain: 'flows', action: 'write', resource: 'f/team/*' });
+    expect(parseScope('flows:write:f/team/*')).toEqual({
+      domain: 'flows',
+      action: 'write',
+      resource: 'f/team/*',
+    });
   });
 
   it.each([
@@ -15,7 +19,7 @@ describe('scopes', () => {
     ['resources:delete', 'unknown action "delete"'],
     ['resources:read:team/*', 'resource "team/*" must be a path under u/, f/ or g/'],
     ['resources:read:f/*/x', "with '*' only at the end"],
-    ['resources:read:f//x', "resource \"f//x\" must be a path"],
+    ['resources:read:f//x', 'resource "f//x" must be a path'],
   ])('refuse %j', (scope, message) => {
     expect(scopeProblem(scope)).toContain(message);
     expect(() => parseScope(scope)).toThrow(MeshError);
@@ -38,12 +42,17 @@ describe('scopes', () => {
     expect(narrowScopes(undefined, ['flows:write'])).toEqual(['flows:write']);
     expect(narrowScopes(['flows:write'], undefined)).toEqual(['flows:write']);
     expect(narrowScopes(['flows:write'], ['flows:read:f/a/*'])).toEqual(['flows:read:f/a/*']);
-    expect(narrowScopes(['resources:read:f/team/*'], ['resources:read:f/team/sub/*', 'resources:read:f/team/x'])).toEqual([
-      'resources:read:f/team/sub/*',
-      'resources:read:f/team/x',
-    ]);
+    expect(
+      narrowScopes(['resources:read:f/team/*'], ['resources:read:f/team/sub/*', 'resources:read:f/team/x']),
+    ).toEqual(['resources:read:f/team/sub/*', 'resources:read:f/team/x']);
     expect(narrowScopes(['flows:read'], [])).toEqual([]);
-    for (const wider of [['flows:write'], ['resources:read'], ['resources:read:f/*'], ['flows:run'], ['scripts:read']]) {
+    for (const wider of [
+      ['flows:write'],
+      ['resources:read'],
+      ['resources:read:f/*'],
+      ['flows:run'],
+      ['scripts:read'],
+    ]) {
       expect(() => narrowScopes(['flows:read', 'resources:read:f/team/*'], wider)).toThrow(/can only narrow/);
     }
     expect(() => narrowScopes(['resources:read:f/team/x'], ['resources:read:f/team/x*'])).toThrow(MeshError);

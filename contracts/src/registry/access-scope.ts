@@ -51,7 +51,8 @@ const RESOURCE = /^[ugf]\/[A-Za-z0-9_.\-/]*\*?$/;
 /** `undefined` when `text` is a valid scope, else the sentence saying why not. */
 export function scopeProblem(text: string): string | undefined {
   const parts = text.split(':');
-  if (parts.length < 2 || parts.length > 3) return `scope "${text}" must be domain:action or domain:action:resource`;
+  if (parts.length < 2 || parts.length > 3)
+    return `scope "${text}" must be domain:action or domain:action:resource`;
   const [domain, action, resource] = parts as [string, string, string | undefined];
   if (!(SCOPE_DOMAINS as readonly string[]).includes(domain)) {
     return `scope "${text}": unknown domain "${domain}" (one of ${SCOPE_DOMAINS.join(', ')})`;
@@ -73,7 +74,9 @@ export function parseScope(text: string): Scope {
 }
 
 export function formatScope(scope: Scope): string {
-  return scope.resource === undefined ? `${scope.domain}:${scope.action}` : `${scope.domain}:${scope.action}:${scope.resource}`;
+  return scope.resource === undefined
+    ? `${scope.domain}:${scope.action}`
+    : `${scope.domain}:${scope.action}:${scope.resource}`;
 }
 
 export const ScopeSchema = z.string().superRefine((value, ctx) => {

@@ -1,5 +1,11 @@
 import { z } from 'zod';
-import { FolderNameSchema, GroupNameSchema, PrincipalSchema, UsernameSchema, WorkspaceIdSchema } from './access-path.js';
+import {
+  FolderNameSchema,
+  GroupNameSchema,
+  PrincipalSchema,
+  UsernameSchema,
+  WorkspaceIdSchema,
+} from './access-path.js';
 import { ScopeListSchema } from './access-scope.js';
 import { ActorSchema } from './identity.schema.js';
 
@@ -15,7 +21,12 @@ export type Workspace = z.infer<typeof WorkspaceSchema>;
 export const ListWorkspacesRequestSchema = z.object({ actor: ActorSchema }).strict();
 export const ListWorkspacesReplySchema = z.object({ workspaces: z.array(WorkspaceSchema) });
 export const CreateWorkspaceRequestSchema = z
-  .object({ actor: ActorSchema, id: WorkspaceIdSchema, name: z.string().min(1).max(200), username: UsernameSchema.optional() })
+  .object({
+    actor: ActorSchema,
+    id: WorkspaceIdSchema,
+    name: z.string().min(1).max(200),
+    username: UsernameSchema.optional(),
+  })
   .strict();
 
 export const UserSchema = z.object({
@@ -32,7 +43,12 @@ export const ListUsersRequestSchema = z.object(inWorkspace).strict();
 export const ListUsersReplySchema = z.object({ users: z.array(UserSchema) });
 export const GetUserRequestSchema = z.object({ ...inWorkspace, username: UsernameSchema }).strict();
 export const AddUserRequestSchema = z
-  .object({ ...inWorkspace, email: z.email().max(254), username: UsernameSchema, isAdmin: z.boolean().default(false) })
+  .object({
+    ...inWorkspace,
+    email: z.email().max(254),
+    username: UsernameSchema,
+    isAdmin: z.boolean().default(false),
+  })
   .strict();
 export const UpdateUserRequestSchema = z
   .object({ ...inWorkspace, username: UsernameSchema, isAdmin: z.boolean() })
@@ -121,6 +137,8 @@ export const CreateApiTokenRequestSchema = z
 export const CreatedApiTokenSchema = ApiTokenSchema.extend({ token: z.string() });
 export const ListApiTokensRequestSchema = z.object(inWorkspace).strict();
 export const ListApiTokensReplySchema = z.object({ tokens: z.array(ApiTokenSchema) });
-export const RevokeApiTokenRequestSchema = z.object({ ...inWorkspace, prefix: z.string().min(1).max(64) }).strict();
+export const RevokeApiTokenRequestSchema = z
+  .object({ ...inWorkspace, prefix: z.string().min(1).max(64) })
+  .strict();
 
 export const DoneReplySchema = z.object({ done: z.literal(true) });

@@ -58,7 +58,11 @@ export const registryIdentityContract = {
   /** Creates the workspace `main` and its first admin when the database has none; idempotent. */
   adminInit: defineRequest('registry.admin.init', AdminInitRequestSchema, AdminInitReplySchema),
 
-  listWorkspaces: defineRequest('registry.workspace.list', ListWorkspacesRequestSchema, ListWorkspacesReplySchema),
+  listWorkspaces: defineRequest(
+    'registry.workspace.list',
+    ListWorkspacesRequestSchema,
+    ListWorkspacesReplySchema,
+  ),
   createWorkspace: defineRequest('registry.workspace.create', CreateWorkspaceRequestSchema, WorkspaceSchema),
 
   whoami: defineRequest('registry.user.whoami', WhoamiRequestSchema, CallerIdentitySchema),

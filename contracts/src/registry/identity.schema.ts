@@ -37,7 +37,9 @@ export const JobOnBehalfOfSchema = z.string().superRefine((value, ctx) => {
   if (problem) ctx.addIssue({ code: 'custom', message: `${problem}, or an email` });
 });
 
-export const AuthenticateRequestSchema = z.object({ token: z.string().min(1).max(4096), workspace: WorkspaceIdSchema }).strict();
+export const AuthenticateRequestSchema = z
+  .object({ token: z.string().min(1).max(4096), workspace: WorkspaceIdSchema })
+  .strict();
 
 export const AccessCheckRequestSchema = z
   .object({

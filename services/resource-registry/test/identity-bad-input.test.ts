@@ -25,11 +25,21 @@ async function errorOf(action: () => Promise<unknown>): Promise<MeshError> {
 
 /** Row counts of every identity table, to show a refused request wrote nothing. */
 async function counts(): Promise<Record<string, number>> {
-  const tables = ['account', 'workspace', 'workspace_user', 'workspace_group', 'group_member', 'folder', 'api_token'];
+  const tables = [
+    'account',
+    'workspace',
+    'workspace_user',
+    'workspace_group',
+    'group_member',
+    'folder',
+    'api_token',
+  ];
   const entries = await Promise.all(
     tables.map(async (table) => {
-      const [row] = (await cast.dataSource.query(`SELECT count(*)::int AS n FROM ${table}`)) as Array<{ n: number }>;
-      return [table, row?.n ?? -1] as const;
+      const rows: Array<{ n: number }> = await cast.dataSource.query(
+        `SELECT count(*)::int AS n FROM ${table}`,
+      );
+      return [table, rows[0]?.n ?? -1] as const;
     }),
   );
   return Object.fromEntries(entries);
@@ -62,14 +72,26 @@ describe('bad input: a clear error and nothing written', () => {
     const unknown = await refusedWithoutWriting(() =>
       cast.registry.createFolder({ ...main(), workspace: 'nowhere', name: 'x' }),
     );
-    expect(unknown.toEnvelope()).toEqual({ code: 'NOT_FOUND', message: 'workspace "nowhere" not found', details: { workspace: 'nowhere' } });
+    expect(unknown.toEnvelope()).toEqual({
+      code: 'NOT_FOUND',
+      message: 'workspace "nowhere" not found',
+      details: { workspace: 'nowhere' },
+    });
     await cast.registry.createWorkspace({ actor: main().actor, id: 'private', name: 'Private' });
-    const notMember = await errorOf(() => cast.registry.whoami({ actor: { token: cast.actors.stranger.token }, workspace: 'private' }));
-    expect(notMember.toEnvelope()).toEqual({ code: 'NOT_FOUND', message: 'workspace "private" not found', details: { workspace: 'private' } });
+    const notMember = await errorOf(() =>
+      cast.registry.whoami({ actor: { token: cast.actors.stranger.token }, workspace: 'private' }),
+    );
+    expect(notMember.toEnvelope()).toEqual({
+      code: 'NOT_FOUND',
+      message: 'workspace "private" not found',
+      details: { workspace: 'private' },
+    });
   });
 
   it('a malformed workspace id is VALIDATION_FAILED naming the field', async () => {
-    const error = await refusedWithoutWriting(() => cast.registry.createWorkspace({ actor: main().actor, id: 'Has Space', name: 'x' }));
+    const error = await refusedWithoutWriting(() =>
+      cast.registry.createWorkspace({ actor: main().actor, id: 'Has Space', name: 'x' }),
+    );
     expect(error.code).toBe('VALIDATION_FAILED');
     expect(error.message).toContain('id: "Has Space" is not valid: a workspace id must be lowercase letters');
   });
@@ -79,9 +101,14 @@ describe('bad input: a clear error and nothing written', () => {
     ['things:read', 'scope "things:read": unknown domain "things"'],
     ['resources', 'scope "resources" must be domain:action or domain:action:resource'],
     ['resources:read:x/y', 'scope "resources:read:x/y": resource "x/y" must be a path under u/, f/ or g/'],
-    ['resources:read:f/*/x', 'scope "resources:read:f/*/x": resource "f/*/x" must be a path under u/, f/ or g/, with \'*\' only at the end'],
+    [
+      'resources:read:f/*/x',
+      'scope "resources:read:f/*/x": resource "f/*/x" must be a path under u/, f/ or g/, with \'*\' only at the end',
+    ],
   ])('a bad scope %j on a new token is VALIDATION_FAILED: %s', async (scope, message) => {
-    const error = await refusedWithoutWriting(() => cast.registry.createApiToken({ ...main(), scopes: ['flows:read', scope] }));
+    const error = await refusedWithoutWriting(() =>
+      cast.registry.createApiToken({ ...main(), scopes: ['flows:read', scope] }),
+    );
     expect(error.code).toBe('VALIDATION_FAILED');
     expect(error.message).toContain(`scopes[1]: ${message}`);
   });
@@ -90,29 +117,47 @@ describe('bad input: a clear error and nothing written', () => {
     const error = await refusedWithoutWriting(() =>
       cast.registry.createApiToken({ ...main(), expiresAt: '2001-01-01T00:00:00Z' }),
     );
-    expect(error.toEnvelope()).toEqual({ code: 'VALIDATION_FAILED', message: 'expiresAt "2001-01-01T00:00:00Z" is not in the future' });
+    expect(error.toEnvelope()).toEqual({
+      code: 'VALIDATION_FAILED',
+      message: 'expiresAt "2001-01-01T00:00:00Z" is not in the future',
+    });
   });
 
   it('folder roles naming nobody, or not a principal, are refused', async () => {
     const ghost = await refusedWithoutWriting(() =>
-      cast.registry.createFolder({ ...main(), name: 'haunted', owners: ['u/owner', 'u/ghost'], readers: ['g/nobody'] }),
+      cast.registry.createFolder({
+        ...main(),
+        name: 'haunted',
+        owners: ['u/owner', 'u/ghost'],
+        readers: ['g/nobody'],
+      }),
     );
     expect(ghost.code).toBe('VALIDATION_FAILED');
-    expect(ghost.message).toBe('invalid folder roles: owners[1]: user "ghost" not found in workspace "main" (and 1 more)');
-    const malformed = await refusedWithoutWriting(() => cast.registry.createFolder({ ...main(), name: 'odd', writers: ['alice'] }));
+    expect(ghost.message).toBe(
+      'invalid folder roles: owners[1]: user "ghost" not found in workspace "main" (and 1 more)',
+    );
+    const malformed = await refusedWithoutWriting(() =>
+      cast.registry.createFolder({ ...main(), name: 'odd', writers: ['alice'] }),
+    );
     expect(malformed.message).toContain('writers[0]: "alice" must be u/<user> or g/<group>');
   });
 
   it('a duplicate folder, group or member is CONFLICT', async () => {
-    expect((await refusedWithoutWriting(() => cast.registry.createFolder({ ...main(), name: 'team' }))).toEnvelope()).toEqual({
+    expect(
+      (
+        await refusedWithoutWriting(() => cast.registry.createFolder({ ...main(), name: 'team' }))
+      ).toEnvelope(),
+    ).toEqual({
       code: 'CONFLICT',
       message: 'folder "team" already exists',
       details: { name: 'team' },
     });
-    expect((await refusedWithoutWriting(() => cast.registry.createGroup({ ...main(), name: 'devs' }))).code).toBe('CONFLICT');
-    expect((await refusedWithoutWriting(() => cast.registry.createGroup({ ...main(), name: 'all' }))).message).toBe(
-      'group "all" is built in: every member belongs to it',
-    );
+    expect(
+      (await refusedWithoutWriting(() => cast.registry.createGroup({ ...main(), name: 'devs' }))).code,
+    ).toBe('CONFLICT');
+    expect(
+      (await refusedWithoutWriting(() => cast.registry.createGroup({ ...main(), name: 'all' }))).message,
+    ).toBe('group "all" is built in: every member belongs to it');
     const member = await refusedWithoutWriting(() =>
       cast.registry.addUser({ ...main(), username: 'someone', email: 'OWNER@example.test' }),
     );
@@ -120,18 +165,31 @@ describe('bad input: a clear error and nothing written', () => {
   });
 
   it('bad user fields and job principals are VALIDATION_FAILED', async () => {
-    expect((await refusedWithoutWriting(() => cast.registry.addUser({ ...main(), username: 'ok', email: 'not-an-email' }))).message).toContain(
-      'email',
-    );
-    expect((await refusedWithoutWriting(() => cast.registry.addUser({ ...main(), username: 'a/b', email: 'a@b.test' }))).message).toContain(
-      'username: "a/b" is not valid',
-    );
+    expect(
+      (
+        await refusedWithoutWriting(() =>
+          cast.registry.addUser({ ...main(), username: 'ok', email: 'not-an-email' }),
+        )
+      ).message,
+    ).toContain('email');
+    expect(
+      (
+        await refusedWithoutWriting(() =>
+          cast.registry.addUser({ ...main(), username: 'a/b', email: 'a@b.test' }),
+        )
+      ).message,
+    ).toContain('username: "a/b" is not valid');
     const principal = await errorOf(() =>
       cast.registry.issueJobToken({ ...main(), jobId: 'j', onBehalfOf: 'owner', ttlSeconds: 10 }),
     );
     expect(principal.message).toContain('onBehalfOf: "owner" must be u/<user> or g/<group>, or an email');
-    const unknown = await errorOf(() => cast.registry.issueJobToken({ ...main(), jobId: 'j', onBehalfOf: 'u/ghost', ttlSeconds: 10 }));
-    expect(unknown.toEnvelope()).toMatchObject({ code: 'NOT_FOUND', message: 'u/ghost not found in workspace "main"' });
+    const unknown = await errorOf(() =>
+      cast.registry.issueJobToken({ ...main(), jobId: 'j', onBehalfOf: 'u/ghost', ttlSeconds: 10 }),
+    );
+    expect(unknown.toEnvelope()).toMatchObject({
+      code: 'NOT_FOUND',
+      message: 'u/ghost not found in workspace "main"',
+    });
   });
 
   it('over HTTP: 400 with every problem and its path, nothing written', async () => {
@@ -142,8 +200,14 @@ describe('bad input: a clear error and nothing written', () => {
       extra: true,
     });
     expect(answer.status).toBe(400);
-    expect(answer.body).toMatchObject({ code: 'VALIDATION_FAILED', message: expect.stringContaining('invalid request body: name:') });
-    const issues = (answer.body as { details: { issues: Array<{ path: string }> } }).details.issues.map((issue) => issue.path);
+    const body = answer.body as {
+      code: string;
+      message: string;
+      details: { issues: Array<{ path: string }> };
+    };
+    expect(body.code).toBe('VALIDATION_FAILED');
+    expect(body.message).toContain('invalid request body: name:');
+    const issues = body.details.issues.map((issue) => issue.path);
     expect(issues).toEqual(expect.arrayContaining(['name', 'owners[0]', '(root)']));
     expect(await counts()).toEqual(before);
   });

@@ -46,7 +46,11 @@ const usersAndGroups: MatrixRow[] = [
     run: (c, actor, username) => c.registry.removeUser({ ...as(actor), username }),
     expect: outcomes('PERMISSION_DENIED', { admin: 'ok' }),
   }),
-  { operation: 'groups.list', run: (_, actor) => cast.registry.listGroups(as(actor)), expect: outcomes('ok') },
+  {
+    operation: 'groups.list',
+    run: (_, actor) => cast.registry.listGroups(as(actor)),
+    expect: outcomes('ok'),
+  },
   {
     operation: 'groups.get devs',
     run: (_, actor) => cast.registry.getGroup({ ...as(actor), name: GROUP }),
@@ -87,7 +91,8 @@ const folders: MatrixRow[] = [
     operation: 'folders.list shows team',
     run: async (_, actor) => {
       const { folders: seen } = await cast.registry.listFolders(as(actor));
-      if (!seen.some((folder) => folder.name === FOLDER)) throw new MeshError('NOT_FOUND', 'team is not listed');
+      if (!seen.some((folder) => folder.name === FOLDER))
+        throw new MeshError('NOT_FOUND', 'team is not listed');
     },
     expect: outcomes('ok', { stranger: 'NOT_FOUND' }),
   },
@@ -103,13 +108,15 @@ const folders: MatrixRow[] = [
   },
   row<string>({
     operation: 'folders.update (a folder with team roles)',
-    prepare: async (c) => (await c.registry.createFolder({ ...admin(), name: c.unique('f'), ...teamRoles })).name,
+    prepare: async (c) =>
+      (await c.registry.createFolder({ ...admin(), name: c.unique('f'), ...teamRoles })).name,
     run: (c, actor, name) => c.registry.updateFolder({ ...as(actor), name, summary: 'changed' }),
     expect: outcomes('PERMISSION_DENIED', { admin: 'ok', owner: 'ok', stranger: 'NOT_FOUND' }),
   }),
   row<string>({
     operation: 'folders.delete (a folder with team roles)',
-    prepare: async (c) => (await c.registry.createFolder({ ...admin(), name: c.unique('f'), ...teamRoles })).name,
+    prepare: async (c) =>
+      (await c.registry.createFolder({ ...admin(), name: c.unique('f'), ...teamRoles })).name,
     run: (c, actor, name) => c.registry.deleteFolder({ ...as(actor), name }),
     expect: outcomes('PERMISSION_DENIED', { admin: 'ok', owner: 'ok', stranger: 'NOT_FOUND' }),
   }),
@@ -174,7 +181,8 @@ const tokens: MatrixRow[] = [
   }),
   row<string>({
     operation: "tokens.revoke another user's token",
-    prepare: async (c) => (await c.registry.createApiToken({ ...admin(), username: 'stranger', label: 'not yours' })).prefix,
+    prepare: async (c) =>
+      (await c.registry.createApiToken({ ...admin(), username: 'stranger', label: 'not yours' })).prefix,
     run: (c, actor, prefix) => c.registry.revokeApiToken({ ...as(actor), prefix }),
     expect: outcomes('NOT_FOUND', { stranger: 'ok', job: 'PERMISSION_DENIED' }),
   }),
@@ -191,12 +199,14 @@ const tokens: MatrixRow[] = [
   },
   {
     operation: 'tokens.issue_job as u/owner',
-    run: (_, actor) => cast.registry.issueJobToken({ ...as(actor), jobId: 'j2', onBehalfOf: 'u/owner', ttlSeconds: 60 }),
+    run: (_, actor) =>
+      cast.registry.issueJobToken({ ...as(actor), jobId: 'j2', onBehalfOf: 'u/owner', ttlSeconds: 60 }),
     expect: outcomes('PERMISSION_DENIED', { admin: 'ok', owner: 'ok', job: 'ok' }),
   },
   {
     operation: 'tokens.issue_job as g/devs',
-    run: (_, actor) => cast.registry.issueJobToken({ ...as(actor), jobId: 'j3', onBehalfOf: `g/${GROUP}`, ttlSeconds: 60 }),
+    run: (_, actor) =>
+      cast.registry.issueJobToken({ ...as(actor), jobId: 'j3', onBehalfOf: `g/${GROUP}`, ttlSeconds: 60 }),
     expect: outcomes('PERMISSION_DENIED', { admin: 'ok', member: 'ok' }),
   },
   {
@@ -221,7 +231,8 @@ const workspaces: MatrixRow[] = [
   },
   {
     operation: 'workspaces.create',
-    run: (c, actor) => c.registry.createWorkspace({ actor: { token: actor.token }, id: c.unique('ws'), name: 'W' }),
+    run: (c, actor) =>
+      c.registry.createWorkspace({ actor: { token: actor.token }, id: c.unique('ws'), name: 'W' }),
     expect: outcomes('PERMISSION_DENIED', { admin: 'ok', job: 'UNAUTHENTICATED' }),
   },
 ];

@@ -30,13 +30,18 @@ async function errorOf(action: () => Promise<unknown>): Promise<MeshError> {
 
 describe('API tokens', () => {
   it('are stored as a SHA-256 hash only: no column of any token row holds the token', async () => {
-    const created = await cast.http('POST', '/api/w/main/tokens/create', ownerToken(), { label: 'hash check' });
+    const created = await cast.http('POST', '/api/w/main/tokens/create', ownerToken(), {
+      label: 'hash check',
+    });
     expect(created.status).toBe(201);
     const { token, token_prefix: prefix } = created.body as { token: string; token_prefix: string };
     expect(token).toMatch(/^fm_[A-Za-z0-9_-]{43}$/);
     expect(token.startsWith(prefix)).toBe(true);
 
-    const rows: Array<Record<string, unknown>> = await cast.dataSource.query(`SELECT * FROM api_token WHERE prefix = $1`, [prefix]);
+    const rows: Array<Record<string, unknown>> = await cast.dataSource.query(
+      `SELECT * FROM api_token WHERE prefix = $1`,
+      [prefix],
+    );
     expect(rows).toHaveLength(1);
     expect(rows[0]?.token_hash).toBe(createHash('sha256').update(token).digest('hex'));
     const everything = JSON.stringify(await cast.dataSource.query(`SELECT * FROM api_token`));
@@ -45,11 +50,16 @@ describe('API tokens', () => {
 
     const listed = await cast.http('GET', '/api/w/main/tokens/list', ownerToken());
     expect(JSON.stringify(listed.body)).not.toContain(token);
-    expect(listed.body).toContainEqual(expect.objectContaining({ token_prefix: prefix, label: 'hash check', expiration: null }));
+    expect(listed.body).toContainEqual(
+      expect.objectContaining({ token_prefix: prefix, label: 'hash check', expiration: null }),
+    );
   });
 
   it('revoked: refused at once, and gone from the list', async () => {
-    const { token, prefix } = await cast.registry.createApiToken({ ...main(ownerToken()), label: 'short-lived' });
+    const { token, prefix } = await cast.registry.createApiToken({
+      ...main(ownerToken()),
+      label: 'short-lived',
+    });
     expect(await cast.registry.whoami(main(token))).toMatchObject({ username: 'owner' });
     await cast.registry.revokeApiToken({ ...main(ownerToken()), prefix });
     expect(await errorOf(() => cast.registry.whoami(main(token)))).toMatchObject({
@@ -68,18 +78,34 @@ describe('API tokens', () => {
   });
 
   it('scoped: resources:read:f/team/* reads f/team/ items only and writes nothing', async () => {
-    const { token } = await cast.registry.createApiToken({ ...main(ownerToken()), scopes: ['resources:read:f/team/*'] });
+    const { token } = await cast.registry.createApiToken({
+      ...main(ownerToken()),
+      scopes: ['resources:read:f/team/*'],
+    });
     const check = async (path: string, action: 'read' | 'write') =>
       (await cast.registry.checkAccess({ ...main(token), path, action, domain: 'resources' })).allowed;
     expect(await check('f/team/a', 'read')).toBe(true);
     expect(await check('f/team/sub/b', 'read')).toBe(true);
     expect(await check('f/team/a', 'write')).toBe(false);
     expect(await check('u/owner/a', 'read')).toBe(false);
-    expect((await cast.registry.checkAccess({ ...main(token), path: 'f/team/a', action: 'read', domain: 'variables' })).allowed).toBe(false);
+    expect(
+      (
+        await cast.registry.checkAccess({
+          ...main(token),
+          path: 'f/team/a',
+          action: 'read',
+          domain: 'variables',
+        })
+      ).allowed,
+    ).toBe(false);
     expect(await outcomeOf(() => cast.registry.listFolders(main(token)))).toBe('PERMISSION_DENIED');
 
     // Without tokens:write it cannot make tokens at all.
-    expect(await errorOf(() => cast.registry.createApiToken({ ...main(token), scopes: ['resources:read:f/team/x'] }))).toMatchObject({
+    expect(
+      await errorOf(() =>
+        cast.registry.createApiToken({ ...main(token), scopes: ['resources:read:f/team/x'] }),
+      ),
+    ).toMatchObject({
       code: 'PERMISSION_DENIED',
       message: "the token's scopes (resources:read:f/team/*) do not allow tokens:write",
     });
@@ -90,28 +116,47 @@ describe('API tokens', () => {
       ...main(ownerToken()),
       scopes: ['tokens:write', 'resources:write:f/team/*'],
     });
-    const narrower = await cast.registry.createApiToken({ ...main(token), scopes: ['resources:read:f/team/x'] });
+    const narrower = await cast.registry.createApiToken({
+      ...main(token),
+      scopes: ['resources:read:f/team/x'],
+    });
     expect(narrower.scopes).toEqual(['resources:read:f/team/x']);
-    expect(await cast.registry.whoami(main(narrower.token))).toMatchObject({ scopes: ['resources:read:f/team/x'] });
-    const wider = await errorOf(() => cast.registry.createApiToken({ ...main(token), scopes: ['resources:write'] }));
+    expect(await cast.registry.whoami(main(narrower.token))).toMatchObject({
+      scopes: ['resources:read:f/team/x'],
+    });
+    const wider = await errorOf(() =>
+      cast.registry.createApiToken({ ...main(token), scopes: ['resources:write'] }),
+    );
     expect(wider).toMatchObject({ code: 'PERMISSION_DENIED' });
     expect(wider.message).toContain('scope "resources:write" is not within the caller\'s scopes');
     // Asking for no scopes gets the creator's, never an unrestricted token.
-    expect((await cast.registry.createApiToken(main(token))).scopes).toEqual(['tokens:write', 'resources:write:f/team/*']);
+    expect((await cast.registry.createApiToken(main(token))).scopes).toEqual([
+      'tokens:write',
+      'resources:write:f/team/*',
+    ]);
   });
 
-  it("an admin makes tokens for other members; others may not", async () => {
+  it('an admin makes tokens for other members; others may not', async () => {
     const made = await cast.registry.createApiToken({ ...main(adminToken()), username: 'reader' });
-    expect(await cast.registry.whoami(main(made.token))).toMatchObject({ username: 'reader', isAdmin: false });
-    expect(await outcomeOf(() => cast.registry.createApiToken({ ...main(ownerToken()), username: 'reader' }))).toBe(
-      'PERMISSION_DENIED',
-    );
+    expect(await cast.registry.whoami(main(made.token))).toMatchObject({
+      username: 'reader',
+      isAdmin: false,
+    });
+    expect(
+      await outcomeOf(() => cast.registry.createApiToken({ ...main(ownerToken()), username: 'reader' })),
+    ).toBe('PERMISSION_DENIED');
   });
 });
 
 describe('job tokens', () => {
   const issue = (token: string, onBehalfOf: string, extra: { scopes?: string[]; ttlSeconds?: number } = {}) =>
-    cast.registry.issueJobToken({ ...main(token), jobId: 'job-1', onBehalfOf, ttlSeconds: extra.ttlSeconds ?? 300, ...extra });
+    cast.registry.issueJobToken({
+      ...main(token),
+      jobId: 'job-1',
+      onBehalfOf,
+      ttlSeconds: extra.ttlSeconds ?? 300,
+      ...extra,
+    });
 
   it('carry the job and its principal; scopes default to the issuer’s', async () => {
     const { token, expiresAt } = await issue(ownerToken(), 'u/owner');
@@ -132,7 +177,11 @@ describe('job tokens', () => {
 
   it('acting as a group: the group’s rights, not the issuer’s', async () => {
     const { token } = await issue(cast.actors.member.token, 'g/devs');
-    expect(await cast.registry.whoami(main(token))).toMatchObject({ kind: 'job', username: 'g/devs', groups: ['all', 'devs'] });
+    expect(await cast.registry.whoami(main(token))).toMatchObject({
+      kind: 'job',
+      username: 'g/devs',
+      groups: ['all', 'devs'],
+    });
     const allowed = async (path: string, action: 'read' | 'write') =>
       (await cast.registry.checkAccess({ ...main(token), path, action })).allowed;
     expect(await allowed(`f/${FOLDER}/x`, 'write')).toBe(true);
@@ -141,7 +190,10 @@ describe('job tokens', () => {
 
   it('acting as an email-shaped user name', async () => {
     const { token } = await issue(adminToken(), 'owner@example.test');
-    expect(await cast.registry.whoami(main(token))).toMatchObject({ username: 'owner', onBehalfOf: 'owner@example.test' });
+    expect(await cast.registry.whoami(main(token))).toMatchObject({
+      username: 'owner',
+      onBehalfOf: 'owner@example.test',
+    });
   });
 
   it('expire', async () => {
@@ -150,12 +202,17 @@ describe('job tokens', () => {
       async () => (await outcomeOf(() => cast.registry.whoami(main(token)))) === 'UNAUTHENTICATED',
       { description: 'the job token to expire' },
     );
-    expect(await errorOf(() => cast.registry.whoami(main(token)))).toMatchObject({ message: 'the job token has expired' });
+    expect(await errorOf(() => cast.registry.whoami(main(token)))).toMatchObject({
+      message: 'the job token has expired',
+    });
   });
 
   it('never outlive the token that issued them', async () => {
     const expiresAt = new Date(Date.now() + 60_000);
-    const { token } = await cast.registry.createApiToken({ ...main(ownerToken()), expiresAt: expiresAt.toISOString() });
+    const { token } = await cast.registry.createApiToken({
+      ...main(ownerToken()),
+      expiresAt: expiresAt.toISOString(),
+    });
     const job = await issue(token, 'u/owner', { ttlSeconds: 3600 });
     expect(Date.parse(job.expiresAt)).toBeLessThanOrEqual(expiresAt.getTime());
   });
@@ -167,16 +224,28 @@ describe('job tokens', () => {
     const forged = `fmj_${Buffer.from(JSON.stringify({ ...claims, onBehalfOf: 'u/admin' })).toString('base64url')}.${signature}`;
     const flipped = `${token.slice(0, -1)}${token.endsWith('A') ? 'B' : 'A'}`;
     for (const bad of [forged, flipped, `${token}.x`, 'fmj_', 'fmj_abc.def']) {
-      expect(await errorOf(() => cast.registry.whoami(main(bad)))).toMatchObject({ code: 'UNAUTHENTICATED', message: 'the token is invalid' });
+      expect(await errorOf(() => cast.registry.whoami(main(bad)))).toMatchObject({
+        code: 'UNAUTHENTICATED',
+        message: 'the token is invalid',
+      });
     }
 
     await cast.registry.createWorkspace({ actor: { token: adminToken() }, id: 'other', name: 'Other' });
-    await cast.registry.addUser({ ...main(adminToken()), workspace: 'other', email: 'owner@example.test', username: 'owner' });
-    expect(await cast.registry.whoami({ actor: { token: ownerToken() }, workspace: 'other' })).toMatchObject({ username: 'owner' });
-    expect(await errorOf(() => cast.registry.whoami({ actor: { token }, workspace: 'other' }))).toMatchObject({
-      code: 'UNAUTHENTICATED',
-      message: 'the job token is not valid in workspace "other"',
+    await cast.registry.addUser({
+      ...main(adminToken()),
+      workspace: 'other',
+      email: 'owner@example.test',
+      username: 'owner',
     });
+    expect(await cast.registry.whoami({ actor: { token: ownerToken() }, workspace: 'other' })).toMatchObject({
+      username: 'owner',
+    });
+    expect(await errorOf(() => cast.registry.whoami({ actor: { token }, workspace: 'other' }))).toMatchObject(
+      {
+        code: 'UNAUTHENTICATED',
+        message: 'the job token is not valid in workspace "other"',
+      },
+    );
   });
 
   it('are refused once their principal left the workspace', async () => {
@@ -184,11 +253,15 @@ describe('job tokens', () => {
     const { token } = await issue(leaving.token, `u/${leaving.username}`);
     await cast.registry.removeUser({ ...main(adminToken()), username: leaving.username });
     expect(await errorOf(() => cast.registry.whoami(main(token)))).toMatchObject({ code: 'UNAUTHENTICATED' });
-    expect(await errorOf(() => cast.registry.whoami(main(leaving.token)))).toMatchObject({ code: 'NOT_FOUND' });
+    expect(await errorOf(() => cast.registry.whoami(main(leaving.token)))).toMatchObject({
+      code: 'NOT_FOUND',
+    });
   });
 
   it('scopes only narrow, and a job token cannot mint API tokens', async () => {
-    const { token } = await issue(ownerToken(), 'u/owner', { scopes: ['resources:read:f/team/*', 'flows:write'] });
+    const { token } = await issue(ownerToken(), 'u/owner', {
+      scopes: ['resources:read:f/team/*', 'flows:write'],
+    });
     const narrower = await issue(token, 'u/owner', { scopes: ['flows:read'] });
     expect(await cast.registry.whoami(main(narrower.token))).toMatchObject({ scopes: ['flows:read'] });
     expect(await errorOf(() => issue(token, 'u/owner', { scopes: ['resources:read'] }))).toMatchObject({

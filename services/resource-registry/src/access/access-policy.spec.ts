@@ -12,7 +12,11 @@ const person = (username: string, extra: Partial<CallerIdentity> = {}): CallerId
   ...extra,
 });
 
-const team: FolderRoles = { owners: ['u/olga'], writers: ['u/wim', 'g/devs'], readers: ['u/rita', 'g/all-readers'] };
+const team: FolderRoles = {
+  owners: ['u/olga'],
+  writers: ['u/wim', 'g/devs'],
+  readers: ['u/rita', 'g/all-readers'],
+};
 const path = (p: string) => parseItemPath(p);
 
 describe('ownership', () => {
@@ -46,11 +50,19 @@ describe('ownership', () => {
 describe('scopes narrow ownership', () => {
   it('read scope: read only; path scope: matching paths only; other domain: nothing', () => {
     const alice = person('alice', { scopes: ['resources:read:u/alice/shared/*'] });
-    expect(effectiveAccess(alice, path('u/alice/shared/a'), 'u/alice/shared/a', undefined, 'resources')).toBe('read');
-    expect(effectiveAccess(alice, path('u/alice/private'), 'u/alice/private', undefined, 'resources')).toBe('none');
-    expect(effectiveAccess(alice, path('u/alice/shared/a'), 'u/alice/shared/a', undefined, 'variables')).toBe('none');
+    expect(effectiveAccess(alice, path('u/alice/shared/a'), 'u/alice/shared/a', undefined, 'resources')).toBe(
+      'read',
+    );
+    expect(effectiveAccess(alice, path('u/alice/private'), 'u/alice/private', undefined, 'resources')).toBe(
+      'none',
+    );
+    expect(effectiveAccess(alice, path('u/alice/shared/a'), 'u/alice/shared/a', undefined, 'variables')).toBe(
+      'none',
+    );
     // Without a domain, any domain's scope counts.
-    expect(effectiveAccess(alice, path('u/alice/shared/a'), 'u/alice/shared/a', undefined, undefined)).toBe('read');
+    expect(effectiveAccess(alice, path('u/alice/shared/a'), 'u/alice/shared/a', undefined, undefined)).toBe(
+      'read',
+    );
   });
 
   it('a write scope never grants more than ownership', () => {

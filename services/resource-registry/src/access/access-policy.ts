@@ -43,7 +43,11 @@ export function folderRole(identity: CallerIdentity, roles: FolderRoles): Folder
  * `f/<folder>/...` owners and writers write, readers read. `folder` is the folder of an `f/` path,
  * undefined when it does not exist.
  */
-export function ownershipAccess(identity: CallerIdentity, path: ItemPath, folder: FolderRoles | undefined): Access {
+export function ownershipAccess(
+  identity: CallerIdentity,
+  path: ItemPath,
+  folder: FolderRoles | undefined,
+): Access {
   if (identity.isAdmin) return 'write';
   if (path.kind === 'user') return path.owner === identity.username ? 'write' : 'none';
   if (!folder) return 'none';

@@ -10,7 +10,13 @@ import {
 import { Injectable } from '@nestjs/common';
 import { AuthenticateService } from '../auth/authenticate.service.js';
 import { FolderRepository } from '../folders/folder.repository.js';
-import { effectiveAccess, scopeAllows, type Access, type AccessScope, type FolderRoles } from './access-policy.js';
+import {
+  effectiveAccess,
+  scopeAllows,
+  type Access,
+  type AccessScope,
+  type FolderRoles,
+} from './access-policy.js';
 
 /**
  * The one gate every read and write of the registry passes. An item the caller may not read is
@@ -56,7 +62,12 @@ export class AccessService {
   }
 
   /** Throws `NOT_FOUND(notFoundMessage)` unless the identity may read `path`. */
-  async assertCanRead(identity: CallerIdentity, path: string, scope: AccessScope, notFoundMessage: string): Promise<void> {
+  async assertCanRead(
+    identity: CallerIdentity,
+    path: string,
+    scope: AccessScope,
+    notFoundMessage: string,
+  ): Promise<void> {
     const access = await this.accessTo(identity, path, scope.domain);
     if (access === 'none' || (scope.action !== 'read' && !scopeAllows(identity, scope, path))) {
       throw new MeshError('NOT_FOUND', notFoundMessage, { path });
@@ -67,7 +78,12 @@ export class AccessService {
    * Throws `NOT_FOUND(notFoundMessage)` when the identity may not even read the existing item at
    * `path`, `PERMISSION_DENIED` when it may read but not write it.
    */
-  async assertCanWrite(identity: CallerIdentity, path: string, scope: AccessScope, notFoundMessage: string): Promise<void> {
+  async assertCanWrite(
+    identity: CallerIdentity,
+    path: string,
+    scope: AccessScope,
+    notFoundMessage: string,
+  ): Promise<void> {
     const access = await this.accessTo(identity, path, scope.domain);
     if (access === 'none') throw new MeshError('NOT_FOUND', notFoundMessage, { path });
     if (access !== 'write' || (scope.action !== 'write' && !scopeAllows(identity, scope, path))) {
@@ -95,7 +111,10 @@ export class AccessService {
   assertScope(identity: CallerIdentity, domain: ScopeDomain, action: ScopeAction, path?: string): void {
     if (scopesAllow(identity.scopes, { domain, action, path })) return;
     const what = path === undefined ? `${domain}:${action}` : `${domain}:${action} on "${path}"`;
-    throw new MeshError('PERMISSION_DENIED', `the token's scopes (${(identity.scopes ?? []).join(', ') || 'none'}) do not allow ${what}`);
+    throw new MeshError(
+      'PERMISSION_DENIED',
+      `the token's scopes (${(identity.scopes ?? []).join(', ') || 'none'}) do not allow ${what}`,
+    );
   }
 
   /** PERMISSION_DENIED unless the identity is an admin of its workspace. */
@@ -108,7 +127,9 @@ export class AccessService {
    * without a query. Paths that fail to parse are left out.
    */
   async readFilter(identity: CallerIdentity, domain?: ScopeDomain): Promise<(path: string) => boolean> {
-    const folders = new Map((await this.folders.list(identity.workspace)).map((f) => [f.name, f as FolderRoles]));
+    const folders = new Map(
+      (await this.folders.list(identity.workspace)).map((f) => [f.name, f as FolderRoles]),
+    );
     return (path) => {
       let parsed: ItemPath;
       try {
@@ -127,7 +148,10 @@ export class AccessService {
 }
 
 function writeDenied(identity: CallerIdentity, path: string): MeshError {
-  const who = identity.kind === 'job' ? `job ${identity.jobId ?? ''} (as ${identity.onBehalfOf ?? identity.username})` : identity.username;
+  const who =
+    identity.kind === 'job'
+      ? `job ${identity.jobId ?? ''} (as ${identity.onBehalfOf ?? identity.username})`
+      : identity.username;
   return new MeshError('PERMISSION_DENIED', `${who} may not write "${path}"`, { path });
 }
 

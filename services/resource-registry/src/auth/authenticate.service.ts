@@ -36,10 +36,17 @@ export class AuthenticateService {
 
   async authenticateAccount(token: string, now = new Date()): Promise<AccountIdentity> {
     if (token.startsWith(JOB_TOKEN_PREFIX)) {
-      throw new MeshError('UNAUTHENTICATED', 'a job token is valid only inside its workspace (/api/w/<workspace>/...)');
+      throw new MeshError(
+        'UNAUTHENTICATED',
+        'a job token is valid only inside its workspace (/api/w/<workspace>/...)',
+      );
     }
     const stored = await this.validApiToken(token, now);
-    return { email: stored.email, isSuperAdmin: stored.isSuperAdmin, ...(stored.scopes === null ? {} : { scopes: stored.scopes }) };
+    return {
+      email: stored.email,
+      isSuperAdmin: stored.isSuperAdmin,
+      ...(stored.scopes === null ? {} : { scopes: stored.scopes }),
+    };
   }
 
   private async validApiToken(token: string, now: Date): Promise<StoredApiToken> {
@@ -81,14 +88,20 @@ export class AuthenticateService {
 function checkValid(stored: StoredApiToken | undefined, now: Date): StoredApiToken {
   if (!stored) throw new MeshError('UNAUTHENTICATED', INVALID);
   if (stored.revokedAt !== null) throw new MeshError('UNAUTHENTICATED', 'the token was revoked');
-  if (stored.expiresAt !== null && stored.expiresAt <= now) throw new MeshError('UNAUTHENTICATED', 'the token has expired');
+  if (stored.expiresAt !== null && stored.expiresAt <= now)
+    throw new MeshError('UNAUTHENTICATED', 'the token has expired');
   return stored;
 }
 
 export type PrincipalFields = Pick<CallerIdentity, 'username' | 'email' | 'isAdmin' | 'groups'>;
 
 function memberFields(member: StoredMember): PrincipalFields {
-  return { username: member.username, email: member.email, isAdmin: member.isAdmin, groups: uniqueGroups(member.groups) };
+  return {
+    username: member.username,
+    email: member.email,
+    isAdmin: member.isAdmin,
+    groups: uniqueGroups(member.groups),
+  };
 }
 
 function uniqueGroups(groups: readonly string[]): string[] {

@@ -37,7 +37,10 @@ function bearerToken(header: string | string[] | undefined): string {
   const value = Array.isArray(header) ? header[0] : header;
   const match = value === undefined ? null : /^Bearer\s+(\S+)\s*$/i.exec(value);
   if (!match?.[1]) {
-    throw new MeshError('UNAUTHENTICATED', 'missing bearer token: send the header "Authorization: Bearer <token>"');
+    throw new MeshError(
+      'UNAUTHENTICATED',
+      'missing bearer token: send the header "Authorization: Bearer <token>"',
+    );
   }
   return match[1];
 }

@@ -43,9 +43,10 @@ export class IdentityRepository {
     tokenHash: string,
     workspace: string,
   ): Promise<{ token: StoredApiToken; member: StoredMember | undefined } | undefined> {
-    const rows: Array<StoredApiToken & { username: string | null; isAdmin: boolean | null; groups: string[] }> =
-      await this.dataSource.query(
-        `SELECT t.email, a.is_super_admin AS "isSuperAdmin", t.scopes, t.expires_at AS "expiresAt", t.revoked_at AS "revokedAt",
+    const rows: Array<
+      StoredApiToken & { username: string | null; isAdmin: boolean | null; groups: string[] }
+    > = await this.dataSource.query(
+      `SELECT t.email, a.is_super_admin AS "isSuperAdmin", t.scopes, t.expires_at AS "expiresAt", t.revoked_at AS "revokedAt",
                 u.username, u.is_admin AS "isAdmin",
                 COALESCE(array_agg(m.group_name ORDER BY m.group_name) FILTER (WHERE m.group_name IS NOT NULL), '{}') AS "groups"
            FROM api_token t
@@ -54,13 +55,21 @@ export class IdentityRepository {
            LEFT JOIN group_member m ON m.workspace_id = u.workspace_id AND m.username = u.username
           WHERE t.token_hash = $1
           GROUP BY t.id, a.email, u.workspace_id, u.username`,
-        [tokenHash, workspace],
-      );
+      [tokenHash, workspace],
+    );
     const row = rows[0];
     if (!row) return undefined;
-    const token = { email: row.email, isSuperAdmin: row.isSuperAdmin, scopes: row.scopes, expiresAt: row.expiresAt, revokedAt: row.revokedAt };
+    const token = {
+      email: row.email,
+      isSuperAdmin: row.isSuperAdmin,
+      scopes: row.scopes,
+      expiresAt: row.expiresAt,
+      revokedAt: row.revokedAt,
+    };
     const member =
-      row.username === null ? undefined : { username: row.username, email: row.email, isAdmin: row.isAdmin === true, groups: row.groups };
+      row.username === null
+        ? undefined
+        : { username: row.username, email: row.email, isAdmin: row.isAdmin === true, groups: row.groups };
     return { token, member };
   }
 

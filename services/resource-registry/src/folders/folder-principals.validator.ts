@@ -24,14 +24,21 @@ export class FolderPrincipalsValidator {
       for (const [index, principal] of (roles[role] ?? []).entries()) {
         if (!(await this.exists(workspace, principal))) {
           const kind = principal.startsWith('u/') ? 'user' : 'group';
-          issues.push({ path: `${role}[${index}]`, message: `${kind} "${principal.slice(2)}" not found in workspace "${workspace}"` });
+          issues.push({
+            path: `${role}[${index}]`,
+            message: `${kind} "${principal.slice(2)}" not found in workspace "${workspace}"`,
+          });
         }
       }
     }
     const first = issues[0];
     if (first) {
       const more = issues.length > 1 ? ` (and ${issues.length - 1} more)` : '';
-      throw new MeshError('VALIDATION_FAILED', `invalid folder roles: ${first.path}: ${first.message}${more}`, { issues });
+      throw new MeshError(
+        'VALIDATION_FAILED',
+        `invalid folder roles: ${first.path}: ${first.message}${more}`,
+        { issues },
+      );
     }
   }
 

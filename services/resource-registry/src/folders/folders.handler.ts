@@ -17,7 +17,9 @@ export class FoldersHandler {
 
   @HandleRequest(contract.listFolders)
   async list(@Payload() req: Req<'listFolders'>): Promise<{ folders: Folder[] }> {
-    return { folders: await this.folders.list(await this.access.authenticate(req.actor.token, req.workspace)) };
+    return {
+      folders: await this.folders.list(await this.access.authenticate(req.actor.token, req.workspace)),
+    };
   }
 
   @HandleRequest(contract.getFolder)

@@ -40,7 +40,12 @@ export class FoldersService {
     const creator = principalsOf(identity)[0];
     const owners = unique([...(creator ? [creator] : []), ...(changes.owners ?? [])]);
     const roles = { owners, writers: unique(changes.writers ?? []), readers: unique(changes.readers ?? []) };
-    const inserted = await this.folders.insert({ workspaceId: identity.workspace, name, summary: changes.summary ?? null, ...roles });
+    const inserted = await this.folders.insert({
+      workspaceId: identity.workspace,
+      name,
+      summary: changes.summary ?? null,
+      ...roles,
+    });
     if (!inserted) throw new MeshError('CONFLICT', `folder "${name}" already exists`, { name });
     return this.get(identity, name);
   }
@@ -68,7 +73,8 @@ export class FoldersService {
 
   private async readable(identity: CallerIdentity, name: string): Promise<FolderEntity> {
     const folder = await this.folders.find(identity.workspace, name);
-    if (!folder || !this.visible(identity, folder)) throw new MeshError('NOT_FOUND', `folder "${name}" not found`, { name });
+    if (!folder || !this.visible(identity, folder))
+      throw new MeshError('NOT_FOUND', `folder "${name}" not found`, { name });
     return folder;
   }
 
@@ -76,7 +82,10 @@ export class FoldersService {
   private async ownable(identity: CallerIdentity, name: string): Promise<FolderEntity> {
     const folder = await this.readable(identity, name);
     if (!identity.isAdmin && folderRole(identity, folder) !== 'owner') {
-      throw new MeshError('PERMISSION_DENIED', `only owners of folder "${name}" and admins may change or delete it`);
+      throw new MeshError(
+        'PERMISSION_DENIED',
+        `only owners of folder "${name}" and admins may change or delete it`,
+      );
     }
     this.access.assertScope(identity, 'folders', 'write', `f/${name}`);
     return folder;

@@ -21,7 +21,10 @@ export class GroupRepository {
   constructor(private readonly dataSource: DataSource) {}
 
   async list(workspace: string): Promise<GroupRow[]> {
-    return this.dataSource.query(`${GROUPS} WHERE g.workspace_id = $1 GROUP BY g.workspace_id, g.name ORDER BY g.name`, [workspace]);
+    return this.dataSource.query(
+      `${GROUPS} WHERE g.workspace_id = $1 GROUP BY g.workspace_id, g.name ORDER BY g.name`,
+      [workspace],
+    );
   }
 
   async find(workspace: string, name: string): Promise<GroupRow | undefined> {
@@ -60,7 +63,9 @@ export class GroupRepository {
   }
 
   async removeMember(workspace: string, group: string, username: string): Promise<void> {
-    await this.dataSource.getRepository(GroupMemberEntity).delete({ workspaceId: workspace, groupName: group, username });
+    await this.dataSource
+      .getRepository(GroupMemberEntity)
+      .delete({ workspaceId: workspace, groupName: group, username });
   }
 
   async exists(workspace: string, name: string): Promise<boolean> {

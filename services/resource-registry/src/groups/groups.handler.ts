@@ -27,7 +27,11 @@ export class GroupsHandler {
 
   @HandleRequest(contract.createGroup)
   async create(@Payload() req: Req<'createGroup'>): Promise<Group> {
-    return this.groups.create(await this.access.authenticate(req.actor.token, req.workspace), req.name, req.summary);
+    return this.groups.create(
+      await this.access.authenticate(req.actor.token, req.workspace),
+      req.name,
+      req.summary,
+    );
   }
 
   @HandleRequest(contract.deleteGroup)
@@ -37,11 +41,19 @@ export class GroupsHandler {
 
   @HandleRequest(contract.addGroupMember)
   async addMember(@Payload() req: Req<'addGroupMember'>): Promise<Group> {
-    return this.groups.addMember(await this.access.authenticate(req.actor.token, req.workspace), req.name, req.username);
+    return this.groups.addMember(
+      await this.access.authenticate(req.actor.token, req.workspace),
+      req.name,
+      req.username,
+    );
   }
 
   @HandleRequest(contract.removeGroupMember)
   async removeMember(@Payload() req: Req<'removeGroupMember'>): Promise<Group> {
-    return this.groups.removeMember(await this.access.authenticate(req.actor.token, req.workspace), req.name, req.username);
+    return this.groups.removeMember(
+      await this.access.authenticate(req.actor.token, req.workspace),
+      req.name,
+      req.username,
+    );
   }
 }

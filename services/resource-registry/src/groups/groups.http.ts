@@ -3,7 +3,9 @@ import { GroupNameSchema, UsernameSchema } from '@flowmesh/contracts';
 import { z } from 'zod';
 
 /** HTTP bodies and answers of `/api/w/:workspace/groups/...`, shaped as Windmill's. */
-export const CreateGroupBodySchema = z.object({ name: GroupNameSchema, summary: z.string().max(1000).optional() }).strict();
+export const CreateGroupBodySchema = z
+  .object({ name: GroupNameSchema, summary: z.string().max(1000).optional() })
+  .strict();
 export const GroupMemberBodySchema = z.object({ username: UsernameSchema }).strict();
 
 export function groupView(group: Group) {

@@ -30,7 +30,8 @@ export class GroupsService {
   async create(identity: CallerIdentity, name: string, summary: string | undefined): Promise<Group> {
     this.access.assertScope(identity, 'groups', 'write', `g/${name}`);
     this.access.assertAdmin(identity, 'create groups');
-    if (name === ALL_GROUP) throw new MeshError('CONFLICT', `group "${ALL_GROUP}" is built in: every member belongs to it`);
+    if (name === ALL_GROUP)
+      throw new MeshError('CONFLICT', `group "${ALL_GROUP}" is built in: every member belongs to it`);
     if (!(await this.groups.insert(identity.workspace, name, summary ?? null))) {
       throw new MeshError('CONFLICT', `group "${name}" already exists`, { name });
     }
@@ -46,7 +47,9 @@ export class GroupsService {
   async addMember(identity: CallerIdentity, name: string, username: string): Promise<Group> {
     await this.assertAdminWrite(identity, name, 'change group members');
     if (!(await this.users.find(identity.workspace, username))) {
-      throw new MeshError('NOT_FOUND', `user "${username}" not found in workspace "${identity.workspace}"`, { username });
+      throw new MeshError('NOT_FOUND', `user "${username}" not found in workspace "${identity.workspace}"`, {
+        username,
+      });
     }
     await this.groups.addMember(identity.workspace, name, username);
     return toGroup(await this.existing(identity.workspace, name));
@@ -72,5 +75,10 @@ export class GroupsService {
 }
 
 function toGroup(row: GroupRow): Group {
-  return { name: row.name, summary: row.summary, members: row.members, createdAt: row.createdAt.toISOString() };
+  return {
+    name: row.name,
+    summary: row.summary,
+    members: row.members,
+    createdAt: row.createdAt.toISOString(),
+  };
 }

@@ -26,7 +26,10 @@ export class AdminBootstrapOnStart implements OnApplicationBootstrap {
     if (!this.config.bootstrapOnStart) return;
     const result = await this.bootstrap.init(this.config.adminToken);
     if (result.created) {
-      const source = result.token === undefined ? 'its token is FLOWMESH_ADMIN_TOKEN' : 'its token is printed once on stdout';
+      const source =
+        result.token === undefined
+          ? 'its token is FLOWMESH_ADMIN_TOKEN'
+          : 'its token is printed once on stdout';
       this.logger.info(
         { workspace: result.workspace, username: result.username, email: result.email },
         `created workspace "${result.workspace}" and its first admin ${result.email}; ${source}`,
@@ -36,7 +39,10 @@ export class AdminBootstrapOnStart implements OnApplicationBootstrap {
           `flowmesh: first admin ${result.email} of workspace "${result.workspace}", API token (shown once, keep it): ${result.token}\n`,
         );
       }
-    } else if (this.config.adminToken !== undefined && !(await this.bootstrap.knowsToken(this.config.adminToken))) {
+    } else if (
+      this.config.adminToken !== undefined &&
+      !(await this.bootstrap.knowsToken(this.config.adminToken))
+    ) {
       this.logger.warn(
         `FLOWMESH_ADMIN_TOKEN is set but the database already has its first admin (${result.email}); the variable is ignored`,
       );

@@ -32,8 +32,17 @@ export class AdminBootstrapService {
 
       const { adminEmail: email, adminUsername: username } = this.config;
       await tx.upsert(AccountEntity, { email, isSuperAdmin: true }, ['email']);
-      await tx.createQueryBuilder().insert().into(WorkspaceEntity).values({ id: MAIN_WORKSPACE, name: MAIN_WORKSPACE }).orIgnore().execute();
-      await tx.upsert(WorkspaceUserEntity, { workspaceId: MAIN_WORKSPACE, username, email, isAdmin: true }, ['workspaceId', 'username']);
+      await tx
+        .createQueryBuilder()
+        .insert()
+        .into(WorkspaceEntity)
+        .values({ id: MAIN_WORKSPACE, name: MAIN_WORKSPACE })
+        .orIgnore()
+        .execute();
+      await tx.upsert(WorkspaceUserEntity, { workspaceId: MAIN_WORKSPACE, username, email, isAdmin: true }, [
+        'workspaceId',
+        'username',
+      ]);
       const token = adminToken ?? generateApiToken();
       await tx.insert(ApiTokenEntity, {
         tokenHash: hashApiToken(token),
@@ -43,7 +52,13 @@ export class AdminBootstrapService {
         scopes: null,
         expiresAt: null,
       });
-      return { created: true, workspace: MAIN_WORKSPACE, username, email, ...(adminToken === undefined ? { token } : {}) };
+      return {
+        created: true,
+        workspace: MAIN_WORKSPACE,
+        username,
+        email,
+        ...(adminToken === undefined ? { token } : {}),
+      };
     });
   }
 

@@ -48,7 +48,9 @@ export class CreateIdentityTables1700000001000 implements MigrationInterface {
         FOREIGN KEY ("workspace_id", "username") REFERENCES "workspace_user" ("workspace_id", "username") ON DELETE CASCADE
       )`);
     // Authentication reads a member's groups on every request.
-    await queryRunner.query(`CREATE INDEX "IDX_group_member_user" ON "group_member" ("workspace_id", "username")`);
+    await queryRunner.query(
+      `CREATE INDEX "IDX_group_member_user" ON "group_member" ("workspace_id", "username")`,
+    );
     await queryRunner.query(`
       CREATE TABLE "folder" (
         "workspace_id" text NOT NULL REFERENCES "workspace" ("id") ON DELETE CASCADE,
@@ -78,7 +80,15 @@ export class CreateIdentityTables1700000001000 implements MigrationInterface {
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
-    for (const table of ['api_token', 'folder', 'group_member', 'workspace_group', 'workspace_user', 'workspace', 'account']) {
+    for (const table of [
+      'api_token',
+      'folder',
+      'group_member',
+      'workspace_group',
+      'workspace_user',
+      'workspace',
+      'account',
+    ]) {
       await queryRunner.query(`DROP TABLE "${table}"`);
     }
   }

@@ -43,7 +43,8 @@ export function checkIdentitySettings(env: IdentitySettings, ctx: z.RefinementCt
     ctx.addIssue({
       code: 'custom',
       path: ['FLOWMESH_JOB_TOKEN_KEY'],
-      message: 'is required when NODE_ENV=production (every registry replica must verify the same job tokens)',
+      message:
+        'is required when NODE_ENV=production (every registry replica must verify the same job tokens)',
     });
   }
 }

@@ -40,7 +40,11 @@ import { WorkspaceRepository } from '../workspaces/workspace.repository.js';
 import { WorkspacesController } from '../workspaces/workspaces.controller.js';
 import { WorkspacesHandler } from '../workspaces/workspaces.handler.js';
 import { WorkspacesService } from '../workspaces/workspaces.service.js';
-import { AdminBootstrapOnStart, ADMIN_TOKEN_OUTPUT, stdoutAdminTokenOutput } from './admin-bootstrap.on-start.js';
+import {
+  AdminBootstrapOnStart,
+  ADMIN_TOKEN_OUTPUT,
+  stdoutAdminTokenOutput,
+} from './admin-bootstrap.on-start.js';
 import { AdminBootstrapService } from './admin-bootstrap.service.js';
 import { AdminInitHandler } from './admin-init.handler.js';
 import type { IdentityConfig } from './identity.config.js';

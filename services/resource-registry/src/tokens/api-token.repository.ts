@@ -3,7 +3,10 @@ import { Injectable } from '@nestjs/common';
 import { IsNull, type EntityManager, type Repository } from 'typeorm';
 import { ApiTokenEntity } from './api-token.entity.js';
 
-export type NewApiToken = Pick<ApiTokenEntity, 'tokenHash' | 'prefix' | 'email' | 'label' | 'scopes' | 'expiresAt'>;
+export type NewApiToken = Pick<
+  ApiTokenEntity,
+  'tokenHash' | 'prefix' | 'email' | 'label' | 'scopes' | 'expiresAt'
+>;
 
 @Injectable()
 export class ApiTokenRepository {

@@ -1,13 +1,11 @@
 import type { CallerIdentity } from '@flowmesh/contracts';
 import { Body, Controller, Delete, Get, Param, Post, UseGuards } from '@nestjs/common';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { BearerAuthGuard } from '../auth/bearer-auth.guard.js';
 import { CurrentIdentity } from '../auth/current-identity.decorator.js';
 import { validateWith } from '../http/validate-with.pipe.js';
-import { CreateTokenBodySchema, tokenView } from './api-tokens.http.js';
+import { CreateTokenBodySchema, TokenPrefixSchema, tokenView } from './api-tokens.http.js';
 import { ApiTokensService } from './api-tokens.service.js';
-
-const prefix = validateWith(z.string().min(1).max(64), 'token prefix');
 
 @Controller('api/w/:workspace/tokens')
 @UseGuards(BearerAuthGuard)
@@ -30,7 +28,10 @@ export class ApiTokensController {
   }
 
   @Delete('delete/:prefix')
-  delete(@CurrentIdentity() identity: CallerIdentity, @Param('prefix', prefix) tokenPrefix: string) {
+  delete(
+    @CurrentIdentity() identity: CallerIdentity,
+    @Param('prefix', validateWith(TokenPrefixSchema, 'token prefix')) tokenPrefix: string,
+  ) {
     return this.tokens.revoke(identity, tokenPrefix);
   }
 }

@@ -13,6 +13,8 @@ export const CreateTokenBodySchema = z
   })
   .strict();
 
+export const TokenPrefixSchema = z.string().min(1).max(64);
+
 export function tokenView(token: ApiToken) {
   return {
     token_prefix: token.prefix,

@@ -27,7 +27,11 @@ export class ApiTokensService {
     private readonly access: AccessService,
   ) {}
 
-  async create(identity: CallerIdentity, request: NewApiTokenRequest, now = new Date()): Promise<ApiToken & { token: string }> {
+  async create(
+    identity: CallerIdentity,
+    request: NewApiTokenRequest,
+    now = new Date(),
+  ): Promise<ApiToken & { token: string }> {
     this.assertUser(identity);
     this.access.assertScope(identity, 'tokens', 'write');
     const email = await this.ownerEmail(identity, request.username);
@@ -64,14 +68,18 @@ export class ApiTokensService {
   }
 
   private assertUser(identity: CallerIdentity): void {
-    if (identity.kind === 'job') throw new MeshError('PERMISSION_DENIED', 'a job token cannot manage API tokens');
+    if (identity.kind === 'job')
+      throw new MeshError('PERMISSION_DENIED', 'a job token cannot manage API tokens');
   }
 
   private async ownerEmail(identity: CallerIdentity, username: string | undefined): Promise<string> {
     if (username === undefined || username === identity.username) return identity.email;
     this.access.assertAdmin(identity, 'create tokens for other users');
     const member = await this.users.find(identity.workspace, username);
-    if (!member) throw new MeshError('NOT_FOUND', `user "${username}" not found in workspace "${identity.workspace}"`, { username });
+    if (!member)
+      throw new MeshError('NOT_FOUND', `user "${username}" not found in workspace "${identity.workspace}"`, {
+        username,
+      });
     return member.email;
   }
 }

@@ -10,7 +10,9 @@ export class IssueJobTokenHandler {
   constructor(private readonly jobTokens: IssueJobTokenService) {}
 
   @HandleRequest(contract.issueJobToken)
-  issue(@Payload() req: z.output<typeof contract.issueJobToken.request>): Promise<z.output<typeof contract.issueJobToken.reply>> {
+  issue(
+    @Payload() req: z.output<typeof contract.issueJobToken.request>,
+  ): Promise<z.output<typeof contract.issueJobToken.reply>> {
     return this.jobTokens.issue(req);
   }
 }

@@ -19,7 +19,11 @@ export class IssueJobTokenService {
   ) {}
 
   async issue(req: IssueJobTokenRequest, now = new Date()): Promise<{ token: string; expiresAt: string }> {
-    const { identity: actor, expiresAt: actorExpiry } = await this.auth.authenticate(req.actor.token, req.workspace, now);
+    const { identity: actor, expiresAt: actorExpiry } = await this.auth.authenticate(
+      req.actor.token,
+      req.workspace,
+      now,
+    );
     await this.assertMayActAs(actor, req.onBehalfOf);
     const scopes = narrowScopes(actor.scopes, req.scopes);
     const requested = now.getTime() + req.ttlSeconds * 1000;
@@ -48,10 +52,15 @@ export class IssueJobTokenService {
     const ownGroup = onBehalfOf.startsWith('g/') && actor.groups.includes(onBehalfOf.slice(2));
     if (self || ownGroup) return;
     if (!actor.isAdmin) {
-      throw new MeshError('PERMISSION_DENIED', `${actor.username} may not issue a job token acting as ${onBehalfOf}`);
+      throw new MeshError(
+        'PERMISSION_DENIED',
+        `${actor.username} may not issue a job token acting as ${onBehalfOf}`,
+      );
     }
     if (!(await this.auth.resolvePrincipal(actor.workspace, onBehalfOf))) {
-      throw new MeshError('NOT_FOUND', `${onBehalfOf} not found in workspace "${actor.workspace}"`, { onBehalfOf });
+      throw new MeshError('NOT_FOUND', `${onBehalfOf} not found in workspace "${actor.workspace}"`, {
+        onBehalfOf,
+      });
     }
   }
 }

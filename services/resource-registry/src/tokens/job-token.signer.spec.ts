@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { JobTokenSigner, type JobTokenClaims } from './job-token.signer.js';
 
-const claims: JobTokenClaims = { v: 1, workspace: 'main', jobId: 'j1', onBehalfOf: 'u/alice', scopes: ['flows:read'], exp: 2_000_000_000 };
+const claims: JobTokenClaims = {
+  v: 1,
+  workspace: 'main',
+  jobId: 'j1',
+  onBehalfOf: 'u/alice',
+  scopes: ['flows:read'],
+  exp: 2_000_000_000,
+};
 
 describe('JobTokenSigner', () => {
   it('verifies what it signed', () => {
@@ -20,7 +27,10 @@ describe('JobTokenSigner', () => {
     expect(signer.verify(`fmj_${body}`)).toBeUndefined();
     expect(signer.verify(`fm_${body}.${signature}`)).toBeUndefined();
     expect(signer.verify(`fmj_${body}.${signature}.x`)).toBeUndefined();
-    const notClaims = new JobTokenSigner('k'.repeat(32)).sign({ ...claims, v: 2 } as unknown as JobTokenClaims);
+    const notClaims = new JobTokenSigner('k'.repeat(32)).sign({
+      ...claims,
+      v: 2,
+    } as unknown as JobTokenClaims);
     expect(signer.verify(notClaims)).toBeUndefined();
   });
 });

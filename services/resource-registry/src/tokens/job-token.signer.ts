@@ -40,7 +40,9 @@ export class JobTokenSigner {
     const given = Buffer.from(signature, 'utf8');
     if (expected.length !== given.length || !timingSafeEqual(expected, given)) return undefined;
     try {
-      const claims = JobTokenClaimsSchema.safeParse(JSON.parse(Buffer.from(body, 'base64url').toString('utf8')));
+      const claims = JobTokenClaimsSchema.safeParse(
+        JSON.parse(Buffer.from(body, 'base64url').toString('utf8')),
+      );
       return claims.success ? claims.data : undefined;
     } catch {
       return undefined;

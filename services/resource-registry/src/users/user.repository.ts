@@ -22,9 +22,10 @@ export class UserRepository {
   constructor(private readonly dataSource: DataSource) {}
 
   async list(workspace: string): Promise<MemberRow[]> {
-    return this.dataSource.query(`${MEMBERS} WHERE u.workspace_id = $1 GROUP BY u.workspace_id, u.username ORDER BY u.username`, [
-      workspace,
-    ]);
+    return this.dataSource.query(
+      `${MEMBERS} WHERE u.workspace_id = $1 GROUP BY u.workspace_id, u.username ORDER BY u.username`,
+      [workspace],
+    );
   }
 
   async find(workspace: string, username: string): Promise<MemberRow | undefined> {
@@ -36,7 +37,11 @@ export class UserRepository {
   }
 
   /** Whether `email` or `username` is taken in the workspace (which one, for the error). */
-  async conflictOf(workspace: string, email: string, username: string): Promise<'email' | 'username' | undefined> {
+  async conflictOf(
+    workspace: string,
+    email: string,
+    username: string,
+  ): Promise<'email' | 'username' | undefined> {
     const rows: Array<{ email: string; username: string }> = await this.dataSource.query(
       `SELECT email, username FROM workspace_user WHERE workspace_id = $1 AND (email = $2 OR username = $3)`,
       [workspace, email, username],
@@ -46,16 +51,27 @@ export class UserRepository {
   }
 
   /** The member and, the first time the email is seen, its account, in one transaction. */
-  async add(member: Pick<WorkspaceUserEntity, 'workspaceId' | 'username' | 'email' | 'isAdmin'>, manager?: EntityManager): Promise<void> {
+  async add(
+    member: Pick<WorkspaceUserEntity, 'workspaceId' | 'username' | 'email' | 'isAdmin'>,
+    manager?: EntityManager,
+  ): Promise<void> {
     const write = async (tx: EntityManager) => {
-      await tx.createQueryBuilder().insert().into(AccountEntity).values({ email: member.email }).orIgnore().execute();
+      await tx
+        .createQueryBuilder()
+        .insert()
+        .into(AccountEntity)
+        .values({ email: member.email })
+        .orIgnore()
+        .execute();
       await tx.insert(WorkspaceUserEntity, member);
     };
     await (manager ? write(manager) : this.dataSource.transaction(write));
   }
 
   async setAdmin(workspace: string, username: string, isAdmin: boolean): Promise<void> {
-    await this.dataSource.getRepository(WorkspaceUserEntity).update({ workspaceId: workspace, username }, { isAdmin });
+    await this.dataSource
+      .getRepository(WorkspaceUserEntity)
+      .update({ workspaceId: workspace, username }, { isAdmin });
   }
 
   async remove(workspace: string, username: string): Promise<void> {

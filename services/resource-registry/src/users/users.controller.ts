@@ -34,7 +34,9 @@ export class UsersController {
     @CurrentIdentity() identity: CallerIdentity,
     @Body(validateWith(AddUserBodySchema)) body: z.output<typeof AddUserBodySchema>,
   ) {
-    return userView(await this.users.add(identity, { email: body.email, username: body.username, isAdmin: body.is_admin }));
+    return userView(
+      await this.users.add(identity, { email: body.email, username: body.username, isAdmin: body.is_admin }),
+    );
   }
 
   @Post('update/:username')

@@ -37,7 +37,11 @@ export class UsersHandler {
 
   @HandleRequest(contract.updateUser)
   async update(@Payload() req: Req<'updateUser'>): Promise<User> {
-    return this.users.setAdmin(await this.access.authenticate(req.actor.token, req.workspace), req.username, req.isAdmin);
+    return this.users.setAdmin(
+      await this.access.authenticate(req.actor.token, req.workspace),
+      req.username,
+      req.isAdmin,
+    );
   }
 
   @HandleRequest(contract.removeUser)

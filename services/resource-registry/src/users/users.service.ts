@@ -39,9 +39,17 @@ export class UsersService {
     const taken = await this.users.conflictOf(identity.workspace, email, member.username);
     if (taken) {
       const value = taken === 'email' ? email : member.username;
-      throw new MeshError('CONFLICT', `${taken} "${value}" is already a member of workspace "${identity.workspace}"`);
+      throw new MeshError(
+        'CONFLICT',
+        `${taken} "${value}" is already a member of workspace "${identity.workspace}"`,
+      );
     }
-    await this.users.add({ workspaceId: identity.workspace, username: member.username, email, isAdmin: member.isAdmin });
+    await this.users.add({
+      workspaceId: identity.workspace,
+      username: member.username,
+      email,
+      isAdmin: member.isAdmin,
+    });
     return toUser(await this.existing(identity.workspace, member.username));
   }
 
@@ -60,14 +68,18 @@ export class UsersService {
     this.access.assertScope(identity, 'users', 'write', `u/${username}`);
     this.access.assertAdmin(identity, 'remove users');
     await this.existing(identity.workspace, username);
-    if (username === identity.username) throw new MeshError('CONFLICT', 'an admin cannot remove themselves (ask another admin)');
+    if (username === identity.username)
+      throw new MeshError('CONFLICT', 'an admin cannot remove themselves (ask another admin)');
     await this.users.remove(identity.workspace, username);
     return { done: true };
   }
 
   private async existing(workspace: string, username: string): Promise<MemberRow> {
     const row = await this.users.find(workspace, username);
-    if (!row) throw new MeshError('NOT_FOUND', `user "${username}" not found in workspace "${workspace}"`, { username });
+    if (!row)
+      throw new MeshError('NOT_FOUND', `user "${username}" not found in workspace "${workspace}"`, {
+        username,
+      });
     return row;
   }
 }

@@ -18,7 +18,11 @@ export class WorkspacesController {
 
   @Get('list')
   async list(@CurrentAccount() account: AccountIdentity) {
-    return (await this.workspaces.list(account)).map((w) => ({ id: w.id, name: w.name, created_at: w.createdAt }));
+    return (await this.workspaces.list(account)).map((w) => ({
+      id: w.id,
+      name: w.name,
+      created_at: w.createdAt,
+    }));
   }
 
   @Post('create')

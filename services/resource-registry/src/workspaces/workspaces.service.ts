@@ -27,11 +27,15 @@ export class WorkspacesService {
 
   async create(account: AccountIdentity, request: NewWorkspace): Promise<Workspace> {
     assertScope(account, 'write');
-    if (!account.isSuperAdmin) throw new MeshError('PERMISSION_DENIED', 'only super admins may create workspaces');
-    const username = request.username ?? (await this.users.anyUsernameOf(account.email)) ?? localPart(account.email);
+    if (!account.isSuperAdmin)
+      throw new MeshError('PERMISSION_DENIED', 'only super admins may create workspaces');
+    const username =
+      request.username ?? (await this.users.anyUsernameOf(account.email)) ?? localPart(account.email);
     await this.workspaces.transaction(async (tx) => {
       if (!(await this.workspaces.insert({ id: request.id, name: request.name }, tx))) {
-        throw new MeshError('CONFLICT', `workspace "${request.id}" already exists`, { workspace: request.id });
+        throw new MeshError('CONFLICT', `workspace "${request.id}" already exists`, {
+          workspace: request.id,
+        });
       }
       await this.users.add({ workspaceId: request.id, username, email: account.email, isAdmin: true }, tx);
     });
@@ -50,7 +54,9 @@ function assertScope(account: AccountIdentity, action: 'read' | 'write'): void {
 /** `ada.l@x.org` -> `ada.l`; anything a user name may not hold becomes `_`. */
 function localPart(email: string): string {
   const candidate = (email.split('@')[0] ?? '').replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 64);
-  return nameProblem('user', candidate) === undefined ? candidate : `user_${candidate.replace(/^[.-]+/, '')}`.slice(0, 64);
+  return nameProblem('user', candidate) === undefined
+    ? candidate
+    : `user_${candidate.replace(/^[.-]+/, '')}`.slice(0, 64);
 }
 
 function toWorkspace(row: WorkspaceEntity): Workspace {

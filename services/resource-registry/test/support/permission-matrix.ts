@@ -24,7 +24,10 @@ export interface MatrixRow<Prepared = unknown> {
 }
 
 /** Every actor gets `base` except the overrides; expired and revoked tokens are UNAUTHENTICATED unless said otherwise. */
-export function outcomes(base: Outcome, overrides: Partial<Record<ActorName, Outcome>> = {}): Record<ActorName, Outcome> {
+export function outcomes(
+  base: Outcome,
+  overrides: Partial<Record<ActorName, Outcome>> = {},
+): Record<ActorName, Outcome> {
   const all = Object.fromEntries(ACTORS.map((name) => [name, base])) as Record<ActorName, Outcome>;
   return { ...all, expired: 'UNAUTHENTICATED', revoked: 'UNAUTHENTICATED', ...overrides };
 }
@@ -44,16 +47,23 @@ export async function outcomeOf(action: () => Promise<unknown>): Promise<Outcome
 }
 
 /** One test per cell: `<operation> as <actor> -> <outcome>`. */
-export function describePermissionMatrix(title: string, cast: () => RegistryCast, rows: readonly MatrixRow[]): void {
+export function describePermissionMatrix(
+  title: string,
+  cast: () => RegistryCast,
+  rows: readonly MatrixRow[],
+): void {
   describe(title, () => {
     for (const definition of rows) {
       describe(definition.operation, () => {
-        it.each(ACTORS.map((name) => [name, definition.expect[name]] as const))('as %s -> %s', async (name, expected) => {
-          const current = cast();
-          const prepared = definition.prepare ? await definition.prepare(current, name) : undefined;
-          const outcome = await outcomeOf(() => definition.run(current, current.actors[name], prepared));
-          expect(outcome).toBe(expected);
-        });
+        it.each(ACTORS.map((name) => [name, definition.expect[name]] as const))(
+          'as %s -> %s',
+          async (name, expected) => {
+            const current = cast();
+            const prepared = definition.prepare ? await definition.prepare(current, name) : undefined;
+            const outcome = await outcomeOf(() => definition.run(current, current.actors[name], prepared));
+            expect(outcome).toBe(expected);
+          },
+        );
       });
     }
   });

@@ -1,6 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { createRegistryIdentityClient, MeshError, type RegistryIdentityClient } from '@flowmesh/contracts';
-import { startTestService, uniqueTestId, waitFor, type TestService, type TestServiceOptions } from '@flowmesh/testing';
+import {
+  startTestService,
+  uniqueTestId,
+  waitFor,
+  type TestService,
+  type TestServiceOptions,
+} from '@flowmesh/testing';
 import { DataSource } from 'typeorm';
 import { resourceRegistryDefinition } from '../../src/resource-registry.definition.js';
 
@@ -15,7 +21,17 @@ import { resourceRegistryDefinition } from '../../src/resource-registry.definiti
  * - `job`: a job token acting as `u/owner` with the read-only scopes of `JOB_SCOPES`;
  * - `expired`, `revoked`: tokens of `owner` that expired or were revoked.
  */
-export const ACTORS = ['admin', 'owner', 'writer', 'reader', 'member', 'stranger', 'job', 'expired', 'revoked'] as const;
+export const ACTORS = [
+  'admin',
+  'owner',
+  'writer',
+  'reader',
+  'member',
+  'stranger',
+  'job',
+  'expired',
+  'revoked',
+] as const;
 export type ActorName = (typeof ACTORS)[number];
 
 export const WORKSPACE = 'main';
@@ -78,19 +94,36 @@ export async function startRegistryCast(
   const registry = createRegistryIdentityClient(service.client);
   const admin = { token: adminToken };
   let counter = 0;
-  const unique = (label: string) => `${label}_${++counter}_${uniqueTestId('x').slice(-6).replace(/[^a-z0-9]/g, '')}`;
+  const unique = (label: string) =>
+    `${label}_${++counter}_${uniqueTestId('x')
+      .slice(-6)
+      .replace(/[^a-z0-9]/g, '')}`;
 
   const addUser = async (username: string, options: { isAdmin?: boolean } = {}): Promise<Actor> => {
     const email = `${username}@example.test`;
-    await registry.addUser({ actor: admin, workspace: WORKSPACE, email, username, isAdmin: options.isAdmin ?? false });
-    const { token } = await registry.createApiToken({ actor: admin, workspace: WORKSPACE, username, label: 'cast' });
+    await registry.addUser({
+      actor: admin,
+      workspace: WORKSPACE,
+      email,
+      username,
+      isAdmin: options.isAdmin ?? false,
+    });
+    const { token } = await registry.createApiToken({
+      actor: admin,
+      workspace: WORKSPACE,
+      username,
+      label: 'cast',
+    });
     return { name: 'stranger', token, username, email };
   };
 
   try {
     const people = Object.fromEntries(
       await Promise.all(
-        (['owner', 'writer', 'reader', 'member', 'stranger'] as const).map(async (name) => [name, { ...(await addUser(name)), name }]),
+        (['owner', 'writer', 'reader', 'member', 'stranger'] as const).map(async (name) => [
+          name,
+          { ...(await addUser(name)), name },
+        ]),
       ),
     ) as Record<'owner' | 'writer' | 'reader' | 'member' | 'stranger', Actor>;
     await registry.createGroup({ actor: admin, workspace: WORKSPACE, name: GROUP });
@@ -115,8 +148,17 @@ export async function startRegistryCast(
       scopes: JOB_SCOPES,
       ttlSeconds: 3600,
     });
-    const revoked = await registry.createApiToken({ actor: admin, workspace: WORKSPACE, username: 'owner', label: 'revoked' });
-    await registry.revokeApiToken({ actor: { token: revoked.token }, workspace: WORKSPACE, prefix: revoked.prefix });
+    const revoked = await registry.createApiToken({
+      actor: admin,
+      workspace: WORKSPACE,
+      username: 'owner',
+      label: 'revoked',
+    });
+    await registry.revokeApiToken({
+      actor: { token: revoked.token },
+      workspace: WORKSPACE,
+      prefix: revoked.prefix,
+    });
     const expired = await registry.createApiToken({
       actor: admin,
       workspace: WORKSPACE,
@@ -133,7 +175,12 @@ export async function startRegistryCast(
       { description: 'the expiring token to expire' },
     );
 
-    const asOwner = (name: ActorName, token: string): Actor => ({ name, token, username: 'owner', email: owner.email });
+    const asOwner = (name: ActorName, token: string): Actor => ({
+      name,
+      token,
+      username: 'owner',
+      email: owner.email,
+    });
     const actors: Record<ActorName, Actor> = {
       admin: { name: 'admin', token: adminToken, username: 'admin', email: 'admin@example.test' },
       ...people,
