@@ -9,4 +9,7 @@ export const resourceRegistryDefinition: ServiceDefinition<typeof resourceRegist
   // Imported on demand, so the module's dependencies load after telemetry has started.
   rootModule: async (config, { logger }) =>
     (await import('./resource-registry.module.js')).ResourceRegistryModule.forRoot(config, logger),
+  // Room for the largest value the registry keeps (escaped as JSON) and the request around it, so
+  // an oversized value gets the registry's own error rather than Express's.
+  httpBodyLimitBytes: (config) => config.items.maxValueBytes * 2 + 64 * 1024,
 };

@@ -109,6 +109,15 @@ describe('scripts', () => {
     expect((await cast.http('GET', '/api/w/main/scripts/exists/p/f/team/http_script', token())).body).toBe(false);
   });
 
+  it("a 200 KB lockfile travels over HTTP (past Express's default body limit); past the registry's limit is its own 413", async () => {
+    const lock = '# lock\n'.repeat(200 * 1024 / 7);
+    const saved = await httpText(cast, 'POST', '/api/w/main/scripts/create', token(), { path: 'u/owner/locked', content: 'x', language: 'python3', lock });
+    expect(saved.status).toBe(201);
+    expect((await items.getScript({ ...owner(), path: 'u/owner/locked' })).lock).toBe(lock);
+    const huge = await cast.http('POST', '/api/w/main/scripts/create', token(), { path: 'u/owner/huge', content: 'x'.repeat(600 * 1024), language: 'bash' });
+    expect(huge).toMatchObject({ status: 413, body: { code: 'LIMIT_EXCEEDED', message: expect.stringContaining('script u/owner/huge (content, lock and schema) is 614400 bytes') } });
+  });
+
   it('events name the new current hash', async () => {
     const { hash } = await items.createScript({ ...owner(), path: 'u/owner/evented', ...script('e') });
     const [event] = await waitFor(() => (events.of('u/owner/evented').length ? events.of('u/owner/evented') : undefined));

@@ -29,4 +29,6 @@ export interface ServiceDefinition<S extends OwnConfigSchema> {
   readonly rootModule: ModuleFactory<S>;
   /** The module of the worker role (`FLOWMESH_ROLE=worker`), for a service that has one. */
   readonly workerModule?: ModuleFactory<S>;
+  /** The largest JSON request body HTTP accepts, in bytes; Express's default (100 KB) when absent. */
+  readonly httpBodyLimitBytes?: (config: ServiceConfig<z.output<S>>) => number;
 }

@@ -60,6 +60,9 @@ export async function startService<S extends OwnConfigSchema>(
     { logger: new ServiceNestLogger(logger), abortOnError: false },
   );
   app.disable('x-powered-by');
+  const bodyLimit = definition.httpBodyLimitBytes?.(config);
+  // Registered before init, it takes the place of Nest's default JSON parser.
+  if (bodyLimit !== undefined) app.useBodyParser('json', { limit: bodyLimit });
   app.use(serviceHeaderMiddleware(config.service));
 
   const conn = app.get<MeshConnection>(MESH_CONNECTION);

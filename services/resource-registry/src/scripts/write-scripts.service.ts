@@ -177,7 +177,7 @@ export class WriteScriptsService {
 
   private assertSize(path: string, input: ScriptInput): void {
     const bytes =
-      Buffer.byteLength(input.content, 'utf8') + Buffer.byteLength(input.lock ?? '', 'utf8') + jsonByteLength(input.schema ?? null);
+      Buffer.byteLength(input.content, 'utf8') + Buffer.byteLength(input.lock ?? '', 'utf8') + (input.schema ? jsonByteLength(input.schema) : 0);
     assertWithinLimit(`script ${path} (content, lock and schema)`, bytes, this.config.maxValueBytes);
   }
 
