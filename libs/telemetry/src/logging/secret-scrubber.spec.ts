@@ -15,6 +15,8 @@ describe('scrubSecretValues', () => {
     ['a JWT', `token ${JWT} expired`, `token ${REDACTED} expired`],
     ['a GitHub token', 'ghp_0123456789abcdefghijABCDEFGHIJ012345', REDACTED],
     ['an AWS access key id', 'AKIAIOSFODNN7EXAMPLE', REDACTED],
+    ['a flowmesh API token', 'token fm_gAqhbWBGjF14THXaFmH-HALtfBGitf1UcnDpvaxA4eM refused', `token ${REDACTED} refused`],
+    ['a flowmesh job token', 'fmj_eyJ2IjoxLCJ3b3Jrc3BhY2UiOiJtYWluIn0.Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MA', REDACTED],
     [
       'a password in a URL',
       'connect postgres://flow:s3cr%40t@db.internal:5432/flowmesh failed',
@@ -29,6 +31,7 @@ describe('scrubSecretValues', () => {
     'Basic authentication failed',
     'task-management-and-risk-assessment-module',
     'sk-short',
+    'fm_outbox_message_unpublished_index',
     'postgres://postgres@127.0.0.1:5432/postgres',
     'https://example.com:8443/path?q=1',
     'job 4f1c2d3e-5a6b-4c7d-8e9f-0a1b2c3d4e5f finished in 12 ms',

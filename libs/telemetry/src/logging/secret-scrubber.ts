@@ -54,6 +54,13 @@ const SECRET_VALUES: ReadonlyArray<{ name: string; pattern: RegExp; replacement:
   },
   // OpenAI (`sk-`, `sk-proj-`), Anthropic (`sk-ant-`) and look-alike provider keys.
   { name: 'sk-key', pattern: /\bsk-[A-Za-z0-9_-]{20,}/g, replacement: REDACTED },
+  // flowmesh API tokens (`fm_`) and job tokens (`fmj_<claims>.<signature>`); a digit is required so
+  // identifiers such as `fm_outbox_message` survive.
+  {
+    name: 'flowmesh-token',
+    pattern: /\bfmj?_(?=[A-Za-z_-]*\d)[A-Za-z0-9_-]{20,}(?:\.[A-Za-z0-9_-]{20,})?/g,
+    replacement: REDACTED,
+  },
   { name: 'jwt', pattern: /\beyJ[\w-]{5,}\.eyJ[\w-]{5,}\.[\w-]*/g, replacement: REDACTED },
   { name: 'github', pattern: /\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_\w{30,})/g, replacement: REDACTED },
   { name: 'aws-access-key', pattern: /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g, replacement: REDACTED },
