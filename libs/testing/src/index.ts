@@ -7,3 +7,6 @@ export * from './mesh/ensure-built.js';
 export * from './wait/wait-for.js';
 export * from './service/start-test-service.js';
 export * from './mesh/run-cli.js';
+export * from './fake-providers/recording-server.js';
+export * from './fake-providers/anthropic/anthropic-fake.server.js';
+export type * from './fake-providers/anthropic/anthropic-fake.types.js';
