@@ -1,9 +1,12 @@
 import { Command } from 'commander';
 import { registerAdminCommands } from './commands/admin.command.js';
 import { registerFlowCommands } from './commands/flow.command.js';
+import { registerPullCommand } from './commands/pull.command.js';
+import { registerPushCommand } from './commands/push.command.js';
 import { registerRoutesCommand } from './commands/routes.command.js';
 import { registerStartCommand } from './commands/start.command.js';
 import { registerStatusCommand } from './commands/status.command.js';
+import { registerVersionsCommand } from './commands/versions.command.js';
 
 export function createProgram(version: string): Command {
   const program = new Command('flowmesh')
@@ -15,5 +18,8 @@ export function createProgram(version: string): Command {
   registerRoutesCommand(program);
   registerFlowCommands(program);
   registerAdminCommands(program);
+  registerPushCommand(program);
+  registerPullCommand(program);
+  registerVersionsCommand(program);
   return program;
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ItemPathSchema, WorkspaceIdSchema } from './access-path.js';
+import { ActorSchema } from './identity.schema.js';
 import { itemRequestFields } from './resource.schema.js';
 
 /**
@@ -26,11 +27,17 @@ export const DeployOrderSchema = z
     items: z.array(DeployItemRefSchema).min(1, 'must name at least one item').max(DEPLOY_MAX_ITEMS),
     /** Replace target items that exist and differ; without it such a deploy is refused. */
     overwrite: z.boolean().default(false),
+    /**
+     * Who the caller is in the target workspace: a token valid there (an API token works only in
+     * the workspace it was made in). Absent: the caller's own token, which must then be valid in
+     * both (the first admin's is).
+     */
+    target_actor: ActorSchema.optional(),
   })
   .strict();
 export type DeployOrder = z.output<typeof DeployOrderSchema>;
 
-/** `workspace` is the source; the caller's token must be valid in both workspaces. */
+/** `workspace` is the source. */
 export const DeployRequestSchema = z
   .object({ ...itemRequestFields, ...DeployOrderSchema.shape })
   .strict()

@@ -15,9 +15,13 @@ let cast: RegistryCast;
 let items: RegistryItemsClient;
 let deploy: RegistryDeployClient;
 let pinnedHash: string;
+/** Tokens made in staging: an API token works only in the workspace it was made in. */
+const stagingTokens: Record<'owner' | 'reader', string> = { owner: '', reader: '' };
 
 const owner = () => as(cast, cast.actors.owner);
-const ownerIn = (workspace: string) => ({ actor: { token: cast.actors.owner.token }, workspace });
+const inStaging = (name: 'owner' | 'reader') => ({ actor: { token: stagingTokens[name] }, workspace: STAGING });
+/** A deploy order to staging, the caller there being `name`. */
+const toStaging = (name: 'owner' | 'reader' = 'owner') => ({ target_workspace: STAGING, target_actor: { token: stagingTokens[name] } });
 const admin = () => as(cast, cast.actors.admin);
 
 const provider = { kind: 'openai', resource: '$res:f/team/openai', model: 'gpt-4o' };
@@ -50,8 +54,9 @@ beforeAll(async () => {
 
   // The target: owner may write f/team there; reader is a member with no role.
   await cast.registry.createWorkspace({ actor: admin().actor, id: STAGING, name: 'Staging' });
-  for (const name of ['owner', 'reader']) {
+  for (const name of ['owner', 'reader'] as const) {
     await cast.registry.addUser({ ...admin(), workspace: STAGING, email: `${name}@example.test`, username: name });
+    stagingTokens[name] = (await cast.registry.createApiToken({ ...admin(), workspace: STAGING, username: name, label: 'staging' })).token;
   }
   await cast.registry.createFolder({ ...admin(), workspace: STAGING, name: 'team', owners: ['u/owner'] });
 
@@ -93,7 +98,7 @@ const entryKeys = (plan: Pick<DeployPlan, 'entries'>) =>
 describe('deploy to another workspace', () => {
   it('a dry run lists the item and everything it needs, writes nothing, and is not ready while a variable is missing', async () => {
     const before = await countIn(STAGING);
-    const plan = await deploy.plan({ ...owner(), target_workspace: STAGING, items: [{ kind: 'flow', path: 'f/team/pipeline' }] });
+    const plan = await deploy.plan({ ...owner(), ...toStaging(), items: [{ kind: 'flow', path: 'f/team/pipeline' }] });
     expect(entryKeys(plan)).toEqual(
       [
         'create flow:f/team/pipeline',
@@ -117,7 +122,7 @@ describe('deploy to another workspace', () => {
     expect(plan.ready).toBe(false);
     expect(await countIn(STAGING)).toBe(before);
 
-    expect(await errorOf(() => deploy.apply({ ...owner(), target_workspace: STAGING, items: [{ kind: 'flow', path: 'f/team/pipeline' }] }))).toMatchObject({
+    expect(await errorOf(() => deploy.apply({ ...owner(), ...toStaging(), items: [{ kind: 'flow', path: 'f/team/pipeline' }] }))).toMatchObject({
       code: 'CONFLICT',
       message:
         'variable f/team/openai_key (needed by resource:f/team/openai) does not exist in workspace "staging"; variables are not deployed, create it there first',
@@ -126,10 +131,10 @@ describe('deploy to another workspace', () => {
   });
 
   it('the real run writes it all: the pinned script version, the agents as written, a version per resource', async () => {
-    await items.createVariable({ ...ownerIn(STAGING), path: 'f/team/openai_key', value: 'sk-staging-secret', is_secret: true });
-    const result = await deploy.apply({ ...owner(), target_workspace: STAGING, items: [{ kind: 'flow', path: 'f/team/pipeline' }] });
+    await items.createVariable({ ...inStaging('owner'), path: 'f/team/openai_key', value: 'sk-staging-secret', is_secret: true });
+    const result = await deploy.apply({ ...owner(), ...toStaging(), items: [{ kind: 'flow', path: 'f/team/pipeline' }] });
     expect(result.written).toBe(8);
-    const staging = ownerIn(STAGING);
+    const staging = inStaging('owner');
     expect((await items.getFlow({ ...staging, path: 'f/team/pipeline' })).value).toEqual(pipeline().value);
     expect((await items.getResource({ ...staging, path: 'f/team/researcher' })).value).toEqual(researcher('research well'));
     expect((await items.getResource({ ...staging, path: 'f/team/openai' })).value).toEqual({ api_key: '$var:f/team/openai_key' });
@@ -138,19 +143,19 @@ describe('deploy to another workspace', () => {
     const history = createRegistryHistoryClient(cast.service.client);
     expect((await history.list({ ...staging, path: 'f/team/critic' })).versions.map((v) => v.created_by)).toEqual(['owner']);
 
-    const again = await deploy.plan({ ...owner(), target_workspace: STAGING, items: [{ kind: 'flow', path: 'f/team/pipeline' }] });
+    const again = await deploy.plan({ ...owner(), ...toStaging(), items: [{ kind: 'flow', path: 'f/team/pipeline' }] });
     expect(new Set(again.entries.map((e) => e.action))).toEqual(new Set(['unchanged']));
     expect(again.ready).toBe(true);
   });
 
   it('refuses a target that exists and differs, and writes nothing at all; with overwrite it replaces it', async () => {
-    await items.updateResourceValue({ ...ownerIn(STAGING), path: 'f/team/docs', value: { url: 'https://staging-docs.example.test/mcp' } });
+    await items.updateResourceValue({ ...inStaging('owner'), path: 'f/team/docs', value: { url: 'https://staging-docs.example.test/mcp' } });
     await items.createScript({ ...owner(), path: 'f/team/extra', ...script('export function main() { return 3 }') });
     const extended = researcher('research better');
     extended.tools.push({ id: 'extra', value: { tool_type: 'flowmodule', type: 'script', path: 'f/team/extra', input_transforms: {} } });
     await items.updateResourceValue({ ...owner(), path: 'f/team/researcher', value: extended });
 
-    const order = { target_workspace: STAGING, items: [{ kind: 'resource' as const, path: 'f/team/researcher' }] };
+    const order = { ...toStaging(), items: [{ kind: 'resource' as const, path: 'f/team/researcher' }] };
     const plan = await deploy.plan({ ...owner(), ...order });
     expect(plan.entries.filter((e) => e.action !== 'unchanged').map((e) => `${e.action} ${e.path}`).sort()).toEqual(
       ['conflict f/team/docs', 'conflict f/team/researcher', 'create f/team/extra'].sort(),
@@ -163,14 +168,14 @@ describe('deploy to another workspace', () => {
       message: 'resource f/team/docs exists in workspace "staging" and differs (and 1 more); deploy with overwrite to replace it',
     });
     expect(await countIn(STAGING)).toBe(before);
-    expect((await errorOf(() => items.getScript({ ...ownerIn(STAGING), path: 'f/team/extra' }))).code).toBe('NOT_FOUND');
+    expect((await errorOf(() => items.getScript({ ...inStaging('owner'), path: 'f/team/extra' }))).code).toBe('NOT_FOUND');
 
     const replaced = await deploy.apply({ ...owner(), ...order, overwrite: true });
     expect(replaced.entries.filter((e) => e.action !== 'unchanged').map((e) => `${e.action} ${e.path}`).sort()).toEqual(
       ['update f/team/docs', 'update f/team/researcher', 'create f/team/extra'].sort(),
     );
-    expect((await items.getResource({ ...ownerIn(STAGING), path: 'f/team/researcher' })).value).toEqual(extended);
-    expect((await items.getResource({ ...ownerIn(STAGING), path: 'f/team/docs' })).value).toEqual({ url: 'https://docs.example.test/mcp' });
+    expect((await items.getResource({ ...inStaging('owner'), path: 'f/team/researcher' })).value).toEqual(extended);
+    expect((await items.getResource({ ...inStaging('owner'), path: 'f/team/docs' })).value).toEqual({ url: 'https://docs.example.test/mcp' });
   });
 
   it('is all or nothing when a write fails midway: what was written before it is rolled back', async () => {
@@ -181,7 +186,7 @@ describe('deploy to another workspace', () => {
     const error = await errorOf(() =>
       deploy.apply({
         ...owner(),
-        target_workspace: STAGING,
+        ...toStaging(),
         items: [
           { kind: 'script', path: 'f/team/first' },
           // The type exists only in the source, so this write fails in the target.
@@ -191,12 +196,12 @@ describe('deploy to another workspace', () => {
     );
     expect(error).toMatchObject({ code: 'VALIDATION_FAILED', message: 'resource_type: unknown resource type "c_weather"' });
     expect(await countIn(STAGING)).toBe(before);
-    expect((await errorOf(() => items.getScript({ ...ownerIn(STAGING), path: 'f/team/first' }))).code).toBe('NOT_FOUND');
+    expect((await errorOf(() => items.getScript({ ...inStaging('owner'), path: 'f/team/first' }))).code).toBe('NOT_FOUND');
   });
 
   it('the caller must read every source item and write every target path', async () => {
     const reader = as(cast, cast.actors.reader);
-    expect(await errorOf(() => deploy.plan({ ...reader, target_workspace: STAGING, items: [{ kind: 'resource', path: 'f/team/docs' }] }))).toMatchObject({
+    expect(await errorOf(() => deploy.plan({ ...reader, ...toStaging('reader'), items: [{ kind: 'resource', path: 'f/team/docs' }] }))).toMatchObject({
       code: 'PERMISSION_DENIED',
       message: 'reader may not write resource f/team/docs in workspace "staging"',
     });
@@ -210,12 +215,17 @@ describe('deploy to another workspace', () => {
     });
     await cast.registry.updateFolder({ ...admin(), workspace: STAGING, name: 'team', owners: ['u/owner'], writers: ['u/reader'] });
     expect(
-      await errorOf(() => deploy.plan({ ...reader, target_workspace: STAGING, items: [{ kind: 'flow', path: 'f/team/uses_private' }] })),
+      await errorOf(() => deploy.plan({ ...reader, ...toStaging('reader'), items: [{ kind: 'flow', path: 'f/team/uses_private' }] })),
     ).toMatchObject({ code: 'NOT_FOUND', message: 'script u/owner/private_tool not found (needed by flow:f/team/uses_private)' });
 
     expect(
-      await errorOf(() => deploy.plan({ ...as(cast, cast.actors.stranger), target_workspace: STAGING, items: [{ kind: 'flow', path: 'f/team/pipeline' }] })),
+      await errorOf(() => deploy.plan({ ...as(cast, cast.actors.stranger), ...toStaging(), items: [{ kind: 'flow', path: 'f/team/pipeline' }] })),
     ).toMatchObject({ code: 'NOT_FOUND' });
+    // The caller's token from the source stands for them in the target only if it is valid there.
+    expect(await errorOf(() => deploy.plan({ ...owner(), target_workspace: STAGING, items: [{ kind: 'flow', path: 'f/team/pipeline' }] }))).toMatchObject({
+      code: 'UNAUTHENTICATED',
+      message: 'the token is not valid in workspace "staging"',
+    });
     expect(await errorOf(() => deploy.plan({ ...owner(), target_workspace: 'main', items: [{ kind: 'flow', path: 'f/team/pipeline' }] }))).toMatchObject({
       code: 'VALIDATION_FAILED',
     });
@@ -224,7 +234,7 @@ describe('deploy to another workspace', () => {
   it('over HTTP: POST deploy/plan and deploy/apply', async () => {
     const base = `/api/w/${cast.workspace}/deploy`;
     const token = cast.actors.owner.token;
-    const body = { target_workspace: STAGING, items: [{ kind: 'flow', path: 'f/team/report' }] };
+    const body = { ...toStaging(), items: [{ kind: 'flow', path: 'f/team/report' }] };
     expect(await cast.http('POST', `${base}/plan`, token, body)).toMatchObject({
       status: 200,
       body: { source_workspace: 'main', target_workspace: STAGING, ready: true, entries: expect.any(Array) },

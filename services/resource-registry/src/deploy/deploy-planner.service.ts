@@ -52,12 +52,12 @@ export class DeployPlanner {
     private readonly variables: ReadVariablesService,
   ) {}
 
-  /** `token`: the caller's, which must be valid in the target workspace too. */
+  /** `token`: the caller's; it stands for the caller in the target too unless the order names a `target_actor`. */
   async plan(identity: CallerIdentity, token: string, request: DeployOrder): Promise<DeployPlanning> {
     if (request.target_workspace === identity.workspace) {
       throw new MeshError('VALIDATION_FAILED', 'target_workspace: must differ from the source workspace');
     }
-    const target = await this.access.authenticate(token, request.target_workspace);
+    const target = await this.access.authenticate(request.target_actor?.token ?? token, request.target_workspace);
     const visits = new Map<string, Visit>();
     const order: Visit[] = [];
     const variables = new Map<string, Set<string>>();

@@ -1,0 +1,52 @@
+import type { Command } from 'commander';
+import { pushItems } from '../sync/push-items.js';
+import { readItemFiles } from '../sync/read-item-files.js';
+import { readRegistrySettings, RegistryHttp, type RegistrySettings } from '../sync/registry-connection.js';
+
+export interface SyncCommandIo {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  /** Settings for `--workspace`, from the environment by default. */
+  settings: (workspace?: string) => RegistrySettings;
+}
+
+export const processIo: SyncCommandIo = {
+  stdout: (text) => process.stdout.write(text),
+  stderr: (text) => process.stderr.write(text),
+  settings: (workspace) => readRegistrySettings(process.env, workspace),
+};
+
+interface PushOptions {
+  workspace?: string;
+}
+
+/**
+ * `flowmesh push <file|dir...>`: creates or updates resources, variables, scripts and flows from
+ * files. Every file is checked first; with any problem nothing is pushed (exit 1). Exit 1 too
+ * when the registry refused an item; the others are still pushed.
+ */
+export function registerPushCommand(program: Command, io: SyncCommandIo = processIo): void {
+  program
+    .command('push')
+    .description('create or update resources, variables, scripts and flows from YAML/JSON files (and scripts with a .script.yaml sidecar)')
+    .argument('<paths...>', 'files or directories')
+    .option('-w, --workspace <id>', 'workspace (default: $FLOWMESH_WORKSPACE or main)')
+    .action(async (paths: string[], options: PushOptions) => {
+      process.exitCode = await runPush(paths, options, io);
+    });
+}
+
+export async function runPush(paths: readonly string[], options: PushOptions, io: SyncCommandIo): Promise<number> {
+  const http = new RegistryHttp(io.settings(options.workspace));
+  const { items, problems } = await readItemFiles(paths);
+  if (problems.length > 0) {
+    io.stderr(`${problems.join('\n')}\nnothing pushed: ${problems.length} problem(s)\n`);
+    return 1;
+  }
+  const results = await pushItems(http, items.map((item) => item.document));
+  for (const { document, outcome, error } of results) {
+    if (error) io.stderr(`failed ${document.kind} ${document.path}: ${error}\n`);
+    else io.stdout(`${outcome} ${document.kind} ${document.path}\n`);
+  }
+  return results.some((result) => result.error) ? 1 : 0;
+}

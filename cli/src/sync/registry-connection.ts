@@ -1,0 +1,96 @@
+import { z } from 'zod';
+import { CliConfigError } from '../cli.config.js';
+
+/** Where `push`, `pull` and `versions` find the registry: the mesh's HTTP entry point. */
+export interface RegistrySettings {
+  /** `http://127.0.0.1:8000`, no trailing slash. */
+  readonly url: string;
+  readonly token: string;
+  readonly workspace: string;
+}
+
+const schema = z.object({
+  FLOWMESH_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).default('http://127.0.0.1:8000'),
+  FLOWMESH_TOKEN: z.string({ error: 'is not set: an API token of the registry (see flowmesh admin init)' }).min(1),
+  FLOWMESH_WORKSPACE: z.string().min(1).default('main'),
+});
+
+/** From the environment (`--workspace` wins over FLOWMESH_WORKSPACE); one line naming what is wrong. */
+export function readRegistrySettings(env: NodeJS.ProcessEnv, workspace?: string): RegistrySettings {
+  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
+  const result = schema.safeParse(present);
+  if (!result.success) {
+    const problems = result.error.issues.map((issue) => `${String(issue.path[0])} ${issue.message}`);
+    throw new CliConfigError(`invalid configuration: ${problems.join('; ')}`);
+  }
+  return {
+    url: result.data.FLOWMESH_URL.replace(/\/+$/, ''),
+    token: result.data.FLOWMESH_TOKEN,
+    workspace: workspace ?? result.data.FLOWMESH_WORKSPACE,
+  };
+}
+
+/** An error answer of the registry: its stable code and message (never the token). */
+export class RegistryRequestError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'RegistryRequestError';
+  }
+}
+
+/** JSON over HTTP to `/api/w/<workspace>/...` with the bearer token. */
+export class RegistryHttp {
+  constructor(private readonly settings: RegistrySettings) {}
+
+  get workspace(): string {
+    return this.settings.workspace;
+  }
+
+  get<T>(route: string): Promise<T> {
+    return this.call<T>('GET', route);
+  }
+
+  post<T>(route: string, body: unknown): Promise<T> {
+    return this.call<T>('POST', route, body);
+  }
+
+  private async call<T>(method: string, route: string, body?: unknown): Promise<T> {
+    const url = `${this.settings.url}/api/w/${encodeURIComponent(this.settings.workspace)}/${route}`;
+    let response: Response;
+    try {
+      response = await fetch(url, {
+        method,
+        headers: {
+          authorization: `Bearer ${this.settings.token}`,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+    } catch (error) {
+      const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : '';
+      throw new RegistryRequestError(0, 'UNAVAILABLE', `cannot reach the mesh at ${this.settings.url}${cause} (is it running? FLOWMESH_URL)`);
+    }
+    const text = await response.text();
+    if (!response.ok) {
+      // Read as JSON whatever the content type says: routes that answer text on success (a
+      // create answers the path) still send the error envelope as JSON.
+      const envelope = parseJson(text) as { code?: unknown; message?: unknown } | undefined;
+      const code = typeof envelope?.code === 'string' ? envelope.code : `HTTP_${response.status}`;
+      const message = typeof envelope?.message === 'string' ? envelope.message : `${method} ${route} answered ${response.status}`;
+      throw new RegistryRequestError(response.status, code, message);
+    }
+    return (response.headers.get('content-type')?.includes('application/json') ? parseJson(text) : text) as T;
+  }
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return text === '' ? undefined : (JSON.parse(text) as unknown);
+  } catch {
+    return undefined;
+  }
+}
