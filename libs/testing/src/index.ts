@@ -10,3 +10,5 @@ export * from './mesh/run-cli.js';
 export * from './fake-providers/recording-server.js';
 export * from './fake-providers/anthropic/anthropic-fake.server.js';
 export type * from './fake-providers/anthropic/anthropic-fake.types.js';
+export * from './fake-providers/gemini/gemini-fake.server.js';
+export type * from './fake-providers/gemini/gemini-fake.types.js';
