@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { gate, MeshFixture } from './support/mesh-fixture.js';
 
-const JobSchema = z.object({ jobId: z.string(), mode: z.enum(['hang', 'ok', 'flaky', 'reject', 'slow']) });
+const JobSchema = z.object({ jobId: z.string(), mode: z.enum(['hang', 'ok', 'flaky', 'reject', 'slow', 'long']) });
 type Job = z.output<typeof JobSchema>;
 const runJob = defineWork('run', JobSchema);
 
@@ -55,6 +55,9 @@ async function handle(job: Job): Promise<void> {
       throw new Error('downstream refused the connection');
     case 'reject':
       throw new MeshError('UNSUPPORTED', 'language cobol is not served by tag default');
+    case 'long':
+      // A job that outlives ack_wait (1 s here) several times over.
+      return new Promise((resolve) => setTimeout(resolve, 2_500));
     case 'ok':
       return;
   }
@@ -152,6 +155,13 @@ describe('work queue: retries, dead letters, graceful close', () => {
     // Terminated: the work-queue stream no longer holds it, and nothing redelivers it.
     await expectEventually(async () => expect(await mesh.streamMessages(STREAMS.work.name)).toBe(0));
     expect(of('job-flaky')).toHaveLength(3);
+  });
+
+  it('working() heartbeats keep a job longer than ack_wait from being redelivered', async () => {
+    await client.enqueueWork(runJob, 'default', { jobId: 'job-long', mode: 'long' });
+    await waitFor(() => of('job-long').length === 1, { description: 'the long job to start' });
+    await expectEventually(async () => expect(await mesh.streamMessages(STREAMS.work.name)).toBe(0), { timeoutMs: 6_000 });
+    expect(of('job-long')).toEqual([expect.objectContaining({ deliveryCount: 1 })]);
   });
 
   it('a permanent MeshError is dead-lettered at once, without retries', async () => {

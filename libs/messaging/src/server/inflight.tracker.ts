@@ -19,6 +19,7 @@ export class InflightTracker<Entry> {
     this.running.set(run, entry);
     void run.finally(() => {
       this.running.delete(run);
+      if (this.waiters.length === 0) return;
       const waiters = this.waiters;
       this.waiters = [];
       for (const wake of waiters) wake();

@@ -21,7 +21,8 @@ import type { EventBinding, WorkBinding } from './mesh-handler.binding.js';
 
 interface Delivery {
   message: JsMsg;
-  heartbeat?: NodeJS.Timeout;
+  /** True while the handler runs: the heartbeat ticker keeps such deliveries alive. */
+  running: boolean;
   /** Set once the delivery was acked, nak'ed or terminated; later settlements are dropped. */
   settled: boolean;
 }
@@ -43,6 +44,8 @@ export class JetStreamListener implements Listener {
   private signalStopped!: () => void;
   private readonly inflight = new InflightTracker<Delivery>();
   private readonly heartbeatMs: number;
+  /** One timer per listener, not one per message: it sends `working()` for every running handler. */
+  private heartbeat?: NodeJS.Timeout;
 
   constructor(
     private readonly conn: MeshConnection,
@@ -62,6 +65,8 @@ export class JetStreamListener implements Listener {
   async start(): Promise<void> {
     const consumer = await this.conn.js.consumers.get(this.source.stream, this.source.durable);
     this.messages = await consumer.consume({ max_messages: this.binding.concurrency });
+    this.heartbeat = setInterval(() => this.beat(), this.heartbeatMs);
+    this.heartbeat.unref();
     this.loopDone = this.run(this.messages);
   }
 
@@ -71,11 +76,14 @@ export class JetStreamListener implements Listener {
     // to see it: unpark it even while every slot is busy. Messages already buffered get nak'ed.
     this.messages?.stop();
     this.signalStopped();
+    // Running handlers still need their heartbeats until they finish or are abandoned.
     await this.loopDone;
   }
 
-  waitForInflight(timeoutMs: number): Promise<boolean> {
-    return this.inflight.waitForAll(timeoutMs);
+  async waitForInflight(timeoutMs: number): Promise<boolean> {
+    const finished = await this.inflight.waitForAll(timeoutMs);
+    if (finished) clearInterval(this.heartbeat);
+    return finished;
   }
 
   abandonInflight(): void {
@@ -83,12 +91,13 @@ export class JetStreamListener implements Listener {
       // Hand the message back now rather than after ack_wait; the handler's late outcome is dropped.
       this.settle(delivery, (message) => message.nak());
     }
+    clearInterval(this.heartbeat);
   }
 
   private async run(messages: ConsumerMessages): Promise<void> {
     try {
       for await (const message of messages) {
-        const delivery: Delivery = { message, settled: false };
+        const delivery: Delivery = { message, running: false, settled: false };
         if (this.stopping) {
           this.settle(delivery, (m) => m.nak());
           continue;
@@ -107,12 +116,12 @@ export class JetStreamListener implements Listener {
   private async process(delivery: Delivery): Promise<void> {
     const { message } = delivery;
     const deliveryCount = message.info.deliveryCount;
-    const attributes = {
+    const attributes = () => ({
       [ATTR_MESSAGING_CONSUMER_GROUP_NAME]: this.source.durable,
       [ATTR_MESSAGING_NATS_STREAM_NAME]: this.source.stream,
       [ATTR_MESSAGING_NATS_STREAM_SEQUENCE]: message.seq,
       [ATTR_MESSAGING_NATS_DELIVERY_COUNT]: deliveryCount,
-    };
+    });
     try {
       await traceProcess(message.subject, message.headers, { operation: this.binding.kind, attributes }, () =>
         this.handle(delivery, deliveryCount),
@@ -120,7 +129,13 @@ export class JetStreamListener implements Listener {
     } catch {
       // The handler's failure was settled inside the span; the span records it.
     } finally {
-      clearInterval(delivery.heartbeat);
+      delivery.running = false;
+    }
+  }
+
+  private beat(): void {
+    for (const delivery of this.inflight.entries()) {
+      if (delivery.running && !delivery.settled) this.settleSafely(() => delivery.message.working());
     }
   }
 
@@ -138,8 +153,7 @@ export class JetStreamListener implements Listener {
       return this.deadLetter(delivery, validationError(`message on ${message.subject}`, checked.error).toEnvelope());
     }
 
-    delivery.heartbeat = setInterval(() => this.settleSafely(() => message.working()), this.heartbeatMs);
-    delivery.heartbeat.unref();
+    delivery.running = true;
     const context = new MeshContext([
       {
         subject: message.subject,
@@ -150,7 +164,7 @@ export class JetStreamListener implements Listener {
     try {
       await invokeHandler(this.handler, checked.data, context);
     } catch (error) {
-      clearInterval(delivery.heartbeat);
+      delivery.running = false;
       const settlement = settleFailure(error, deliveryCount, this.binding);
       if (settlement.kind === 'retry') {
         this.settle(delivery, (m) => m.nak(settlement.delayMs));
@@ -159,7 +173,7 @@ export class JetStreamListener implements Listener {
       }
       throw error;
     }
-    clearInterval(delivery.heartbeat);
+    delivery.running = false;
     await this.acknowledge(delivery);
   }
 
@@ -193,7 +207,7 @@ export class JetStreamListener implements Listener {
   private settle(delivery: Delivery, action: (message: JsMsg) => void): void {
     if (delivery.settled) return;
     delivery.settled = true;
-    clearInterval(delivery.heartbeat);
+    delivery.running = false;
     this.settleSafely(() => action(delivery.message));
   }
 

@@ -1,6 +1,7 @@
 import { validationError } from '@flowmesh/contracts';
 import type { Msg, Subscription } from '@nats-io/nats-core';
 import type { LoggerService } from '@nestjs/common';
+import type { Attributes } from '@opentelemetry/api';
 import type { MessageHandler } from '@nestjs/microservices';
 import { ATTR_MESSAGING_CONSUMER_GROUP_NAME } from '@flowmesh/telemetry';
 import { decodeJson } from '../codec/json.codec.js';
@@ -29,7 +30,7 @@ export class RequestListener implements Listener {
   private readonly subject: string;
   private subscription?: Subscription;
   private readonly inflight = new InflightTracker<InflightRequest>();
-  private readonly spanAttributes;
+  private readonly spanAttributes: () => Attributes;
 
   constructor(
     private readonly conn: MeshConnection,
@@ -40,7 +41,8 @@ export class RequestListener implements Listener {
   ) {
     this.subject = conn.space.subject(binding.contract.subject);
     this.name = this.subject;
-    this.spanAttributes = { [ATTR_MESSAGING_CONSUMER_GROUP_NAME]: queue };
+    const attributes = { [ATTR_MESSAGING_CONSUMER_GROUP_NAME]: queue };
+    this.spanAttributes = () => attributes;
   }
 
   async start(): Promise<void> {

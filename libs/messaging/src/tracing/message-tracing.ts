@@ -2,6 +2,7 @@ import type { MsgHdrs } from '@nats-io/nats-core';
 import {
   context,
   propagation,
+  ProxyTracerProvider,
   ROOT_CONTEXT,
   SpanKind,
   SpanStatusCode,
@@ -28,7 +29,22 @@ import { incomingGetter, outgoingSetter, recordGetter, recordSetter, type Outgoi
  * parent extracted from them. Business code never sees a span. With no tracer provider and no
  * propagator registered the API hands out no-op spans and writes no headers.
  */
-const tracer = trace.getTracer('@flowmesh/messaging');
+const TRACER_NAME = '@flowmesh/messaging';
+// Looked up per span rather than once: a tracer taken before telemetry is registered (or after
+// `trace.disable()` in tests) would stay a no-op. Providers cache tracers by name.
+const tracer = () => trace.getTracer(TRACER_NAME);
+const NOOP_TRACER_PROVIDER = new ProxyTracerProvider().getDelegate();
+
+/**
+ * False while no tracer provider and no propagator are registered: then a span would be a no-op
+ * and nothing would be injected, so the hot path skips the span work altogether. Checked per
+ * message because telemetry may be registered after this module loads.
+ */
+export function tracingActive(): boolean {
+  const provider = trace.getTracerProvider();
+  const delegate = provider instanceof ProxyTracerProvider ? provider.getDelegate() : provider;
+  return delegate !== NOOP_TRACER_PROVIDER || propagation.fields().length > 0;
+}
 
 export interface SendSpanOptions {
   /** `request`, `publish`, `enqueue`, `dead-letter`, `relay`. */
@@ -45,8 +61,9 @@ export async function traceSend<T>(
   options: SendSpanOptions,
   send: (headers: MsgHdrs | undefined) => Promise<T>,
 ): Promise<T> {
+  if (!tracingActive()) return send(options.headers);
   const parent = options.parent ?? context.active();
-  const span = tracer.startSpan(
+  const span = tracer().startSpan(
     `send ${subject}`,
     { kind: SpanKind.PRODUCER, attributes: messagingAttributes(subject, MESSAGING_OPERATION_TYPE.send, options) },
     parent,
@@ -66,7 +83,8 @@ export async function traceSend<T>(
 export interface ProcessSpanOptions {
   /** `request`, `event`, `work`. */
   operation: string;
-  attributes?: Attributes;
+  /** Built only when tracing is active. */
+  attributes?: () => Attributes;
 }
 
 /** Runs `handle` in a CONSUMER span whose parent is the trace context the message carried. */
@@ -76,10 +94,17 @@ export function traceProcess<T>(
   options: ProcessSpanOptions,
   handle: () => Promise<T>,
 ): Promise<T> {
+  if (!tracingActive()) return handle();
   const parent = headers ? propagation.extract(ROOT_CONTEXT, headers, incomingGetter) : ROOT_CONTEXT;
-  const span = tracer.startSpan(
+  const span = tracer().startSpan(
     `process ${subject}`,
-    { kind: SpanKind.CONSUMER, attributes: messagingAttributes(subject, MESSAGING_OPERATION_TYPE.process, options) },
+    {
+      kind: SpanKind.CONSUMER,
+      attributes: messagingAttributes(subject, MESSAGING_OPERATION_TYPE.process, {
+        operation: options.operation,
+        attributes: options.attributes?.(),
+      }),
+    },
     parent,
   );
   return context.with(trace.setSpan(parent, span), async () => {
