@@ -12,3 +12,5 @@ export * from './fake-providers/anthropic/anthropic-fake.server.js';
 export type * from './fake-providers/anthropic/anthropic-fake.types.js';
 export * from './fake-providers/gemini/gemini-fake.server.js';
 export type * from './fake-providers/gemini/gemini-fake.types.js';
+export * from './fake-providers/bedrock/bedrock-fake.server.js';
+export type * from './fake-providers/bedrock/bedrock-fake.types.js';
