@@ -117,6 +117,8 @@ export const ApiTokenSchema = z.object({
   prefix: z.string(),
   label: z.string().nullable(),
   email: z.string(),
+  /** The workspace the token works in; null: every workspace of its account. */
+  workspace: z.string().nullable(),
   scopes: z.array(z.string()).optional(),
   expiresAt: z.string().nullable(),
   createdAt: z.string(),

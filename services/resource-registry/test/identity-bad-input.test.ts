@@ -68,7 +68,7 @@ describe('bad input: a clear error and nothing written', () => {
     expect(error.message).toContain(message);
   });
 
-  it('an unknown workspace is NOT_FOUND, the same for one that exists but the caller is not in', async () => {
+  it('an unknown workspace is NOT_FOUND; a member token answers the same for one that exists and one that does not', async () => {
     const unknown = await refusedWithoutWriting(() =>
       cast.registry.createFolder({ ...main(), workspace: 'nowhere', name: 'x' }),
     );
@@ -78,13 +78,15 @@ describe('bad input: a clear error and nothing written', () => {
       details: { workspace: 'nowhere' },
     });
     await cast.registry.createWorkspace({ actor: main().actor, id: 'private', name: 'Private' });
-    const notMember = await errorOf(() =>
-      cast.registry.whoami({ actor: { token: cast.actors.stranger.token }, workspace: 'private' }),
-    );
-    expect(notMember.toEnvelope()).toEqual({
-      code: 'NOT_FOUND',
-      message: 'workspace "private" not found',
-      details: { workspace: 'private' },
+    const asStranger = (workspace: string) =>
+      errorOf(() => cast.registry.whoami({ actor: { token: cast.actors.stranger.token }, workspace }));
+    expect((await asStranger('private')).toEnvelope()).toEqual({
+      code: 'UNAUTHENTICATED',
+      message: 'the token is not valid in workspace "private"',
+    });
+    expect((await asStranger('nowhere2')).toEnvelope()).toEqual({
+      code: 'UNAUTHENTICATED',
+      message: 'the token is not valid in workspace "nowhere2"',
     });
   });
 

@@ -221,6 +221,6 @@ describe('identity over HTTP (/api/w/:workspace/...)', () => {
     expect(await cast.http('GET', '/api/w/dev/users/whoami', token('admin'))).toMatchObject({
       body: { username: 'admin', is_admin: true },
     });
-    expect(await cast.http('GET', '/api/w/dev/users/whoami', token('owner'))).toMatchObject({ status: 404 });
+    expect(await cast.http('GET', '/api/w/dev/users/whoami', token('owner'))).toMatchObject({ status: 401 });
   });
 });

@@ -136,6 +136,50 @@ describe('API tokens', () => {
     ]);
   });
 
+  it('work only in the workspace they were made in, so a workspace admin cannot reach another workspace', async () => {
+    // stranger administers "side", where owner is a member too.
+    await cast.registry.createWorkspace({ actor: { token: adminToken() }, id: 'side', name: 'Side' });
+    const side = (token: string) => ({ actor: { token }, workspace: 'side' });
+    await cast.registry.addUser({
+      ...side(adminToken()),
+      email: 'stranger@example.test',
+      username: 'stranger',
+      isAdmin: true,
+    });
+    const strangerInSide = await cast.registry.createApiToken({
+      ...side(adminToken()),
+      username: 'stranger',
+    });
+    await cast.registry.addUser({
+      ...side(strangerInSide.token),
+      email: 'owner@example.test',
+      username: 'owner',
+    });
+    const forOwner = await cast.registry.createApiToken({ ...side(strangerInSide.token), username: 'owner' });
+    expect(forOwner.workspace).toBe('side');
+
+    expect(await cast.registry.whoami(side(forOwner.token))).toMatchObject({
+      username: 'owner',
+      workspace: 'side',
+    });
+    expect(await errorOf(() => cast.registry.whoami(main(forOwner.token)))).toMatchObject({
+      code: 'UNAUTHENTICATED',
+      message: 'the token is not valid in workspace "main"',
+    });
+    expect(await errorOf(() => cast.registry.whoami(side(ownerToken())))).toMatchObject({
+      code: 'UNAUTHENTICATED',
+    });
+    const listed = await cast.registry.listWorkspaces({ actor: { token: forOwner.token } });
+    expect(listed.workspaces.map((w) => w.id)).toEqual(['side']);
+    expect(
+      await errorOf(() =>
+        cast.registry.createWorkspace({ actor: { token: strangerInSide.token }, id: 'x', name: 'x' }),
+      ),
+    ).toMatchObject({
+      code: 'PERMISSION_DENIED',
+    });
+  });
+
   it('an admin makes tokens for other members; others may not', async () => {
     const made = await cast.registry.createApiToken({ ...main(adminToken()), username: 'reader' });
     expect(await cast.registry.whoami(main(made.token))).toMatchObject({
@@ -237,13 +281,14 @@ describe('job tokens', () => {
       email: 'owner@example.test',
       username: 'owner',
     });
-    expect(await cast.registry.whoami({ actor: { token: ownerToken() }, workspace: 'other' })).toMatchObject({
-      username: 'owner',
+    // The admin's first token works in every workspace it is in; the job token in its own only.
+    expect(await cast.registry.whoami({ actor: { token: adminToken() }, workspace: 'other' })).toMatchObject({
+      username: 'admin',
     });
     expect(await errorOf(() => cast.registry.whoami({ actor: { token }, workspace: 'other' }))).toMatchObject(
       {
         code: 'UNAUTHENTICATED',
-        message: 'the job token is not valid in workspace "other"',
+        message: 'the token is not valid in workspace "other"',
       },
     );
   });

@@ -23,6 +23,7 @@ export class AuthenticateService {
     if (token.startsWith(JOB_TOKEN_PREFIX)) return this.authenticateJob(token, workspace, now);
     const found = await this.identities.findApiTokenInWorkspace(hashApiToken(token), workspace);
     const stored = checkValid(found?.token, now);
+    if (stored.workspaceId !== null && stored.workspaceId !== workspace) throw notValidIn(workspace);
     const member = found?.member;
     if (!member) throw workspaceNotFound(workspace);
     const identity: CallerIdentity = {
@@ -45,6 +46,7 @@ export class AuthenticateService {
     return {
       email: stored.email,
       isSuperAdmin: stored.isSuperAdmin,
+      ...(stored.workspaceId === null ? {} : { workspace: stored.workspaceId }),
       ...(stored.scopes === null ? {} : { scopes: stored.scopes }),
     };
   }
@@ -59,7 +61,7 @@ export class AuthenticateService {
     const expiresAt = new Date(claims.exp * 1000);
     if (expiresAt <= now) throw new MeshError('UNAUTHENTICATED', 'the job token has expired');
     if (claims.workspace !== workspace) {
-      throw new MeshError('UNAUTHENTICATED', `the job token is not valid in workspace "${workspace}"`);
+      throw notValidIn(workspace);
     }
     const principal = await this.resolvePrincipal(workspace, claims.onBehalfOf);
     if (!principal) {
@@ -117,6 +119,10 @@ function jobIdentity(workspace: string, claims: JobTokenClaims, principal: Princ
     jobId: claims.jobId,
     onBehalfOf: claims.onBehalfOf,
   };
+}
+
+function notValidIn(workspace: string): MeshError {
+  return new MeshError('UNAUTHENTICATED', `the token is not valid in workspace "${workspace}"`);
 }
 
 export function workspaceNotFound(workspace: string): MeshError {

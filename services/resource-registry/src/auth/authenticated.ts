@@ -14,5 +14,7 @@ export interface Authenticated {
 export interface AccountIdentity {
   readonly email: string;
   readonly isSuperAdmin: boolean;
+  /** Set when the token works in this workspace only. */
+  readonly workspace?: string;
   readonly scopes?: string[];
 }

@@ -3,6 +3,8 @@ import { DataSource } from 'typeorm';
 
 export interface StoredApiToken {
   readonly email: string;
+  /** Null: valid in every workspace of the account. */
+  readonly workspaceId: string | null;
   readonly isSuperAdmin: boolean;
   readonly scopes: string[] | null;
   readonly expiresAt: Date | null;
@@ -30,7 +32,8 @@ export class IdentityRepository {
 
   async findApiToken(tokenHash: string): Promise<StoredApiToken | undefined> {
     const rows: StoredApiToken[] = await this.dataSource.query(
-      `SELECT t.email, a.is_super_admin AS "isSuperAdmin", t.scopes, t.expires_at AS "expiresAt", t.revoked_at AS "revokedAt"
+      `SELECT t.email, t.workspace_id AS "workspaceId", a.is_super_admin AS "isSuperAdmin", t.scopes,
+              t.expires_at AS "expiresAt", t.revoked_at AS "revokedAt"
          FROM api_token t JOIN account a ON a.email = t.email
         WHERE t.token_hash = $1`,
       [tokenHash],
@@ -46,8 +49,8 @@ export class IdentityRepository {
     const rows: Array<
       StoredApiToken & { username: string | null; isAdmin: boolean | null; groups: string[] }
     > = await this.dataSource.query(
-      `SELECT t.email, a.is_super_admin AS "isSuperAdmin", t.scopes, t.expires_at AS "expiresAt", t.revoked_at AS "revokedAt",
-                u.username, u.is_admin AS "isAdmin",
+      `SELECT t.email, t.workspace_id AS "workspaceId", a.is_super_admin AS "isSuperAdmin", t.scopes,
+                t.expires_at AS "expiresAt", t.revoked_at AS "revokedAt", u.username, u.is_admin AS "isAdmin",
                 COALESCE(array_agg(m.group_name ORDER BY m.group_name) FILTER (WHERE m.group_name IS NOT NULL), '{}') AS "groups"
            FROM api_token t
            JOIN account a ON a.email = t.email
@@ -61,6 +64,7 @@ export class IdentityRepository {
     if (!row) return undefined;
     const token = {
       email: row.email,
+      workspaceId: row.workspaceId,
       isSuperAdmin: row.isSuperAdmin,
       scopes: row.scopes,
       expiresAt: row.expiresAt,

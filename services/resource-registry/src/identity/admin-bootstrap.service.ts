@@ -48,6 +48,7 @@ export class AdminBootstrapService {
         tokenHash: hashApiToken(token),
         prefix: apiTokenPrefix(token),
         email,
+        workspaceId: null,
         label: adminToken === undefined ? 'first admin (generated)' : 'first admin (FLOWMESH_ADMIN_TOKEN)',
         scopes: null,
         expiresAt: null,

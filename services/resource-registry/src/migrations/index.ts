@@ -1,5 +1,6 @@
 import { CreateOutbox1700000000000 } from '@flowmesh/messaging';
 import { CreateIdentityTables1700000001000 } from '../identity/create-identity-tables.migration.js';
+import { BindApiTokensToWorkspace1700000001100 } from '../identity/bind-api-tokens-to-workspace.migration.js';
 import { CreateItemTables1700000002000 } from '../items/create-item-tables.migration.js';
 import { CreateResourceVersion1700000003000 } from '../versions/create-resource-version.migration.js';
 import { CreateDraft1700000003100 } from '../drafts/create-draft.migration.js';
@@ -12,6 +13,7 @@ import { CreateDraft1700000003100 } from '../drafts/create-draft.migration.js';
 export const RESOURCE_REGISTRY_MIGRATIONS = [
   CreateOutbox1700000000000,
   CreateIdentityTables1700000001000,
+  BindApiTokensToWorkspace1700000001100,
   CreateItemTables1700000002000,
   CreateResourceVersion1700000003000,
   CreateDraft1700000003100,

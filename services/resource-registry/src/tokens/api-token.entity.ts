@@ -18,6 +18,10 @@ export class ApiTokenEntity {
   @Column({ type: 'text' })
   email!: string;
 
+  /** The workspace the token works in; null: every workspace of its account. */
+  @Column({ type: 'text', nullable: true })
+  workspaceId!: string | null;
+
   @Column({ type: 'text', nullable: true })
   label!: string | null;
 

@@ -5,7 +5,7 @@ import { ApiTokenEntity } from './api-token.entity.js';
 
 export type NewApiToken = Pick<
   ApiTokenEntity,
-  'tokenHash' | 'prefix' | 'email' | 'label' | 'scopes' | 'expiresAt'
+  'tokenHash' | 'prefix' | 'email' | 'workspaceId' | 'label' | 'scopes' | 'expiresAt'
 >;
 
 @Injectable()

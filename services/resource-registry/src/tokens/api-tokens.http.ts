@@ -20,6 +20,7 @@ export function tokenView(token: ApiToken) {
     token_prefix: token.prefix,
     label: token.label,
     email: token.email,
+    workspace_id: token.workspace,
     ...(token.scopes === undefined ? {} : { scopes: token.scopes }),
     expiration: token.expiresAt,
     created_at: token.createdAt,

@@ -16,6 +16,7 @@ export interface NewApiTokenRequest {
 
 /**
  * API tokens of the caller's account: created (shown once, stored as a hash), listed and revoked.
+ * A token made here works only in this workspace.
  * A new token's scopes can only narrow the creating token's, and a job token creates none: a job
  * must not leave behind a credential that outlives it.
  */
@@ -45,6 +46,7 @@ export class ApiTokensService {
       tokenHash: hashApiToken(token),
       prefix: apiTokenPrefix(token),
       email,
+      workspaceId: identity.workspace,
       label: request.label ?? null,
       scopes: scopes ?? null,
       expiresAt,
@@ -89,6 +91,7 @@ function toApiToken(row: ApiTokenEntity): ApiToken {
     prefix: row.prefix,
     label: row.label,
     email: row.email,
+    workspace: row.workspaceId,
     ...(row.scopes === null ? {} : { scopes: row.scopes }),
     expiresAt: row.expiresAt?.toISOString() ?? null,
     createdAt: row.createdAt.toISOString(),

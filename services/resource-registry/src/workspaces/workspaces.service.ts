@@ -12,7 +12,10 @@ export interface NewWorkspace {
   readonly username?: string;
 }
 
-/** Workspaces: an account sees those it is a member of; super admins create them and become their admin. */
+/**
+ * Workspaces: an account sees those it is a member of (a workspace-bound token: that one only);
+ * super admins create them, with a token valid everywhere, and become their admin.
+ */
 @Injectable()
 export class WorkspacesService {
   constructor(
@@ -22,13 +25,21 @@ export class WorkspacesService {
 
   async list(account: AccountIdentity): Promise<Workspace[]> {
     assertScope(account, 'read');
-    return (await this.workspaces.listForEmail(account.email)).map(toWorkspace);
+    const mine = await this.workspaces.listForEmail(account.email);
+    return mine.filter((w) => account.workspace === undefined || w.id === account.workspace).map(toWorkspace);
   }
 
   async create(account: AccountIdentity, request: NewWorkspace): Promise<Workspace> {
     assertScope(account, 'write');
-    if (!account.isSuperAdmin)
+    if (!account.isSuperAdmin) {
       throw new MeshError('PERMISSION_DENIED', 'only super admins may create workspaces');
+    }
+    if (account.workspace !== undefined) {
+      throw new MeshError(
+        'PERMISSION_DENIED',
+        `a token of workspace "${account.workspace}" cannot create workspaces`,
+      );
+    }
     const username =
       request.username ?? (await this.users.anyUsernameOf(account.email)) ?? localPart(account.email);
     await this.workspaces.transaction(async (tx) => {
