@@ -115,15 +115,23 @@ export const CHAT_MESSAGE_ROLES = ['user', 'assistant', 'tool', 'summary'] as co
 export type ChatMessageRole = (typeof CHAT_MESSAGE_ROLES)[number];
 
 export const ChatMessageSchema = z
-  .discriminatedUnion('role', [UserMessageSchema, AssistantMessageSchema, ToolResultMessageSchema, SummaryMessageSchema], {
-    error: (issue) =>
-      issue.code === 'invalid_union'
-        ? `must be one of ${CHAT_MESSAGE_ROLES.join(', ')} (system messages and tool definitions are never part of a history)`
-        : undefined,
-  })
+  .discriminatedUnion(
+    'role',
+    [UserMessageSchema, AssistantMessageSchema, ToolResultMessageSchema, SummaryMessageSchema],
+    {
+      error: (issue) =>
+        issue.code === 'invalid_union'
+          ? `must be one of ${CHAT_MESSAGE_ROLES.join(', ')} (system messages and tool definitions are never part of a history)`
+          : undefined,
+    },
+  )
   .superRefine((message, ctx) => {
     if (message.role === 'assistant' && message.content.length === 0 && !message.toolCalls?.length) {
-      ctx.addIssue({ code: 'custom', path: ['content'], message: 'an assistant message needs content or tool calls' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['content'],
+        message: 'an assistant message needs content or tool calls',
+      });
     }
   });
 export type ChatMessage = z.infer<typeof ChatMessageSchema>;

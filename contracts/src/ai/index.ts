@@ -1,1 +1,3 @@
 export * from './chat-message.schema.js';
+export * from './chat-request.schema.js';
+export * from './chat-event.schema.js';

@@ -94,7 +94,9 @@ export const ListConversationMessagesReplySchema = z.object({
   perPage: z.number().int(),
 });
 
-export const DeleteConversationRequestSchema = z.object({ ...inWorkspace, conversationId: MemoryIdSchema }).strict();
+export const DeleteConversationRequestSchema = z
+  .object({ ...inWorkspace, conversationId: MemoryIdSchema })
+  .strict();
 export const DeleteConversationReplySchema = z.object({
   conversationId: MemoryIdSchema,
   /** Transcript entries and memories (one per step) removed with it. */

@@ -45,7 +45,11 @@ export const memoryContract = {
   /** Deletes the memory of a key (every step's, or one step's). */
   delete: defineRequest('memory.memory.delete', DeleteMemoryRequestSchema, DeleteMemoryReplySchema),
   /** Deletes a memory by resolved id (every step's), as the admin API does. */
-  deleteById: defineRequest('memory.memory.delete_by_id', DeleteMemoryByIdRequestSchema, DeleteMemoryReplySchema),
+  deleteById: defineRequest(
+    'memory.memory.delete_by_id',
+    DeleteMemoryByIdRequestSchema,
+    DeleteMemoryReplySchema,
+  ),
   /** Memories of a workspace whose flows the actor may read, newest first. */
   list: defineRequest('memory.memory.list', ListMemoriesRequestSchema, ListMemoriesReplySchema),
   /** One stored memory by resolved id and step. */
@@ -53,13 +57,21 @@ export const memoryContract = {
   /** The memory id a key names in a flow (no permission needed: it is a pure function). */
   resolveKey: defineRequest('memory.key.resolve', ResolveMemoryKeyRequestSchema, ResolveMemoryKeyReplySchema),
 
-  startConversation: defineRequest('memory.conversation.start', StartConversationRequestSchema, ConversationSchema),
+  startConversation: defineRequest(
+    'memory.conversation.start',
+    StartConversationRequestSchema,
+    ConversationSchema,
+  ),
   appendConversationMessage: defineRequest(
     'memory.conversation_message.append',
     AppendConversationMessageRequestSchema,
     AppendConversationMessageReplySchema,
   ),
-  listConversations: defineRequest('memory.conversation.list', ListConversationsRequestSchema, ListConversationsReplySchema),
+  listConversations: defineRequest(
+    'memory.conversation.list',
+    ListConversationsRequestSchema,
+    ListConversationsReplySchema,
+  ),
   listConversationMessages: defineRequest(
     'memory.conversation_message.list',
     ListConversationMessagesRequestSchema,

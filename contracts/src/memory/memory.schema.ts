@@ -141,7 +141,10 @@ export const DeleteMemoryRequestSchema = z
     stepId: StepIdSchema.optional(),
   })
   .strict();
-export const DeleteMemoryReplySchema = z.object({ memoryId: MemoryIdSchema, deleted: z.number().int().nonnegative() });
+export const DeleteMemoryReplySchema = z.object({
+  memoryId: MemoryIdSchema,
+  deleted: z.number().int().nonnegative(),
+});
 
 /** By resolved id, as the admin API names memories; the flow comes from the stored row. */
 export const DeleteMemoryByIdRequestSchema = z
@@ -178,7 +181,12 @@ export const ListMemoriesReplySchema = z.object({
 });
 
 export const GetMemoryRequestSchema = z
-  .object({ actor: ActorSchema, workspace: WorkspaceIdSchema, memoryId: MemoryIdSchema, stepId: StepIdSchema })
+  .object({
+    actor: ActorSchema,
+    workspace: WorkspaceIdSchema,
+    memoryId: MemoryIdSchema,
+    stepId: StepIdSchema,
+  })
   .strict();
 export const StoredMemorySchema = MemorySummarySchema.extend({ messages: ChatHistorySchema });
 export type StoredMemory = z.infer<typeof StoredMemorySchema>;

@@ -22,7 +22,11 @@ export const memoryServiceConfigSchema = z
   })
   .superRefine((env, ctx) => {
     if ((env.S3_ACCESS_KEY_ID === undefined) !== (env.S3_SECRET_ACCESS_KEY === undefined)) {
-      ctx.addIssue({ code: 'custom', path: ['S3_SECRET_ACCESS_KEY'], message: 'is required together with S3_ACCESS_KEY_ID' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['S3_SECRET_ACCESS_KEY'],
+        message: 'is required together with S3_ACCESS_KEY_ID',
+      });
     }
   })
   .transform((env) => ({

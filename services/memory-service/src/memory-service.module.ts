@@ -35,7 +35,9 @@ export const MEMORY_SERVICE_SCHEMA = 'memory';
 export class MemoryServiceModule {
   static forRoot(config: MemoryServiceConfig, logger: Logger): DynamicModule {
     const s3 = config.memory.s3;
-    const objectStorage: Provider[] = s3 ? [{ provide: ObjectStorage, useFactory: () => new S3ObjectStorage(s3) }] : [];
+    const objectStorage: Provider[] = s3
+      ? [{ provide: ObjectStorage, useFactory: () => new S3ObjectStorage(s3) }]
+      : [];
     return {
       module: MemoryServiceModule,
       imports: [
@@ -55,7 +57,11 @@ export class MemoryServiceModule {
       controllers: [MemoryHandler, ConversationHandler, MemoryHttpController, ConversationHttpController],
       providers: [
         ...objectStorage,
-        { provide: RegistryAccess, inject: [MeshClient], useFactory: (mesh: MeshClient) => new RegistryAccessClient(mesh) },
+        {
+          provide: RegistryAccess,
+          inject: [MeshClient],
+          useFactory: (mesh: MeshClient) => new RegistryAccessClient(mesh),
+        },
         FlowAccess,
         MemoryRepository,
         MemoryStore,

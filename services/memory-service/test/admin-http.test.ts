@@ -41,14 +41,33 @@ describe('memory-service: admin HTTP', () => {
   };
 
   it('lists, reads and deletes memories, showing each bearer only the flows it may read', async () => {
-    const shared = await memory.save({ ...team, memoryKey: 'shared', stepId: 'agent', mode: 'window', messages: [user('hi'), answer('yo')] });
-    await memory.save({ ...secret, memoryKey: 'ops', stepId: 'agent', mode: 'window', messages: [user('classified')] });
+    const shared = await memory.save({
+      ...team,
+      memoryKey: 'shared',
+      stepId: 'agent',
+      mode: 'window',
+      messages: [user('hi'), answer('yo')],
+    });
+    await memory.save({
+      ...secret,
+      memoryKey: 'ops',
+      stepId: 'agent',
+      mode: 'window',
+      messages: [user('classified')],
+    });
 
     const asReader = await http('GET', '/ai_memory/list?per_page=10', 'reader');
     expect(asReader.status).toBe(200);
     expect(asReader.body).toMatchObject({ page: 1, perPage: 10 });
     expect(asReader.body.memories).toEqual([
-      expect.objectContaining({ memoryId: shared.memoryId, stepId: 'agent', flowPath: 'f/team/chat', messageCount: 2, version: 1, store: 'database' }),
+      expect.objectContaining({
+        memoryId: shared.memoryId,
+        stepId: 'agent',
+        flowPath: 'f/team/chat',
+        messageCount: 2,
+        version: 1,
+        store: 'database',
+      }),
     ]);
     const asOps = await http('GET', '/ai_memory/list', 'ops');
     expect((asOps.body.memories as unknown[]).length).toBe(2);
@@ -56,9 +75,14 @@ describe('memory-service: admin HTTP', () => {
     expect(filtered.body.memories).toEqual([expect.objectContaining({ flowPath: 'f/ops/secret' })]);
 
     const read = await http('GET', `/ai_memory/get/${shared.memoryId}/agent`, 'reader');
-    expect(read).toMatchObject({ status: 200, body: { memoryId: shared.memoryId, messages: [user('hi'), answer('yo')] } });
+    expect(read).toMatchObject({
+      status: 200,
+      body: { memoryId: shared.memoryId, messages: [user('hi'), answer('yo')] },
+    });
 
-    const opsMemory = (await memory.resolveKey({ workspace: 'main', flowPath: 'f/ops/secret', memoryKey: 'ops' })).memoryId;
+    const opsMemory = (
+      await memory.resolveKey({ workspace: 'main', flowPath: 'f/ops/secret', memoryKey: 'ops' })
+    ).memoryId;
     const forbidden = await http('GET', `/ai_memory/get/${opsMemory}/agent`, 'reader');
     expect(forbidden).toMatchObject({ status: 403, body: { code: 'PERMISSION_DENIED' } });
     expect(JSON.stringify(forbidden.body)).not.toContain('classified');
@@ -73,8 +97,14 @@ describe('memory-service: admin HTTP', () => {
   });
 
   it('answers a missing or unknown bearer with 401, and bad parameters with 400 naming them', async () => {
-    expect(await http('GET', '/ai_memory/list')).toMatchObject({ status: 401, body: { code: 'UNAUTHENTICATED' } });
-    expect(await http('GET', '/ai_memory/list', 'forged')).toMatchObject({ status: 401, body: { code: 'UNAUTHENTICATED' } });
+    expect(await http('GET', '/ai_memory/list')).toMatchObject({
+      status: 401,
+      body: { code: 'UNAUTHENTICATED' },
+    });
+    expect(await http('GET', '/ai_memory/list', 'forged')).toMatchObject({
+      status: 401,
+      body: { code: 'UNAUTHENTICATED' },
+    });
     expect((await http('GET', `/ai_memory/get/${randomUUID()}/agent`, 'forged')).status).toBe(401);
     const badId = await http('GET', '/ai_memory/get/not-a-uuid/agent', 'reader');
     expect(badId).toMatchObject({ status: 400, body: { code: 'VALIDATION_FAILED' } });
@@ -85,14 +115,34 @@ describe('memory-service: admin HTTP', () => {
 
   it('lists conversations and their transcript, and deletes a conversation with its memories', async () => {
     const id = randomUUID();
-    await memory.appendConversationMessage({ ...team, conversation: id, jobId: 'j1', role: 'user', content: 'first' });
-    await memory.appendConversationMessage({ ...team, conversation: id, jobId: 'j1', role: 'assistant', content: 'second' });
-    await memory.save({ ...team, memoryKey: id, stepId: 'agent', mode: 'compaction', messages: [user('first'), answer('second')] });
+    await memory.appendConversationMessage({
+      ...team,
+      conversation: id,
+      jobId: 'j1',
+      role: 'user',
+      content: 'first',
+    });
+    await memory.appendConversationMessage({
+      ...team,
+      conversation: id,
+      jobId: 'j1',
+      role: 'assistant',
+      content: 'second',
+    });
+    await memory.save({
+      ...team,
+      memoryKey: id,
+      stepId: 'agent',
+      mode: 'compaction',
+      messages: [user('first'), answer('second')],
+    });
 
     const list = await http('GET', '/conversations/list', 'reader');
     expect(list.body.conversations).toEqual([expect.objectContaining({ id, messageCount: 2 })]);
     const transcript = await http('GET', `/conversations/${id}/messages?order=desc&per_page=1`, 'reader');
-    expect(transcript.body.messages).toEqual([expect.objectContaining({ seq: 2, role: 'assistant', content: 'second' })]);
+    expect(transcript.body.messages).toEqual([
+      expect.objectContaining({ seq: 2, role: 'assistant', content: 'second' }),
+    ]);
     expect((await http('GET', '/conversations/list', 'ops')).body.conversations).toHaveLength(1);
 
     expect((await http('DELETE', `/conversations/delete/${id}`, 'reader')).status).toBe(403);

@@ -1,5 +1,10 @@
 import { GetObjectCommand, HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { createMemoryClient, MAX_MEMORY_SIZE_BYTES, type ChatMessage, type MemoryClient } from '@flowmesh/contracts';
+import {
+  createMemoryClient,
+  MAX_MEMORY_SIZE_BYTES,
+  type ChatMessage,
+  type MemoryClient,
+} from '@flowmesh/contracts';
 import { startTestService, type TestService } from '@flowmesh/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { memoryServiceDefinition } from '../src/memory-service.definition.js';
@@ -55,8 +60,21 @@ describe('memory-service: agent memory in S3', () => {
   it('keeps a memory as the object memory/{workspace}/{memory id}/{step}.json, with no size limit', async () => {
     const history = conversation(400, 230);
     expect(bytesOf(history)).toBeGreaterThan(MAX_MEMORY_SIZE_BYTES * 2);
-    const reply = await memory.save({ ...chat, memoryKey: 'big', stepId: 'agent', mode: 'compaction', messages: history });
-    expect(reply).toMatchObject({ status: 'saved', store: 's3', fellBack: false, limitBytes: null, version: 1, dropped: null });
+    const reply = await memory.save({
+      ...chat,
+      memoryKey: 'big',
+      stepId: 'agent',
+      mode: 'compaction',
+      messages: history,
+    });
+    expect(reply).toMatchObject({
+      status: 'saved',
+      store: 's3',
+      fellBack: false,
+      limitBytes: null,
+      version: 1,
+      dropped: null,
+    });
     expect(await readObject(objectKey(reply.memoryId, 'agent'))).toEqual(history);
 
     const loaded = await memory.load({ ...chat, memoryKey: 'big', stepId: 'agent', window: 10 });
@@ -67,27 +85,58 @@ describe('memory-service: agent memory in S3', () => {
   it('replaces the object atomically under concurrent saves, in version order', async () => {
     const first = conversation(30, 40, 'first');
     const second = conversation(50, 40, 'second');
-    const initial = await memory.save({ ...chat, memoryKey: 'race', stepId: 'a', mode: 'window', messages: [user('start')] });
+    const initial = await memory.save({
+      ...chat,
+      memoryKey: 'race',
+      stepId: 'a',
+      mode: 'window',
+      messages: [user('start')],
+    });
     for (let round = 0; round < 4; round++) {
       const replies = await Promise.all([
         memory.save({ ...chat, memoryKey: 'race', stepId: 'a', mode: 'window', messages: first }),
         memory.save({ ...chat, memoryKey: 'race', stepId: 'a', mode: 'window', messages: second }),
       ]);
       const base = 1 + round * 2;
-      expect(replies.map((reply) => (reply.status === 'saved' ? reply.replacedVersion : null)).sort((a, b) => (a ?? 0) - (b ?? 0))).toEqual([base, base + 1]);
+      expect(
+        replies
+          .map((reply) => (reply.status === 'saved' ? reply.replacedVersion : null))
+          .sort((a, b) => (a ?? 0) - (b ?? 0)),
+      ).toEqual([base, base + 1]);
       const winner = replies.findIndex((reply) => reply.status === 'saved' && reply.version === base + 2);
       const expected = winner === 0 ? first : second;
       expect(await readObject(objectKey(initial.memoryId, 'a'))).toEqual(expected);
-      expect(await memory.load({ ...chat, memoryKey: 'race', stepId: 'a' })).toMatchObject({ version: base + 2, messages: expected });
+      expect(await memory.load({ ...chat, memoryKey: 'race', stepId: 'a' })).toMatchObject({
+        version: base + 2,
+        messages: expected,
+      });
     }
   });
 
   it('falls back to the database when S3 fails, refuses an oversized compaction there, and returns to S3 once it answers', async () => {
-    const saved = await memory.save({ ...chat, memoryKey: 'fallback', stepId: 'a', mode: 'window', messages: conversation(2) });
+    const saved = await memory.save({
+      ...chat,
+      memoryKey: 'fallback',
+      stepId: 'a',
+      mode: 'window',
+      messages: conversation(2),
+    });
     await s3.pause();
     try {
-      const fellBack = await memory.save({ ...chat, memoryKey: 'fallback', stepId: 'a', mode: 'window', messages: conversation(3) });
-      expect(fellBack).toMatchObject({ status: 'saved', store: 'database', fellBack: true, version: 2, replacedVersion: 1 });
+      const fellBack = await memory.save({
+        ...chat,
+        memoryKey: 'fallback',
+        stepId: 'a',
+        mode: 'window',
+        messages: conversation(3),
+      });
+      expect(fellBack).toMatchObject({
+        status: 'saved',
+        store: 'database',
+        fellBack: true,
+        version: 2,
+        replacedVersion: 1,
+      });
       expect(fellBack.notice).toContain('saved to the database instead');
       expect(await memory.load({ ...chat, memoryKey: 'fallback', stepId: 'a' })).toMatchObject({
         store: 'database',
@@ -96,14 +145,33 @@ describe('memory-service: agent memory in S3', () => {
       });
 
       const oversized: ChatMessage[] = conversation(300, 230);
-      const refused = await memory.save({ ...chat, memoryKey: 'fallback', stepId: 'a', mode: 'compaction', messages: oversized });
-      expect(refused).toMatchObject({ status: 'failed', currentVersion: 2, limitBytes: MAX_MEMORY_SIZE_BYTES });
+      const refused = await memory.save({
+        ...chat,
+        memoryKey: 'fallback',
+        stepId: 'a',
+        mode: 'compaction',
+        messages: oversized,
+      });
+      expect(refused).toMatchObject({
+        status: 'failed',
+        currentVersion: 2,
+        limitBytes: MAX_MEMORY_SIZE_BYTES,
+      });
       expect(refused.notice).toContain('memory save failed');
-      expect(await memory.load({ ...chat, memoryKey: 'fallback', stepId: 'a' })).toMatchObject({ version: 2, messages: conversation(3) });
+      expect(await memory.load({ ...chat, memoryKey: 'fallback', stepId: 'a' })).toMatchObject({
+        version: 2,
+        messages: conversation(3),
+      });
     } finally {
       await s3.resume();
     }
-    const back = await memory.save({ ...chat, memoryKey: 'fallback', stepId: 'a', mode: 'window', messages: conversation(4) });
+    const back = await memory.save({
+      ...chat,
+      memoryKey: 'fallback',
+      stepId: 'a',
+      mode: 'window',
+      messages: conversation(4),
+    });
     expect(back).toMatchObject({ status: 'saved', store: 's3', fellBack: false, version: 3 });
     expect(await memory.load({ ...chat, memoryKey: 'fallback', stepId: 'a' })).toMatchObject({
       store: 's3',
@@ -114,7 +182,13 @@ describe('memory-service: agent memory in S3', () => {
   });
 
   it('deletes the objects with the memory', async () => {
-    const saved = await memory.save({ ...chat, memoryKey: 'gone', stepId: 'a', mode: 'window', messages: [user('bye')] });
+    const saved = await memory.save({
+      ...chat,
+      memoryKey: 'gone',
+      stepId: 'a',
+      mode: 'window',
+      messages: [user('bye')],
+    });
     expect(await objectExists(objectKey(saved.memoryId, 'a'))).toBe(true);
     expect(await memory.delete({ ...chat, memoryKey: 'gone' })).toMatchObject({ deleted: 1 });
     expect(await objectExists(objectKey(saved.memoryId, 'a'))).toBe(false);

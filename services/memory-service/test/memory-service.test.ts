@@ -45,7 +45,9 @@ describe('memory-service', () => {
         ORDER BY table_name`,
     );
     expect(rows).toEqual(
-      ['ai_agent_memory', 'flow_conversation', 'flow_conversation_message', 'outbox_message'].map((table) => ({ schema: 'memory', table })),
+      ['ai_agent_memory', 'flow_conversation', 'flow_conversation_message', 'outbox_message'].map(
+        (table) => ({ schema: 'memory', table }),
+      ),
     );
   });
 });

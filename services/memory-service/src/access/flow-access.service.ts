@@ -20,14 +20,23 @@ export class FlowAccess {
 
   async assertAllowed(actor: Actor, workspace: string, flowPath: string, action: FlowAction): Promise<void> {
     if (await this.allowed(actor, workspace, flowPath, action)) return;
-    throw new MeshError('PERMISSION_DENIED', `the caller may not ${action} flow ${flowPath}, ${REASON[action]}`, {
-      flowPath,
-      action,
-    });
+    throw new MeshError(
+      'PERMISSION_DENIED',
+      `the caller may not ${action} flow ${flowPath}, ${REASON[action]}`,
+      {
+        flowPath,
+        action,
+      },
+    );
   }
 
   /** The paths among `flowPaths` the actor may act on, asked all at once. */
-  async allowedPaths(actor: Actor, workspace: string, flowPaths: readonly string[], action: FlowAction): Promise<string[]> {
+  async allowedPaths(
+    actor: Actor,
+    workspace: string,
+    flowPaths: readonly string[],
+    action: FlowAction,
+  ): Promise<string[]> {
     const answers = await Promise.all(flowPaths.map((path) => this.allowed(actor, workspace, path, action)));
     return flowPaths.filter((_, i) => answers[i]);
   }

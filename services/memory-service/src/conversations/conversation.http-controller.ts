@@ -25,7 +25,9 @@ export class ConversationHttpController {
   @Get('list')
   list(@BearerActor() actor: Actor, @Param('workspace') workspace: string, @Query() query: unknown) {
     const { order: _order, ...paging } = parseHttpRequest(ListQuerySchema, query);
-    return this.listing.list(parseHttpRequest(ListConversationsRequestSchema, { actor, workspace, ...paging }));
+    return this.listing.list(
+      parseHttpRequest(ListConversationsRequestSchema, { actor, workspace, ...paging }),
+    );
   }
 
   @Get(':conversationId/messages')
@@ -35,7 +37,9 @@ export class ConversationHttpController {
     @Query() query: unknown,
   ) {
     const { flowPath: _flowPath, ...paging } = parseHttpRequest(ListQuerySchema, query);
-    return this.listingMessages.list(parseHttpRequest(ListConversationMessagesRequestSchema, { actor, ...params, ...paging }));
+    return this.listingMessages.list(
+      parseHttpRequest(ListConversationMessagesRequestSchema, { actor, ...params, ...paging }),
+    );
   }
 
   @Delete('delete/:conversationId')

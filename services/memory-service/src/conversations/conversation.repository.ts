@@ -1,4 +1,9 @@
-import { MeshError, type Conversation, type ConversationMessage, type TranscriptRole } from '@flowmesh/contracts';
+import {
+  MeshError,
+  type Conversation,
+  type ConversationMessage,
+  type TranscriptRole,
+} from '@flowmesh/contracts';
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 
@@ -54,7 +59,12 @@ export class ConversationRepository {
   constructor(private readonly dataSource: DataSource) {}
 
   /** Opens the conversation, or finds it; undefined when the id belongs to another flow. */
-  async start(workspace: string, id: string, flowPath: string, title: string | undefined): Promise<Conversation | undefined> {
+  async start(
+    workspace: string,
+    id: string,
+    flowPath: string,
+    title: string | undefined,
+  ): Promise<Conversation | undefined> {
     await this.dataSource.query(
       `INSERT INTO flow_conversation (workspace_id, id, flow_path, title) VALUES ($1, $2, $3, $4)
         ON CONFLICT (workspace_id, id) DO NOTHING`,
@@ -99,7 +109,12 @@ export class ConversationRepository {
     return rows.map((row) => row.flow_path);
   }
 
-  async list(workspace: string, flowPaths: readonly string[], page: number, perPage: number): Promise<Conversation[]> {
+  async list(
+    workspace: string,
+    flowPaths: readonly string[],
+    page: number,
+    perPage: number,
+  ): Promise<Conversation[]> {
     if (flowPaths.length === 0) return [];
     const rows: RawConversation[] = await this.dataSource.query(
       `SELECT ${CONVERSATION_COLUMNS} FROM flow_conversation WHERE workspace_id = $1 AND flow_path = ANY($2::text[])

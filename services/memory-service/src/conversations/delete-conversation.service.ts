@@ -32,7 +32,8 @@ export class DeleteConversationService {
       messagesDeleted: await this.conversations.delete(manager, workspace, conversationId),
     }));
     const failure = await this.store.removeObjects(workspace, memories);
-    if (failure) this.log.warn(`conversation ${conversationId}: memory objects left behind: ${failure.message}`);
+    if (failure)
+      this.log.warn(`conversation ${conversationId}: memory objects left behind: ${failure.message}`);
     return { conversationId, messagesDeleted, memoriesDeleted: memories.length };
   }
 }

@@ -13,7 +13,9 @@ export async function findPermittedConversation(
   const conversation = await conversations.find(workspace, conversationId);
   if (!conversation) {
     await access.authenticate(actor, workspace);
-    throw new MeshError('NOT_FOUND', `no conversation ${conversationId} in workspace ${workspace}`, { conversationId });
+    throw new MeshError('NOT_FOUND', `no conversation ${conversationId} in workspace ${workspace}`, {
+      conversationId,
+    });
   }
   await access.assertAllowed(actor, workspace, conversation.flowPath, action);
   return conversation;

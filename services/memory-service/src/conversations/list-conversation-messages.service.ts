@@ -18,6 +18,10 @@ export class ListConversationMessagesService {
   ): Promise<{ messages: ConversationMessage[]; page: number; perPage: number }> {
     await findPermittedConversation(this.access, this.conversations, request, 'read');
     const { workspace, conversationId, order, page, perPage } = request;
-    return { messages: await this.conversations.messages(workspace, conversationId, order, page, perPage), page, perPage };
+    return {
+      messages: await this.conversations.messages(workspace, conversationId, order, page, perPage),
+      page,
+      perPage,
+    };
   }
 }

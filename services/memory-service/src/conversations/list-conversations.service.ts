@@ -12,11 +12,17 @@ export class ListConversationsService {
     private readonly conversations: ConversationRepository,
   ) {}
 
-  async list(request: z.output<typeof ListConversationsRequestSchema>): Promise<{ conversations: Conversation[]; page: number; perPage: number }> {
+  async list(
+    request: z.output<typeof ListConversationsRequestSchema>,
+  ): Promise<{ conversations: Conversation[]; page: number; perPage: number }> {
     const { actor, workspace, page, perPage } = request;
     await this.access.authenticate(actor, workspace);
     const flowPaths = await this.conversations.distinctFlowPaths(workspace, request.flowPath);
     const readable = await this.access.allowedPaths(actor, workspace, flowPaths, 'read');
-    return { conversations: await this.conversations.list(workspace, readable, page, perPage), page, perPage };
+    return {
+      conversations: await this.conversations.list(workspace, readable, page, perPage),
+      page,
+      perPage,
+    };
   }
 }

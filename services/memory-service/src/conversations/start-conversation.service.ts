@@ -19,7 +19,9 @@ export class StartConversationService {
     const { memoryId } = resolveMemoryKey(workspace, flowPath, request.conversation);
     const conversation = await this.conversations.start(workspace, memoryId, flowPath, request.title);
     if (!conversation) {
-      throw new MeshError('CONFLICT', `conversation ${memoryId} belongs to another flow`, { conversationId: memoryId });
+      throw new MeshError('CONFLICT', `conversation ${memoryId} belongs to another flow`, {
+        conversationId: memoryId,
+      });
     }
     return conversation;
   }

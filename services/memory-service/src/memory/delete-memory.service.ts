@@ -34,13 +34,19 @@ export class DeleteMemoryService {
 
   async delete(command: DeleteMemoryCommand): Promise<{ memoryId: string; deleted: number }> {
     const { actor, workspace, memoryId, stepId } = command;
-    const steps = (await this.rows.findSteps(workspace, memoryId)).filter((row) => stepId === undefined || row.stepId === stepId);
+    const steps = (await this.rows.findSteps(workspace, memoryId)).filter(
+      (row) => stepId === undefined || row.stepId === stepId,
+    );
     if (steps.length === 0) {
       await this.access.authenticate(actor, workspace);
-      throw new MeshError('NOT_FOUND', `no memory ${memoryId}${stepId ? ` step ${stepId}` : ''} in workspace ${workspace}`, {
-        memoryId,
-        stepId,
-      });
+      throw new MeshError(
+        'NOT_FOUND',
+        `no memory ${memoryId}${stepId ? ` step ${stepId}` : ''} in workspace ${workspace}`,
+        {
+          memoryId,
+          stepId,
+        },
+      );
     }
     for (const flowPath of new Set(steps.map((row) => row.flowPath))) {
       await this.access.assertAllowed(actor, workspace, flowPath, 'write');

@@ -21,10 +21,19 @@ export class GetMemoryService {
     const row = await this.rows.find(ref);
     if (!row) {
       await this.access.authenticate(actor, workspace);
-      throw new MeshError('NOT_FOUND', `no memory ${memoryId} step ${stepId} in workspace ${workspace}`, { memoryId, stepId });
+      throw new MeshError('NOT_FOUND', `no memory ${memoryId} step ${stepId} in workspace ${workspace}`, {
+        memoryId,
+        stepId,
+      });
     }
     await this.access.assertAllowed(actor, workspace, row.flowPath, 'read');
-    const loaded = row.messages ? { version: row.version, messages: row.messages } : await this.store.read(ref);
-    return { ...toMemorySummary(row), version: loaded?.version ?? row.version, messages: loaded?.messages ?? [] };
+    const loaded = row.messages
+      ? { version: row.version, messages: row.messages }
+      : await this.store.read(ref);
+    return {
+      ...toMemorySummary(row),
+      version: loaded?.version ?? row.version,
+      messages: loaded?.messages ?? [],
+    };
   }
 }

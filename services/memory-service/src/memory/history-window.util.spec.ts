@@ -10,10 +10,25 @@ const calls = (...ids: string[]): ChatMessage => ({
   content: [],
   toolCalls: ids.map((id) => ({ id, name: 'lookup', arguments: '{}' })),
 });
-const result = (id: string): ChatMessage => ({ role: 'tool', toolCallId: id, name: 'lookup', content: [{ type: 'text', text: id }] });
+const result = (id: string): ChatMessage => ({
+  role: 'tool',
+  toolCallId: id,
+  name: 'lookup',
+  content: [{ type: 'text', text: id }],
+});
 
 // user, calls(a,b), a, b, answer, user, calls(c), c, answer
-const history = [user('q1'), calls('a', 'b'), result('a'), result('b'), answer('r1'), user('q2'), calls('c'), result('c'), answer('r2')];
+const history = [
+  user('q1'),
+  calls('a', 'b'),
+  result('a'),
+  result('b'),
+  answer('r1'),
+  user('q2'),
+  calls('c'),
+  result('c'),
+  answer('r2'),
+];
 
 describe('lastMessagesWindow', () => {
   it('returns the whole history when it is no longer than the window', () => {

@@ -13,7 +13,9 @@ export class ListMemoriesService {
     private readonly rows: MemoryRepository,
   ) {}
 
-  async list(request: z.output<typeof ListMemoriesRequestSchema>): Promise<{ memories: MemorySummary[]; page: number; perPage: number }> {
+  async list(
+    request: z.output<typeof ListMemoriesRequestSchema>,
+  ): Promise<{ memories: MemorySummary[]; page: number; perPage: number }> {
     const { actor, workspace, page, perPage } = request;
     await this.access.authenticate(actor, workspace);
     // Permissions are per flow, so they are asked once per flow, then the page is read among those.

@@ -26,7 +26,9 @@ describe('resolveMemoryKey', () => {
   });
 
   it('cannot be made to collide by moving separators between the flow and the key', () => {
-    expect(resolveMemoryKey('main', 'f/a/b', 'c').memoryId).not.toBe(resolveMemoryKey('main', 'f/a', 'b/c').memoryId);
+    expect(resolveMemoryKey('main', 'f/a/b', 'c').memoryId).not.toBe(
+      resolveMemoryKey('main', 'f/a', 'b/c').memoryId,
+    );
   });
 
   it('treats a near-uuid as a plain string', () => {

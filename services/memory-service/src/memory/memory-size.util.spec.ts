@@ -4,8 +4,17 @@ import { largestFittingSuffix, serializeHistory } from './memory-size.util.js';
 
 const user = (text: string): ChatMessage => ({ role: 'user', content: [{ type: 'text', text }] });
 const answer = (text: string): ChatMessage => ({ role: 'assistant', content: [{ type: 'text', text }] });
-const call = (id: string): ChatMessage => ({ role: 'assistant', content: [], toolCalls: [{ id, name: 't', arguments: '{}' }] });
-const result = (id: string, text: string): ChatMessage => ({ role: 'tool', toolCallId: id, name: 't', content: [{ type: 'text', text }] });
+const call = (id: string): ChatMessage => ({
+  role: 'assistant',
+  content: [],
+  toolCalls: [{ id, name: 't', arguments: '{}' }],
+});
+const result = (id: string, text: string): ChatMessage => ({
+  role: 'tool',
+  toolCallId: id,
+  name: 't',
+  content: [{ type: 'text', text }],
+});
 const bytesOf = (messages: ChatMessage[]) => Buffer.byteLength(JSON.stringify(messages));
 
 describe('serializeHistory', () => {

@@ -22,14 +22,18 @@ export interface HistorySuffix {
 }
 
 /** Bytes of a JSON array `[a,b,c]` whose items take `contentBytes` together. */
-const arrayBytes = (contentBytes: number, count: number): number => (count === 0 ? 2 : 2 + contentBytes + count - 1);
+const arrayBytes = (contentBytes: number, count: number): number =>
+  count === 0 ? 2 : 2 + contentBytes + count - 1;
 
 /**
  * The largest suffix of complete exchanges that starts with a user message and serializes to at
  * most `limitBytes`, or undefined when not even the last one does. An exchange starts at a user
  * message, so such a suffix never splits a tool call from its results.
  */
-export function largestFittingSuffix(messages: readonly ChatMessage[], limitBytes: number): HistorySuffix | undefined {
+export function largestFittingSuffix(
+  messages: readonly ChatMessage[],
+  limitBytes: number,
+): HistorySuffix | undefined {
   const sizes = messages.map((message) => Buffer.byteLength(JSON.stringify(message), 'utf8'));
   let remaining = sizes.reduce((sum, size) => sum + size, 0);
   const total = arrayBytes(remaining, messages.length);
@@ -39,7 +43,8 @@ export function largestFittingSuffix(messages: readonly ChatMessage[], limitByte
     const startsExchange = messages[start]?.role === 'user';
     if (startsExchange) {
       const bytes = arrayBytes(remaining, messages.length - start);
-      if (bytes <= limitBytes) return { start, bytes, droppedExchanges: exchangesBefore, droppedBytes: total - bytes };
+      if (bytes <= limitBytes)
+        return { start, bytes, droppedExchanges: exchangesBefore, droppedBytes: total - bytes };
     }
     if (startsExchange || start === 0) exchangesBefore++;
     remaining -= sizes[start] ?? 0;

@@ -21,9 +21,19 @@ const input = (overrides: Partial<MemoryWriteInput>): MemoryWriteInput => ({
 
 describe('planMemoryWrite', () => {
   it('writes a memory that fits, and any memory when the store reports no limit', () => {
-    expect(planMemoryWrite(input({}))).toEqual({ kind: 'write', messageCount: 4, serialized: full, dropped: null });
-    expect(planMemoryWrite(input({ limitBytes: null, mode: 'compaction', fallback: true }))).toMatchObject({ kind: 'write' });
-    expect(planMemoryWrite(input({ limitBytes: full.bytes }))).toMatchObject({ kind: 'write', dropped: null });
+    expect(planMemoryWrite(input({}))).toEqual({
+      kind: 'write',
+      messageCount: 4,
+      serialized: full,
+      dropped: null,
+    });
+    expect(planMemoryWrite(input({ limitBytes: null, mode: 'compaction', fallback: true }))).toMatchObject({
+      kind: 'write',
+    });
+    expect(planMemoryWrite(input({ limitBytes: full.bytes }))).toMatchObject({
+      kind: 'write',
+      dropped: null,
+    });
   });
 
   it('asks a compaction memory over the limit to compact once', () => {
@@ -46,17 +56,25 @@ describe('planMemoryWrite', () => {
   });
 
   it('skips the write when not even the last exchange fits', () => {
-    expect(planMemoryWrite(input({ limitBytes: lastExchange.bytes - 1 }))).toEqual({ kind: 'skip', limitBytes: lastExchange.bytes - 1 });
+    expect(planMemoryWrite(input({ limitBytes: lastExchange.bytes - 1 }))).toEqual({
+      kind: 'skip',
+      limitBytes: lastExchange.bytes - 1,
+    });
   });
 
   it('refuses an oversized compaction memory in the database fallback, compacted or not', () => {
     for (const compacted of [false, true]) {
-      expect(planMemoryWrite(input({ mode: 'compaction', compacted, fallback: true, limitBytes: 100 }))).toEqual({
+      expect(
+        planMemoryWrite(input({ mode: 'compaction', compacted, fallback: true, limitBytes: 100 })),
+      ).toEqual({
         kind: 'refuse',
         limitBytes: 100,
       });
     }
     // A window memory in the fallback follows the ordinary rules.
-    expect(planMemoryWrite(input({ fallback: true, limitBytes: lastExchange.bytes }))).toMatchObject({ kind: 'write', messageCount: 2 });
+    expect(planMemoryWrite(input({ fallback: true, limitBytes: lastExchange.bytes }))).toMatchObject({
+      kind: 'write',
+      messageCount: 2,
+    });
   });
 });

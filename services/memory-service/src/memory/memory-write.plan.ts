@@ -20,7 +20,12 @@ export interface DroppedPrefix {
 }
 
 export type MemoryWritePlan =
-  | { readonly kind: 'write'; readonly messageCount: number; readonly serialized: SerializedHistory; readonly dropped: DroppedPrefix | null }
+  | {
+      readonly kind: 'write';
+      readonly messageCount: number;
+      readonly serialized: SerializedHistory;
+      readonly dropped: DroppedPrefix | null;
+    }
   | { readonly kind: 'compaction_required'; readonly limitBytes: number }
   | { readonly kind: 'skip'; readonly limitBytes: number }
   | { readonly kind: 'refuse'; readonly limitBytes: number };

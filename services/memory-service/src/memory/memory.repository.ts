@@ -43,6 +43,18 @@ export class MemoryRepository {
     return rows[0] && toRow(rows[0]);
   }
 
+  /** What a load needs, and nothing else: the hot path of every agent step with memory. */
+  async findContent(
+    ref: MemoryRef,
+  ): Promise<Pick<MemoryRow, 'flowPath' | 'version' | 'messages'> | undefined> {
+    const rows: Array<Pick<RawRow, 'flow_path' | 'version' | 'messages'>> = await this.dataSource.query(
+      `SELECT flow_path, version, messages FROM ai_agent_memory WHERE workspace_id = $1 AND memory_id = $2 AND step_id = $3`,
+      [ref.workspace, ref.memoryId, ref.stepId],
+    );
+    const row = rows[0];
+    return row && { flowPath: row.flow_path, version: row.version, messages: row.messages ?? null };
+  }
+
   async currentVersion(ref: MemoryRef): Promise<number | null> {
     const rows: Array<{ version: number }> = await this.dataSource.query(
       `SELECT version FROM ai_agent_memory WHERE workspace_id = $1 AND memory_id = $2 AND step_id = $3`,
@@ -61,7 +73,11 @@ export class MemoryRepository {
    * while the row stays locked: concurrent saves of the memory write their objects one after
    * the other, in version order. When `putObject` fails nothing changes.
    */
-  writeWithObject(ref: MemoryRef, entry: MemoryEntry, putObject: (version: number) => Promise<void>): Promise<VersionChange> {
+  writeWithObject(
+    ref: MemoryRef,
+    entry: MemoryEntry,
+    putObject: (version: number) => Promise<void>,
+  ): Promise<VersionChange> {
     return this.dataSource.transaction(async (manager) => {
       const change = await this.upsert(manager, ref, entry, 's3', null);
       await putObject(change.version);
@@ -77,7 +93,12 @@ export class MemoryRepository {
     return rows.map((row) => row.flow_path);
   }
 
-  async list(workspace: string, flowPaths: readonly string[], page: number, perPage: number): Promise<MemoryRowSummary[]> {
+  async list(
+    workspace: string,
+    flowPaths: readonly string[],
+    page: number,
+    perPage: number,
+  ): Promise<MemoryRowSummary[]> {
     if (flowPaths.length === 0) return [];
     const rows: RawRow[] = await this.dataSource.query(
       `SELECT ${SUMMARY_COLUMNS} FROM ai_agent_memory
@@ -98,7 +119,12 @@ export class MemoryRepository {
   }
 
   /** Deletes a memory's rows (one step's, or all) and returns what was deleted. */
-  async delete(workspace: string, memoryId: string, stepId?: string, manager?: EntityManager): Promise<MemoryRowSummary[]> {
+  async delete(
+    workspace: string,
+    memoryId: string,
+    stepId?: string,
+    manager?: EntityManager,
+  ): Promise<MemoryRowSummary[]> {
     const result: [RawRow[], number] = await (manager ?? this.dataSource.manager).query(
       `DELETE FROM ai_agent_memory WHERE workspace_id = $1 AND memory_id = $2 AND ($3::text IS NULL OR step_id = $3)
         RETURNING ${SUMMARY_COLUMNS}`,

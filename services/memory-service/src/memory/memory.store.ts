@@ -1,4 +1,9 @@
-import { MAX_MEMORY_SIZE_BYTES, MeshError, type ChatMessage, type MemoryStoreKind } from '@flowmesh/contracts';
+import {
+  MAX_MEMORY_SIZE_BYTES,
+  MeshError,
+  type ChatMessage,
+  type MemoryStoreKind,
+} from '@flowmesh/contracts';
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { ObjectStorage, ObjectStorageError } from '../storage/object-storage.port.js';
 import { MemoryRepository } from './memory.repository.js';
@@ -51,9 +56,10 @@ export class MemoryStore {
       (object) => ({ object }),
       (error: unknown) => ({ error }),
     );
-    const row = await this.rows.find(ref);
+    const row = await this.rows.findContent(ref);
     if (!row) return undefined;
-    if (row.messages) return { flowPath: row.flowPath, version: row.version, store: 'database', messages: row.messages };
+    if (row.messages)
+      return { flowPath: row.flowPath, version: row.version, store: 'database', messages: row.messages };
     const read = await objectRead;
     const object = read && 'object' in read ? read.object : undefined;
     if (!object) {
@@ -89,7 +95,10 @@ export class MemoryStore {
    * Removes the objects of deleted rows. Best effort: with the row gone the object is never read
    * again, and a later save of the same memory overwrites it.
    */
-  async removeObjects(workspace: string, deleted: readonly MemoryRowSummary[]): Promise<ObjectStorageError | undefined> {
+  async removeObjects(
+    workspace: string,
+    deleted: readonly MemoryRowSummary[],
+  ): Promise<ObjectStorageError | undefined> {
     const keys = deleted
       .filter((row) => row.store === 's3')
       .map((row) => memoryObjectKey({ workspace, memoryId: row.memoryId, stepId: row.stepId }));
@@ -113,10 +122,14 @@ function parseStoredHistory(body: string, ref: MemoryRef): ChatMessage[] {
     value = undefined;
   }
   if (!Array.isArray(value)) {
-    throw new MeshError('INTERNAL', `the stored object of memory ${ref.memoryId} step ${ref.stepId} is not a memory`, {
-      memoryId: ref.memoryId,
-      stepId: ref.stepId,
-    });
+    throw new MeshError(
+      'INTERNAL',
+      `the stored object of memory ${ref.memoryId} step ${ref.stepId} is not a memory`,
+      {
+        memoryId: ref.memoryId,
+        stepId: ref.stepId,
+      },
+    );
   }
   return value as ChatMessage[];
 }

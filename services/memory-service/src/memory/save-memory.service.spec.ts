@@ -33,35 +33,42 @@ function setup(write: MemoryStore['write']) {
 
 describe('SaveMemoryService', () => {
   it('checks the caller may read the flow before anything is written', async () => {
-    const { service, store, command, access } = setup(async () => ({ version: 1, replacedVersion: null }));
+    const { service, store, command, access } = setup(() =>
+      Promise.resolve({ version: 1, replacedVersion: null }),
+    );
     vi.mocked(access.assertAllowed).mockRejectedValueOnce(new Error('denied'));
     await expect(service.save(command)).rejects.toThrow('denied');
     expect(store.write).not.toHaveBeenCalled();
   });
 
   it('falls back to the database with its limit when object storage fails', async () => {
-    const { service, store, command } = setup(async () => {
-      throw new ObjectStorageError('put', 'memory/main/x/a.json', new Error('ECONNREFUSED'));
-    });
+    const { service, store, command } = setup(() =>
+      Promise.reject(new ObjectStorageError('put', 'memory/main/x/a.json', new Error('ECONNREFUSED'))),
+    );
     const reply = await service.save(command);
-    expect(reply).toMatchObject({ status: 'saved', store: 'database', fellBack: true, version: 4, replacedVersion: 3, limitBytes: 100 });
+    expect(reply).toMatchObject({
+      status: 'saved',
+      store: 'database',
+      fellBack: true,
+      version: 4,
+      replacedVersion: 3,
+      limitBytes: 100,
+    });
     expect(reply.notice).toContain('ECONNREFUSED');
     expect(store.writeToDatabase).toHaveBeenCalledOnce();
   });
 
   it('refuses an oversized compaction memory in the fallback without writing', async () => {
-    const { service, store, command } = setup(async () => {
-      throw new ObjectStorageError('put', 'k', new Error('timeout'));
-    });
+    const { service, store, command } = setup(() =>
+      Promise.reject(new ObjectStorageError('put', 'k', new Error('timeout'))),
+    );
     const reply = await service.save({ ...command, mode: 'compaction', messages: [user('x'.repeat(200))] });
     expect(reply).toMatchObject({ status: 'failed', currentVersion: 3 });
     expect(store.writeToDatabase).not.toHaveBeenCalled();
   });
 
   it('does not fall back on other failures: they reach the caller', async () => {
-    const { service, store, command } = setup(async () => {
-      throw new Error('deadlock');
-    });
+    const { service, store, command } = setup(() => Promise.reject(new Error('deadlock')));
     await expect(service.save(command)).rejects.toThrow('deadlock');
     expect(store.writeToDatabase).not.toHaveBeenCalled();
   });

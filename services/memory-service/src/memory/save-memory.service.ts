@@ -43,7 +43,9 @@ export class SaveMemoryService {
       return await this.attempt({ ref, command, serialized });
     } catch (error) {
       if (!(error instanceof ObjectStorageError)) throw error;
-      this.log.warn(`memory ${memoryId} step ${command.stepId}: ${error.message}; saving to the database instead`);
+      this.log.warn(
+        `memory ${memoryId} step ${command.stepId}: ${error.message}; saving to the database instead`,
+      );
       return this.attempt({ ref, command, serialized, fallbackReason: error.message });
     }
   }
@@ -61,12 +63,17 @@ export class SaveMemoryService {
     });
     const reply = await this.execute(attempt, plan);
     if (reply.notice) {
-      this.log.log(`memory ${reply.memoryId} step ${command.stepId} (${command.workspace}): ${reply.status}: ${reply.notice}`);
+      this.log.log(
+        `memory ${reply.memoryId} step ${command.stepId} (${command.workspace}): ${reply.status}: ${reply.notice}`,
+      );
     }
     return reply;
   }
 
-  private async execute({ ref, command, serialized, fallbackReason }: Attempt, plan: MemoryWritePlan): Promise<SaveMemoryReply> {
+  private async execute(
+    { ref, command, serialized, fallbackReason }: Attempt,
+    plan: MemoryWritePlan,
+  ): Promise<SaveMemoryReply> {
     const base = { memoryId: ref.memoryId, sizeBytes: serialized.bytes };
     switch (plan.kind) {
       case 'write': {
@@ -77,7 +84,9 @@ export class SaveMemoryService {
           bytes: plan.serialized.bytes,
         };
         const fallback = fallbackReason !== undefined;
-        const change = fallback ? await this.store.writeToDatabase(ref, entry) : await this.store.write(ref, entry);
+        const change = fallback
+          ? await this.store.writeToDatabase(ref, entry)
+          : await this.store.write(ref, entry);
         const limitBytes = fallback ? this.store.databaseCapacityBytes : this.store.capacityBytes;
         const notices = [
           fallback ? saveNotices.fellBack(fallbackReason) : undefined,

@@ -22,7 +22,10 @@ export class ObjectStorageError extends Error {
     readonly key: string,
     cause: unknown,
   ) {
-    super(`object storage ${operation} of ${key} failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    super(
+      `object storage ${operation} of ${key} failed: ${cause instanceof Error ? cause.message : String(cause)}`,
+      { cause },
+    );
     this.name = 'ObjectStorageError';
   }
 }

@@ -1,4 +1,10 @@
-import { DeleteObjectCommand, GetObjectCommand, NoSuchKey, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import {
+  DeleteObjectCommand,
+  GetObjectCommand,
+  NoSuchKey,
+  PutObjectCommand,
+  S3Client,
+} from '@aws-sdk/client-s3';
 import type { OnApplicationShutdown } from '@nestjs/common';
 import type { S3Settings } from '../memory-service.config.js';
 import { ObjectStorage, ObjectStorageError, type StoredObject } from './object-storage.port.js';
@@ -23,7 +29,13 @@ export class S3ObjectStorage extends ObjectStorage implements OnApplicationShutd
   async put(key: string, body: string, metadata: Readonly<Record<string, string>>): Promise<void> {
     try {
       await this.client.send(
-        new PutObjectCommand({ Bucket: this.settings.bucket, Key: key, Body: body, ContentType: 'application/json', Metadata: { ...metadata } }),
+        new PutObjectCommand({
+          Bucket: this.settings.bucket,
+          Key: key,
+          Body: body,
+          ContentType: 'application/json',
+          Metadata: { ...metadata },
+        }),
         { abortSignal: this.deadline() },
       );
     } catch (error) {

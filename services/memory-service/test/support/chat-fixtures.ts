@@ -2,7 +2,10 @@ import type { ChatMessage } from '@flowmesh/contracts';
 
 /** Builders of provider-neutral messages for memory tests. */
 export const user = (text: string): ChatMessage => ({ role: 'user', content: [{ type: 'text', text }] });
-export const answer = (text: string): ChatMessage => ({ role: 'assistant', content: [{ type: 'text', text }] });
+export const answer = (text: string): ChatMessage => ({
+  role: 'assistant',
+  content: [{ type: 'text', text }],
+});
 export const toolCall = (...ids: string[]): ChatMessage => ({
   role: 'assistant',
   content: [{ type: 'reasoning', text: 'look it up', signature: 'sig-1' }],
@@ -23,4 +26,5 @@ export function conversation(exchanges: number, size = 20, tag = 'm'): ChatMessa
   ]).flat();
 }
 
-export const bytesOf = (messages: readonly ChatMessage[]): number => Buffer.byteLength(JSON.stringify(messages));
+export const bytesOf = (messages: readonly ChatMessage[]): number =>
+  Buffer.byteLength(JSON.stringify(messages));

@@ -42,7 +42,11 @@ export class FakeRegistry {
       this.checks.push(request);
       const grant = this.grantFor(request.actor.token, request.workspace);
       const paths = request.action === 'read' ? [...grant.read, ...grant.write] : grant.write;
-      return { allowed: paths.some((path) => (path.endsWith('/') ? request.path.startsWith(path) : request.path === path)) };
+      return {
+        allowed: paths.some((path) =>
+          path.endsWith('/') ? request.path.startsWith(path) : request.path === path,
+        ),
+      };
     });
     this.serve(registryIdentityContract.authenticate.subject, (body) => {
       const request = AuthenticateRequestSchema.parse(body);
@@ -84,7 +88,9 @@ export class FakeRegistry {
           reply = { ok: true, data: answer(message.json()) };
         } catch (failure) {
           const envelope =
-            failure instanceof MeshError ? failure.toEnvelope() : { code: 'INTERNAL', message: String(failure) };
+            failure instanceof MeshError
+              ? failure.toEnvelope()
+              : { code: 'INTERNAL', message: String(failure) };
           reply = { ok: false, error: envelope };
         }
         message.respond(JSON.stringify(reply));
