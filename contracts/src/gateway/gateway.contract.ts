@@ -1,0 +1,136 @@
+import { z } from 'zod';
+import { ChatRequestSchema, ProviderReferenceSchema } from '../ai/chat-request.schema.js';
+import { AIProviderKindSchema } from '../openflow/provider.schema.js';
+import { WorkspaceIdSchema } from '../registry/access-path.js';
+import { ActorSchema } from '../registry/identity.schema.js';
+import { createContractClient, defineRequest, tokenStreamSubject, type RequestTransport } from '../messaging/contract.js';
+
+/**
+ * The llm-gateway's internal API. A chat streams: the caller picks a stream id, subscribes to
+ * `tokenStreamSubject(streamId)` (core NATS), then asks `gateway.chat.start`; the gateway checks
+ * the request and the caller's access to the provider resource, replies, and publishes
+ * `ChatStreamEnvelope`s on that subject until a final `message` or `error` event. `gateway.chat.cancel`
+ * stops a chat from any replica: the one running it aborts the upstream request and ends the
+ * stream with an `error` event of class `cancelled`. `gatewayChat` in @flowmesh/messaging does all
+ * of this behind an `AsyncIterable<ChatEvent>`.
+ *
+ * Provider failures on the request/reply subjects are `MeshError`s whose `details` is a
+ * `ProviderError` (branch on `details.class`).
+ */
+
+const STREAM_ID = /^[A-Za-z0-9_-]{8,128}$/;
+export const ChatStreamIdSchema = z
+  .string()
+  .regex(STREAM_ID, "must be 8 to 128 letters, digits, '_' or '-' (one subject token)");
+
+export const StartChatRequestSchema = ChatRequestSchema.extend({ streamId: ChatStreamIdSchema });
+export type StartChatRequest = z.infer<typeof StartChatRequestSchema>;
+export type StartChatRequestInput = z.input<typeof StartChatRequestSchema>;
+
+export const StartChatReplySchema = z.object({
+  streamId: z.string(),
+  /** Relative subject the events are published on. */
+  subject: z.string(),
+});
+export type StartChatReply = z.infer<typeof StartChatReplySchema>;
+
+export const CancelChatRequestSchema = z.object({ streamId: ChatStreamIdSchema }).strict();
+export const CancelChatReplySchema = z.object({ accepted: z.boolean() });
+
+/** Relative subject on which the replica running a chat listens for its cancellation. */
+export function chatCancelSignalSubject(streamId: string): string {
+  return `${tokenStreamSubject(streamId)}.cancel`;
+}
+
+export const EMBEDDING_ENCODINGS = ['float', 'base64'] as const;
+
+export const EmbedRequestSchema = z
+  .object({
+    actor: ActorSchema,
+    workspace: WorkspaceIdSchema,
+    provider: ProviderReferenceSchema,
+    input: z.array(z.string()).min(1, 'needs at least one input').max(2048),
+    /** Shorter vectors, where the model supports it. */
+    dimensions: z.int().positive().optional(),
+  })
+  .strict();
+export type EmbedRequest = z.infer<typeof EmbedRequestSchema>;
+
+export const EmbedReplySchema = z.object({
+  /** One vector per input, in input order. */
+  embeddings: z.array(z.array(z.number())),
+  model: z.string(),
+  usage: z.object({ inputTokens: z.int().nonnegative() }),
+});
+export type EmbedReply = z.infer<typeof EmbedReplySchema>;
+
+export const ListModelsRequestSchema = z
+  .object({
+    actor: ActorSchema,
+    workspace: WorkspaceIdSchema,
+    provider: z
+      .object({
+        kind: AIProviderKindSchema,
+        resource: z
+          .string()
+          .min(1)
+          .max(300)
+          .transform((value) => value.replace(/^\$res:/, '')),
+      })
+      .strict(),
+  })
+  .strict();
+export type ListModelsRequest = z.infer<typeof ListModelsRequestSchema>;
+
+export const ModelInfoSchema = z.object({
+  id: z.string(),
+  ownedBy: z.string().optional(),
+  /** From the gateway's table; absent when the table does not know the model. */
+  contextWindow: z.int().positive().optional(),
+});
+export type ModelInfo = z.infer<typeof ModelInfoSchema>;
+
+export const ListModelsReplySchema = z.object({ models: z.array(ModelInfoSchema) });
+export type ListModelsReply = z.infer<typeof ListModelsReplySchema>;
+
+export const DEFAULT_CONTEXT_WINDOW = 128_000;
+
+export const ContextWindowRequestSchema = z
+  .object({
+    model: z.string().min(1).max(256),
+    kind: AIProviderKindSchema.optional(),
+    /** A per-call override wins over the table (a custom deployment). */
+    override: z.int().positive().optional(),
+  })
+  .strict();
+export type ContextWindowRequest = z.infer<typeof ContextWindowRequestSchema>;
+
+export const ContextWindowReplySchema = z.object({
+  model: z.string(),
+  contextWindow: z.int().positive(),
+  /** `table`: a known model; `default`: unknown, 128000; `override`: the caller's value. */
+  source: z.enum(['table', 'default', 'override']),
+});
+export type ContextWindowReply = z.infer<typeof ContextWindowReplySchema>;
+
+/** Starting a chat resolves credentials from the registry before the reply. */
+const START_TIMEOUT_MS = 15_000;
+/** An embedding call waits for the provider, retries included. */
+const EMBED_TIMEOUT_MS = 120_000;
+
+export const gatewayContract = {
+  startChat: defineRequest('gateway.chat.start', StartChatRequestSchema, StartChatReplySchema, {
+    timeoutMs: START_TIMEOUT_MS,
+  }),
+  cancelChat: defineRequest('gateway.chat.cancel', CancelChatRequestSchema, CancelChatReplySchema),
+  embed: defineRequest('gateway.embed', EmbedRequestSchema, EmbedReplySchema, { timeoutMs: EMBED_TIMEOUT_MS }),
+  listModels: defineRequest('gateway.models.list', ListModelsRequestSchema, ListModelsReplySchema, {
+    timeoutMs: 30_000,
+  }),
+  contextWindow: defineRequest('gateway.context_window', ContextWindowRequestSchema, ContextWindowReplySchema),
+} as const;
+
+export function createGatewayClient(transport: RequestTransport) {
+  return createContractClient(gatewayContract, transport);
+}
+export type GatewayClient = ReturnType<typeof createGatewayClient>;
