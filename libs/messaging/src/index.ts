@@ -1,7 +1,16 @@
-export { connectMesh, type MeshConnection, type MeshConnectionOptions } from './connection/mesh-connection.js';
+export {
+  connectMesh,
+  type MeshConnection,
+  type MeshConnectionOptions,
+} from './connection/mesh-connection.js';
 export { ensureConsumer, ensureStreams, type EnsureResult } from './connection/ensure-streams.js';
 export { consumerConfigFor, streamConfigFor } from './connection/jetstream-config.js';
-export { MeshClient, type PublishOptions, type PublishResult, type RequestOptions } from './client/mesh-client.js';
+export {
+  MeshClient,
+  type PublishOptions,
+  type PublishResult,
+  type RequestOptions,
+} from './client/mesh-client.js';
 export { MeshTransport, consumerDefinitions, type MeshTransportOptions } from './server/mesh-transport.js';
 export {
   HandleEvent,
@@ -11,7 +20,12 @@ export {
   type HandleWorkOptions,
 } from './server/mesh-handler.decorators.js';
 export { MeshContext, type MeshMessageInfo } from './server/mesh-context.js';
-export type { EventBinding, MeshBinding, RequestBinding, WorkBinding } from './server/mesh-handler.binding.js';
+export type {
+  EventBinding,
+  MeshBinding,
+  RequestBinding,
+  WorkBinding,
+} from './server/mesh-handler.binding.js';
 export { MessagingModule, type MessagingModuleAsyncOptions } from './nest/messaging.module.js';
 export { InjectMeshConnection, MESH_CONNECTION } from './nest/messaging.tokens.js';
 export { OutboxMessageEntity } from './outbox/outbox-message.entity.js';
@@ -19,3 +33,8 @@ export { CreateOutbox1700000000000 } from './outbox/create-outbox.migration.js';
 export { writeToOutbox, type OutboxWriteOptions, type OutboxWriteResult } from './outbox/write-to-outbox.js';
 export { OutboxRelay, type OutboxRelayOptions } from './outbox/outbox.relay.js';
 export { captureTraceHeaders } from './tracing/message-tracing.js';
+export {
+  gatewayChat,
+  type GatewayChatOptions,
+  type GatewayChatStream,
+} from './client/gateway-chat.js';
