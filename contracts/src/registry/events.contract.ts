@@ -33,11 +33,13 @@ type ItemEvents = Record<ItemKind, Record<ItemChange, EventContract<typeof ItemC
 export const ITEM_EVENTS: ItemEvents = Object.fromEntries(
   ITEM_KINDS.map((kind) => [
     kind,
-    Object.fromEntries(ITEM_CHANGES.map((change) => [change, defineEvent(`evt.${kind}.${change}`, ItemChangedEventSchema)])),
+    Object.fromEntries(
+      ITEM_CHANGES.map((change) => [change, defineEvent(`evt.${kind}.${change}`, ItemChangedEventSchema)]),
+    ),
   ]),
 ) as ItemEvents;
 
 /** Every item event, for a consumer that wants them all. */
-export const ALL_ITEM_EVENTS: readonly EventContract<typeof ItemChangedEventSchema>[] = ITEM_KINDS.flatMap((kind) =>
-  ITEM_CHANGES.map((change) => ITEM_EVENTS[kind][change]),
+export const ALL_ITEM_EVENTS: readonly EventContract<typeof ItemChangedEventSchema>[] = ITEM_KINDS.flatMap(
+  (kind) => ITEM_CHANGES.map((change) => ITEM_EVENTS[kind][change]),
 );

@@ -40,7 +40,9 @@ export const FlowVersionSchema = z.object({
   created_at: z.string(),
 });
 
-export const CreateFlowRequestSchema = z.object({ ...itemRequestFields, path: ItemPathSchema, ...flowBody }).strict();
+export const CreateFlowRequestSchema = z
+  .object({ ...itemRequestFields, path: ItemPathSchema, ...flowBody })
+  .strict();
 export const UpdateFlowRequestSchema = z
   .object({ ...itemRequestFields, path: ItemPathSchema, new_path: ItemPathSchema.optional(), ...flowBody })
   .strict();

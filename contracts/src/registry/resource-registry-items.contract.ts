@@ -58,7 +58,11 @@ import {
  */
 export const registryItemsContract = {
   getResource: defineRequest('registry.resource.get', ResourcePathRequestSchema, ResourceSchema),
-  getResourceValue: defineRequest('registry.resource.get_value', ResourcePathRequestSchema, ResourceValueReplySchema),
+  getResourceValue: defineRequest(
+    'registry.resource.get_value',
+    ResourcePathRequestSchema,
+    ResourceValueReplySchema,
+  ),
   /** The value with `$var:`/`$res:` references resolved as the caller (an agent's tools stay as written). */
   getResourceValueInterpolated: defineRequest(
     'registry.resource.get_value_interpolated',
@@ -68,23 +72,67 @@ export const registryItemsContract = {
   resourceExists: defineRequest('registry.resource.exists', ResourcePathRequestSchema, ItemExistsReplySchema),
   createResource: defineRequest('registry.resource.create', CreateResourceRequestSchema, ResourceSchema),
   updateResource: defineRequest('registry.resource.update', UpdateResourceRequestSchema, ResourceSchema),
-  updateResourceValue: defineRequest('registry.resource.update_value', UpdateResourceValueRequestSchema, ResourceSchema),
-  deleteResource: defineRequest('registry.resource.delete', ResourcePathRequestSchema, ItemDeletedReplySchema),
-  listResources: defineRequest('registry.resource.list', ListResourcesRequestSchema, ListResourcesReplySchema),
+  updateResourceValue: defineRequest(
+    'registry.resource.update_value',
+    UpdateResourceValueRequestSchema,
+    ResourceSchema,
+  ),
+  deleteResource: defineRequest(
+    'registry.resource.delete',
+    ResourcePathRequestSchema,
+    ItemDeletedReplySchema,
+  ),
+  listResources: defineRequest(
+    'registry.resource.list',
+    ListResourcesRequestSchema,
+    ListResourcesReplySchema,
+  ),
 
-  getResourceType: defineRequest('registry.resource_type.get', ResourceTypeNameRequestSchema, ResourceTypeSchema),
-  createResourceType: defineRequest('registry.resource_type.create', CreateResourceTypeRequestSchema, ResourceTypeSchema),
-  updateResourceType: defineRequest('registry.resource_type.update', UpdateResourceTypeRequestSchema, ResourceTypeSchema),
-  deleteResourceType: defineRequest('registry.resource_type.delete', ResourceTypeNameRequestSchema, ItemDeletedReplySchema),
-  listResourceTypes: defineRequest('registry.resource_type.list', ListResourceTypesRequestSchema, ListResourceTypesReplySchema),
+  getResourceType: defineRequest(
+    'registry.resource_type.get',
+    ResourceTypeNameRequestSchema,
+    ResourceTypeSchema,
+  ),
+  createResourceType: defineRequest(
+    'registry.resource_type.create',
+    CreateResourceTypeRequestSchema,
+    ResourceTypeSchema,
+  ),
+  updateResourceType: defineRequest(
+    'registry.resource_type.update',
+    UpdateResourceTypeRequestSchema,
+    ResourceTypeSchema,
+  ),
+  deleteResourceType: defineRequest(
+    'registry.resource_type.delete',
+    ResourceTypeNameRequestSchema,
+    ItemDeletedReplySchema,
+  ),
+  listResourceTypes: defineRequest(
+    'registry.resource_type.list',
+    ListResourceTypesRequestSchema,
+    ListResourceTypesReplySchema,
+  ),
 
   getVariable: defineRequest('registry.variable.get', GetVariableRequestSchema, VariableSchema),
-  getVariableValue: defineRequest('registry.variable.get_value', VariablePathRequestSchema, VariableValueReplySchema),
+  getVariableValue: defineRequest(
+    'registry.variable.get_value',
+    VariablePathRequestSchema,
+    VariableValueReplySchema,
+  ),
   variableExists: defineRequest('registry.variable.exists', VariablePathRequestSchema, ItemExistsReplySchema),
   createVariable: defineRequest('registry.variable.create', CreateVariableRequestSchema, VariableSchema),
   updateVariable: defineRequest('registry.variable.update', UpdateVariableRequestSchema, VariableSchema),
-  deleteVariable: defineRequest('registry.variable.delete', VariablePathRequestSchema, ItemDeletedReplySchema),
-  listVariables: defineRequest('registry.variable.list', ListVariablesRequestSchema, ListVariablesReplySchema),
+  deleteVariable: defineRequest(
+    'registry.variable.delete',
+    VariablePathRequestSchema,
+    ItemDeletedReplySchema,
+  ),
+  listVariables: defineRequest(
+    'registry.variable.list',
+    ListVariablesRequestSchema,
+    ListVariablesReplySchema,
+  ),
 
   getScript: defineRequest('registry.script.get', GetScriptRequestSchema, ScriptSchema),
   getScriptByHash: defineRequest('registry.script.get_by_hash', GetScriptByHashRequestSchema, ScriptSchema),
@@ -93,7 +141,11 @@ export const registryItemsContract = {
   updateScript: defineRequest('registry.script.update', UpdateScriptRequestSchema, SavedScriptReplySchema),
   deleteScript: defineRequest('registry.script.delete', ScriptPathRequestSchema, ItemDeletedReplySchema),
   listScripts: defineRequest('registry.script.list', ListScriptsRequestSchema, ListScriptsReplySchema),
-  listScriptVersions: defineRequest('registry.script.list_versions', ScriptPathRequestSchema, ListScriptVersionsReplySchema),
+  listScriptVersions: defineRequest(
+    'registry.script.list_versions',
+    ScriptPathRequestSchema,
+    ListScriptVersionsReplySchema,
+  ),
 
   getFlow: defineRequest('registry.flow.get', GetFlowRequestSchema, FlowSchema),
   flowExists: defineRequest('registry.flow.exists', FlowPathRequestSchema, ItemExistsReplySchema),
@@ -101,7 +153,11 @@ export const registryItemsContract = {
   updateFlow: defineRequest('registry.flow.update', UpdateFlowRequestSchema, FlowSchema),
   deleteFlow: defineRequest('registry.flow.delete', FlowPathRequestSchema, ItemDeletedReplySchema),
   listFlows: defineRequest('registry.flow.list', ListFlowsRequestSchema, ListFlowsReplySchema),
-  listFlowVersions: defineRequest('registry.flow.list_versions', FlowPathRequestSchema, ListFlowVersionsReplySchema),
+  listFlowVersions: defineRequest(
+    'registry.flow.list_versions',
+    FlowPathRequestSchema,
+    ListFlowVersionsReplySchema,
+  ),
 
   /** Resolves every `$var:`/`$res:` reference in `value` as the caller. */
   interpolate: defineRequest('registry.interpolate', InterpolateRequestSchema, InterpolateReplySchema),

@@ -167,19 +167,33 @@ export const BUILTIN_RESOURCE_TYPES: readonly BuiltinResourceType[] = [
     description: `Credentials for ${providerTitles[kind]}`,
     value: PROVIDER_CREDENTIAL_SCHEMAS[kind],
   })),
-  { name: 'mcp', description: 'An MCP server: URL, transport and auth headers', value: McpResourceValueSchema },
+  {
+    name: 'mcp',
+    description: 'An MCP server: URL, transport and auth headers',
+    value: McpResourceValueSchema,
+  },
   {
     name: 'ai_agent',
-    description: "A reusable AI agent: its brain (provider, model, prompt, memory, ...) and its tools",
+    description: 'A reusable AI agent: its brain (provider, model, prompt, memory, ...) and its tools',
     value: AiAgentResourceValueSchema,
   },
   { name: 's3', description: 'An S3 (or S3-compatible) bucket', value: S3ResourceValueSchema },
   { name: 'postgresql', description: 'A PostgreSQL database', value: PostgresqlResourceValueSchema },
-  { name: 'state', description: 'State a script keeps between runs (not versioned)', value: AnyJsonValueSchema },
-  { name: 'cache', description: 'A cached value written by the platform (not versioned)', value: AnyJsonValueSchema },
+  {
+    name: 'state',
+    description: 'State a script keeps between runs (not versioned)',
+    value: AnyJsonValueSchema,
+  },
+  {
+    name: 'cache',
+    description: 'A cached value written by the platform (not versioned)',
+    value: AnyJsonValueSchema,
+  },
 ];
 
-export const BUILTIN_RESOURCE_TYPE_NAMES: ReadonlySet<string> = new Set(BUILTIN_RESOURCE_TYPES.map((t) => t.name));
+export const BUILTIN_RESOURCE_TYPE_NAMES: ReadonlySet<string> = new Set(
+  BUILTIN_RESOURCE_TYPES.map((t) => t.name),
+);
 
 export function findBuiltinResourceType(name: string): BuiltinResourceType | undefined {
   return BUILTIN_RESOURCE_TYPES.find((type) => type.name === name);

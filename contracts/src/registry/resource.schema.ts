@@ -19,7 +19,10 @@ const description = z.string().max(10_000);
 /** A resource type name: lower-case letters, digits and `_` (`ai_agent`, `postgresql`, `c_my_api`). */
 export const ResourceTypeNameSchema = z
   .string()
-  .regex(/^[a-z][a-z0-9_]{0,63}$/, "must be lower-case letters, digits or '_', starting with a letter (at most 64)");
+  .regex(
+    /^[a-z][a-z0-9_]{0,63}$/,
+    "must be lower-case letters, digits or '_', starting with a letter (at most 64)",
+  );
 
 export const ResourceSchema = z.object({
   workspace_id: z.string(),
@@ -94,7 +97,9 @@ export const ResourceTypeSchema = z.object({
 });
 export type ResourceType = z.infer<typeof ResourceTypeSchema>;
 
-export const ResourceTypeNameRequestSchema = z.object({ ...itemRequestFields, name: ResourceTypeNameSchema }).strict();
+export const ResourceTypeNameRequestSchema = z
+  .object({ ...itemRequestFields, name: ResourceTypeNameSchema })
+  .strict();
 export const CreateResourceTypeRequestSchema = z
   .object({
     ...itemRequestFields,

@@ -63,7 +63,12 @@ export const CreateScriptRequestSchema = z
  * version (an editor that loaded an older one gets a CONFLICT instead of overwriting).
  */
 export const UpdateScriptRequestSchema = z
-  .object({ ...itemRequestFields, path: ItemPathSchema, parent_hash: ScriptHashSchema.optional(), ...scriptBody })
+  .object({
+    ...itemRequestFields,
+    path: ItemPathSchema,
+    parent_hash: ScriptHashSchema.optional(),
+    ...scriptBody,
+  })
   .strict();
 
 export const GetScriptRequestSchema = z
@@ -74,7 +79,9 @@ export const GetScriptRequestSchema = z
     hash: ScriptHashSchema.optional(),
   })
   .strict();
-export const GetScriptByHashRequestSchema = z.object({ ...itemRequestFields, hash: ScriptHashSchema }).strict();
+export const GetScriptByHashRequestSchema = z
+  .object({ ...itemRequestFields, hash: ScriptHashSchema })
+  .strict();
 export const ScriptPathRequestSchema = z.object({ ...itemRequestFields, path: ItemPathSchema }).strict();
 export const ListScriptsRequestSchema = z
   .object({ ...itemRequestFields, path_prefix: z.string().max(255).optional() })

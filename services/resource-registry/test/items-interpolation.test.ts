@@ -22,9 +22,19 @@ beforeAll(async () => {
   cast = await startRegistryCast({ FLOWMESH_REGISTRY_MAX_INTERPOLATION_DEPTH: '3' });
   items = itemsClient(cast);
   const owner = as(cast, cast.actors.owner);
-  await items.createVariable({ ...owner, path: 'f/team/openai_key', value: 'team-openai-key', is_secret: true });
+  await items.createVariable({
+    ...owner,
+    path: 'f/team/openai_key',
+    value: 'team-openai-key',
+    is_secret: true,
+  });
   await items.createVariable({ ...owner, path: 'u/owner/private', value: 'owner-only', is_secret: true });
-  await items.createResource({ ...owner, path: 'f/team/openai', resource_type: 'openai', value: { api_key: '$var:f/team/openai_key' } });
+  await items.createResource({
+    ...owner,
+    path: 'f/team/openai',
+    resource_type: 'openai',
+    value: { api_key: '$var:f/team/openai_key' },
+  });
   await items.createResource({
     ...owner,
     path: 'f/team/agent',
@@ -35,11 +45,35 @@ beforeAll(async () => {
       tools: [tool],
     },
   });
-  await items.createResource({ ...owner, path: 'f/team/leaky', resource_type: 'state', value: { key: '$var:u/owner/private' } });
-  await items.createResource({ ...owner, path: 'f/team/c1', resource_type: 'state', value: { next: '$res:f/team/c2' } });
-  await items.createResource({ ...owner, path: 'f/team/c2', resource_type: 'state', value: ['$res:f/team/c1'] });
-  for (const [from, to] of [['d1', 'd2'], ['d2', 'd3'], ['d3', 'd4']]) {
-    await items.createResource({ ...owner, path: `f/team/${from}`, resource_type: 'state', value: `$res:f/team/${to}` });
+  await items.createResource({
+    ...owner,
+    path: 'f/team/leaky',
+    resource_type: 'state',
+    value: { key: '$var:u/owner/private' },
+  });
+  await items.createResource({
+    ...owner,
+    path: 'f/team/c1',
+    resource_type: 'state',
+    value: { next: '$res:f/team/c2' },
+  });
+  await items.createResource({
+    ...owner,
+    path: 'f/team/c2',
+    resource_type: 'state',
+    value: ['$res:f/team/c1'],
+  });
+  for (const [from, to] of [
+    ['d1', 'd2'],
+    ['d2', 'd3'],
+    ['d3', 'd4'],
+  ]) {
+    await items.createResource({
+      ...owner,
+      path: `f/team/${from}`,
+      resource_type: 'state',
+      value: `$res:f/team/${to}`,
+    });
   }
   await items.createResource({ ...owner, path: 'f/team/d4', resource_type: 'state', value: 'bottom' });
 });
@@ -58,27 +92,46 @@ describe('interpolation', () => {
       system_prompt: 'Be brief.',
       tools: [tool],
     });
-    const http = await cast.http('GET', '/api/w/main/resources/get_value_interpolated/f/team/agent', cast.actors.job.token);
+    const http = await cast.http(
+      'GET',
+      '/api/w/main/resources/get_value_interpolated/f/team/agent',
+      cast.actors.job.token,
+    );
     expect(http).toEqual({ status: 200, body: value });
   });
 
   it('a reference the caller may not read fails exactly like one that does not exist, naming it', async () => {
-    const forbidden = await errorOf(() => items.getResourceValueInterpolated({ ...reader(), path: 'f/team/leaky' }));
+    const forbidden = await errorOf(() =>
+      items.getResourceValueInterpolated({ ...reader(), path: 'f/team/leaky' }),
+    );
     expect(forbidden.toEnvelope()).toEqual({
       code: 'NOT_FOUND',
       message: 'cannot resolve $var:u/owner/private (at key in $res:f/team/leaky): not found',
       details: { reference: '$var:u/owner/private' },
     });
-    const missing = await errorOf(() => items.interpolate({ ...reader(), value: { key: '$var:u/owner/no_such_thing' } }));
-    const hidden = await errorOf(() => items.interpolate({ ...reader(), value: { key: '$var:u/owner/private' } }));
-    expect(hidden.toEnvelope()).toEqual({ ...missing.toEnvelope(), message: missing.message.replace('no_such_thing', 'private'), details: { reference: '$var:u/owner/private' } });
+    const missing = await errorOf(() =>
+      items.interpolate({ ...reader(), value: { key: '$var:u/owner/no_such_thing' } }),
+    );
+    const hidden = await errorOf(() =>
+      items.interpolate({ ...reader(), value: { key: '$var:u/owner/private' } }),
+    );
+    expect(hidden.toEnvelope()).toEqual({
+      ...missing.toEnvelope(),
+      message: missing.message.replace('no_such_thing', 'private'),
+      details: { reference: '$var:u/owner/private' },
+    });
     expect(JSON.stringify(hidden.toEnvelope())).not.toContain('owner-only');
     // The owner reads it.
-    expect((await items.getResourceValueInterpolated({ ...as(cast, cast.actors.owner), path: 'f/team/leaky' })).value).toEqual({ key: 'owner-only' });
+    expect(
+      (await items.getResourceValueInterpolated({ ...as(cast, cast.actors.owner), path: 'f/team/leaky' }))
+        .value,
+    ).toEqual({ key: 'owner-only' });
   });
 
   it('a cycle is an error naming the chain', async () => {
-    expect(await errorOf(() => items.getResourceValueInterpolated({ ...reader(), path: 'f/team/c1' }))).toMatchObject({
+    expect(
+      await errorOf(() => items.getResourceValueInterpolated({ ...reader(), path: 'f/team/c1' })),
+    ).toMatchObject({
       code: 'VALIDATION_FAILED',
       message: 'interpolation cycle: $res:f/team/c1 -> $res:f/team/c2 -> $res:f/team/c1',
     });
@@ -89,14 +142,28 @@ describe('interpolation', () => {
     const error = await errorOf(() => items.interpolate({ ...reader(), value: { deep: '$res:f/team/d1' } }));
     expect(error).toMatchObject({
       code: 'LIMIT_EXCEEDED',
-      message: 'interpolation deeper than 3 resources: $res:f/team/d1 -> $res:f/team/d2 -> $res:f/team/d3 -> $res:f/team/d4',
+      message:
+        'interpolation deeper than 3 resources: $res:f/team/d1 -> $res:f/team/d2 -> $res:f/team/d3 -> $res:f/team/d4',
     });
-    const http = await cast.http('GET', '/api/w/main/resources/get_value_interpolated/f/team/d1', cast.actors.reader.token);
+    const http = await cast.http(
+      'GET',
+      '/api/w/main/resources/get_value_interpolated/f/team/d1',
+      cast.actors.reader.token,
+    );
     expect(http.status).toBe(413);
   });
 
   it('resolves only what is asked: other strings, numbers and embedded mentions pass through', async () => {
-    const value = { a: 'plain', b: 3, c: 'Bearer $var:f/team/openai_key', d: ['$var:f/team/openai_key'], e: null };
-    expect((await items.interpolate({ ...reader(), value })).value).toEqual({ ...value, d: ['team-openai-key'] });
+    const value = {
+      a: 'plain',
+      b: 3,
+      c: 'Bearer $var:f/team/openai_key',
+      d: ['$var:f/team/openai_key'],
+      e: null,
+    };
+    expect((await items.interpolate({ ...reader(), value })).value).toEqual({
+      ...value,
+      d: ['team-openai-key'],
+    });
   });
 });

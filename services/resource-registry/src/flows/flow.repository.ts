@@ -30,22 +30,41 @@ export class FlowRepository {
     return manager.existsBy(FlowEntity, { workspaceId, path });
   }
 
-  findVersion(manager: EntityManager, workspaceId: string, path: string, id: number): Promise<FlowVersionEntity | null> {
+  findVersion(
+    manager: EntityManager,
+    workspaceId: string,
+    path: string,
+    id: number,
+  ): Promise<FlowVersionEntity | null> {
     return manager.findOneBy(FlowVersionEntity, { workspaceId, path, id: String(id) });
   }
 
   /** Appends a version; returns its id. */
-  async insertVersion(manager: EntityManager, workspaceId: string, path: string, flow: FlowDefinition, createdBy: string): Promise<string> {
-    const [row] = (await manager.query(
+  async insertVersion(
+    manager: EntityManager,
+    workspaceId: string,
+    path: string,
+    flow: FlowDefinition,
+    createdBy: string,
+  ): Promise<string> {
+    const [row] = await manager.query<Array<{ id: string }>>(
       `INSERT INTO "flow_version" ("workspace_id", "path", "summary", "description", "value", "schema", "created_by")
        VALUES ($1, $2, $3, $4, $5::jsonb, $6::jsonb, $7) RETURNING "id"`,
-      [workspaceId, path, flow.summary, flow.description, JSON.stringify(flow.value), jsonOrNull(flow.schema), createdBy],
-    )) as Array<{ id: string }>;
-    return row!.id;
+      [
+        workspaceId,
+        path,
+        flow.summary,
+        flow.description,
+        JSON.stringify(flow.value),
+        jsonOrNull(flow.schema),
+        createdBy,
+      ],
+    );
+    return row.id;
   }
 
   async insert(manager: EntityManager, row: Omit<FlowEntity, 'createdAt' | 'editedAt'>): Promise<FlowEntity> {
-    const [stamps] = (await manager.query(
+    const [stamps] = await manager.query<Array<{ created_at: Date; edited_at: Date }>>(
       `INSERT INTO "flow" ("workspace_id", "path", "summary", "description", "value", "schema", "version_id", "created_by", "edited_by")
        VALUES ($1, $2, $3, $4, $5::jsonb, $6::jsonb, $7, $8, $9) RETURNING "created_at", "edited_at"`,
       [
@@ -59,13 +78,17 @@ export class FlowRepository {
         row.createdBy,
         row.editedBy,
       ],
-    )) as Array<{ created_at: Date; edited_at: Date }>;
-    return Object.assign(new FlowEntity(), row, { createdAt: stamps!.created_at, editedAt: stamps!.edited_at });
+    );
+    return Object.assign(new FlowEntity(), row, { createdAt: stamps.created_at, editedAt: stamps.edited_at });
   }
 
   /** Rewrites the flow at `before.path` (its versions follow a rename); returns the edit time. */
-  async update(manager: EntityManager, before: FlowEntity, after: Omit<FlowEntity, 'editedAt'>): Promise<Date> {
-    const [rows] = (await manager.query(
+  async update(
+    manager: EntityManager,
+    before: FlowEntity,
+    after: Omit<FlowEntity, 'editedAt'>,
+  ): Promise<Date> {
+    const [rows] = await manager.query<[Array<{ edited_at: Date }>, number]>(
       `UPDATE "flow" SET "path" = $3, "summary" = $4, "description" = $5, "value" = $6::jsonb, "schema" = $7::jsonb,
               "version_id" = $8, "edited_by" = $9, "edited_at" = now()
        WHERE "workspace_id" = $1 AND "path" = $2 RETURNING "edited_at"`,
@@ -80,11 +103,15 @@ export class FlowRepository {
         after.versionId,
         after.editedBy,
       ],
-    )) as [Array<{ edited_at: Date }>, number];
+    );
     if (after.path !== before.path) {
-      await manager.update(FlowVersionEntity, { workspaceId: before.workspaceId, path: before.path }, { path: after.path });
+      await manager.update(
+        FlowVersionEntity,
+        { workspaceId: before.workspaceId, path: before.path },
+        { path: after.path },
+      );
     }
-    return rows[0]!.edited_at;
+    return rows[0].edited_at;
   }
 
   async delete(manager: EntityManager, workspaceId: string, path: string): Promise<void> {
@@ -92,10 +119,24 @@ export class FlowRepository {
     await manager.delete(FlowVersionEntity, { workspaceId, path });
   }
 
-  list(manager: EntityManager, workspaceId: string, pathPrefix: string | undefined): Promise<ListedFlowRow[]> {
+  list(
+    manager: EntityManager,
+    workspaceId: string,
+    pathPrefix: string | undefined,
+  ): Promise<ListedFlowRow[]> {
     const query = manager
       .createQueryBuilder(FlowEntity, 'f')
-      .select(['f.workspaceId', 'f.path', 'f.summary', 'f.description', 'f.versionId', 'f.createdBy', 'f.createdAt', 'f.editedBy', 'f.editedAt'])
+      .select([
+        'f.workspaceId',
+        'f.path',
+        'f.summary',
+        'f.description',
+        'f.versionId',
+        'f.createdBy',
+        'f.createdAt',
+        'f.editedBy',
+        'f.editedAt',
+      ])
       .where('f.workspaceId = :workspaceId', { workspaceId })
       .orderBy('f.path', 'ASC');
     if (pathPrefix) query.andWhere('starts_with(f.path, :prefix)', { prefix: pathPrefix });

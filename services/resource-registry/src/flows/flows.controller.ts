@@ -1,5 +1,16 @@
 import type { CallerIdentity } from '@flowmesh/contracts';
-import { Body, Controller, Delete, Get, Header, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  Header,
+  HttpCode,
+  Param,
+  Post,
+  Query,
+  UseGuards,
+} from '@nestjs/common';
 import type { z } from 'zod';
 import { BearerAuthGuard } from '../auth/bearer-auth.guard.js';
 import { CurrentIdentity } from '../auth/current-identity.decorator.js';
@@ -7,7 +18,12 @@ import { validateWith } from '../http/validate-with.pipe.js';
 import { itemPath } from '../items/item-path.param.js';
 import { jsonBody } from '../items/json-body.util.js';
 import { flowDefinition } from './flows.handler.js';
-import { CreateFlowBodySchema, FlowVersionParamSchema, ListFlowsQuerySchema, UpdateFlowBodySchema } from './flows.http.js';
+import {
+  CreateFlowBodySchema,
+  FlowVersionParamSchema,
+  ListFlowsQuerySchema,
+  UpdateFlowBodySchema,
+} from './flows.http.js';
 import { ReadFlowsService } from './read-flows.service.js';
 import { WriteFlowsService } from './write-flows.service.js';
 
@@ -23,13 +39,20 @@ export class FlowsController {
   ) {}
 
   @Get('list')
-  list(@CurrentIdentity() identity: CallerIdentity, @Query(validateWith(ListFlowsQuerySchema, 'query')) query: z.output<typeof ListFlowsQuerySchema>) {
+  list(
+    @CurrentIdentity() identity: CallerIdentity,
+    @Query(validateWith(ListFlowsQuerySchema, 'query')) query: z.output<typeof ListFlowsQuerySchema>,
+  ) {
     return this.read.list(identity, query.path_start);
   }
 
   // Before `get/*path`, which would otherwise take `v/3/p/u/alice/x` as a path.
   @Get('get/v/:version/p/*path')
-  getVersion(@CurrentIdentity() identity: CallerIdentity, @Param('version', flowVersion) version: number, @Param('path', itemPath) path: string) {
+  getVersion(
+    @CurrentIdentity() identity: CallerIdentity,
+    @Param('version', flowVersion) version: number,
+    @Param('path', itemPath) path: string,
+  ) {
     return this.read.get(identity, path, version);
   }
 
@@ -50,7 +73,10 @@ export class FlowsController {
 
   @Post('create')
   @Header('content-type', 'text/plain; charset=utf-8')
-  async create(@CurrentIdentity() identity: CallerIdentity, @Body(validateWith(CreateFlowBodySchema)) body: z.output<typeof CreateFlowBodySchema>) {
+  async create(
+    @CurrentIdentity() identity: CallerIdentity,
+    @Body(validateWith(CreateFlowBodySchema)) body: z.output<typeof CreateFlowBodySchema>,
+  ) {
     return (await this.write.create(identity, body.path, flowDefinition(body))).path;
   }
 

@@ -21,17 +21,30 @@ export class FlowsHandler {
 
   @HandleRequest(contract.getFlow)
   async get(@Payload() req: Req<'getFlow'>): Promise<Flow> {
-    return this.read.get(await this.access.authenticate(req.actor.token, req.workspace), req.path, req.version);
+    return this.read.get(
+      await this.access.authenticate(req.actor.token, req.workspace),
+      req.path,
+      req.version,
+    );
   }
 
   @HandleRequest(contract.flowExists)
   async exists(@Payload() req: Req<'flowExists'>): Promise<{ exists: boolean }> {
-    return { exists: await this.read.exists(await this.access.authenticate(req.actor.token, req.workspace), req.path) };
+    return {
+      exists: await this.read.exists(
+        await this.access.authenticate(req.actor.token, req.workspace),
+        req.path,
+      ),
+    };
   }
 
   @HandleRequest(contract.createFlow)
   async create(@Payload() req: Req<'createFlow'>): Promise<Flow> {
-    return this.write.create(await this.access.authenticate(req.actor.token, req.workspace), req.path, flowDefinition(req));
+    return this.write.create(
+      await this.access.authenticate(req.actor.token, req.workspace),
+      req.path,
+      flowDefinition(req),
+    );
   }
 
   @HandleRequest(contract.updateFlow)
@@ -48,12 +61,22 @@ export class FlowsHandler {
 
   @HandleRequest(contract.listFlows)
   async list(@Payload() req: Req<'listFlows'>) {
-    return { flows: await this.read.list(await this.access.authenticate(req.actor.token, req.workspace), req.path_prefix) };
+    return {
+      flows: await this.read.list(
+        await this.access.authenticate(req.actor.token, req.workspace),
+        req.path_prefix,
+      ),
+    };
   }
 
   @HandleRequest(contract.listFlowVersions)
   async listVersions(@Payload() req: Req<'listFlowVersions'>) {
-    return { versions: await this.read.listVersions(await this.access.authenticate(req.actor.token, req.workspace), req.path) };
+    return {
+      versions: await this.read.listVersions(
+        await this.access.authenticate(req.actor.token, req.workspace),
+        req.path,
+      ),
+    };
   }
 }
 
@@ -63,5 +86,10 @@ export function flowDefinition(input: {
   value: Record<string, unknown>;
   schema?: Record<string, unknown> | null;
 }): FlowDefinition {
-  return { summary: input.summary, description: input.description ?? null, value: input.value, schema: input.schema ?? null };
+  return {
+    summary: input.summary,
+    description: input.description ?? null,
+    value: input.value,
+    schema: input.schema ?? null,
+  };
 }

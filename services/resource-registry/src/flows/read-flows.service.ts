@@ -43,7 +43,11 @@ export class ReadFlowsService {
     await this.access.assertCanRead(identity, path, READ, notFoundMessage(path));
     const versions = await this.flows.listVersions(this.transactions.manager, identity.workspace, path);
     if (versions.length === 0) throw new MeshError('NOT_FOUND', notFoundMessage(path), { path });
-    return versions.map((v) => ({ id: Number(v.id), created_by: v.createdBy, created_at: v.createdAt.toISOString() }));
+    return versions.map((v) => ({
+      id: Number(v.id),
+      created_by: v.createdBy,
+      created_at: v.createdAt.toISOString(),
+    }));
   }
 }
 

@@ -31,13 +31,24 @@ export class WriteFlowsService {
     @Inject(ITEMS_CONFIG) private readonly config: ItemsConfig,
   ) {}
 
-  async create(identity: CallerIdentity, path: string, flow: FlowDefinition, options: WriteOptions = {}): Promise<Flow> {
+  async create(
+    identity: CallerIdentity,
+    path: string,
+    flow: FlowDefinition,
+    options: WriteOptions = {},
+  ): Promise<Flow> {
     await this.access.assertCanCreate(identity, path, WRITE);
     this.assertAcceptable(path, flow);
     return this.transactions.run(options.manager, async (manager) => {
       if (await this.flows.exists(manager, identity.workspace, path)) throw alreadyExists(path);
       const row = await this.write(path, async () => {
-        const versionId = await this.flows.insertVersion(manager, identity.workspace, path, flow, identity.username);
+        const versionId = await this.flows.insertVersion(
+          manager,
+          identity.workspace,
+          path,
+          flow,
+          identity.username,
+        );
         return this.flows.insert(manager, {
           workspaceId: identity.workspace,
           path,
@@ -62,14 +73,26 @@ export class WriteFlowsService {
     const renamed = flow.newPath !== undefined && flow.newPath !== path ? flow.newPath : undefined;
     if (renamed) await this.access.assertCanCreate(identity, renamed, WRITE);
     const newPath = renamed ?? path;
-    const definition: FlowDefinition = { summary: flow.summary, description: flow.description, value: flow.value, schema: flow.schema };
+    const definition: FlowDefinition = {
+      summary: flow.summary,
+      description: flow.description,
+      value: flow.value,
+      schema: flow.schema,
+    };
     this.assertAcceptable(newPath, definition);
     return this.transactions.run(options.manager, async (manager) => {
       const before = await this.flows.findForUpdate(manager, identity.workspace, path);
       if (!before) throw new MeshError('NOT_FOUND', notFoundMessage(path), { path });
-      if (renamed && (await this.flows.exists(manager, identity.workspace, renamed))) throw alreadyExists(renamed);
+      if (renamed && (await this.flows.exists(manager, identity.workspace, renamed)))
+        throw alreadyExists(renamed);
       const after = await this.write(newPath, async () => {
-        const versionId = await this.flows.insertVersion(manager, identity.workspace, newPath, definition, identity.username);
+        const versionId = await this.flows.insertVersion(
+          manager,
+          identity.workspace,
+          newPath,
+          definition,
+          identity.username,
+        );
         const next: FlowEntity = Object.assign(new FlowEntity(), before, definition, {
           path: newPath,
           versionId,
@@ -94,7 +117,11 @@ export class WriteFlowsService {
   }
 
   private assertAcceptable(path: string, flow: FlowDefinition): void {
-    assertWithinLimit(`flow ${path}`, jsonByteLength(flow.value) + jsonByteLength(flow.schema), this.config.maxValueBytes);
+    assertWithinLimit(
+      `flow ${path}`,
+      jsonByteLength(flow.value) + jsonByteLength(flow.schema),
+      this.config.maxValueBytes,
+    );
     assertValidFlow(path, flow);
   }
 
@@ -121,7 +148,10 @@ export class WriteFlowsService {
     } catch (error) {
       if (isUniqueViolation(error)) throw alreadyExists(path);
       if (isNulCharacter(error)) {
-        throw new MeshError('VALIDATION_FAILED', `value: flow ${path} contains the character U+0000, which cannot be stored`);
+        throw new MeshError(
+          'VALIDATION_FAILED',
+          `value: flow ${path} contains the character U+0000, which cannot be stored`,
+        );
       }
       throw error;
     }

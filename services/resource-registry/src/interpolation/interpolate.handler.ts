@@ -15,7 +15,14 @@ export class InterpolateHandler {
   ) {}
 
   @HandleRequest(contract.interpolate)
-  async interpolate(@Payload() req: z.output<typeof contract.interpolate.request>): Promise<{ value: unknown }> {
-    return { value: await this.interpolation.interpolate(await this.access.authenticate(req.actor.token, req.workspace), req.value) };
+  async interpolate(
+    @Payload() req: z.output<typeof contract.interpolate.request>,
+  ): Promise<{ value: unknown }> {
+    return {
+      value: await this.interpolation.interpolate(
+        await this.access.authenticate(req.actor.token, req.workspace),
+        req.value,
+      ),
+    };
   }
 }

@@ -41,6 +41,9 @@ export class InterpolationService {
         return { resourceType: row.resourceType, value: row.value };
       },
     };
-    return new Interpolator(reader, { maxDepth: this.config.maxInterpolationDepth, maxReferences: MAX_REFERENCES });
+    return new Interpolator(reader, {
+      maxDepth: this.config.maxInterpolationDepth,
+      maxReferences: MAX_REFERENCES,
+    });
   }
 }

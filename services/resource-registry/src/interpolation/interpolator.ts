@@ -52,13 +52,19 @@ export class Interpolator {
 
   /** The value of resource `path` resolved, its type's kept keys as written; a reference back to it is a cycle. */
   resolveResource(path: string, resourceType: string, value: unknown): Promise<unknown> {
-    return this.walk(value, { path: [], chain: [`${RESOURCE_REFERENCE_PREFIX}${path}`] }, keptKeys(resourceType));
+    return this.walk(
+      value,
+      { path: [], chain: [`${RESOURCE_REFERENCE_PREFIX}${path}`] },
+      keptKeys(resourceType),
+    );
   }
 
   private async walk(value: unknown, site: Site, kept: readonly string[]): Promise<unknown> {
     if (typeof value === 'string') return this.resolveString(value, site);
     if (Array.isArray(value)) {
-      return Promise.all(value.map((item, index) => this.walk(item, { ...site, path: [...site.path, index] }, [])));
+      return Promise.all(
+        value.map((item, index) => this.walk(item, { ...site, path: [...site.path, index] }, [])),
+      );
     }
     if (value !== null && typeof value === 'object') {
       const entries = await Promise.all(
@@ -82,13 +88,18 @@ export class Interpolator {
         `interpolation resolves more than ${this.limits.maxReferences} references (at ${describeSite(site)})`,
       );
     }
-    if (kind === 'var') return this.read(`${VARIABLE_REFERENCE_PREFIX}${path}`, site, () => this.reader.readVariable(path));
+    if (kind === 'var')
+      return this.read(`${VARIABLE_REFERENCE_PREFIX}${path}`, site, () => this.reader.readVariable(path));
 
     const reference = `${RESOURCE_REFERENCE_PREFIX}${path}`;
     if (site.chain.includes(reference)) {
-      throw new MeshError('VALIDATION_FAILED', `interpolation cycle: ${[...site.chain, reference].join(' -> ')}`, {
-        chain: [...site.chain, reference],
-      });
+      throw new MeshError(
+        'VALIDATION_FAILED',
+        `interpolation cycle: ${[...site.chain, reference].join(' -> ')}`,
+        {
+          chain: [...site.chain, reference],
+        },
+      );
     }
     if (site.chain.length >= this.limits.maxDepth) {
       throw new MeshError(
@@ -101,7 +112,11 @@ export class Interpolator {
       resourceType: string;
       value: unknown;
     };
-    return this.walk(resource.value, { path: [], chain: [...site.chain, reference] }, keptKeys(resource.resourceType));
+    return this.walk(
+      resource.value,
+      { path: [], chain: [...site.chain, reference] },
+      keptKeys(resource.resourceType),
+    );
   }
 
   /** One read per reference per call; a failure names the reference and where it was found. */
@@ -116,7 +131,8 @@ export class Interpolator {
       const where = `cannot resolve ${reference} (at ${describeSite(site)})`;
       // Missing and unreadable read the same, so a reference cannot probe what exists.
       if (error.code === 'NOT_FOUND') throw new MeshError('NOT_FOUND', `${where}: not found`, { reference });
-      if (error.code === 'VALIDATION_FAILED') throw new MeshError('VALIDATION_FAILED', `${where}: ${error.message}`, { reference });
+      if (error.code === 'VALIDATION_FAILED')
+        throw new MeshError('VALIDATION_FAILED', `${where}: ${error.message}`, { reference });
       throw error;
     });
   }

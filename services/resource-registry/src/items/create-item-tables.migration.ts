@@ -36,7 +36,9 @@ export class CreateItemTables1700000002000 implements MigrationInterface {
         PRIMARY KEY ("workspace_id", "path")
       )`);
     // Deleting a type asks whether any resource still uses it.
-    await queryRunner.query(`CREATE INDEX "IDX_resource_type" ON "resource" ("workspace_id", "resource_type")`);
+    await queryRunner.query(
+      `CREATE INDEX "IDX_resource_type" ON "resource" ("workspace_id", "resource_type")`,
+    );
     await queryRunner.query(`
       CREATE TABLE "variable" (
         ${workspace},
@@ -114,11 +116,21 @@ export class CreateItemTables1700000002000 implements MigrationInterface {
         "created_by" text NOT NULL,
         "created_at" timestamptz NOT NULL DEFAULT now()
       )`);
-    await queryRunner.query(`CREATE INDEX "IDX_flow_version_path" ON "flow_version" ("workspace_id", "path", "id")`);
+    await queryRunner.query(
+      `CREATE INDEX "IDX_flow_version_path" ON "flow_version" ("workspace_id", "path", "id")`,
+    );
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
-    for (const table of ['flow_version', 'flow', 'script', 'script_version', 'variable', 'resource', 'resource_type']) {
+    for (const table of [
+      'flow_version',
+      'flow',
+      'script',
+      'script_version',
+      'variable',
+      'resource',
+      'resource_type',
+    ]) {
       await queryRunner.query(`DROP TABLE "${table}"`);
     }
   }

@@ -58,12 +58,17 @@ export function checkItemsSettings(env: ItemsSettings, ctx: z.RefinementCtx): vo
   const parsed = parseSecretKeys(env.FLOWMESH_SECRET_KEYS);
   if (!parsed.ok) ctx.addIssue({ code: 'custom', path, message: parsed.problem });
   else if (env.NODE_ENV === 'production' && parsed.keyring.keys.has(INSECURE_DEVELOPMENT_KEY_ID)) {
-    ctx.addIssue({ code: 'custom', path, message: `must not use the key id "${INSECURE_DEVELOPMENT_KEY_ID}" in production` });
+    ctx.addIssue({
+      code: 'custom',
+      path,
+      message: `must not use the key id "${INSECURE_DEVELOPMENT_KEY_ID}" in production`,
+    });
   }
 }
 
 export function toItemsConfig(env: ItemsSettings): ItemsConfig {
-  const parsed = env.FLOWMESH_SECRET_KEYS === undefined ? undefined : parseSecretKeys(env.FLOWMESH_SECRET_KEYS);
+  const parsed =
+    env.FLOWMESH_SECRET_KEYS === undefined ? undefined : parseSecretKeys(env.FLOWMESH_SECRET_KEYS);
   if (parsed && !parsed.ok) throw new Error('FLOWMESH_SECRET_KEYS was not checked');
   return {
     secretKeys: parsed?.keyring ?? insecureDevelopmentKeyring(),

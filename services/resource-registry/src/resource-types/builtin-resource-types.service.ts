@@ -21,7 +21,10 @@ export class BuiltinResourceTypesService implements OnApplicationBootstrap {
   async onApplicationBootstrap(): Promise<void> {
     const workspaces = await this.types.listWorkspaceIds(this.dataSource.manager);
     const written = await this.types.upsertBuiltins(this.dataSource.manager, workspaces, this.builtinRows());
-    if (written > 0) this.log.log(`built-in resource types: ${written} created or updated in ${workspaces.length} workspace(s)`);
+    if (written > 0)
+      this.log.log(
+        `built-in resource types: ${written} created or updated in ${workspaces.length} workspace(s)`,
+      );
   }
 
   /** Creates or refreshes the built-in types of one workspace (call it in the transaction that creates it). */

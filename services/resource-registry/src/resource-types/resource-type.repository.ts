@@ -18,13 +18,19 @@ export class ResourceTypeRepository {
     return manager.find(ResourceTypeEntity, { where: { workspaceId }, order: { name: 'ASC' } });
   }
 
-  async insert(manager: EntityManager, row: Omit<ResourceTypeEntity, 'createdAt' | 'editedAt'>): Promise<ResourceTypeEntity> {
-    const [created] = (await manager.query(
+  async insert(
+    manager: EntityManager,
+    row: Omit<ResourceTypeEntity, 'createdAt' | 'editedAt'>,
+  ): Promise<ResourceTypeEntity> {
+    const [created] = await manager.query<Array<{ created_at: Date; edited_at: Date }>>(
       `INSERT INTO "resource_type" ("workspace_id", "name", "schema", "description", "builtin", "created_by")
        VALUES ($1, $2, $3::jsonb, $4, $5, $6) RETURNING "created_at", "edited_at"`,
       [row.workspaceId, row.name, JSON.stringify(row.schema), row.description, row.builtin, row.createdBy],
-    )) as Array<{ created_at: Date; edited_at: Date }>;
-    return Object.assign(new ResourceTypeEntity(), row, { createdAt: created!.created_at, editedAt: created!.edited_at });
+    );
+    return Object.assign(new ResourceTypeEntity(), row, {
+      createdAt: created.created_at,
+      editedAt: created.edited_at,
+    });
   }
 
   async update(
@@ -45,10 +51,10 @@ export class ResourceTypeRepository {
   }
 
   async countResourcesOfType(manager: EntityManager, workspaceId: string, name: string): Promise<number> {
-    const [row] = (await manager.query(
+    const [row] = await manager.query<Array<{ count: number }>>(
       `SELECT count(*)::int AS "count" FROM "resource" WHERE "workspace_id" = $1 AND "resource_type" = $2`,
       [workspaceId, name],
-    )) as Array<{ count: number }>;
+    );
     return row?.count ?? 0;
   }
 
@@ -56,9 +62,13 @@ export class ResourceTypeRepository {
    * Creates or refreshes the built-in types of every given workspace in one statement; a row
    * already equal is left untouched, so a restart writes nothing.
    */
-  async upsertBuiltins(manager: EntityManager, workspaceIds: readonly string[], types: readonly BuiltinTypeRow[]): Promise<number> {
+  async upsertBuiltins(
+    manager: EntityManager,
+    workspaceIds: readonly string[],
+    types: readonly BuiltinTypeRow[],
+  ): Promise<number> {
     if (workspaceIds.length === 0 || types.length === 0) return 0;
-    const rows = (await manager.query(
+    const rows = await manager.query<unknown[]>(
       `INSERT INTO "resource_type" ("workspace_id", "name", "schema", "description", "builtin", "created_by")
        SELECT w.id, t.name, t.schema, t.description, true, 'system'
        FROM unnest($1::text[]) AS w(id)
@@ -72,12 +82,12 @@ export class ResourceTypeRepository {
             OR NOT "resource_type"."builtin"
        RETURNING 1`,
       [workspaceIds, JSON.stringify(types)],
-    )) as unknown[];
+    );
     return rows.length;
   }
 
   async listWorkspaceIds(manager: EntityManager): Promise<string[]> {
-    const rows = (await manager.query(`SELECT "id" FROM "workspace" ORDER BY "id"`)) as Array<{ id: string }>;
+    const rows = await manager.query<Array<{ id: string }>>(`SELECT "id" FROM "workspace" ORDER BY "id"`);
     return rows.map((row) => row.id);
   }
 }

@@ -23,7 +23,9 @@ export class ResourceTypesHandler {
 
   @HandleRequest(contract.listResourceTypes)
   async list(@Payload() req: Req<'listResourceTypes'>): Promise<{ resource_types: ResourceType[] }> {
-    return { resource_types: await this.types.list(await this.access.authenticate(req.actor.token, req.workspace)) };
+    return {
+      resource_types: await this.types.list(await this.access.authenticate(req.actor.token, req.workspace)),
+    };
   }
 
   @HandleRequest(contract.createResourceType)

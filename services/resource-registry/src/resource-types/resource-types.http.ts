@@ -5,5 +5,7 @@ import { z } from 'zod';
 const schema = z.record(z.string(), z.unknown());
 const description = z.string().max(10_000).nullish();
 
-export const CreateResourceTypeBodySchema = z.object({ name: ResourceTypeNameSchema, schema, description }).strict();
+export const CreateResourceTypeBodySchema = z
+  .object({ name: ResourceTypeNameSchema, schema, description })
+  .strict();
 export const UpdateResourceTypeBodySchema = z.object({ schema: schema.optional(), description }).strict();

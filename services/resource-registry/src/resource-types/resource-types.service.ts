@@ -45,7 +45,9 @@ export class ResourceTypesService {
 
   async get(identity: CallerIdentity, name: string): Promise<ResourceType> {
     assertScope(identity, 'read');
-    return toResourceType(await this.require(this.transactions.manager, identity.workspace, name, notFound(name)));
+    return toResourceType(
+      await this.require(this.transactions.manager, identity.workspace, name, notFound(name)),
+    );
   }
 
   async list(identity: CallerIdentity): Promise<ResourceType[]> {
@@ -67,7 +69,9 @@ export class ResourceTypesService {
   ): Promise<ResourceType> {
     assertScope(identity, 'write');
     if (BUILTIN_RESOURCE_TYPE_NAMES.has(input.name)) {
-      throw new MeshError('CONFLICT', `resource type "${input.name}" is built in; choose another name`, { name: input.name });
+      throw new MeshError('CONFLICT', `resource type "${input.name}" is built in; choose another name`, {
+        name: input.name,
+      });
     }
     this.checkSchema(input.name, input.schema);
     return this.transactions.run(undefined, async (manager) => {
@@ -107,10 +111,14 @@ export class ResourceTypesService {
       await this.requireEditable(manager, identity, name);
       const users = await this.types.countResourcesOfType(manager, identity.workspace, name);
       if (users > 0) {
-        throw new MeshError('CONFLICT', `resource type "${name}" is used by ${users} resource(s); delete them first`, {
-          name,
-          resources: users,
-        });
+        throw new MeshError(
+          'CONFLICT',
+          `resource type "${name}" is used by ${users} resource(s); delete them first`,
+          {
+            name,
+            resources: users,
+          },
+        );
       }
       await this.types.delete(manager, identity.workspace, name);
     });
@@ -120,7 +128,12 @@ export class ResourceTypesService {
    * Every violation of `value` against type `name`, for a resource write; an unknown type is a
    * VALIDATION_FAILED naming it.
    */
-  async violations(manager: EntityManager, workspace: string, name: string, value: unknown): Promise<ValidationIssue[]> {
+  async violations(
+    manager: EntityManager,
+    workspace: string,
+    name: string,
+    value: unknown,
+  ): Promise<ValidationIssue[]> {
     const type = await this.require(manager, workspace, name, unknownType(name));
     const issues = this.validator.check(type.schema, value);
     if (issues.length === 0 || !type.builtin) return issues;
@@ -128,10 +141,18 @@ export class ResourceTypesService {
     const builtin = findBuiltinResourceType(name);
     const parsed = builtin?.value.safeParse(value, { error: humanIssueMessage });
     if (!parsed || parsed.success) return issues;
-    return parsed.error.issues.map((issue) => ({ path: formatValuePath(issue.path), message: issue.message }));
+    return parsed.error.issues.map((issue) => ({
+      path: formatValuePath(issue.path),
+      message: issue.message,
+    }));
   }
 
-  private async require(manager: EntityManager, workspace: string, name: string, error: MeshError): Promise<ResourceTypeEntity> {
+  private async require(
+    manager: EntityManager,
+    workspace: string,
+    name: string,
+    error: MeshError,
+  ): Promise<ResourceTypeEntity> {
     const row = (await this.types.find(manager, workspace, name)) ?? this.synthesized(workspace, name);
     if (!row) throw error;
     return row;
@@ -154,19 +175,35 @@ export class ResourceTypesService {
     });
   }
 
-  private async requireEditable(manager: EntityManager, identity: CallerIdentity, name: string): Promise<ResourceTypeEntity> {
+  private async requireEditable(
+    manager: EntityManager,
+    identity: CallerIdentity,
+    name: string,
+  ): Promise<ResourceTypeEntity> {
     const row = await this.require(manager, identity.workspace, name, notFound(name));
     if (row.builtin) {
-      throw new MeshError('PERMISSION_DENIED', `resource type "${name}" is built in and cannot be changed or deleted`, { name });
+      throw new MeshError(
+        'PERMISSION_DENIED',
+        `resource type "${name}" is built in and cannot be changed or deleted`,
+        { name },
+      );
     }
     if (!identity.isAdmin && row.createdBy !== identity.username) {
-      throw new MeshError('PERMISSION_DENIED', `only ${row.createdBy} or an admin may change resource type "${name}"`, { name });
+      throw new MeshError(
+        'PERMISSION_DENIED',
+        `only ${row.createdBy} or an admin may change resource type "${name}"`,
+        { name },
+      );
     }
     return row;
   }
 
   private checkSchema(name: string, schema: Record<string, unknown>): void {
-    assertWithinLimit(`the schema of resource type "${name}"`, jsonByteLength(schema), this.config.maxValueBytes);
+    assertWithinLimit(
+      `the schema of resource type "${name}"`,
+      jsonByteLength(schema),
+      this.config.maxValueBytes,
+    );
     this.validator.compile(schema);
   }
 }

@@ -98,10 +98,16 @@ function toIssue(error: ErrorObject): ValidationIssue {
     return { path: formatJsonPath([...segments, params.missingProperty]), message: 'is required' };
   }
   if (error.keyword === 'additionalProperties' && typeof params.additionalProperty === 'string') {
-    return { path: formatJsonPath([...segments, params.additionalProperty]), message: 'is not an allowed property' };
+    return {
+      path: formatJsonPath([...segments, params.additionalProperty]),
+      message: 'is not an allowed property',
+    };
   }
   if (error.keyword === 'enum' && Array.isArray(params.allowedValues)) {
-    return { path: formatJsonPath(segments), message: `must be one of ${params.allowedValues.map((v) => JSON.stringify(v)).join(', ')}` };
+    return {
+      path: formatJsonPath(segments),
+      message: `must be one of ${params.allowedValues.map((v) => JSON.stringify(v)).join(', ')}`,
+    };
   }
   return { path: formatJsonPath(segments), message: error.message ?? `fails ${error.keyword}` };
 }

@@ -35,7 +35,10 @@ export class ReadResourcesService {
     return this.resources.exists(this.transactions.manager, identity.workspace, path);
   }
 
-  async list(identity: CallerIdentity, filter: { resourceTypes?: readonly string[]; pathPrefix?: string }): Promise<ListedResource[]> {
+  async list(
+    identity: CallerIdentity,
+    filter: { resourceTypes?: readonly string[]; pathPrefix?: string },
+  ): Promise<ListedResource[]> {
     const readable = await this.access.readFilter(identity, 'resources');
     const rows = await this.resources.list(this.transactions.manager, identity.workspace, filter);
     return rows.filter((row) => readable(row.path)).map(toListedResource);

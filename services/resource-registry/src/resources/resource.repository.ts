@@ -4,7 +4,16 @@ import { ResourceEntity } from './resource.entity.js';
 
 export type ListedResourceRow = Omit<ResourceEntity, 'value'>;
 
-const LISTED_COLUMNS = ['workspaceId', 'path', 'resourceType', 'description', 'createdBy', 'createdAt', 'editedBy', 'editedAt'] as const;
+const LISTED_COLUMNS = [
+  'workspaceId',
+  'path',
+  'resourceType',
+  'description',
+  'createdBy',
+  'createdAt',
+  'editedBy',
+  'editedAt',
+] as const;
 
 /** Values go in as JSON text cast to jsonb, so a JSON `null` or a bare string is stored as such. */
 @Injectable()
@@ -26,23 +35,48 @@ export class ResourceRepository {
     return manager.existsBy(ResourceEntity, { workspaceId, path });
   }
 
-  async insert(manager: EntityManager, row: Omit<ResourceEntity, 'createdAt' | 'editedAt'>): Promise<ResourceEntity> {
-    const [stamps] = (await manager.query(
+  async insert(
+    manager: EntityManager,
+    row: Omit<ResourceEntity, 'createdAt' | 'editedAt'>,
+  ): Promise<ResourceEntity> {
+    const [stamps] = await manager.query<Array<{ created_at: Date; edited_at: Date }>>(
       `INSERT INTO "resource" ("workspace_id", "path", "resource_type", "value", "description", "created_by", "edited_by")
        VALUES ($1, $2, $3, $4::jsonb, $5, $6, $7) RETURNING "created_at", "edited_at"`,
-      [row.workspaceId, row.path, row.resourceType, JSON.stringify(row.value), row.description, row.createdBy, row.editedBy],
-    )) as Array<{ created_at: Date; edited_at: Date }>;
-    return Object.assign(new ResourceEntity(), row, { createdAt: stamps!.created_at, editedAt: stamps!.edited_at });
+      [
+        row.workspaceId,
+        row.path,
+        row.resourceType,
+        JSON.stringify(row.value),
+        row.description,
+        row.createdBy,
+        row.editedBy,
+      ],
+    );
+    return Object.assign(new ResourceEntity(), row, {
+      createdAt: stamps.created_at,
+      editedAt: stamps.edited_at,
+    });
   }
 
   /** Rewrites the row at `before.path` with `after` (which may carry a new path); returns the edit time. */
-  async update(manager: EntityManager, before: ResourceEntity, after: Omit<ResourceEntity, 'editedAt'>): Promise<Date> {
-    const [stamps] = (await manager.query(
+  async update(
+    manager: EntityManager,
+    before: ResourceEntity,
+    after: Omit<ResourceEntity, 'editedAt'>,
+  ): Promise<Date> {
+    const [stamps] = await manager.query<[Array<{ edited_at: Date }>, number]>(
       `UPDATE "resource" SET "path" = $3, "value" = $4::jsonb, "description" = $5, "edited_by" = $6, "edited_at" = now()
        WHERE "workspace_id" = $1 AND "path" = $2 RETURNING "edited_at"`,
-      [before.workspaceId, before.path, after.path, JSON.stringify(after.value), after.description, after.editedBy],
-    )) as [Array<{ edited_at: Date }>, number];
-    return stamps[0]!.edited_at;
+      [
+        before.workspaceId,
+        before.path,
+        after.path,
+        JSON.stringify(after.value),
+        after.description,
+        after.editedBy,
+      ],
+    );
+    return stamps[0].edited_at;
   }
 
   async delete(manager: EntityManager, workspaceId: string, path: string): Promise<void> {
@@ -59,7 +93,8 @@ export class ResourceRepository {
       .select(LISTED_COLUMNS.map((column) => `r.${column}`))
       .where('r.workspaceId = :workspaceId', { workspaceId })
       .orderBy('r.path', 'ASC');
-    if (filter.resourceTypes?.length) query.andWhere('r.resourceType IN (:...types)', { types: filter.resourceTypes });
+    if (filter.resourceTypes?.length)
+      query.andWhere('r.resourceType IN (:...types)', { types: filter.resourceTypes });
     if (filter.pathPrefix) query.andWhere('starts_with(r.path, :prefix)', { prefix: filter.pathPrefix });
     return query.getMany();
   }

@@ -1,5 +1,16 @@
 import type { CallerIdentity } from '@flowmesh/contracts';
-import { Body, Controller, Delete, Get, Header, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  Header,
+  HttpCode,
+  Param,
+  Post,
+  Query,
+  UseGuards,
+} from '@nestjs/common';
 import type { z } from 'zod';
 import { BearerAuthGuard } from '../auth/bearer-auth.guard.js';
 import { CurrentIdentity } from '../auth/current-identity.decorator.js';
@@ -27,7 +38,10 @@ export class ResourcesController {
   ) {}
 
   @Get('list')
-  list(@CurrentIdentity() identity: CallerIdentity, @Query(validateWith(ListResourcesQuerySchema, 'query')) query: z.output<typeof ListResourcesQuerySchema>) {
+  list(
+    @CurrentIdentity() identity: CallerIdentity,
+    @Query(validateWith(ListResourcesQuerySchema, 'query')) query: z.output<typeof ListResourcesQuerySchema>,
+  ) {
     return this.read.list(identity, { resourceTypes: query.resource_type, pathPrefix: query.path_start });
   }
 
@@ -42,7 +56,10 @@ export class ResourcesController {
   }
 
   @Get('get_value_interpolated/*path')
-  async getValueInterpolated(@CurrentIdentity() identity: CallerIdentity, @Param('path', itemPath) path: string) {
+  async getValueInterpolated(
+    @CurrentIdentity() identity: CallerIdentity,
+    @Param('path', itemPath) path: string,
+  ) {
     return jsonBody(await this.interpolation.resourceValue(identity, path));
   }
 
@@ -53,8 +70,16 @@ export class ResourcesController {
 
   @Post('create')
   @Header('content-type', 'text/plain; charset=utf-8')
-  async create(@CurrentIdentity() identity: CallerIdentity, @Body(validateWith(CreateResourceBodySchema)) body: z.output<typeof CreateResourceBodySchema>) {
-    const created = await this.write.create(identity, { path: body.path, resourceType: body.resource_type, value: body.value, description: body.description });
+  async create(
+    @CurrentIdentity() identity: CallerIdentity,
+    @Body(validateWith(CreateResourceBodySchema)) body: z.output<typeof CreateResourceBodySchema>,
+  ) {
+    const created = await this.write.create(identity, {
+      path: body.path,
+      resourceType: body.resource_type,
+      value: body.value,
+      description: body.description,
+    });
     return created.path;
   }
 
@@ -66,7 +91,13 @@ export class ResourcesController {
     @Param('path', itemPath) path: string,
     @Body(validateWith(UpdateResourceBodySchema)) body: z.output<typeof UpdateResourceBodySchema>,
   ) {
-    return (await this.write.update(identity, path, { newPath: body.path, value: body.value, description: body.description })).path;
+    return (
+      await this.write.update(identity, path, {
+        newPath: body.path,
+        value: body.value,
+        description: body.description,
+      })
+    ).path;
   }
 
   @Post('update_value/*path')
@@ -87,4 +118,3 @@ export class ResourcesController {
     return path;
   }
 }
-

@@ -27,34 +27,60 @@ export class ResourcesHandler {
 
   @HandleRequest(contract.getResourceValue)
   async getValue(@Payload() req: Req<'getResourceValue'>): Promise<{ value: unknown }> {
-    return { value: (await this.read.get(await this.access.authenticate(req.actor.token, req.workspace), req.path)).value };
+    return {
+      value: (await this.read.get(await this.access.authenticate(req.actor.token, req.workspace), req.path))
+        .value,
+    };
   }
 
   @HandleRequest(contract.getResourceValueInterpolated)
-  async getValueInterpolated(@Payload() req: Req<'getResourceValueInterpolated'>): Promise<{ value: unknown }> {
-    return { value: await this.interpolation.resourceValue(await this.access.authenticate(req.actor.token, req.workspace), req.path) };
+  async getValueInterpolated(
+    @Payload() req: Req<'getResourceValueInterpolated'>,
+  ): Promise<{ value: unknown }> {
+    return {
+      value: await this.interpolation.resourceValue(
+        await this.access.authenticate(req.actor.token, req.workspace),
+        req.path,
+      ),
+    };
   }
 
   @HandleRequest(contract.resourceExists)
   async exists(@Payload() req: Req<'resourceExists'>): Promise<{ exists: boolean }> {
-    return { exists: await this.read.exists(await this.access.authenticate(req.actor.token, req.workspace), req.path) };
+    return {
+      exists: await this.read.exists(
+        await this.access.authenticate(req.actor.token, req.workspace),
+        req.path,
+      ),
+    };
   }
 
   @HandleRequest(contract.createResource)
   async create(@Payload() req: Req<'createResource'>): Promise<Resource> {
     const identity = await this.access.authenticate(req.actor.token, req.workspace);
-    return this.write.create(identity, { path: req.path, resourceType: req.resource_type, value: req.value, description: req.description });
+    return this.write.create(identity, {
+      path: req.path,
+      resourceType: req.resource_type,
+      value: req.value,
+      description: req.description,
+    });
   }
 
   @HandleRequest(contract.updateResource)
   async update(@Payload() req: Req<'updateResource'>): Promise<Resource> {
     const identity = await this.access.authenticate(req.actor.token, req.workspace);
-    return this.write.update(identity, req.path, { newPath: req.new_path, value: req.value, description: req.description });
+    return this.write.update(identity, req.path, {
+      newPath: req.new_path,
+      value: req.value,
+      description: req.description,
+    });
   }
 
   @HandleRequest(contract.updateResourceValue)
   async updateValue(@Payload() req: Req<'updateResourceValue'>): Promise<Resource> {
-    return this.write.update(await this.access.authenticate(req.actor.token, req.workspace), req.path, { value: req.value });
+    return this.write.update(await this.access.authenticate(req.actor.token, req.workspace), req.path, {
+      value: req.value,
+    });
   }
 
   @HandleRequest(contract.deleteResource)
@@ -66,6 +92,11 @@ export class ResourcesHandler {
   @HandleRequest(contract.listResources)
   async list(@Payload() req: Req<'listResources'>): Promise<{ resources: ListedResource[] }> {
     const identity = await this.access.authenticate(req.actor.token, req.workspace);
-    return { resources: await this.read.list(identity, { resourceTypes: req.resource_types, pathPrefix: req.path_prefix }) };
+    return {
+      resources: await this.read.list(identity, {
+        resourceTypes: req.resource_types,
+        pathPrefix: req.path_prefix,
+      }),
+    };
   }
 }

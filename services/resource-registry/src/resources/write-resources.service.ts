@@ -47,12 +47,17 @@ export class WriteResourcesService {
     @Inject(ITEMS_CONFIG) private readonly config: ItemsConfig,
   ) {}
 
-  async create(identity: CallerIdentity, input: CreateResourceInput, options: WriteOptions = {}): Promise<Resource> {
+  async create(
+    identity: CallerIdentity,
+    input: CreateResourceInput,
+    options: WriteOptions = {},
+  ): Promise<Resource> {
     await this.access.assertCanCreate(identity, input.path, WRITE);
     this.assertSize(input.path, input.value);
     return this.transactions.run(options.manager, async (manager) => {
       await this.assertValid(manager, identity.workspace, input.resourceType, input.value);
-      if (await this.resources.exists(manager, identity.workspace, input.path)) throw alreadyExists(input.path);
+      if (await this.resources.exists(manager, identity.workspace, input.path))
+        throw alreadyExists(input.path);
       const after = await this.write(input.path, () =>
         this.resources.insert(manager, {
           workspaceId: identity.workspace,
@@ -64,12 +69,23 @@ export class WriteResourcesService {
           editedBy: identity.username,
         }),
       );
-      await this.finish(manager, { change: 'created', identity, before: undefined, after, context: options.context ?? {} });
+      await this.finish(manager, {
+        change: 'created',
+        identity,
+        before: undefined,
+        after,
+        context: options.context ?? {},
+      });
       return toResource(after);
     });
   }
 
-  async update(identity: CallerIdentity, path: string, input: UpdateResourceInput, options: WriteOptions = {}): Promise<Resource> {
+  async update(
+    identity: CallerIdentity,
+    path: string,
+    input: UpdateResourceInput,
+    options: WriteOptions = {},
+  ): Promise<Resource> {
     await this.access.assertCanWrite(identity, path, WRITE, notFoundMessage(path));
     const renamed = input.newPath !== undefined && input.newPath !== path ? input.newPath : undefined;
     if (renamed) await this.access.assertCanCreate(identity, renamed, WRITE);
@@ -77,8 +93,10 @@ export class WriteResourcesService {
     return this.transactions.run(options.manager, async (manager) => {
       const before = await this.resources.findForUpdate(manager, identity.workspace, path);
       if (!before) throw new MeshError('NOT_FOUND', notFoundMessage(path), { path });
-      if (input.value !== undefined) await this.assertValid(manager, identity.workspace, before.resourceType, input.value);
-      if (renamed && (await this.resources.exists(manager, identity.workspace, renamed))) throw alreadyExists(renamed);
+      if (input.value !== undefined)
+        await this.assertValid(manager, identity.workspace, before.resourceType, input.value);
+      if (renamed && (await this.resources.exists(manager, identity.workspace, renamed)))
+        throw alreadyExists(renamed);
       const after: ResourceEntity = Object.assign(new ResourceEntity(), before, {
         path: renamed ?? path,
         value: input.value === undefined ? before.value : input.value,
@@ -86,7 +104,13 @@ export class WriteResourcesService {
         editedBy: identity.username,
       });
       after.editedAt = await this.write(after.path, () => this.resources.update(manager, before, after));
-      await this.finish(manager, { change: 'updated', identity, before, after, context: options.context ?? {} });
+      await this.finish(manager, {
+        change: 'updated',
+        identity,
+        before,
+        after,
+        context: options.context ?? {},
+      });
       return toResource(after);
     });
   }
@@ -97,7 +121,13 @@ export class WriteResourcesService {
       const before = await this.resources.findForUpdate(manager, identity.workspace, path);
       if (!before) throw new MeshError('NOT_FOUND', notFoundMessage(path), { path });
       await this.resources.delete(manager, identity.workspace, path);
-      await this.finish(manager, { change: 'deleted', identity, before, after: undefined, context: options.context ?? {} });
+      await this.finish(manager, {
+        change: 'deleted',
+        identity,
+        before,
+        after: undefined,
+        context: options.context ?? {},
+      });
     });
   }
 
@@ -110,7 +140,9 @@ export class WriteResourcesService {
       workspace: row.workspaceId,
       path: row.path,
       resource_type: row.resourceType,
-      ...(write.before && write.after && write.before.path !== write.after.path ? { previous_path: write.before.path } : {}),
+      ...(write.before && write.after && write.before.path !== write.after.path
+        ? { previous_path: write.before.path }
+        : {}),
       by: write.identity.username,
     });
   }
@@ -119,7 +151,12 @@ export class WriteResourcesService {
     assertWithinLimit(`the value of resource ${path}`, jsonByteLength(value), this.config.maxValueBytes);
   }
 
-  private async assertValid(manager: EntityManager, workspace: string, type: string, value: unknown): Promise<void> {
+  private async assertValid(
+    manager: EntityManager,
+    workspace: string,
+    type: string,
+    value: unknown,
+  ): Promise<void> {
     const issues = await this.types.violations(manager, workspace, type, value);
     if (issues.length > 0) throw invalidValue(type, issues);
   }
@@ -131,7 +168,10 @@ export class WriteResourcesService {
     } catch (error) {
       if (isUniqueViolation(error)) throw alreadyExists(path);
       if (isNulCharacter(error)) {
-        throw new MeshError('VALIDATION_FAILED', `value: resource ${path} contains the character U+0000, which cannot be stored`);
+        throw new MeshError(
+          'VALIDATION_FAILED',
+          `value: resource ${path} contains the character U+0000, which cannot be stored`,
+        );
       }
       throw error;
     }
@@ -149,7 +189,11 @@ function alreadyExists(path: string): MeshError {
 function invalidValue(type: string, issues: ValidationIssue[]): MeshError {
   const [first] = issues;
   const more = issues.length > 1 ? ` (and ${issues.length - 1} more)` : '';
-  return new MeshError('VALIDATION_FAILED', `invalid value for resource type "${type}": ${first!.path}: ${first!.message}${more}`, {
-    issues,
-  });
+  return new MeshError(
+    'VALIDATION_FAILED',
+    `invalid value for resource type "${type}": ${first.path}: ${first.message}${more}`,
+    {
+      issues,
+    },
+  );
 }

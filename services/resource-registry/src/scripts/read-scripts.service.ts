@@ -21,7 +21,8 @@ export class ReadScriptsService {
     await this.access.assertCanRead(identity, path, READ, message);
     const manager = this.transactions.manager;
     const script = await this.scripts.findScript(manager, identity.workspace, path);
-    const version = script && (await this.scripts.findVersion(manager, identity.workspace, hash ?? script.currentHash));
+    const version =
+      script && (await this.scripts.findVersion(manager, identity.workspace, hash ?? script.currentHash));
     if (!script || !version || version.path !== path) throw new MeshError('NOT_FOUND', message, { path });
     return toScript(script, version);
   }

@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { canonicalJson, scriptHash } from './script-hash.util.js';
 
-const code = { path: 'u/a/s', language: 'bun', content: 'export function main() {}', lock: null, schema: { type: 'object', properties: {} } };
+const code = {
+  path: 'u/a/s',
+  language: 'bun',
+  content: 'export function main() {}',
+  lock: null,
+  schema: { type: 'object', properties: {} },
+};
 
 describe('scriptHash', () => {
   it('names what runs: equal code hashes equal, whatever the key order of the schema', () => {
@@ -11,7 +17,13 @@ describe('scriptHash', () => {
 
   it('changes with the path, language, content, lock and schema', () => {
     const base = scriptHash(code);
-    for (const change of [{ path: 'u/a/t' }, { language: 'deno' }, { content: '' }, { lock: 'x' }, { schema: null }]) {
+    for (const change of [
+      { path: 'u/a/t' },
+      { language: 'deno' },
+      { content: '' },
+      { lock: 'x' },
+      { schema: null },
+    ]) {
       expect(scriptHash({ ...code, ...change })).not.toBe(base);
     }
   });

@@ -21,7 +21,10 @@ export function toScript(script: ScriptEntity, version: ScriptVersionEntity): Sc
   };
 }
 
-export function toListedScript({ script, current }: ListedScriptRow): Omit<Script, 'content' | 'lock' | 'schema'> {
+export function toListedScript({
+  script,
+  current,
+}: ListedScriptRow): Omit<Script, 'content' | 'lock' | 'schema'> {
   return {
     workspace_id: script.workspaceId,
     path: script.path,

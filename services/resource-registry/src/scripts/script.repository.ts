@@ -15,7 +15,11 @@ export class ScriptRepository {
     return manager.findOneBy(ScriptEntity, { workspaceId, path });
   }
 
-  findScriptForUpdate(manager: EntityManager, workspaceId: string, path: string): Promise<ScriptEntity | null> {
+  findScriptForUpdate(
+    manager: EntityManager,
+    workspaceId: string,
+    path: string,
+  ): Promise<ScriptEntity | null> {
     return manager
       .createQueryBuilder(ScriptEntity, 's')
       .where('s.workspaceId = :workspaceId AND s.path = :path', { workspaceId, path })
@@ -23,13 +27,17 @@ export class ScriptRepository {
       .getOne();
   }
 
-  findVersion(manager: EntityManager, workspaceId: string, hash: string): Promise<ScriptVersionEntity | null> {
+  findVersion(
+    manager: EntityManager,
+    workspaceId: string,
+    hash: string,
+  ): Promise<ScriptVersionEntity | null> {
     return manager.findOneBy(ScriptVersionEntity, { workspaceId, hash });
   }
 
   /** Writes the version unless that hash already exists; true when it was written. */
   async insertVersion(manager: EntityManager, row: Omit<ScriptVersionEntity, 'createdAt'>): Promise<boolean> {
-    const inserted = (await manager.query(
+    const inserted = await manager.query<unknown[]>(
       `INSERT INTO "script_version" ("workspace_id", "hash", "path", "parent_hash", "language", "content", "lock", "schema", "created_by")
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9)
        ON CONFLICT ("workspace_id", "hash") DO NOTHING RETURNING 1`,
@@ -44,29 +52,35 @@ export class ScriptRepository {
         row.schema === null ? null : JSON.stringify(row.schema),
         row.createdBy,
       ],
-    )) as unknown[];
+    );
     return inserted.length > 0;
   }
 
-  async insertScript(manager: EntityManager, row: Omit<ScriptEntity, 'createdAt' | 'editedAt'>): Promise<ScriptEntity> {
-    const [stamps] = (await manager.query(
+  async insertScript(
+    manager: EntityManager,
+    row: Omit<ScriptEntity, 'createdAt' | 'editedAt'>,
+  ): Promise<ScriptEntity> {
+    const [stamps] = await manager.query<Array<{ created_at: Date; edited_at: Date }>>(
       `INSERT INTO "script" ("workspace_id", "path", "current_hash", "summary", "description", "created_by", "edited_by")
        VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING "created_at", "edited_at"`,
       [row.workspaceId, row.path, row.currentHash, row.summary, row.description, row.createdBy, row.editedBy],
-    )) as Array<{ created_at: Date; edited_at: Date }>;
-    return Object.assign(new ScriptEntity(), row, { createdAt: stamps!.created_at, editedAt: stamps!.edited_at });
+    );
+    return Object.assign(new ScriptEntity(), row, {
+      createdAt: stamps.created_at,
+      editedAt: stamps.edited_at,
+    });
   }
 
   async updateScript(
     manager: EntityManager,
     row: Pick<ScriptEntity, 'workspaceId' | 'path' | 'currentHash' | 'summary' | 'description' | 'editedBy'>,
   ): Promise<Date> {
-    const [rows] = (await manager.query(
+    const [rows] = await manager.query<[Array<{ edited_at: Date }>, number]>(
       `UPDATE "script" SET "current_hash" = $3, "summary" = $4, "description" = $5, "edited_by" = $6, "edited_at" = now()
        WHERE "workspace_id" = $1 AND "path" = $2 RETURNING "edited_at"`,
       [row.workspaceId, row.path, row.currentHash, row.summary, row.description, row.editedBy],
-    )) as [Array<{ edited_at: Date }>, number];
-    return rows[0]!.edited_at;
+    );
+    return rows[0].edited_at;
   }
 
   /** The path and every version of it. */
@@ -75,7 +89,11 @@ export class ScriptRepository {
     await manager.delete(ScriptVersionEntity, { workspaceId, path });
   }
 
-  async list(manager: EntityManager, workspaceId: string, pathPrefix: string | undefined): Promise<ListedScriptRow[]> {
+  async list(
+    manager: EntityManager,
+    workspaceId: string,
+    pathPrefix: string | undefined,
+  ): Promise<ListedScriptRow[]> {
     const query = manager
       .createQueryBuilder(ScriptEntity, 's')
       .innerJoin(ScriptVersionEntity, 'v', 'v.workspaceId = s.workspaceId AND v.hash = s.currentHash')

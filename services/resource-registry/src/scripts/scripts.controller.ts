@@ -22,7 +22,10 @@ export class ScriptsController {
   ) {}
 
   @Get('list')
-  list(@CurrentIdentity() identity: CallerIdentity, @Query(validateWith(ListScriptsQuerySchema, 'query')) query: z.output<typeof ListScriptsQuerySchema>) {
+  list(
+    @CurrentIdentity() identity: CallerIdentity,
+    @Query(validateWith(ListScriptsQuerySchema, 'query')) query: z.output<typeof ListScriptsQuerySchema>,
+  ) {
     return this.read.list(identity, query.path_start);
   }
 
@@ -49,7 +52,10 @@ export class ScriptsController {
   /** 201 with the new current hash, whether the path is new or gains a version. */
   @Post('create')
   @Header('content-type', 'text/plain; charset=utf-8')
-  async create(@CurrentIdentity() identity: CallerIdentity, @Body(validateWith(CreateScriptBodySchema)) body: z.output<typeof CreateScriptBodySchema>) {
+  async create(
+    @CurrentIdentity() identity: CallerIdentity,
+    @Body(validateWith(CreateScriptBodySchema)) body: z.output<typeof CreateScriptBodySchema>,
+  ) {
     const saved = await this.write.save(identity, body.path, {
       language: body.language,
       content: body.content,

@@ -30,12 +30,21 @@ export class ScriptsHandler {
 
   @HandleRequest(contract.scriptExists)
   async exists(@Payload() req: Req<'scriptExists'>): Promise<{ exists: boolean }> {
-    return { exists: await this.read.exists(await this.access.authenticate(req.actor.token, req.workspace), req.path) };
+    return {
+      exists: await this.read.exists(
+        await this.access.authenticate(req.actor.token, req.workspace),
+        req.path,
+      ),
+    };
   }
 
   @HandleRequest(contract.createScript)
   async create(@Payload() req: Req<'createScript'>): Promise<SavedScript> {
-    return this.write.create(await this.access.authenticate(req.actor.token, req.workspace), req.path, scriptInput(req));
+    return this.write.create(
+      await this.access.authenticate(req.actor.token, req.workspace),
+      req.path,
+      scriptInput(req),
+    );
   }
 
   @HandleRequest(contract.updateScript)
@@ -52,12 +61,22 @@ export class ScriptsHandler {
 
   @HandleRequest(contract.listScripts)
   async list(@Payload() req: Req<'listScripts'>) {
-    return { scripts: await this.read.list(await this.access.authenticate(req.actor.token, req.workspace), req.path_prefix) };
+    return {
+      scripts: await this.read.list(
+        await this.access.authenticate(req.actor.token, req.workspace),
+        req.path_prefix,
+      ),
+    };
   }
 
   @HandleRequest(contract.listScriptVersions)
   async listVersions(@Payload() req: Req<'listScriptVersions'>) {
-    return { versions: await this.read.listVersions(await this.access.authenticate(req.actor.token, req.workspace), req.path) };
+    return {
+      versions: await this.read.listVersions(
+        await this.access.authenticate(req.actor.token, req.workspace),
+        req.path,
+      ),
+    };
   }
 }
 

@@ -46,13 +46,20 @@ export class WriteScriptsService {
     @Inject(ITEMS_CONFIG) private readonly config: ItemsConfig,
   ) {}
 
-  async create(identity: CallerIdentity, path: string, input: ScriptInput, options: WriteOptions = {}): Promise<SavedScript> {
+  async create(
+    identity: CallerIdentity,
+    path: string,
+    input: ScriptInput,
+    options: WriteOptions = {},
+  ): Promise<SavedScript> {
     await this.access.assertCanCreate(identity, path, WRITE);
     this.assertSize(path, input);
     const hash = scriptHash(code(path, input));
     return this.transactions.run(options.manager, async (manager) => {
       if (await this.scripts.findScript(manager, identity.workspace, path)) {
-        throw new MeshError('CONFLICT', `script ${path} already exists; save a new version with update`, { path });
+        throw new MeshError('CONFLICT', `script ${path} already exists; save a new version with update`, {
+          path,
+        });
       }
       const created = await this.saveVersion(manager, identity, path, hash, input, null);
       await this.write(path, () =>
@@ -91,9 +98,13 @@ export class WriteScriptsService {
         );
       }
       const description = input.description === undefined ? script.description : input.description;
-      const unchanged = hash === script.currentHash && input.summary === script.summary && description === script.description;
+      const unchanged =
+        hash === script.currentHash && input.summary === script.summary && description === script.description;
       if (unchanged) return { path, hash, created: false };
-      const created = hash === script.currentHash ? false : await this.saveVersion(manager, identity, path, hash, input, script.currentHash);
+      const created =
+        hash === script.currentHash
+          ? false
+          : await this.saveVersion(manager, identity, path, hash, input, script.currentHash);
       await this.scripts.updateScript(manager, {
         workspaceId: identity.workspace,
         path,
@@ -177,7 +188,9 @@ export class WriteScriptsService {
 
   private assertSize(path: string, input: ScriptInput): void {
     const bytes =
-      Buffer.byteLength(input.content, 'utf8') + Buffer.byteLength(input.lock ?? '', 'utf8') + (input.schema ? jsonByteLength(input.schema) : 0);
+      Buffer.byteLength(input.content, 'utf8') +
+      Buffer.byteLength(input.lock ?? '', 'utf8') +
+      (input.schema ? jsonByteLength(input.schema) : 0);
     assertWithinLimit(`script ${path} (content, lock and schema)`, bytes, this.config.maxValueBytes);
   }
 
@@ -185,9 +198,13 @@ export class WriteScriptsService {
     try {
       return await work();
     } catch (error) {
-      if (isUniqueViolation(error)) throw new MeshError('CONFLICT', `script ${path} already exists`, { path });
+      if (isUniqueViolation(error))
+        throw new MeshError('CONFLICT', `script ${path} already exists`, { path });
       if (isNulCharacter(error)) {
-        throw new MeshError('VALIDATION_FAILED', `content: script ${path} contains the character U+0000, which cannot be stored`);
+        throw new MeshError(
+          'VALIDATION_FAILED',
+          `content: script ${path} contains the character U+0000, which cannot be stored`,
+        );
       }
       throw error;
     }
@@ -195,5 +212,11 @@ export class WriteScriptsService {
 }
 
 function code(path: string, input: ScriptInput) {
-  return { path, language: input.language, content: input.content, lock: input.lock ?? null, schema: input.schema ?? null };
+  return {
+    path,
+    language: input.language,
+    content: input.content,
+    lock: input.lock ?? null,
+    schema: input.schema ?? null,
+  };
 }

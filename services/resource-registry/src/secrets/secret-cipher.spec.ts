@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { MeshError } from '@flowmesh/contracts';
+import { type MeshError } from '@flowmesh/contracts';
 import { describe, expect, it } from 'vitest';
 import { SecretCipher } from './secret-cipher.js';
 import { parseSecretKeys, type SecretKeyring } from './secret-keyring.js';
@@ -41,7 +41,7 @@ describe('SecretCipher', () => {
       () => new SecretCipher(keyring(`a:${a}`)).open(sealed, { workspace: 'main', path: 'u/alice/other' }),
       () => {
         const altered = Buffer.from(sealed.sealed);
-        altered[altered.length - 1]! ^= 1;
+        altered[altered.length - 1] ^= 1;
         new SecretCipher(keyring(`a:${a}`)).open({ keyId: 'a', sealed: altered }, owner);
       },
     ].map((open) => {
@@ -53,7 +53,9 @@ describe('SecretCipher', () => {
       throw new Error('expected a failure');
     });
     expect(errors.map((e) => e.code)).toEqual(['INTERNAL', 'INTERNAL', 'INTERNAL']);
-    expect(errors[0]?.message).toBe('secret u/alice/key was encrypted with key "a", which FLOWMESH_SECRET_KEYS does not hold');
+    expect(errors[0]?.message).toBe(
+      'secret u/alice/key was encrypted with key "a", which FLOWMESH_SECRET_KEYS does not hold',
+    );
     for (const error of errors) expect(error.message).not.toContain('do-not-leak');
   });
 });

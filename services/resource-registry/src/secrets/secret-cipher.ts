@@ -40,9 +40,10 @@ export class SecretCipher {
       const decipher = createDecipheriv('aes-256-gcm', key.key, secret.sealed.subarray(0, IV_BYTES));
       decipher.setAAD(additionalData(owner));
       decipher.setAuthTag(secret.sealed.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
-      return Buffer.concat([decipher.update(secret.sealed.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString(
-        'utf8',
-      );
+      return Buffer.concat([
+        decipher.update(secret.sealed.subarray(IV_BYTES + TAG_BYTES)),
+        decipher.final(),
+      ]).toString('utf8');
     } catch {
       throw new MeshError(
         'INTERNAL',

@@ -24,7 +24,9 @@ const KEY_ID = /^[A-Za-z0-9_-]{1,32}$/;
  * Parses `FLOWMESH_SECRET_KEYS` (`keyid:base64key,...`, each key 32 bytes). Returns the keyring or
  * the reason it is invalid; the reason never contains key material.
  */
-export function parseSecretKeys(text: string): { ok: true; keyring: SecretKeyring } | { ok: false; problem: string } {
+export function parseSecretKeys(
+  text: string,
+): { ok: true; keyring: SecretKeyring } | { ok: false; problem: string } {
   const keys = new Map<string, SecretKey>();
   const entries = text
     .split(',')
@@ -36,7 +38,10 @@ export function parseSecretKeys(text: string): { ok: true; keyring: SecretKeyrin
     const id = colon > 0 ? entry.slice(0, colon) : '';
     const where = `entry ${index + 1}`;
     if (!KEY_ID.test(id)) {
-      return { ok: false, problem: `${where} must be keyid:base64key with a key id of letters, digits, '_' or '-' (at most 32)` };
+      return {
+        ok: false,
+        problem: `${where} must be keyid:base64key with a key id of letters, digits, '_' or '-' (at most 32)`,
+      };
     }
     const encoded = entry.slice(colon + 1);
     const key = /^[A-Za-z0-9+/]+={0,2}$/.test(encoded) ? Buffer.from(encoded, 'base64') : Buffer.alloc(0);
@@ -46,7 +51,7 @@ export function parseSecretKeys(text: string): { ok: true; keyring: SecretKeyrin
     if (keys.has(id)) return { ok: false, problem: `key id "${id}" appears twice` };
     keys.set(id, { id, key });
   }
-  const current = keys.get(entries[0]!.slice(0, entries[0]!.indexOf(':')))!;
+  const current = keys.get(entries[0].slice(0, entries[0].indexOf(':')))!;
   return { ok: true, keyring: { current, keys, insecureDevelopmentKey: false } };
 }
 
@@ -62,7 +67,9 @@ export const INSECURE_DEVELOPMENT_KEY_ID = 'insecure-dev';
 export function insecureDevelopmentKeyring(): SecretKeyring {
   const current: SecretKey = {
     id: INSECURE_DEVELOPMENT_KEY_ID,
-    key: createHash('sha256').update('flowmesh insecure development secret key: never use in production').digest(),
+    key: createHash('sha256')
+      .update('flowmesh insecure development secret key: never use in production')
+      .digest(),
   };
   return { current, keys: new Map([[current.id, current]]), insecureDevelopmentKey: true };
 }

@@ -40,7 +40,9 @@ export class ReadVariablesService {
   async list(identity: CallerIdentity, pathPrefix: string | undefined): Promise<Variable[]> {
     const readable = await this.access.readFilter(identity, 'variables');
     const rows = await this.variables.list(this.transactions.manager, identity.workspace, pathPrefix);
-    return rows.filter((row) => readable(row.path)).map((row) => toVariable(row, row.isSecret ? undefined : (row.value ?? '')));
+    return rows
+      .filter((row) => readable(row.path))
+      .map((row) => toVariable(row, row.isSecret ? undefined : (row.value ?? '')));
   }
 
   private async require(identity: CallerIdentity, path: string): Promise<VariableEntity> {

@@ -17,5 +17,8 @@ export function variableContent(
 /** A variable's value as text: a secret is opened here and nowhere else. */
 export function plaintextOf(cipher: SecretCipher, row: VariableEntity): string {
   if (!row.isSecret) return row.value ?? '';
-  return cipher.open({ keyId: row.keyId ?? '', sealed: row.ciphertext ?? Buffer.alloc(0) }, { workspace: row.workspaceId, path: row.path });
+  return cipher.open(
+    { keyId: row.keyId ?? '', sealed: row.ciphertext ?? Buffer.alloc(0) },
+    { workspace: row.workspaceId, path: row.path },
+  );
 }

@@ -22,17 +22,37 @@ export class VariableRepository {
     return manager.existsBy(VariableEntity, { workspaceId, path });
   }
 
-  async insert(manager: EntityManager, row: Omit<VariableEntity, 'createdAt' | 'editedAt'>): Promise<VariableEntity> {
-    const [stamps] = (await manager.query(
+  async insert(
+    manager: EntityManager,
+    row: Omit<VariableEntity, 'createdAt' | 'editedAt'>,
+  ): Promise<VariableEntity> {
+    const [stamps] = await manager.query<Array<{ created_at: Date; edited_at: Date }>>(
       `INSERT INTO "variable" ("workspace_id", "path", "is_secret", "value", "key_id", "ciphertext", "description", "created_by", "edited_by")
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING "created_at", "edited_at"`,
-      [row.workspaceId, row.path, row.isSecret, row.value, row.keyId, row.ciphertext, row.description, row.createdBy, row.editedBy],
-    )) as Array<{ created_at: Date; edited_at: Date }>;
-    return Object.assign(new VariableEntity(), row, { createdAt: stamps!.created_at, editedAt: stamps!.edited_at });
+      [
+        row.workspaceId,
+        row.path,
+        row.isSecret,
+        row.value,
+        row.keyId,
+        row.ciphertext,
+        row.description,
+        row.createdBy,
+        row.editedBy,
+      ],
+    );
+    return Object.assign(new VariableEntity(), row, {
+      createdAt: stamps.created_at,
+      editedAt: stamps.edited_at,
+    });
   }
 
-  async update(manager: EntityManager, before: VariableEntity, after: Omit<VariableEntity, 'editedAt'>): Promise<Date> {
-    const [rows] = (await manager.query(
+  async update(
+    manager: EntityManager,
+    before: VariableEntity,
+    after: Omit<VariableEntity, 'editedAt'>,
+  ): Promise<Date> {
+    const [rows] = await manager.query<[Array<{ edited_at: Date }>, number]>(
       `UPDATE "variable" SET "path" = $3, "is_secret" = $4, "value" = $5, "key_id" = $6, "ciphertext" = $7,
               "description" = $8, "edited_by" = $9, "edited_at" = now()
        WHERE "workspace_id" = $1 AND "path" = $2 RETURNING "edited_at"`,
@@ -47,8 +67,8 @@ export class VariableRepository {
         after.description,
         after.editedBy,
       ],
-    )) as [Array<{ edited_at: Date }>, number];
-    return rows[0]!.edited_at;
+    );
+    return rows[0].edited_at;
   }
 
   async delete(manager: EntityManager, workspaceId: string, path: string): Promise<void> {
@@ -56,10 +76,24 @@ export class VariableRepository {
   }
 
   /** Every variable under the prefix; a secret's ciphertext is not even read. */
-  list(manager: EntityManager, workspaceId: string, pathPrefix: string | undefined): Promise<VariableEntity[]> {
+  list(
+    manager: EntityManager,
+    workspaceId: string,
+    pathPrefix: string | undefined,
+  ): Promise<VariableEntity[]> {
     const query = manager
       .createQueryBuilder(VariableEntity, 'v')
-      .select(['v.workspaceId', 'v.path', 'v.isSecret', 'v.value', 'v.description', 'v.createdBy', 'v.createdAt', 'v.editedBy', 'v.editedAt'])
+      .select([
+        'v.workspaceId',
+        'v.path',
+        'v.isSecret',
+        'v.value',
+        'v.description',
+        'v.createdBy',
+        'v.createdAt',
+        'v.editedBy',
+        'v.editedAt',
+      ])
       .where('v.workspaceId = :workspaceId', { workspaceId })
       .orderBy('v.path', 'ASC');
     if (pathPrefix) query.andWhere('starts_with(v.path, :prefix)', { prefix: pathPrefix });

@@ -1,5 +1,16 @@
 import type { CallerIdentity } from '@flowmesh/contracts';
-import { Body, Controller, Delete, Get, Header, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  Header,
+  HttpCode,
+  Param,
+  Post,
+  Query,
+  UseGuards,
+} from '@nestjs/common';
 import type { z } from 'zod';
 import { BearerAuthGuard } from '../auth/bearer-auth.guard.js';
 import { CurrentIdentity } from '../auth/current-identity.decorator.js';
@@ -25,7 +36,10 @@ export class VariablesController {
   ) {}
 
   @Get('list')
-  list(@CurrentIdentity() identity: CallerIdentity, @Query(validateWith(ListVariablesQuerySchema, 'query')) query: z.output<typeof ListVariablesQuerySchema>) {
+  list(
+    @CurrentIdentity() identity: CallerIdentity,
+    @Query(validateWith(ListVariablesQuerySchema, 'query')) query: z.output<typeof ListVariablesQuerySchema>,
+  ) {
     return this.read.list(identity, query.path_start);
   }
 
@@ -50,8 +64,16 @@ export class VariablesController {
 
   @Post('create')
   @Header('content-type', 'text/plain; charset=utf-8')
-  async create(@CurrentIdentity() identity: CallerIdentity, @Body(validateWith(CreateVariableBodySchema)) body: z.output<typeof CreateVariableBodySchema>) {
-    const created = await this.write.create(identity, { path: body.path, value: body.value, isSecret: body.is_secret, description: body.description });
+  async create(
+    @CurrentIdentity() identity: CallerIdentity,
+    @Body(validateWith(CreateVariableBodySchema)) body: z.output<typeof CreateVariableBodySchema>,
+  ) {
+    const created = await this.write.create(identity, {
+      path: body.path,
+      value: body.value,
+      isSecret: body.is_secret,
+      description: body.description,
+    });
     return created.path;
   }
 
@@ -63,7 +85,14 @@ export class VariablesController {
     @Param('path', itemPath) path: string,
     @Body(validateWith(UpdateVariableBodySchema)) body: z.output<typeof UpdateVariableBodySchema>,
   ) {
-    return (await this.write.update(identity, path, { newPath: body.path, value: body.value, isSecret: body.is_secret, description: body.description })).path;
+    return (
+      await this.write.update(identity, path, {
+        newPath: body.path,
+        value: body.value,
+        isSecret: body.is_secret,
+        description: body.description,
+      })
+    ).path;
   }
 
   @Delete('delete/*path')

@@ -20,29 +20,53 @@ export class VariablesHandler {
 
   @HandleRequest(contract.getVariable)
   async get(@Payload() req: Req<'getVariable'>): Promise<Variable> {
-    return this.read.get(await this.access.authenticate(req.actor.token, req.workspace), req.path, req.decrypt_secret ?? true);
+    return this.read.get(
+      await this.access.authenticate(req.actor.token, req.workspace),
+      req.path,
+      req.decrypt_secret ?? true,
+    );
   }
 
   @HandleRequest(contract.getVariableValue)
   async getValue(@Payload() req: Req<'getVariableValue'>): Promise<{ value: string }> {
-    return { value: await this.read.getValue(await this.access.authenticate(req.actor.token, req.workspace), req.path) };
+    return {
+      value: await this.read.getValue(
+        await this.access.authenticate(req.actor.token, req.workspace),
+        req.path,
+      ),
+    };
   }
 
   @HandleRequest(contract.variableExists)
   async exists(@Payload() req: Req<'variableExists'>): Promise<{ exists: boolean }> {
-    return { exists: await this.read.exists(await this.access.authenticate(req.actor.token, req.workspace), req.path) };
+    return {
+      exists: await this.read.exists(
+        await this.access.authenticate(req.actor.token, req.workspace),
+        req.path,
+      ),
+    };
   }
 
   @HandleRequest(contract.createVariable)
   async create(@Payload() req: Req<'createVariable'>): Promise<Variable> {
     const identity = await this.access.authenticate(req.actor.token, req.workspace);
-    return this.write.create(identity, { path: req.path, value: req.value, isSecret: req.is_secret, description: req.description });
+    return this.write.create(identity, {
+      path: req.path,
+      value: req.value,
+      isSecret: req.is_secret,
+      description: req.description,
+    });
   }
 
   @HandleRequest(contract.updateVariable)
   async update(@Payload() req: Req<'updateVariable'>): Promise<Variable> {
     const identity = await this.access.authenticate(req.actor.token, req.workspace);
-    return this.write.update(identity, req.path, { newPath: req.new_path, value: req.value, isSecret: req.is_secret, description: req.description });
+    return this.write.update(identity, req.path, {
+      newPath: req.new_path,
+      value: req.value,
+      isSecret: req.is_secret,
+      description: req.description,
+    });
   }
 
   @HandleRequest(contract.deleteVariable)
@@ -53,6 +77,11 @@ export class VariablesHandler {
 
   @HandleRequest(contract.listVariables)
   async list(@Payload() req: Req<'listVariables'>): Promise<{ variables: Variable[] }> {
-    return { variables: await this.read.list(await this.access.authenticate(req.actor.token, req.workspace), req.path_prefix) };
+    return {
+      variables: await this.read.list(
+        await this.access.authenticate(req.actor.token, req.workspace),
+        req.path_prefix,
+      ),
+    };
   }
 }

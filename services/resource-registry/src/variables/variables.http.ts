@@ -10,7 +10,12 @@ export const CreateVariableBodySchema = z
 
 /** `path` renames. */
 export const UpdateVariableBodySchema = z
-  .object({ path: ItemPathSchema.optional(), value: z.string().optional(), is_secret: z.boolean().optional(), description })
+  .object({
+    path: ItemPathSchema.optional(),
+    value: z.string().optional(),
+    is_secret: z.boolean().optional(),
+    description,
+  })
   .strict();
 
 const flag = z.enum(['true', 'false']).transform((text) => text === 'true');

@@ -49,12 +49,21 @@ export class WriteVariablesService {
     @Inject(ITEMS_CONFIG) private readonly config: ItemsConfig,
   ) {}
 
-  async create(identity: CallerIdentity, input: CreateVariableInput, options: WriteOptions = {}): Promise<Variable> {
+  async create(
+    identity: CallerIdentity,
+    input: CreateVariableInput,
+    options: WriteOptions = {},
+  ): Promise<Variable> {
     await this.access.assertCanCreate(identity, input.path, WRITE);
     this.assertSize(input.path, input.value);
     return this.transactions.run(options.manager, async (tx) => {
       if (await this.variables.exists(tx, identity.workspace, input.path)) throw alreadyExists(input.path);
-      const content = variableContent(this.cipher, { workspace: identity.workspace, path: input.path }, input.value, input.isSecret);
+      const content = variableContent(
+        this.cipher,
+        { workspace: identity.workspace, path: input.path },
+        input.value,
+        input.isSecret,
+      );
       const row = await this.write(input.path, () =>
         this.variables.insert(tx, {
           workspaceId: identity.workspace,
@@ -70,7 +79,12 @@ export class WriteVariablesService {
     });
   }
 
-  async update(identity: CallerIdentity, path: string, input: UpdateVariableInput, options: WriteOptions = {}): Promise<Variable> {
+  async update(
+    identity: CallerIdentity,
+    path: string,
+    input: UpdateVariableInput,
+    options: WriteOptions = {},
+  ): Promise<Variable> {
     await this.access.assertCanWrite(identity, path, WRITE, notFoundMessage(path));
     const renamed = input.newPath !== undefined && input.newPath !== path ? input.newPath : undefined;
     if (renamed) await this.access.assertCanCreate(identity, renamed, WRITE);
@@ -85,13 +99,27 @@ export class WriteVariablesService {
           { issues: [{ path: 'is_secret', message: 'a secret cannot become a plain variable' }] },
         );
       }
-      if (renamed && (await this.variables.exists(tx, identity.workspace, renamed))) throw alreadyExists(renamed);
+      if (renamed && (await this.variables.exists(tx, identity.workspace, renamed)))
+        throw alreadyExists(renamed);
       const isSecret = input.isSecret ?? before.isSecret;
       const newPath = renamed ?? path;
-      const reseal = input.value !== undefined || isSecret !== before.isSecret || (isSecret && (renamed !== undefined || this.cipher.isStale(before.keyId ?? '')));
+      const reseal =
+        input.value !== undefined ||
+        isSecret !== before.isSecret ||
+        (isSecret && (renamed !== undefined || this.cipher.isStale(before.keyId ?? '')));
       const content = reseal
-        ? variableContent(this.cipher, { workspace: identity.workspace, path: newPath }, input.value ?? plaintextOf(this.cipher, before), isSecret)
-        : { isSecret: before.isSecret, value: before.value, keyId: before.keyId, ciphertext: before.ciphertext };
+        ? variableContent(
+            this.cipher,
+            { workspace: identity.workspace, path: newPath },
+            input.value ?? plaintextOf(this.cipher, before),
+            isSecret,
+          )
+        : {
+            isSecret: before.isSecret,
+            value: before.value,
+            keyId: before.keyId,
+            ciphertext: before.ciphertext,
+          };
       const after: VariableEntity = Object.assign(new VariableEntity(), before, content, {
         path: newPath,
         description: input.description === undefined ? before.description : input.description,
@@ -131,7 +159,11 @@ export class WriteVariablesService {
   }
 
   private assertSize(path: string, value: string): void {
-    assertWithinLimit(`the value of variable ${path}`, Buffer.byteLength(value, 'utf8'), this.config.maxValueBytes);
+    assertWithinLimit(
+      `the value of variable ${path}`,
+      Buffer.byteLength(value, 'utf8'),
+      this.config.maxValueBytes,
+    );
   }
 
   private async write<T>(path: string, work: () => Promise<T>): Promise<T> {
@@ -140,7 +172,10 @@ export class WriteVariablesService {
     } catch (error) {
       if (isUniqueViolation(error)) throw alreadyExists(path);
       if (isNulCharacter(error)) {
-        throw new MeshError('VALIDATION_FAILED', `value: variable ${path} contains the character U+0000, which cannot be stored`);
+        throw new MeshError(
+          'VALIDATION_FAILED',
+          `value: variable ${path} contains the character U+0000, which cannot be stored`,
+        );
       }
       throw error;
     }

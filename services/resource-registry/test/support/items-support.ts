@@ -30,7 +30,11 @@ export async function errorOf(action: () => Promise<unknown>): Promise<MeshError
 export class CapturedLog extends Writable {
   readonly lines: string[] = [];
 
-  override _write(chunk: Buffer | string, _encoding: BufferEncoding, done: (error?: Error | null) => void): void {
+  override _write(
+    chunk: Buffer | string,
+    _encoding: BufferEncoding,
+    done: (error?: Error | null) => void,
+  ): void {
     this.lines.push(...String(chunk).split('\n').filter(Boolean));
     done();
   }
@@ -68,11 +72,13 @@ export class EventTap {
 
 /** Rows of a registry table (raw, as Postgres holds them). */
 export async function rowsOf(cast: RegistryCast, table: string): Promise<Array<Record<string, unknown>>> {
-  return cast.dataSource.query(`SELECT * FROM "${table}"`) as Promise<Array<Record<string, unknown>>>;
+  return cast.dataSource.query<Array<Record<string, unknown>>>(`SELECT * FROM "${table}"`);
 }
 
 export async function countOf(cast: RegistryCast, table: string): Promise<number> {
-  const [row] = (await cast.dataSource.query(`SELECT count(*)::int AS n FROM "${table}"`)) as Array<{ n: number }>;
+  const [row] = await cast.dataSource.query<Array<{ n: number }>>(
+    `SELECT count(*)::int AS n FROM "${table}"`,
+  );
   return row?.n ?? 0;
 }
 
@@ -86,8 +92,15 @@ export async function httpText(
 ): Promise<{ status: number; text: string; contentType: string | null }> {
   const response = await fetch(`${cast.service.url}${path}`, {
     method,
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
-  return { status: response.status, text: await response.text(), contentType: response.headers.get('content-type') };
+  return {
+    status: response.status,
+    text: await response.text(),
+    contentType: response.headers.get('content-type'),
+  };
 }
