@@ -34,7 +34,12 @@ export async function createRawStream(conn, base) {
   await conn.jsm.streams.add(stream);
   await conn.jsm.consumers.add(
     stream.name,
-    consumerConfigFor(conn.space, { stream: base, durable: 'raw', filterSubject: 'raw.ticked', ...EVENT_CONSUMER_DEFAULTS }),
+    consumerConfigFor(conn.space, {
+      stream: base,
+      durable: 'raw',
+      filterSubject: 'raw.ticked',
+      ...EVENT_CONSUMER_DEFAULTS,
+    }),
   );
   return { stream: stream.name, subject: conn.space.subject('raw.ticked') };
 }

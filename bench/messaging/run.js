@@ -4,7 +4,14 @@
 import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
 import { defineEvent, defineRequest, STREAMS, SubjectSpace } from '@flowmesh/contracts';
-import { connectMesh, ensureStreams, HandleEvent, HandleRequest, MeshClient, MeshTransport } from '@flowmesh/messaging';
+import {
+  connectMesh,
+  ensureStreams,
+  HandleEvent,
+  HandleRequest,
+  MeshClient,
+  MeshTransport,
+} from '@flowmesh/messaging';
 import { Controller, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { z } from 'zod';
@@ -48,7 +55,12 @@ class BenchController {
   }
 }
 // No decorator syntax in plain JS: apply them as TypeScript would.
-Reflect.decorate([HandleRequest(echo)], BenchController.prototype, 'echo', Object.getOwnPropertyDescriptor(BenchController.prototype, 'echo'));
+Reflect.decorate(
+  [HandleRequest(echo)],
+  BenchController.prototype,
+  'echo',
+  Object.getOwnPropertyDescriptor(BenchController.prototype, 'echo'),
+);
 Reflect.decorate(
   [HandleEvent(ticked, { durable: 'bench', concurrency: PREFETCH, deliverPolicy: 'new' })],
   BenchController.prototype,
@@ -121,7 +133,9 @@ function report(title, raw, lib) {
   const r = summarize(raw.samples);
   const l = summarize(lib.samples);
   const ratio = l.p50 / r.p50;
-  console.log(`\n${title} (${r.n} sequential samples each, raw and library interleaved; throughput with ${WINDOW} in flight)`);
+  console.log(
+    `\n${title} (${r.n} sequential samples each, raw and library interleaved; throughput with ${WINDOW} in flight)`,
+  );
   console.log(`  raw @nats-io   p50 ${ms(r.p50)}  p99 ${ms(r.p99)}  ${rate(raw.rate)}`);
   console.log(`  @flowmesh      p50 ${ms(l.p50)}  p99 ${ms(l.p99)}  ${rate(lib.rate)}`);
   console.log(
@@ -132,7 +146,9 @@ function report(title, raw, lib) {
 }
 
 async function main() {
-  console.log(`node ${process.version}, NATS ${NATS_URL}, prefix ${prefix}, ${N} messages x ${ROUNDS} rounds`);
+  console.log(
+    `node ${process.version}, NATS ${NATS_URL}, prefix ${prefix}, ${N} messages x ${ROUNDS} rounds`,
+  );
   const server = await connectMesh({ url: NATS_URL, name: 'bench-server', prefix });
   const caller = await connectMesh({ url: NATS_URL, name: 'bench-caller', prefix });
   await ensureStreams(caller);
@@ -183,7 +199,10 @@ async function main() {
     js.lib.rate += (await handoffThroughput(libTick, ids() * 4)) / ROUNDS;
   }
 
-  const ok = [report('request/reply round trip', rr.raw, rr.lib), report('JetStream publish -> handler', js.raw, js.lib)];
+  const ok = [
+    report('request/reply round trip', rr.raw, rr.lib),
+    report('JetStream publish -> handler', js.raw, js.lib),
+  ];
 
   rawSub.unsubscribe();
   await rawConsumer.close();

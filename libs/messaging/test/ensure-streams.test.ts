@@ -54,7 +54,10 @@ describe('ensureStreams / ensureConsumer', () => {
     const updated = await ensureConsumer(conn, { ...def, ackWaitMs: 20_000 });
     expect(updated).toMatchObject({ action: 'updated', changed: ['ack_wait'] });
 
-    const info = await conn.jsm.consumers.info(mesh.space.streamName(STREAMS.events.name), mesh.space.durableName('audit'));
+    const info = await conn.jsm.consumers.info(
+      mesh.space.streamName(STREAMS.events.name),
+      mesh.space.durableName('audit'),
+    );
     expect(info.config).toMatchObject({
       ack_policy: 'explicit',
       filter_subject: `${mesh.prefix}.evt.job.completed`,

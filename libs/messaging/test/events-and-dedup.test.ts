@@ -7,7 +7,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { MeshFixture } from './support/mesh-fixture.js';
 
-const resourceChanged = defineEvent('evt.resource.changed', z.object({ path: z.string(), version: z.number().int() }));
+const resourceChanged = defineEvent(
+  'evt.resource.changed',
+  z.object({ path: z.string(), version: z.number().int() }),
+);
 type ResourceChanged = z.output<typeof resourceChanged.payload>;
 const lockJob = defineWork('lock', z.object({ scriptPath: z.string() }));
 
@@ -79,13 +82,28 @@ describe('JetStream deduplication by Nats-Msg-Id', () => {
   });
 
   it('a duplicate publish with the same id is stored once', async () => {
-    const first = await client.enqueueWork(lockJob, 'default', { scriptPath: 'u/ada/etl' }, { msgId: 'lock:u/ada/etl:7' });
-    const second = await client.enqueueWork(lockJob, 'default', { scriptPath: 'u/ada/etl' }, { msgId: 'lock:u/ada/etl:7' });
+    const first = await client.enqueueWork(
+      lockJob,
+      'default',
+      { scriptPath: 'u/ada/etl' },
+      { msgId: 'lock:u/ada/etl:7' },
+    );
+    const second = await client.enqueueWork(
+      lockJob,
+      'default',
+      { scriptPath: 'u/ada/etl' },
+      { msgId: 'lock:u/ada/etl:7' },
+    );
     expect(first.duplicate).toBe(false);
     expect(second).toEqual({ ...first, duplicate: true });
     expect(await mesh.streamMessages(STREAMS.work.name)).toBe(1);
 
-    const third = await client.enqueueWork(lockJob, 'default', { scriptPath: 'u/ada/etl' }, { msgId: 'lock:u/ada/etl:8' });
+    const third = await client.enqueueWork(
+      lockJob,
+      'default',
+      { scriptPath: 'u/ada/etl' },
+      { msgId: 'lock:u/ada/etl:8' },
+    );
     expect(third.duplicate).toBe(false);
     expect(await mesh.streamMessages(STREAMS.work.name)).toBe(2);
   });
@@ -102,10 +120,12 @@ describe('JetStream deduplication by Nats-Msg-Id', () => {
     const other = await MeshFixture.create('nostream');
     const conn = await other.connect('publisher');
     await conn.jsm.streams.delete(other.space.streamName(STREAMS.work.name));
-    await expect(new MeshClient(conn).enqueueWork(lockJob, 'gpu', { scriptPath: 'x' })).rejects.toMatchObject({
-      code: 'UNAVAILABLE',
-      message: expect.stringContaining(`${other.prefix}.work.gpu.lock`),
-    });
+    await expect(new MeshClient(conn).enqueueWork(lockJob, 'gpu', { scriptPath: 'x' })).rejects.toMatchObject(
+      {
+        code: 'UNAVAILABLE',
+        message: expect.stringContaining(`${other.prefix}.work.gpu.lock`) as string,
+      },
+    );
     await other.dispose();
   });
 });

@@ -14,8 +14,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { MeshFixture, natsUrl } from './support/mesh-fixture.js';
 
-const price = defineRequest('pricing.quote.get', z.object({ sku: z.string() }), z.object({ cents: z.number().int() }));
-const order = defineRequest('orders.order.create', z.object({ sku: z.string() }), z.object({ total: z.number().int() }));
+const price = defineRequest(
+  'pricing.quote.get',
+  z.object({ sku: z.string() }),
+  z.object({ cents: z.number().int() }),
+);
+const order = defineRequest(
+  'orders.order.create',
+  z.object({ sku: z.string() }),
+  z.object({ total: z.number().int() }),
+);
 
 @Controller()
 class PricingController {
@@ -55,7 +63,10 @@ describe('MessagingModule wiring in a hybrid Nest app', () => {
 
     app = await NestFactory.create(OrdersAppModule, { logger: false });
     conn = app.get<MeshConnection>(MESH_CONNECTION);
-    app.connectMicroservice({ strategy: new MeshTransport(conn, { service: 'orders' }) }, { inheritAppConfig: true });
+    app.connectMicroservice(
+      { strategy: new MeshTransport(conn, { service: 'orders' }) },
+      { inheritAppConfig: true },
+    );
     await app.startAllMicroservices();
     await app.init();
   });

@@ -54,20 +54,32 @@ describe('outbox: messages commit with the state change and are published exactl
     await clearStream();
     const failed = dataSource.transaction(async (manager) => {
       await manager.query(`CREATE TEMP TABLE job_state (id text) ON COMMIT DROP`);
-      await writeToOutbox(manager, jobCompleted, { jobId: 'rolled-back', n: 1 }, { msgId: 'job:rolled-back:completed' });
+      await writeToOutbox(
+        manager,
+        jobCompleted,
+        { jobId: 'rolled-back', n: 1 },
+        { msgId: 'job:rolled-back:completed' },
+      );
       throw new Error('the state change failed');
     });
     await expect(failed).rejects.toThrow('the state change failed');
     await dataSource.transaction((manager) =>
-      writeToOutbox(manager, jobCompleted, { jobId: 'committed', n: 2 }, { msgId: 'job:committed:completed' }),
+      writeToOutbox(
+        manager,
+        jobCompleted,
+        { jobId: 'committed', n: 2 },
+        { msgId: 'job:committed:completed' },
+      ),
     );
 
     const relay = new OutboxRelay(dataSource, conn);
     expect(await relay.publishBatch()).toBe(1);
     expect(await relay.publishBatch()).toBe(0);
     expect(await storedMsgIds()).toEqual(['job:committed:completed']);
-    const rows = await dataSource.query(`SELECT msg_id, published_at FROM "${db.schema}".outbox_message`);
-    expect(rows).toEqual([{ msg_id: 'job:committed:completed', published_at: expect.any(Date) }]);
+    const rows: unknown[] = await dataSource.query(
+      `SELECT msg_id, published_at FROM "${db.schema}".outbox_message`,
+    );
+    expect(rows).toEqual([{ msg_id: 'job:committed:completed', published_at: expect.any(Date) as Date }]);
   });
 
   it('a second write with the same msgId is ignored', async () => {
@@ -115,13 +127,17 @@ describe('outbox: messages commit with the state change and are published exactl
     const batchA = relayA.publishBatch();
     batchA.catch(() => undefined);
 
-    await waitFor(async () => (await storedMsgIds()).length === 20, { description: 'relay A to publish its batch' });
+    await waitFor(async () => (await storedMsgIds()).length === 20, {
+      description: 'relay A to publish its batch',
+    });
     const [blocked] = await waitFor(
       () =>
-        db.sql<{ pid: number }>(
-          `SELECT pid FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'`,
-          [`${db.schema}-relay-a`],
-        ).then((rows) => (rows.length > 0 ? rows : undefined)),
+        db
+          .sql<{ pid: number }>(
+            `SELECT pid FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'`,
+            [`${db.schema}-relay-a`],
+          )
+          .then((rows) => (rows.length > 0 ? rows : undefined)),
       { description: 'relay A to block while marking its batch' },
     );
 
@@ -136,14 +152,15 @@ describe('outbox: messages commit with the state change and are published exactl
 
     const relayB = new OutboxRelay(dataSource, conn, { batchSize: 20 });
     let published = 0;
-    for (let batch = await relayB.publishBatch(); batch > 0; batch = await relayB.publishBatch()) published += batch;
+    for (let batch = await relayB.publishBatch(); batch > 0; batch = await relayB.publishBatch())
+      published += batch;
     expect(published).toBe(50);
 
     const ids = await storedMsgIds();
     expect(ids).toHaveLength(50);
     expect(new Set(ids).size).toBe(50);
     expect(ids.slice(0, 20)).toEqual(Array.from({ length: 20 }, (_, n) => `job:${n}:completed`));
-    const [{ unpublished }] = await dataSource.query(
+    const [{ unpublished }]: Array<{ unpublished: number }> = await dataSource.query(
       `SELECT count(*)::int AS unpublished FROM "${db.schema}".outbox_message WHERE published_at IS NULL`,
     );
     expect(unpublished).toBe(0);

@@ -60,24 +60,35 @@ describe('request/reply through MeshTransport and MeshClient', () => {
 
   it('a Nest app with @HandleRequest answers a MeshClient request end to end', async () => {
     const reply = await client.request(greet, { name: 'Ada', times: 2 });
-    expect(reply).toEqual({ greeting: 'hello Ada, hello Ada', subject: `${mesh.prefix}.greeter.greeting.get` });
+    expect(reply).toEqual({
+      greeting: 'hello Ada, hello Ada',
+      subject: `${mesh.prefix}.greeter.greeting.get`,
+    });
 
     const greeter = client.client({ getGreeting: greet });
-    await expect(greeter.getGreeting({ name: 'Bo', times: 1 })).resolves.toMatchObject({ greeting: 'hello Bo' });
+    await expect(greeter.getGreeting({ name: 'Bo', times: 1 })).resolves.toMatchObject({
+      greeting: 'hello Bo',
+    });
   });
 
   it('an invalid payload never reaches the handler: the caller gets VALIDATION_FAILED with every path', async () => {
     const before = calls.greet;
     // Bypass the client's own check to reach the handler side with a bad payload.
-    const raw = await conn.nc.request(conn.space.subject(greet.subject), JSON.stringify({ name: '', times: 'x', extra: 1 }), {
-      timeout: 2_000,
-    });
+    const raw = await conn.nc.request(
+      conn.space.subject(greet.subject),
+      JSON.stringify({ name: '', times: 'x', extra: 1 }),
+      {
+        timeout: 2_000,
+      },
+    );
     const envelope = ReplyEnvelopeSchema.parse(raw.json());
     expect(envelope.ok).toBe(false);
     if (envelope.ok) return;
     expect(envelope.error.code).toBe('VALIDATION_FAILED');
     expect(envelope.error.message).toContain(`invalid request on ${mesh.prefix}.greeter.greeting.get`);
-    const paths = (envelope.error.details as { issues: Array<{ path: string }> }).issues.map((issue) => issue.path);
+    const paths = (envelope.error.details as { issues: Array<{ path: string }> }).issues.map(
+      (issue) => issue.path,
+    );
     expect(paths).toEqual(expect.arrayContaining(['name', 'times', '(root)']));
     expect(calls.greet).toBe(before);
   });
@@ -116,21 +127,23 @@ describe('request/reply through MeshTransport and MeshClient', () => {
   it('no responders is UNAVAILABLE naming the subject', async () => {
     await expect(client.request(nobody, {})).rejects.toMatchObject({
       code: 'UNAVAILABLE',
-      message: expect.stringContaining(`${mesh.prefix}.nobody.thing.get`),
+      message: expect.stringContaining(`${mesh.prefix}.nobody.thing.get`) as string,
     });
   });
 
   it('a reply that breaks the contract is refused by the caller', async () => {
     await expect(client.request(broken, {})).rejects.toMatchObject({
       code: 'VALIDATION_FAILED',
-      message: expect.stringContaining(`reply on ${mesh.prefix}.greeter.broken.get`),
+      message: expect.stringContaining(`reply on ${mesh.prefix}.greeter.broken.get`) as string,
     });
   });
 
   it('replicas share requests through one queue group: each request is answered once', async () => {
     const second = await mesh.startApp([GreeterController]);
     const before = calls.greet;
-    await Promise.all(Array.from({ length: 20 }, (_, i) => client.request(greet, { name: `n${i}`, times: 1 })));
+    await Promise.all(
+      Array.from({ length: 20 }, (_, i) => client.request(greet, { name: `n${i}`, times: 1 })),
+    );
     expect(calls.greet - before).toBe(20);
     await second.app.close();
   });

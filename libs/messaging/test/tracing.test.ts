@@ -6,13 +6,22 @@ import { Payload } from '@nestjs/microservices';
 import { context, propagation, SpanKind, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+  type ReadableSpan,
+} from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { MeshFixture } from './support/mesh-fixture.js';
 import { OutboxDatabase } from './support/outbox-database.js';
 
-const lookup = defineRequest('catalog.item.get', z.object({ id: z.string() }), z.object({ id: z.string(), traceId: z.string() }));
+const lookup = defineRequest(
+  'catalog.item.get',
+  z.object({ id: z.string() }),
+  z.object({ id: z.string(), traceId: z.string() }),
+);
 const index = defineWork('index', z.object({ id: z.string() }));
 const itemAdded = defineEvent('evt.item.added', z.object({ id: z.string() }));
 const handledIn: Record<string, string> = {};
@@ -38,7 +47,9 @@ describe('W3C trace context crosses the mesh in NATS headers', () => {
   let client: MeshClient;
 
   beforeAll(async () => {
-    trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }));
+    trace.setGlobalTracerProvider(
+      new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }),
+    );
     context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
     propagation.setGlobalPropagator(new W3CTraceContextPropagator());
     mesh = await MeshFixture.create('trace');
@@ -55,7 +66,8 @@ describe('W3C trace context crosses the mesh in NATS headers', () => {
     propagation.disable();
   });
 
-  const named = (name: string) => waitFor(() => exporter.getFinishedSpans().find((s) => s.name === name), { description: `span ${name}` });
+  const named = (name: string) =>
+    waitFor(() => exporter.getFinishedSpans().find((s) => s.name === name), { description: `span ${name}` });
   const parentOf = (span: ReadableSpan) => span.parentSpanContext?.spanId;
 
   it('a request yields one trace: caller -> send (producer) -> process (consumer)', async () => {
@@ -82,7 +94,10 @@ describe('W3C trace context crosses the mesh in NATS headers', () => {
       'messaging.destination.name': subject,
       'messaging.operation.type': 'send',
     });
-    expect(processed.attributes).toMatchObject({ 'messaging.operation.type': 'process', 'messaging.consumer.group.name': 'test-service' });
+    expect(processed.attributes).toMatchObject({
+      'messaging.operation.type': 'process',
+      'messaging.consumer.group.name': 'test-service',
+    });
   });
 
   it('work published to JetStream is handled in the trace of its publisher', async () => {
@@ -102,7 +117,9 @@ describe('W3C trace context crosses the mesh in NATS headers', () => {
     try {
       const dataSource = await db.dataSource('app');
       const writer = await tracer().startActiveSpan('state change', async (span) => {
-        await dataSource.transaction((manager) => writeToOutbox(manager, itemAdded, { id: 'o1' }, { msgId: 'item:o1:added' }));
+        await dataSource.transaction((manager) =>
+          writeToOutbox(manager, itemAdded, { id: 'o1' }, { msgId: 'item:o1:added' }),
+        );
         span.end();
         return span;
       });

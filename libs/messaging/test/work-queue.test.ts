@@ -1,4 +1,11 @@
-import { DeadLetterSchema, deadLetterSubject, defineWork, MeshError, STREAMS, workSubject } from '@flowmesh/contracts';
+import {
+  DeadLetterSchema,
+  deadLetterSubject,
+  defineWork,
+  MeshError,
+  STREAMS,
+  workSubject,
+} from '@flowmesh/contracts';
 import { HandleWork, MeshClient, MeshContext } from '@flowmesh/messaging';
 import { expectEventually, waitFor } from '@flowmesh/testing';
 import { Controller } from '@nestjs/common';
@@ -7,7 +14,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { gate, MeshFixture } from './support/mesh-fixture.js';
 
-const JobSchema = z.object({ jobId: z.string(), mode: z.enum(['hang', 'ok', 'flaky', 'reject', 'slow', 'long']) });
+const JobSchema = z.object({
+  jobId: z.string(),
+  mode: z.enum(['hang', 'ok', 'flaky', 'reject', 'slow', 'long']),
+});
 type Job = z.output<typeof JobSchema>;
 const runJob = defineWork('run', JobSchema);
 
@@ -22,10 +32,21 @@ const hang = gate();
 const slowJob = gate();
 
 function record(instance: string, job: Job, ctx: MeshContext): void {
-  deliveries.push({ instance, jobId: job.jobId, deliveryCount: ctx.getDeliveryCount(), at: performance.now() });
+  deliveries.push({
+    instance,
+    jobId: job.jobId,
+    deliveryCount: ctx.getDeliveryCount(),
+    at: performance.now(),
+  });
 }
 
-const workOptions = { tags: ['default'], durable: 'runner', ackWaitMs: 1_000, maxDeliver: 3, backoffMs: [150, 400] };
+const workOptions = {
+  tags: ['default'],
+  durable: 'runner',
+  ackWaitMs: 1_000,
+  maxDeliver: 3,
+  backoffMs: [150, 400],
+};
 
 @Controller()
 class WorkerA {
@@ -144,7 +165,10 @@ describe('work queue: retries, dead letters, graceful close', () => {
     expect(third - second).toBeGreaterThanOrEqual(390);
 
     expect(letter).toMatchObject({
-      reason: { code: 'INTERNAL', message: 'Error: downstream refused the connection (gave up after 3 deliveries)' },
+      reason: {
+        code: 'INTERNAL',
+        message: 'Error: downstream refused the connection (gave up after 3 deliveries)',
+      },
       stream: mesh.space.streamName(STREAMS.work.name),
       durable: mesh.space.durableName('runner-default'),
       subject: mesh.space.subject(workSubject('default', 'run')),
@@ -160,21 +184,29 @@ describe('work queue: retries, dead letters, graceful close', () => {
   it('working() heartbeats keep a job longer than ack_wait from being redelivered', async () => {
     await client.enqueueWork(runJob, 'default', { jobId: 'job-long', mode: 'long' });
     await waitFor(() => of('job-long').length === 1, { description: 'the long job to start' });
-    await expectEventually(async () => expect(await mesh.streamMessages(STREAMS.work.name)).toBe(0), { timeoutMs: 6_000 });
+    await expectEventually(async () => expect(await mesh.streamMessages(STREAMS.work.name)).toBe(0), {
+      timeoutMs: 6_000,
+    });
     expect(of('job-long')).toEqual([expect.objectContaining({ deliveryCount: 1 })]);
   });
 
   it('a permanent MeshError is dead-lettered at once, without retries', async () => {
     await client.enqueueWork(runJob, 'default', { jobId: 'job-reject', mode: 'reject' });
     const letter = await readDeadLetter(mesh, 'job-reject');
-    expect(letter.reason).toEqual({ code: 'UNSUPPORTED', message: 'language cobol is not served by tag default' });
+    expect(letter.reason).toEqual({
+      code: 'UNSUPPORTED',
+      message: 'language cobol is not served by tag default',
+    });
     expect(letter.deliveryCount).toBe(1);
     expect(of('job-reject')).toHaveLength(1);
   });
 
   it('an invalid payload never reaches the handler and is dead-lettered with the path', async () => {
     const conn = await mesh.connect('raw-producer');
-    await conn.js.publish(mesh.space.subject(workSubject('default', 'run')), JSON.stringify({ jobId: 'job-invalid', mode: 'dance' }));
+    await conn.js.publish(
+      mesh.space.subject(workSubject('default', 'run')),
+      JSON.stringify({ jobId: 'job-invalid', mode: 'dance' }),
+    );
     const letter = await readDeadLetter(mesh, 'job-invalid');
     expect(letter.reason.code).toBe('VALIDATION_FAILED');
     expect(letter.reason.details).toEqual({ issues: [expect.objectContaining({ path: 'mode' })] });
@@ -184,7 +216,10 @@ describe('work queue: retries, dead letters, graceful close', () => {
   it('closing the transport lets a running job finish and acks it', async () => {
     const fresh = await MeshFixture.create('workclose');
     const worker = await fresh.startApp([WorkerA], { shutdownGraceMs: 5_000 });
-    await new MeshClient(await fresh.connect('producer')).enqueueWork(runJob, 'default', { jobId: 'job-slow', mode: 'slow' });
+    await new MeshClient(await fresh.connect('producer')).enqueueWork(runJob, 'default', {
+      jobId: 'job-slow',
+      mode: 'slow',
+    });
     await waitFor(() => of('job-slow').length === 1, { description: 'the slow job to start' });
 
     const closing = worker.app.close();

@@ -97,14 +97,24 @@ export class MeshClient implements RequestTransport {
   ): Promise<PublishResult> {
     const checked = contract.payload.safeParse(payload);
     if (!checked.success) throw validationError(`work ${contract.workKind}`, checked.error);
-    return this.publish(this.conn.space.subject(workSubject(tag, contract.workKind)), 'enqueue', payload, options);
+    return this.publish(
+      this.conn.space.subject(workSubject(tag, contract.workKind)),
+      'enqueue',
+      payload,
+      options,
+    );
   }
 
   /**
    * A JetStream publish of an already validated payload on a wire subject. The outbox relay uses
    * it too, with the row's id as `msgId`.
    */
-  async publish(subject: string, operation: string, payload: unknown, options: PublishOptions = {}): Promise<PublishResult> {
+  async publish(
+    subject: string,
+    operation: string,
+    payload: unknown,
+    options: PublishOptions = {},
+  ): Promise<PublishResult> {
     const body = encodeJson(payload);
     const attributes = options.msgId ? { [ATTR_MESSAGING_MESSAGE_ID]: options.msgId } : undefined;
     return traceSend(subject, { operation, attributes, headers: options.headers }, async (headers) => {

@@ -12,7 +12,10 @@ describe('mapRequestError', () => {
 
   it('no responders is UNAVAILABLE naming the subject', () => {
     const error = new errors.RequestError('no responders', { cause: new errors.NoRespondersError('fm.x.y') });
-    expect(mapRequestError(error, 'fm.x.y', 1_000)).toMatchObject({ code: 'UNAVAILABLE', message: 'no service answers fm.x.y' });
+    expect(mapRequestError(error, 'fm.x.y', 1_000)).toMatchObject({
+      code: 'UNAVAILABLE',
+      message: 'no service answers fm.x.y',
+    });
   });
 
   it('a closing connection is UNAVAILABLE', () => {
@@ -22,6 +25,8 @@ describe('mapRequestError', () => {
 
 describe('mapPublishError', () => {
   it('no stream behind the subject is UNAVAILABLE with a hint', () => {
-    expect(mapPublishError(new errors.NoRespondersError('fm.work.a.b'), 'fm.work.a.b').message).toContain('streams not created');
+    expect(mapPublishError(new errors.NoRespondersError('fm.work.a.b'), 'fm.work.a.b').message).toContain(
+      'streams not created',
+    );
   });
 });

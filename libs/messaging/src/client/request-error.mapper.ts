@@ -13,13 +13,19 @@ export function mapRequestError(error: unknown, subject: string, timeoutMs: numb
     return new MeshError('UNAVAILABLE', `no service answers ${subject}`, { subject });
   }
   if (error instanceof errors.ClosedConnectionError || error instanceof errors.DrainingConnectionError) {
-    return new MeshError('UNAVAILABLE', `cannot send on ${subject}: the NATS connection is closing`, { subject });
+    return new MeshError('UNAVAILABLE', `cannot send on ${subject}: the NATS connection is closing`, {
+      subject,
+    });
   }
   if (error instanceof errors.PermissionViolationError) {
     return new MeshError('PERMISSION_DENIED', `this service may not publish on ${subject}`, { subject });
   }
   if (isMaxPayloadError(error)) {
-    return new MeshError('LIMIT_EXCEEDED', `the request on ${subject} is larger than the NATS server's max_payload`, { subject });
+    return new MeshError(
+      'LIMIT_EXCEEDED',
+      `the request on ${subject} is larger than the NATS server's max_payload`,
+      { subject },
+    );
   }
   const reason = error instanceof Error ? error.message : String(error);
   return new MeshError('UNAVAILABLE', `request on ${subject} failed: ${reason}`, { subject });
@@ -37,7 +43,9 @@ export function mapPublishError(error: unknown, subject: string): MeshError {
     (error instanceof errors.RequestError && error.isNoResponders()) ||
     error instanceof errors.NoRespondersError
   ) {
-    return new MeshError('UNAVAILABLE', `no JetStream stream stores ${subject} (streams not created?)`, { subject });
+    return new MeshError('UNAVAILABLE', `no JetStream stream stores ${subject} (streams not created?)`, {
+      subject,
+    });
   }
   if (error instanceof errors.TimeoutError) {
     return new MeshError('TIMEOUT', `JetStream did not acknowledge the publish on ${subject}`, { subject });

@@ -15,15 +15,20 @@ export interface EnsureResult {
  * run from every replica at every start: an up-to-date stream is left alone, and a replica that
  * loses a creation race updates instead.
  */
-export async function ensureStreams(conn: MeshConnection, options: { replicas?: number } = {}): Promise<EnsureResult[]> {
+export async function ensureStreams(
+  conn: MeshConnection,
+  options: { replicas?: number } = {},
+): Promise<EnsureResult[]> {
   const results: EnsureResult[] = [];
   for (const def of Object.values(STREAMS)) {
     const wanted = streamConfigFor(conn.space, def, options);
-    results.push(await ensureOne(wanted.name, () => conn.jsm.streams.info(wanted.name), {
-      create: () => conn.jsm.streams.add(wanted),
-      drift: (info: StreamInfo) => streamDrift(info.config, wanted),
-      update: () => conn.jsm.streams.update(wanted.name, wanted),
-    }));
+    results.push(
+      await ensureOne(wanted.name, () => conn.jsm.streams.info(wanted.name), {
+        create: () => conn.jsm.streams.add(wanted),
+        drift: (info: StreamInfo) => streamDrift(info.config, wanted),
+        update: () => conn.jsm.streams.update(wanted.name, wanted),
+      }),
+    );
   }
   return results;
 }
@@ -50,7 +55,11 @@ interface EnsureSteps<Info> {
   update(): Promise<Info>;
 }
 
-async function ensureOne<Info>(name: string, info: () => Promise<Info>, steps: EnsureSteps<Info>): Promise<EnsureResult> {
+async function ensureOne<Info>(
+  name: string,
+  info: () => Promise<Info>,
+  steps: EnsureSteps<Info>,
+): Promise<EnsureResult> {
   const existing = await info().catch((error: unknown) => {
     if (isNotFound(error)) return undefined;
     throw error;

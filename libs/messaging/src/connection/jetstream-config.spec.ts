@@ -25,7 +25,10 @@ describe('streamDrift', () => {
   });
 
   it('names every field that differs', () => {
-    expect(streamDrift({ ...wanted, max_bytes: 1, subjects: ['fm.other.>'] }, wanted)).toEqual(['max_bytes', 'subjects']);
+    expect(streamDrift({ ...wanted, max_bytes: 1, subjects: ['fm.other.>'] }, wanted)).toEqual([
+      'max_bytes',
+      'subjects',
+    ]);
   });
 });
 

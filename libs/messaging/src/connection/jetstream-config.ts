@@ -69,7 +69,13 @@ const STREAM_FIELDS = [
   'num_replicas',
 ] as const;
 
-const CONSUMER_FIELDS = ['description', 'filter_subject', 'ack_wait', 'max_deliver', 'max_ack_pending'] as const;
+const CONSUMER_FIELDS = [
+  'description',
+  'filter_subject',
+  'ack_wait',
+  'max_deliver',
+  'max_ack_pending',
+] as const;
 
 /** Names of the fields whose server value differs from the wanted one (empty: up to date). */
 export function streamDrift(current: StreamConfig, wanted: StreamConfig): string[] {

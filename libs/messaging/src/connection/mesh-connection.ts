@@ -38,7 +38,9 @@ export async function connectMesh(options: MeshConnectionOptions): Promise<MeshC
     });
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    throw new Error(`cannot connect to NATS at ${servers.map(redactUrl).join(',')}: ${reason}`, { cause: error });
+    throw new Error(`cannot connect to NATS at ${servers.map(redactUrl).join(',')}: ${reason}`, {
+      cause: error,
+    });
   }
   let jsm: JetStreamManager;
   try {
@@ -46,9 +48,12 @@ export async function connectMesh(options: MeshConnectionOptions): Promise<MeshC
   } catch (error) {
     await nc.close();
     const reason = error instanceof Error ? error.message : String(error);
-    throw new Error(`NATS at ${servers.map(redactUrl).join(',')} has no JetStream (start it with -js): ${reason}`, {
-      cause: error,
-    });
+    throw new Error(
+      `NATS at ${servers.map(redactUrl).join(',')} has no JetStream (start it with -js): ${reason}`,
+      {
+        cause: error,
+      },
+    );
   }
   const js = jetstream(nc);
 

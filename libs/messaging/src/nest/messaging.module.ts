@@ -1,11 +1,24 @@
-import { Global, Inject, Module, type DynamicModule, type OnApplicationShutdown, type Provider } from '@nestjs/common';
-import type { ModuleMetadata } from '@nestjs/common';
+import {
+  Global,
+  Inject,
+  Module,
+  type DynamicModule,
+  type InjectionToken,
+  type ModuleMetadata,
+  type OnApplicationShutdown,
+  type OptionalFactoryDependency,
+  type Provider,
+} from '@nestjs/common';
 import { MeshClient } from '../client/mesh-client.js';
-import { connectMesh, type MeshConnection, type MeshConnectionOptions } from '../connection/mesh-connection.js';
+import {
+  connectMesh,
+  type MeshConnection,
+  type MeshConnectionOptions,
+} from '../connection/mesh-connection.js';
 import { MESH_CONNECTION } from './messaging.tokens.js';
 
 export interface MessagingModuleAsyncOptions extends Pick<ModuleMetadata, 'imports'> {
-  inject?: Array<string | symbol | Function>;
+  inject?: Array<InjectionToken | OptionalFactoryDependency>;
   useFactory: (...args: never[]) => MeshConnectionOptions | Promise<MeshConnectionOptions>;
 }
 
@@ -24,7 +37,10 @@ export class MessagingModule implements OnApplicationShutdown {
   constructor(@Inject(MESH_CONNECTION) private readonly conn: MeshConnection) {}
 
   static forRoot(options: MeshConnectionOptions): DynamicModule {
-    return MessagingModule.withConnection({ provide: MESH_CONNECTION, useFactory: () => connectMesh(options) });
+    return MessagingModule.withConnection({
+      provide: MESH_CONNECTION,
+      useFactory: () => connectMesh(options),
+    });
   }
 
   static forRootAsync(options: MessagingModuleAsyncOptions): DynamicModule {
@@ -44,7 +60,11 @@ export class MessagingModule implements OnApplicationShutdown {
       global: true,
       providers: [
         connection,
-        { provide: MeshClient, inject: [MESH_CONNECTION], useFactory: (conn: MeshConnection) => new MeshClient(conn) },
+        {
+          provide: MeshClient,
+          inject: [MESH_CONNECTION],
+          useFactory: (conn: MeshConnection) => new MeshClient(conn),
+        },
       ],
       exports: [MESH_CONNECTION, MeshClient],
     };

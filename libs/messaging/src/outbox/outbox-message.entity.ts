@@ -15,7 +15,13 @@ export class OutboxMessageEntity {
    * Write order. Rows of one transaction share `created_at` (Postgres' now() is the transaction
    * start), so this is what keeps "job started" ahead of "job completed".
    */
-  @Column({ type: 'bigint', generated: 'identity', generatedIdentity: 'ALWAYS', insert: false, update: false })
+  @Column({
+    type: 'bigint',
+    generated: 'identity',
+    generatedIdentity: 'ALWAYS',
+    insert: false,
+    update: false,
+  })
   seq!: string;
 
   /** Relative subject (the relay adds its deployment prefix). */

@@ -92,7 +92,9 @@ export class OutboxRelay {
       const failed = outcomes.find((outcome) => outcome.status === 'rejected');
       if (failed) {
         const reason = failed.reason instanceof Error ? failed.reason.message : String(failed.reason);
-        this.logger.warn(`outbox: ${rows.length - published.length} of ${rows.length} rows not published (${reason}); retrying later`);
+        this.logger.warn(
+          `outbox: ${rows.length - published.length} of ${rows.length} rows not published (${reason}); retrying later`,
+        );
       }
       return published.length;
     });
@@ -108,7 +110,9 @@ export class OutboxRelay {
 
   private async markPublished(manager: EntityManager, ids: string[]): Promise<void> {
     if (ids.length === 0) return;
-    await manager.query(`UPDATE ${this.table} SET "published_at" = now() WHERE "id" = ANY($1::uuid[])`, [ids]);
+    await manager.query(`UPDATE ${this.table} SET "published_at" = now() WHERE "id" = ANY($1::uuid[])`, [
+      ids,
+    ]);
   }
 
   private async loop(): Promise<void> {
@@ -119,7 +123,9 @@ export class OutboxRelay {
         published = await this.publishBatch();
         if (published === 0) await this.pruneIfDue();
       } catch (error) {
-        this.logger.error(`outbox relay batch failed: ${error instanceof Error ? error.message : String(error)}`);
+        this.logger.error(
+          `outbox relay batch failed: ${error instanceof Error ? error.message : String(error)}`,
+        );
       }
       // A full batch means more may be waiting: go again without sleeping.
       if (published < this.batchSize) await this.sleep();

@@ -42,7 +42,8 @@ export async function writeToOutbox(
   payload: unknown,
   options: OutboxWriteOptions & { tag?: string },
 ): Promise<OutboxWriteResult> {
-  const subject = contract.kind === 'event' ? contract.subject : workSubject(requireTag(options.tag), contract.workKind);
+  const subject =
+    contract.kind === 'event' ? contract.subject : workSubject(requireTag(options.tag), contract.workKind);
   const checked = contract.payload.safeParse(payload);
   if (!checked.success) throw validationError(`outbox message on ${subject}`, checked.error);
   const rows: unknown[] = await manager.query(

@@ -7,7 +7,10 @@ const policy = { maxDeliver: 3, backoffMs: [100, 500] };
 describe('settleFailure', () => {
   it('retries a transient failure with the backoff of this attempt', () => {
     expect(settleFailure(new Error('boom'), 1, policy)).toEqual({ kind: 'retry', delayMs: 100 });
-    expect(settleFailure(new MeshError('TIMEOUT', 'slow'), 2, policy)).toEqual({ kind: 'retry', delayMs: 500 });
+    expect(settleFailure(new MeshError('TIMEOUT', 'slow'), 2, policy)).toEqual({
+      kind: 'retry',
+      delayMs: 500,
+    });
   });
 
   it('dead-letters on the last allowed delivery with the reason and the count', () => {
@@ -18,7 +21,9 @@ describe('settleFailure', () => {
   });
 
   it('dead-letters a permanent error at once, keeping its envelope', () => {
-    const error = new MeshError('VALIDATION_FAILED', 'invalid job', { issues: [{ path: 'tag', message: 'required' }] });
+    const error = new MeshError('VALIDATION_FAILED', 'invalid job', {
+      issues: [{ path: 'tag', message: 'required' }],
+    });
     expect(settleFailure(error, 1, policy)).toEqual({ kind: 'dead-letter', reason: error.toEnvelope() });
   });
 
@@ -37,6 +42,9 @@ describe('backoffFor', () => {
 
 describe('exhaustedReason', () => {
   it('says the last delivery never settled', () => {
-    expect(exhaustedReason(4, 3)).toMatchObject({ code: 'LIMIT_EXCEEDED', message: expect.stringContaining('never settled') });
+    expect(exhaustedReason(4, 3)).toMatchObject({
+      code: 'LIMIT_EXCEEDED',
+      message: expect.stringContaining('never settled') as string,
+    });
   });
 });

@@ -108,7 +108,9 @@ export class JetStreamListener implements Listener {
       }
     } catch (error) {
       if (!this.stopping) {
-        this.logger.error(`consumer ${this.name} stopped: ${error instanceof Error ? error.message : String(error)}`);
+        this.logger.error(
+          `consumer ${this.name} stopped: ${error instanceof Error ? error.message : String(error)}`,
+        );
       }
     }
   }
@@ -146,11 +148,17 @@ export class JetStreamListener implements Listener {
     }
     const json = decodeJson(message.data);
     if (!json.ok) {
-      return this.deadLetter(delivery, { code: 'VALIDATION_FAILED', message: `the message on ${message.subject} is not JSON` });
+      return this.deadLetter(delivery, {
+        code: 'VALIDATION_FAILED',
+        message: `the message on ${message.subject} is not JSON`,
+      });
     }
     const checked = this.binding.contract.payload.safeParse(json.value);
     if (!checked.success) {
-      return this.deadLetter(delivery, validationError(`message on ${message.subject}`, checked.error).toEnvelope());
+      return this.deadLetter(
+        delivery,
+        validationError(`message on ${message.subject}`, checked.error).toEnvelope(),
+      );
     }
 
     delivery.running = true;
@@ -158,7 +166,13 @@ export class JetStreamListener implements Listener {
       {
         subject: message.subject,
         headers: message.headers,
-        jetstream: { message, stream: this.source.stream, durable: this.source.durable, deliveryCount, streamSequence: message.seq },
+        jetstream: {
+          message,
+          stream: this.source.stream,
+          durable: this.source.durable,
+          deliveryCount,
+          streamSequence: message.seq,
+        },
       },
     ]);
     try {
@@ -186,7 +200,8 @@ export class JetStreamListener implements Listener {
     }
     // A job must not run twice because an ack got lost: wait for the server to confirm it.
     const confirmed = await delivery.message.ackAck().catch(() => false);
-    if (!confirmed) this.logger.warn(`ack of ${this.name} #${delivery.message.seq} not confirmed; it may be redelivered`);
+    if (!confirmed)
+      this.logger.warn(`ack of ${this.name} #${delivery.message.seq} not confirmed; it may be redelivered`);
   }
 
   private async deadLetter(delivery: Delivery, reason: ErrorEnvelope): Promise<void> {
@@ -195,7 +210,9 @@ export class JetStreamListener implements Listener {
       await this.deadLetters.publish(delivery.message, this.source, reason);
     } catch (error) {
       // Without a dead letter the message must not be dropped: let it come back and try again.
-      this.logger.error(`cannot dead-letter ${this.name} #${delivery.message.seq}: ${error instanceof Error ? error.message : String(error)}`);
+      this.logger.error(
+        `cannot dead-letter ${this.name} #${delivery.message.seq}: ${error instanceof Error ? error.message : String(error)}`,
+      );
       this.settle(delivery, (m) => m.nak(this.binding.backoffMs.at(-1) ?? 0));
       return;
     }

@@ -7,7 +7,12 @@ import {
 } from '@flowmesh/contracts';
 import { applyDecorators, UseFilters } from '@nestjs/common';
 import { EventPattern, MessagePattern } from '@nestjs/microservices';
-import { MESH_BINDING, type EventBinding, type RequestBinding, type WorkBinding } from './mesh-handler.binding.js';
+import {
+  MESH_BINDING,
+  type EventBinding,
+  type RequestBinding,
+  type WorkBinding,
+} from './mesh-handler.binding.js';
 import { MeshErrorPassthroughFilter } from './mesh-error-passthrough.filter.js';
 
 /**

@@ -68,7 +68,9 @@ export class MeshTransport extends Server implements CustomTransportStrategy {
     for (const [pattern, handler] of this.messageHandlers) {
       const binding = bindingOf(handler.extras);
       if (!binding) {
-        throw new Error(`handler for "${pattern}" is not a mesh handler: use @HandleRequest, @HandleEvent or @HandleWork`);
+        throw new Error(
+          `handler for "${pattern}" is not a mesh handler: use @HandleRequest, @HandleEvent or @HandleWork`,
+        );
       }
       if (binding.kind === 'request') {
         listeners.push(new RequestListener(this.conn, binding, handler, this.options.service, this.log));
@@ -108,7 +110,9 @@ export class MeshTransport extends Server implements CustomTransportStrategy {
     const finished = await Promise.all(this.listeners.map((listener) => listener.waitForInflight(graceMs)));
     this.listeners.forEach((listener, i) => {
       if (finished[i]) return;
-      this.log.warn(`${listener.name}: handlers still running after ${graceMs} ms; handing their messages back`);
+      this.log.warn(
+        `${listener.name}: handlers still running after ${graceMs} ms; handing their messages back`,
+      );
       listener.abandonInflight();
     });
     this.listeners = [];
@@ -125,7 +129,14 @@ export function consumerDefinitions(binding: EventBinding | WorkBinding): Consum
     maxAckPending: binding.maxAckPending,
   };
   if (binding.kind === 'event') {
-    return [{ stream: STREAMS.events.name, durable: binding.durable, filterSubject: binding.contract.subject, ...policy }];
+    return [
+      {
+        stream: STREAMS.events.name,
+        durable: binding.durable,
+        filterSubject: binding.contract.subject,
+        ...policy,
+      },
+    ];
   }
   return binding.tags.map((tag) => ({
     stream: STREAMS.work.name,

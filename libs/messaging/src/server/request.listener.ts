@@ -61,8 +61,9 @@ export class RequestListener implements Listener {
     await this.conn.nc.flush();
   }
 
-  async stopTaking(): Promise<void> {
+  stopTaking(): Promise<void> {
     this.subscription?.unsubscribe();
+    return Promise.resolve();
   }
 
   waitForInflight(timeoutMs: number): Promise<boolean> {
@@ -71,27 +72,38 @@ export class RequestListener implements Listener {
 
   abandonInflight(): void {
     for (const entry of this.inflight.entries()) {
-      this.reply(entry, encodeFailure({ code: 'UNAVAILABLE', message: `${this.subject}: the service is shutting down` }));
+      this.reply(
+        entry,
+        encodeFailure({ code: 'UNAVAILABLE', message: `${this.subject}: the service is shutting down` }),
+      );
     }
   }
 
   private async handle(entry: InflightRequest): Promise<void> {
     const { message } = entry;
     try {
-      const body = await traceProcess(message.subject, message.headers, { operation: 'request', attributes: this.spanAttributes }, () =>
-        this.answer(message),
+      const body = await traceProcess(
+        message.subject,
+        message.headers,
+        { operation: 'request', attributes: this.spanAttributes },
+        () => this.answer(message),
       );
       this.reply(entry, body);
     } catch (error) {
       // Only a failure to publish the reply lands here; the caller will see a timeout.
-      this.logger.error(`cannot reply on ${this.subject}: ${error instanceof Error ? error.message : String(error)}`);
+      this.logger.error(
+        `cannot reply on ${this.subject}: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
   }
 
   private async answer(message: Msg): Promise<Uint8Array> {
     const json = decodeJson(message.data);
     if (!json.ok) {
-      return encodeFailure({ code: 'VALIDATION_FAILED', message: `the request on ${this.subject} is not JSON` });
+      return encodeFailure({
+        code: 'VALIDATION_FAILED',
+        message: `the request on ${this.subject} is not JSON`,
+      });
     }
     const checked = this.binding.contract.request.safeParse(json.value);
     if (!checked.success) {
@@ -103,7 +115,11 @@ export class RequestListener implements Listener {
     } catch (error) {
       markActiveSpanFailed(error);
       const { envelope, expected } = toErrorEnvelope(error);
-      if (!expected) this.logger.error(`handler for ${this.subject} failed`, error instanceof Error ? error.stack : String(error));
+      if (!expected)
+        this.logger.error(
+          `handler for ${this.subject} failed`,
+          error instanceof Error ? error.stack : String(error),
+        );
       return encodeFailure(envelope);
     }
   }

@@ -21,7 +21,13 @@ import {
   MESSAGING_OPERATION_TYPE,
   MESSAGING_SYSTEM,
 } from '@flowmesh/telemetry';
-import { incomingGetter, outgoingSetter, recordGetter, recordSetter, type OutgoingCarrier } from './nats-header.carrier.js';
+import {
+  incomingGetter,
+  outgoingSetter,
+  recordGetter,
+  recordSetter,
+  type OutgoingCarrier,
+} from './nats-header.carrier.js';
 
 /**
  * The one place messaging touches spans: a PRODUCER span around every publish and request with
@@ -65,7 +71,10 @@ export async function traceSend<T>(
   const parent = options.parent ?? context.active();
   const span = tracer().startSpan(
     `send ${subject}`,
-    { kind: SpanKind.PRODUCER, attributes: messagingAttributes(subject, MESSAGING_OPERATION_TYPE.send, options) },
+    {
+      kind: SpanKind.PRODUCER,
+      attributes: messagingAttributes(subject, MESSAGING_OPERATION_TYPE.send, options),
+    },
     parent,
   );
   const carrier: OutgoingCarrier = { headers: options.headers };

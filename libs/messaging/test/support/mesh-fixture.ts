@@ -1,5 +1,11 @@
 import { STREAMS, SubjectSpace } from '@flowmesh/contracts';
-import { connectMesh, ensureStreams, MeshTransport, type MeshConnection, type MeshTransportOptions } from '@flowmesh/messaging';
+import {
+  connectMesh,
+  ensureStreams,
+  MeshTransport,
+  type MeshConnection,
+  type MeshTransportOptions,
+} from '@flowmesh/messaging';
 import { uniqueTestId } from '@flowmesh/testing';
 import { Module, type INestMicroservice, type Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';

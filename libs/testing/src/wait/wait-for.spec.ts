@@ -8,9 +8,9 @@ describe('waitFor', () => {
   });
 
   it('names what it waited for when it times out', async () => {
-    await expect(waitFor(() => false, { timeoutMs: 30, intervalMs: 5, description: 'the queue to drain' })).rejects.toThrow(
-      /timed out after 30 ms waiting for the queue to drain/,
-    );
+    await expect(
+      waitFor(() => false, { timeoutMs: 30, intervalMs: 5, description: 'the queue to drain' }),
+    ).rejects.toThrow(/timed out after 30 ms waiting for the queue to drain/);
   });
 });
 
@@ -22,6 +22,8 @@ describe('expectEventually', () => {
   });
 
   it('rethrows the last failed expectation', async () => {
-    await expect(expectEventually(() => expect(1).toBe(2), { timeoutMs: 20, intervalMs: 5 })).rejects.toThrow(/expected 1 to be 2/);
+    await expect(expectEventually(() => expect(1).toBe(2), { timeoutMs: 20, intervalMs: 5 })).rejects.toThrow(
+      /expected 1 to be 2/,
+    );
   });
 });

@@ -13,7 +13,10 @@ export interface WaitOptions {
  * Waits until `probe` returns a truthy value and returns it: a test waits for a condition,
  * never for a fixed time. Errors thrown by the probe count as "not yet".
  */
-export async function waitFor<T>(probe: () => T | Promise<T>, options: WaitOptions = {}): Promise<NonNullable<T>> {
+export async function waitFor<T>(
+  probe: () => T | Promise<T>,
+  options: WaitOptions = {},
+): Promise<NonNullable<T>> {
   const { timeoutMs = 5_000, intervalMs = 20, description = 'condition' } = options;
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
@@ -26,7 +29,9 @@ export async function waitFor<T>(probe: () => T | Promise<T>, options: WaitOptio
     }
     if (Date.now() >= deadline) {
       const cause = lastError instanceof Error ? `: ${lastError.message}` : '';
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${description}${cause}`, { cause: lastError });
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${description}${cause}`, {
+        cause: lastError,
+      });
     }
     await delay(intervalMs);
   }
@@ -36,7 +41,10 @@ export async function waitFor<T>(probe: () => T | Promise<T>, options: WaitOptio
  * Retries `assertion` until it stops throwing; on timeout rethrows its last failure, so the test
  * report shows the real expectation that did not hold.
  */
-export async function expectEventually(assertion: () => void | Promise<void>, options: WaitOptions = {}): Promise<void> {
+export async function expectEventually(
+  assertion: () => void | Promise<void>,
+  options: WaitOptions = {},
+): Promise<void> {
   const { timeoutMs = 5_000, intervalMs = 20 } = options;
   const deadline = Date.now() + timeoutMs;
   for (;;) {
