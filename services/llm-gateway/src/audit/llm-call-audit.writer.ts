@@ -1,0 +1,72 @@
+import type { Logger } from '@flowmesh/telemetry';
+import { Inject, Injectable, type BeforeApplicationShutdown } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { AUDIT_LOGGER } from './audit.config.js';
+import { LlmCallAuditEntity } from './llm-call-audit.entity.js';
+
+export type LlmCallAuditRow = Omit<LlmCallAuditEntity, 'id' | 'createdAt'>;
+
+/** Rows written in one INSERT at most. */
+const MAX_BATCH = 200;
+/** How long a row waits for others before it is written. */
+const FLUSH_DELAY_MS = 100;
+
+/**
+ * Writes audit rows off the request path: rows gather for up to 100 ms (or 200 rows) and go in
+ * one INSERT, so a call never waits on Postgres. A failed write is logged (counts, never bodies)
+ * and dropped; the call it describes has already been answered. Pending rows are written before
+ * the database closes at shutdown.
+ */
+@Injectable()
+export class LlmCallAuditWriter implements BeforeApplicationShutdown {
+  private pending: LlmCallAuditRow[] = [];
+  private timer?: NodeJS.Timeout;
+  private writing: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly dataSource: DataSource,
+    @Inject(AUDIT_LOGGER) private readonly logger: Logger,
+  ) {}
+
+  add(row: LlmCallAuditRow): void {
+    this.pending.push(row);
+    if (this.pending.length >= MAX_BATCH) this.flushSoon(0);
+    else this.timer ??= this.flushSoon(FLUSH_DELAY_MS);
+  }
+
+  /** Writes what is pending now; resolves when every earlier write finished. */
+  flush(): Promise<void> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    const rows = this.pending;
+    this.pending = [];
+    if (rows.length > 0) this.writing = this.writing.then(() => this.write(rows));
+    return this.writing;
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.flush();
+  }
+
+  private flushSoon(delayMs: number): NodeJS.Timeout {
+    clearTimeout(this.timer);
+    const timer = setTimeout(() => void this.flush(), delayMs);
+    timer.unref();
+    this.timer = timer;
+    return timer;
+  }
+
+  private async write(rows: LlmCallAuditRow[]): Promise<void> {
+    for (let start = 0; start < rows.length; start += MAX_BATCH) {
+      const batch = rows.slice(start, start + MAX_BATCH);
+      try {
+        await this.dataSource.createQueryBuilder().insert().into(LlmCallAuditEntity).values(batch).execute();
+      } catch (error) {
+        this.logger.warn(
+          { rows: batch.length, error: error instanceof Error ? error.message : String(error) },
+          'llm_call_audit rows could not be written; dropped',
+        );
+      }
+    }
+  }
+}

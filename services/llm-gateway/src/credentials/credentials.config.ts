@@ -1,0 +1,28 @@
+import { settings } from '@flowmesh/bootstrap';
+import { z } from 'zod';
+
+export interface CredentialsConfig {
+  /** How long resolved credentials are reused before the registry is asked again. */
+  readonly cacheTtlMs: number;
+  readonly cacheMaxEntries: number;
+}
+
+export const CREDENTIALS_CONFIG = Symbol.for('flowmesh.llm-gateway.CredentialsConfig');
+
+/**
+ * `FLOWMESH_GATEWAY_CREDENTIALS_TTL_MS` (default 60 s): also how long a revoked token or a
+ * removed permission can still use credentials it resolved, when no change event reached us.
+ */
+export const credentialsSettingsShape = {
+  FLOWMESH_GATEWAY_CREDENTIALS_TTL_MS: settings.positiveInt().default(60_000),
+  FLOWMESH_GATEWAY_CREDENTIALS_CACHE_SIZE: settings.positiveInt().default(10_000),
+};
+
+type CredentialsSettings = z.output<z.ZodObject<typeof credentialsSettingsShape>>;
+
+export function toCredentialsConfig(env: CredentialsSettings): CredentialsConfig {
+  return {
+    cacheTtlMs: env.FLOWMESH_GATEWAY_CREDENTIALS_TTL_MS,
+    cacheMaxEntries: env.FLOWMESH_GATEWAY_CREDENTIALS_CACHE_SIZE,
+  };
+}

@@ -1,0 +1,82 @@
+import {
+  AI_PROVIDER_KINDS,
+  createRegistryIdentityClient,
+  createRegistryItemsClient,
+  MeshError,
+  type AIProviderKind,
+  type CallerIdentity,
+  type RegistryIdentityClient,
+  type RegistryItemsClient,
+} from '@flowmesh/contracts';
+import { MeshClient } from '@flowmesh/messaging';
+import { Inject, Injectable } from '@nestjs/common';
+import { credentialsFromResourceValue, type ProviderCredentials } from '../providers/provider-credentials.js';
+import { CredentialsCache } from './credentials.cache.js';
+import { CREDENTIALS_CONFIG, type CredentialsConfig } from './credentials.config.js';
+import { CredentialsResolver, type CredentialsQuery } from './credentials-resolver.js';
+
+/** A provider resource resolved for one caller: its credentials and who the caller is. */
+export interface ResolvedProvider {
+  readonly kind: AIProviderKind;
+  readonly credentials: ProviderCredentials;
+  /** For audit rows and spans: the caller as the registry knows it. */
+  readonly identity: CallerIdentity;
+}
+
+const PROVIDER_KINDS: ReadonlySet<string> = new Set(AI_PROVIDER_KINDS);
+
+/**
+ * Credentials read from the registry as the caller, so the registry decides what the caller
+ * may read and resolves `$var:` secrets itself: the caller's token authenticates, the resource
+ * (its type) and its interpolated value are fetched in one round trip of three parallel
+ * requests, and the result is cached (see `CredentialsCache`). An unreadable resource is
+ * NOT_FOUND, exactly as a missing one. Nothing here logs: the value is a credential.
+ */
+@Injectable()
+export class RegistryCredentialsResolver extends CredentialsResolver {
+  readonly cache: CredentialsCache<ResolvedProvider>;
+  private readonly identityClient: RegistryIdentityClient;
+  private readonly items: RegistryItemsClient;
+
+  constructor(mesh: MeshClient, @Inject(CREDENTIALS_CONFIG) config: CredentialsConfig) {
+    super();
+    this.identityClient = createRegistryIdentityClient(mesh);
+    this.items = createRegistryItemsClient(mesh);
+    this.cache = new CredentialsCache({ ttlMs: config.cacheTtlMs, maxEntries: config.cacheMaxEntries });
+  }
+
+  async resolve(query: CredentialsQuery): Promise<ProviderCredentials> {
+    return (await this.resolveProvider(query)).credentials;
+  }
+
+  /** Credentials and caller identity; `kind` (when given) must be the resource's own type. */
+  async resolveProvider(query: CredentialsQuery): Promise<ResolvedProvider> {
+    const resolved = await this.cache.get(query.workspace, query.resource, query.actor.token, () => this.fetch(query));
+    if (query.kind !== undefined && query.kind !== resolved.kind) {
+      throw new MeshError(
+        'VALIDATION_FAILED',
+        `the resource ${query.resource} holds ${resolved.kind} credentials, not ${query.kind}`,
+        { resource: query.resource, kind: resolved.kind },
+      );
+    }
+    return resolved;
+  }
+
+  private async fetch(query: CredentialsQuery): Promise<ResolvedProvider> {
+    const request = { actor: query.actor, workspace: query.workspace, path: query.resource };
+    const [identity, resource, value] = await Promise.all([
+      this.identityClient.authenticate({ token: query.actor.token, workspace: query.workspace }),
+      this.items.getResource(request),
+      this.items.getResourceValueInterpolated(request),
+    ]);
+    if (!PROVIDER_KINDS.has(resource.resource_type)) {
+      throw new MeshError(
+        'VALIDATION_FAILED',
+        `the resource ${query.resource} is a ${resource.resource_type} resource, not an AI provider`,
+        { resource: query.resource, resourceType: resource.resource_type },
+      );
+    }
+    const kind = resource.resource_type as AIProviderKind;
+    return { kind, credentials: credentialsFromResourceValue(kind, value.value), identity };
+  }
+}
