@@ -155,6 +155,33 @@ describe('resource values against their type', () => {
     expect(await countOf(cast, 'outbox_message')).toBe(outbox);
   });
 
+  it("an agent's tools follow the OpenFlow rules the schema cannot state: a flowmodule tool's summary is its name", async () => {
+    const script = (summary: string, id: string) => ({
+      id,
+      summary,
+      value: { tool_type: 'flowmodule', type: 'script', path: 'f/team/x', input_transforms: {} },
+    });
+    const error = await errorOf(() =>
+      items.createResource({
+        ...owner(),
+        path: 'u/owner/badly_named_tools',
+        resource_type: 'ai_agent',
+        value: agent({ tools: [script('look up', 'a'), script('ok_name', 'b'), script('ok_name', 'c')] }),
+      }),
+    );
+    expect(error.code).toBe('VALIDATION_FAILED');
+    expect((error.details as { issues: ValidationIssue[] }).issues).toEqual([
+      {
+        path: 'value.tools[0].summary',
+        message: expect.stringContaining('must match ^[a-zA-Z0-9_]+$') as string,
+      },
+      {
+        path: 'value.tools[2].summary',
+        message: 'duplicate tool name "ok_name"; already used at value.tools[1].summary',
+      },
+    ]);
+  });
+
   it('provider credentials follow their kind: aws_bedrock needs a region, customai a base URL', async () => {
     const bedrock = await errorOf(() =>
       items.createResource({

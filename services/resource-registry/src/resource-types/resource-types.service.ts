@@ -17,6 +17,7 @@ import type { ItemsConfig } from '../items/items.config.js';
 import { ITEMS_CONFIG } from '../items/items.tokens.js';
 import { assertWithinLimit, jsonByteLength } from '../items/value-size.util.js';
 import { isUniqueViolation } from '../items/postgres-error.util.js';
+import { aiAgentToolIssues } from './ai-agent-tools.check.js';
 import { BuiltinResourceTypesService } from './builtin-resource-types.service.js';
 import { ResourceTypeEntity } from './resource-type.entity.js';
 import { toResourceType } from './resource-type.mapper.js';
@@ -136,7 +137,8 @@ export class ResourceTypesService {
   ): Promise<ValidationIssue[]> {
     const type = await this.require(manager, workspace, name, unknownType(name));
     const issues = this.validator.check(type.schema, value);
-    if (issues.length === 0 || !type.builtin) return issues;
+    if (issues.length === 0) return type.builtin && name === 'ai_agent' ? aiAgentToolIssues(value) : [];
+    if (!type.builtin) return issues;
     // The same schema as zod gives sharper messages (one branch of a union, not all of them).
     const builtin = findBuiltinResourceType(name);
     const parsed = builtin?.value.safeParse(value, { error: humanIssueMessage });
