@@ -1,5 +1,6 @@
 import { MeshError, type AIProviderKind } from '@flowmesh/contracts';
 import type { ProviderAdapter } from './provider-adapter.js';
+import { anthropicAdapter } from './anthropic/anthropic.adapter.js';
 import { OPENAI_FAMILY_ADAPTERS } from './openai-compatible/openai-family.adapters.js';
 
 /**
@@ -8,6 +9,7 @@ import { OPENAI_FAMILY_ADAPTERS } from './openai-compatible/openai-family.adapte
  */
 export const PROVIDER_ADAPTERS: Partial<Record<AIProviderKind, ProviderAdapter>> = {
   ...OPENAI_FAMILY_ADAPTERS,
+  anthropic: anthropicAdapter,
   // anthropic, googleai, aws_bedrock: providers/anthropic, providers/google-ai, providers/bedrock
 };
 
