@@ -2,6 +2,7 @@ import { MeshError, type CallerIdentity } from '@flowmesh/contracts';
 import { Injectable } from '@nestjs/common';
 import { hashApiToken } from '../tokens/api-token-secret.util.js';
 import { JOB_TOKEN_PREFIX, JobTokenSigner, type JobTokenClaims } from '../tokens/job-token.signer.js';
+import { AuthenticationCache } from './authentication.cache.js';
 import { ALL_GROUP, type AccountIdentity, type Authenticated } from './authenticated.js';
 import { IdentityRepository, type StoredApiToken, type StoredMember } from './identity.repository.js';
 
@@ -17,10 +18,21 @@ export class AuthenticateService {
   constructor(
     private readonly identities: IdentityRepository,
     private readonly jobTokens: JobTokenSigner,
+    private readonly cache: AuthenticationCache,
   ) {}
 
   async authenticate(token: string, workspace: string, now = new Date()): Promise<Authenticated> {
-    if (token.startsWith(JOB_TOKEN_PREFIX)) return this.authenticateJob(token, workspace, now);
+    const key = `${workspace}\n${hashApiToken(token)}`;
+    const cached = this.cache.get(key, now.getTime());
+    if (cached && (cached.expiresAt === null || cached.expiresAt > now)) return cached;
+    const result = token.startsWith(JOB_TOKEN_PREFIX)
+      ? await this.authenticateJob(token, workspace, now)
+      : await this.authenticateApiToken(token, workspace, now);
+    this.cache.set(key, result, now.getTime());
+    return result;
+  }
+
+  private async authenticateApiToken(token: string, workspace: string, now: Date): Promise<Authenticated> {
     const found = await this.identities.findApiTokenInWorkspace(hashApiToken(token), workspace);
     const stored = checkValid(found?.token, now);
     if (stored.workspaceId !== null && stored.workspaceId !== workspace) throw notValidIn(workspace);

@@ -1,6 +1,7 @@
 import { MeshError, type CallerIdentity, type Group } from '@flowmesh/contracts';
 import { Injectable } from '@nestjs/common';
 import { AccessService } from '../access/access.service.js';
+import { AuthenticationCache } from '../auth/authentication.cache.js';
 import { ALL_GROUP } from '../auth/authenticated.js';
 import { UserRepository } from '../users/user.repository.js';
 import { GroupRepository, type GroupRow } from './group.repository.js';
@@ -15,6 +16,7 @@ export class GroupsService {
     private readonly groups: GroupRepository,
     private readonly users: UserRepository,
     private readonly access: AccessService,
+    private readonly authentications: AuthenticationCache,
   ) {}
 
   async list(identity: CallerIdentity): Promise<Group[]> {
@@ -41,6 +43,7 @@ export class GroupsService {
   async delete(identity: CallerIdentity, name: string): Promise<{ done: true }> {
     await this.assertAdminWrite(identity, name, 'delete groups');
     await this.groups.delete(identity.workspace, name);
+    this.authentications.clear();
     return { done: true };
   }
 
@@ -52,12 +55,14 @@ export class GroupsService {
       });
     }
     await this.groups.addMember(identity.workspace, name, username);
+    this.authentications.clear();
     return toGroup(await this.existing(identity.workspace, name));
   }
 
   async removeMember(identity: CallerIdentity, name: string, username: string): Promise<Group> {
     await this.assertAdminWrite(identity, name, 'change group members');
     await this.groups.removeMember(identity.workspace, name, username);
+    this.authentications.clear();
     return toGroup(await this.existing(identity.workspace, name));
   }
 

@@ -22,6 +22,11 @@ export const identitySettingsShape = {
     .default('admin'),
   FLOWMESH_BOOTSTRAP: z.enum(['on', 'off'], { error: 'must be on or off' }).default('on'),
   FLOWMESH_JOB_TOKEN_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
+  FLOWMESH_AUTH_CACHE_MS: z
+    .string()
+    .regex(/^\d+$/, 'must be a whole number of milliseconds (0 turns the cache off)')
+    .transform(Number)
+    .default(1_000),
   NODE_ENV: z.string().optional(),
 };
 
@@ -34,6 +39,8 @@ export interface IdentityConfig {
   readonly bootstrapOnStart: boolean;
   /** Undefined: generate one for this process (never in production). */
   readonly jobTokenKey: string | undefined;
+  /** How long a successful authentication is reused; identity changes elsewhere show within it. */
+  readonly authCacheMs: number;
 }
 
 type IdentitySettings = z.output<z.ZodObject<typeof identitySettingsShape>>;
@@ -56,5 +63,6 @@ export function toIdentityConfig(env: IdentitySettings): IdentityConfig {
     adminUsername: env.FLOWMESH_ADMIN_USERNAME,
     bootstrapOnStart: env.FLOWMESH_BOOTSTRAP === 'on',
     jobTokenKey: env.FLOWMESH_JOB_TOKEN_KEY,
+    authCacheMs: env.FLOWMESH_AUTH_CACHE_MS,
   };
 }

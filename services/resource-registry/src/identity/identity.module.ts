@@ -6,6 +6,7 @@ import { AccessService } from '../access/access.service.js';
 import { CheckAccessHandler } from '../access/check-access.handler.js';
 import { AuthenticateHandler } from '../auth/authenticate.handler.js';
 import { AuthenticateService } from '../auth/authenticate.service.js';
+import { AuthenticationCache } from '../auth/authentication.cache.js';
 import { BearerAuthGuard } from '../auth/bearer-auth.guard.js';
 import { IdentityRepository } from '../auth/identity.repository.js';
 import { FolderEntity } from '../folders/folder.entity.js';
@@ -93,6 +94,7 @@ export class IdentityModule {
         { provide: IDENTITY_LOGGER, useValue: logger },
         { provide: JobTokenSigner, useFactory: () => createJobTokenSigner(config, logger) },
         { provide: APP_FILTER, useClass: MeshErrorHttpFilter },
+        { provide: AuthenticationCache, useValue: new AuthenticationCache(config.authCacheMs) },
         IdentityRepository,
         AuthenticateService,
         FolderRepository,
@@ -113,7 +115,7 @@ export class IdentityModule {
         ApiTokenRepository,
         ApiTokensService,
       ],
-      exports: [AccessService, AuthenticateService, BearerAuthGuard, FolderRepository],
+      exports: [AccessService, AuthenticateService, AuthenticationCache, BearerAuthGuard, FolderRepository],
     };
   }
 }

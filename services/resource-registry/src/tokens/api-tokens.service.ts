@@ -1,6 +1,7 @@
 import { MeshError, narrowScopes, type ApiToken, type CallerIdentity } from '@flowmesh/contracts';
 import { Injectable } from '@nestjs/common';
 import { AccessService } from '../access/access.service.js';
+import { AuthenticationCache } from '../auth/authentication.cache.js';
 import { UserRepository } from '../users/user.repository.js';
 import type { ApiTokenEntity } from './api-token.entity.js';
 import { ApiTokenRepository } from './api-token.repository.js';
@@ -26,6 +27,7 @@ export class ApiTokensService {
     private readonly tokens: ApiTokenRepository,
     private readonly users: UserRepository,
     private readonly access: AccessService,
+    private readonly authentications: AuthenticationCache,
   ) {}
 
   async create(
@@ -66,6 +68,7 @@ export class ApiTokensService {
     if (!(await this.tokens.revoke(identity.email, prefix, now))) {
       throw new MeshError('NOT_FOUND', `token "${prefix}" not found among your tokens`, { prefix });
     }
+    this.authentications.clear();
     return { done: true };
   }
 

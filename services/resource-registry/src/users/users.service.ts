@@ -1,6 +1,7 @@
 import { MeshError, type CallerIdentity, type User } from '@flowmesh/contracts';
 import { Injectable } from '@nestjs/common';
 import { AccessService } from '../access/access.service.js';
+import { AuthenticationCache } from '../auth/authentication.cache.js';
 import { ALL_GROUP } from '../auth/authenticated.js';
 import { UserRepository, type MemberRow } from './user.repository.js';
 
@@ -16,6 +17,7 @@ export class UsersService {
   constructor(
     private readonly users: UserRepository,
     private readonly access: AccessService,
+    private readonly authentications: AuthenticationCache,
   ) {}
 
   whoami(identity: CallerIdentity): CallerIdentity {
@@ -61,6 +63,7 @@ export class UsersService {
       throw new MeshError('CONFLICT', 'an admin cannot take away their own admin role (ask another admin)');
     }
     await this.users.setAdmin(identity.workspace, username, isAdmin);
+    this.authentications.clear();
     return toUser(await this.existing(identity.workspace, username));
   }
 
@@ -71,6 +74,7 @@ export class UsersService {
     if (username === identity.username)
       throw new MeshError('CONFLICT', 'an admin cannot remove themselves (ask another admin)');
     await this.users.remove(identity.workspace, username);
+    this.authentications.clear();
     return { done: true };
   }
 

@@ -1,0 +1,33 @@
+import type { CallerIdentity } from '@flowmesh/contracts';
+import { describe, expect, it } from 'vitest';
+import { AuthenticationCache } from './authentication.cache.js';
+
+const value = { identity: { username: 'alice' } as CallerIdentity, expiresAt: null };
+
+describe('AuthenticationCache', () => {
+  it('keeps an entry for its time to live only', () => {
+    const cache = new AuthenticationCache(1_000);
+    cache.set('k', value, 0);
+    expect(cache.get('k', 999)).toBe(value);
+    expect(cache.get('k', 1_000)).toBeUndefined();
+  });
+
+  it('keeps nothing with a time to live of 0, and forgets everything on clear', () => {
+    const off = new AuthenticationCache(0);
+    off.set('k', value, 0);
+    expect(off.get('k', 0)).toBeUndefined();
+    const on = new AuthenticationCache(1_000);
+    on.set('k', value, 0);
+    on.clear();
+    expect(on.get('k', 1)).toBeUndefined();
+  });
+
+  it('starts over instead of growing past its bound', () => {
+    const cache = new AuthenticationCache(1_000, 2);
+    cache.set('a', value, 0);
+    cache.set('b', value, 0);
+    cache.set('c', value, 0);
+    expect(cache.get('a', 1)).toBeUndefined();
+    expect(cache.get('c', 1)).toBe(value);
+  });
+});

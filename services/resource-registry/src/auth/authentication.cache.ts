@@ -1,0 +1,35 @@
+import type { Authenticated } from './authenticated.js';
+
+/**
+ * Successful authentications, kept for a moment: every registry request authenticates, and most
+ * come in bursts from the same job or user. Failures are never kept. Writes that change who someone
+ * is (membership, groups, admin flag, a revoked token) clear it at once in this process; another
+ * replica sees them within the time to live (`FLOWMESH_AUTH_CACHE_MS`, 0 turns it off).
+ */
+export class AuthenticationCache {
+  private readonly entries = new Map<string, { value: Authenticated; until: number }>();
+
+  constructor(
+    private readonly ttlMs: number,
+    private readonly maxEntries = 10_000,
+  ) {}
+
+  get(key: string, nowMs: number): Authenticated | undefined {
+    const entry = this.entries.get(key);
+    if (!entry) return undefined;
+    if (entry.until > nowMs) return entry.value;
+    this.entries.delete(key);
+    return undefined;
+  }
+
+  set(key: string, value: Authenticated, nowMs: number): void {
+    if (this.ttlMs <= 0) return;
+    // Simple bound: a burst of distinct tokens starts the cache over rather than growing it.
+    if (this.entries.size >= this.maxEntries) this.entries.clear();
+    this.entries.set(key, { value, until: nowMs + this.ttlMs });
+  }
+
+  clear(): void {
+    this.entries.clear();
+  }
+}
