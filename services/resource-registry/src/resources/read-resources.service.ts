@@ -24,8 +24,11 @@ export class ReadResourcesService {
 
   /** The row, for a reader that needs its type too (interpolation). */
   async require(identity: CallerIdentity, path: string): Promise<ResourceEntity> {
-    await this.access.assertCanRead(identity, path, READ, notFoundMessage(path));
-    const row = await this.resources.find(this.transactions.manager, identity.workspace, path);
+    // The check and the read go to Postgres together; the row is used only once the check passed.
+    const [, row] = await Promise.all([
+      this.access.assertCanRead(identity, path, READ, notFoundMessage(path)),
+      this.resources.find(this.transactions.manager, identity.workspace, path),
+    ]);
     if (!row) throw new MeshError('NOT_FOUND', notFoundMessage(path), { path });
     return row;
   }

@@ -46,8 +46,11 @@ export class ReadVariablesService {
   }
 
   private async require(identity: CallerIdentity, path: string): Promise<VariableEntity> {
-    await this.access.assertCanRead(identity, path, READ, notFoundMessage(path));
-    const row = await this.variables.find(this.transactions.manager, identity.workspace, path);
+    // The check and the read go to Postgres together; the row is used only once the check passed.
+    const [, row] = await Promise.all([
+      this.access.assertCanRead(identity, path, READ, notFoundMessage(path)),
+      this.variables.find(this.transactions.manager, identity.workspace, path),
+    ]);
     if (!row) throw new MeshError('NOT_FOUND', notFoundMessage(path), { path });
     return row;
   }
