@@ -307,7 +307,7 @@ describe('memory-service: agent memory in the database', () => {
           messages: [user('hi')],
         }),
       );
-      expect(error).toMatchObject({ code: 'NOT_FOUND', message: 'workspace "nowhere" does not exist' });
+      expect(error).toMatchObject({ code: 'NOT_FOUND', message: 'workspace "nowhere" not found' });
       expect(await rowCount()).toBe(before);
     });
 

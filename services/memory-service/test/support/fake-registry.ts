@@ -70,7 +70,7 @@ export class FakeRegistry {
 
   private grantFor(token: string, workspace: string): TokenGrant {
     if (!this.workspaces.includes(workspace)) {
-      throw new MeshError('NOT_FOUND', `workspace "${workspace}" does not exist`, { workspace });
+      throw new MeshError('NOT_FOUND', `workspace "${workspace}" not found`, { workspace });
     }
     const grant = this.tokens[token];
     if (!grant || grant.workspace !== workspace) {
