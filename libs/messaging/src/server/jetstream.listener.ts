@@ -1,4 +1,5 @@
 import { validationError, type ErrorEnvelope } from '@flowmesh/contracts';
+import { setTimeout as delay } from 'node:timers/promises';
 import type { ConsumerMessages, JsMsg } from '@nats-io/jetstream';
 import type { LoggerService } from '@nestjs/common';
 import type { MessageHandler } from '@nestjs/microservices';
@@ -18,6 +19,8 @@ import { invokeHandler } from './invoke-handler.js';
 import type { Listener } from './listener.js';
 import { MeshContext } from './mesh-context.js';
 import type { EventBinding, WorkBinding } from './mesh-handler.binding.js';
+
+const RESTART_DELAY_MS = 1_000;
 
 interface Delivery {
   message: JsMsg;
@@ -63,11 +66,39 @@ export class JetStreamListener implements Listener {
   }
 
   async start(): Promise<void> {
-    const consumer = await this.conn.js.consumers.get(this.source.stream, this.source.durable);
-    this.messages = await consumer.consume({ max_messages: this.binding.concurrency });
+    const first = await this.consume();
     this.heartbeat = setInterval(() => this.beat(), this.heartbeatMs);
     this.heartbeat.unref();
-    this.loopDone = this.run(this.messages);
+    this.loopDone = this.supervise(first);
+  }
+
+  private async consume(): Promise<ConsumerMessages> {
+    const consumer = await this.conn.js.consumers.get(this.source.stream, this.source.durable);
+    this.messages = await consumer.consume({ max_messages: this.binding.concurrency });
+    return this.messages;
+  }
+
+  /**
+   * The client rides out reconnects and missed heartbeats itself; should the iterator still end
+   * (consumer deleted, permissions), consume again rather than silently stop taking work.
+   */
+  private async supervise(first: ConsumerMessages): Promise<void> {
+    let messages: ConsumerMessages | undefined = first;
+    while (!this.stopping) {
+      if (messages) await this.run(messages);
+      if (this.stopping || this.conn.nc.isClosed()) return;
+      this.logger.error(
+        `consumer ${this.name} stopped delivering; consuming again in ${RESTART_DELAY_MS} ms`,
+      );
+      await Promise.race([delay(RESTART_DELAY_MS, undefined, { ref: false }), this.stopped]);
+      if (this.stopping) return;
+      messages = await this.consume().catch((error: unknown) => {
+        this.logger.error(
+          `cannot consume ${this.name}: ${error instanceof Error ? error.message : String(error)}`,
+        );
+        return undefined;
+      });
+    }
   }
 
   async stopTaking(): Promise<void> {
@@ -109,7 +140,7 @@ export class JetStreamListener implements Listener {
     } catch (error) {
       if (!this.stopping) {
         this.logger.error(
-          `consumer ${this.name} stopped: ${error instanceof Error ? error.message : String(error)}`,
+          `consumer ${this.name} failed: ${error instanceof Error ? error.message : String(error)}`,
         );
       }
     }
