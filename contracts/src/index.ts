@@ -32,3 +32,4 @@ export * from './registry/deploy.contract.js';
 export * from './ai/index.js';
 export * from './memory/index.js';
 export * from './gateway/gateway.contract.js';
+export * from './orchestrator/index.js';

@@ -1,0 +1,67 @@
+import { z } from 'zod';
+import { defineEvent } from '../messaging/contract.js';
+import { JobKindSchema, JobStatusSchema } from './job.schema.js';
+
+/**
+ * Facts about jobs on the events stream. `started` and `completed` are published for jobs
+ * without a parent (a run) through the outbox, in the transaction that changed the job;
+ * `step_completed` and `suspended` for each step of a flow run. They carry ids and outcomes, not
+ * results: a reader fetches a result with `orchestrator.job.get_result` (results can be large
+ * and are readable only with permission).
+ */
+const jobRef = {
+  job_id: z.uuid(),
+  workspace: z.string(),
+  root_job: z.uuid(),
+  parent_job: z.uuid().nullable(),
+};
+
+export const JobStartedEventSchema = z.object({
+  ...jobRef,
+  kind: JobKindSchema,
+  path: z.string().nullable(),
+  tag: z.string(),
+  started_at: z.string(),
+});
+export type JobStartedEvent = z.infer<typeof JobStartedEventSchema>;
+
+export const JobStepCompletedEventSchema = z.object({
+  ...jobRef,
+  /** The module id of the step inside the flow job `job_id`. */
+  step_id: z.string(),
+  /** The job that ran the step (absent for a step that runs no job: skipped, identity). */
+  step_job: z.uuid().optional(),
+  success: z.boolean(),
+  skipped: z.boolean(),
+  duration_ms: z.number().int(),
+  completed_at: z.string(),
+});
+export type JobStepCompletedEvent = z.infer<typeof JobStepCompletedEventSchema>;
+
+export const JobSuspendedEventSchema = z.object({
+  ...jobRef,
+  step_id: z.string(),
+  /** Approvals still needed. */
+  required_events: z.number().int(),
+  /** When the approval times out (ISO), if it does. */
+  timeout_at: z.string().nullable(),
+});
+export type JobSuspendedEvent = z.infer<typeof JobSuspendedEventSchema>;
+
+export const JobCompletedEventSchema = z.object({
+  ...jobRef,
+  kind: JobKindSchema,
+  path: z.string().nullable(),
+  status: JobStatusSchema,
+  success: z.boolean(),
+  duration_ms: z.number().int().nullable(),
+  completed_at: z.string(),
+});
+export type JobCompletedEvent = z.infer<typeof JobCompletedEventSchema>;
+
+export const jobEvents = {
+  started: defineEvent('evt.job.started', JobStartedEventSchema),
+  stepCompleted: defineEvent('evt.job.step_completed', JobStepCompletedEventSchema),
+  suspended: defineEvent('evt.job.suspended', JobSuspendedEventSchema),
+  completed: defineEvent('evt.job.completed', JobCompletedEventSchema),
+} as const;

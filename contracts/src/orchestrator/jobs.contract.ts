@@ -1,0 +1,52 @@
+import { z } from 'zod';
+import { createContractClient, defineRequest, type RequestTransport } from '../messaging/contract.js';
+import { JobSchema, JobSummarySchema } from './job.schema.js';
+import {
+  CancelJobReplySchema,
+  CancelJobRequestSchema,
+  JobIdRequestSchema,
+  JobLogsReplySchema,
+  JobLogsRequestSchema,
+  JobResultReplySchema,
+  ListJobsRequestSchema,
+  ResultByNodeReplySchema,
+  ResultByNodeRequestSchema,
+  ResumeJobReplySchema,
+  ResumeJobRequestSchema,
+  RunFlowRequestSchema,
+  RunJobReplySchema,
+  RunScriptRequestSchema,
+} from './jobs.schema.js';
+
+/**
+ * Jobs, answered by flow-orchestrator. Every request carries the caller's token (`actor`); the
+ * orchestrator authenticates it with the registry. A job the caller may not see answers
+ * NOT_FOUND, exactly as one that does not exist.
+ */
+export const orchestratorJobsContract = {
+  runFlow: defineRequest('orchestrator.job.run_flow', RunFlowRequestSchema, RunJobReplySchema),
+  runScript: defineRequest('orchestrator.job.run_script', RunScriptRequestSchema, RunJobReplySchema),
+  get: defineRequest('orchestrator.job.get', JobIdRequestSchema, JobSchema),
+  getResult: defineRequest('orchestrator.job.get_result', JobIdRequestSchema, JobResultReplySchema),
+  resultByNode: defineRequest(
+    'orchestrator.job.result_by_node',
+    ResultByNodeRequestSchema,
+    ResultByNodeReplySchema,
+  ),
+  cancel: defineRequest('orchestrator.job.cancel', CancelJobRequestSchema, CancelJobReplySchema),
+  resume: defineRequest('orchestrator.job.resume', ResumeJobRequestSchema, ResumeJobReplySchema),
+  list: defineRequest(
+    'orchestrator.job.list',
+    ListJobsRequestSchema,
+    z.object({ jobs: z.array(JobSummarySchema) }),
+  ),
+  logs: defineRequest('orchestrator.job.logs', JobLogsRequestSchema, JobLogsReplySchema),
+} as const;
+
+export type OrchestratorJobsContract = typeof orchestratorJobsContract;
+
+/** `jobs.runFlow({ actor, workspace, value, args })`, ... over any request transport (a `MeshClient`). */
+export function createOrchestratorJobsClient(transport: RequestTransport) {
+  return createContractClient(orchestratorJobsContract, transport);
+}
+export type OrchestratorJobsClient = ReturnType<typeof createOrchestratorJobsClient>;

@@ -1,0 +1,155 @@
+import { z } from 'zod';
+import { ActorSchema } from '../registry/identity.schema.js';
+import { JobKindSchema, JobStatusSchema } from './job.schema.js';
+
+/** A worker tag: one NATS subject token. */
+export const WorkerTagSchema = z
+  .string()
+  .regex(/^[a-z0-9_-]+$/, "must be a worker tag of lowercase letters, digits, '-' or '_'");
+
+const caller = { actor: ActorSchema, workspace: z.string().min(1) };
+const ArgsSchema = z.record(z.string(), z.unknown()).default({});
+
+const runOptions = {
+  args: ArgsSchema,
+  /** Worker tag the job runs on (flows: `flow` when absent; steps inherit it unless `preserve_step_tags`). */
+  tag: WorkerTagSchema.optional(),
+  /** Start no earlier than this (ISO date-time). */
+  scheduled_for: z.iso.datetime({ offset: true }).optional(),
+  /** A caller-chosen job id: the same id twice starts one job (idempotent retries). */
+  job_id: z.uuid().optional(),
+  priority: z.number().optional(),
+};
+
+/**
+ * Runs a flow: a saved one by `path`, or the flow value in `value` (preview; `path` then only
+ * names it). Answers the job id as soon as the job is accepted (queued durably).
+ */
+export const RunFlowRequestSchema = z
+  .object({
+    ...caller,
+    path: z.string().min(1).optional(),
+    /** An OpenFlow FlowValue (`{ modules, ... }`), or a whole OpenFlow (`{ summary, value }`). */
+    value: z.record(z.string(), z.unknown()).optional(),
+    ...runOptions,
+  })
+  .strict()
+  .refine((req) => req.path !== undefined || req.value !== undefined, {
+    message: 'give the path of a saved flow or a flow value',
+    path: ['value'],
+  });
+export type RunFlowRequest = z.infer<typeof RunFlowRequestSchema>;
+
+/** Runs a script: a saved one by `path` (and `hash` to pin a version), or inline `content`. */
+export const RunScriptRequestSchema = z
+  .object({
+    ...caller,
+    path: z.string().min(1).optional(),
+    hash: z.string().optional(),
+    content: z.string().optional(),
+    language: z.string().optional(),
+    lock: z.string().optional(),
+    ...runOptions,
+  })
+  .strict()
+  .refine((req) => req.path !== undefined || (req.content !== undefined && req.language !== undefined), {
+    message: 'give the path of a saved script, or content and language',
+    path: ['content'],
+  });
+export type RunScriptRequest = z.infer<typeof RunScriptRequestSchema>;
+
+export const RunJobReplySchema = z.object({ job_id: z.uuid() });
+export type RunJobReply = z.infer<typeof RunJobReplySchema>;
+
+export const JobIdRequestSchema = z.object({ ...caller, id: z.uuid() }).strict();
+export type JobIdRequest = z.infer<typeof JobIdRequestSchema>;
+
+/** Windmill's `get_result_maybe`: `completed` false while the job runs. */
+export const JobResultReplySchema = z.object({
+  completed: z.boolean(),
+  success: z.boolean().optional(),
+  result: z.unknown(),
+  started: z.boolean(),
+  status: JobStatusSchema,
+});
+export type JobResultReply = z.infer<typeof JobResultReplySchema>;
+
+/** The result of one node (module id) of a flow run, wherever it sits in the tree. */
+export const ResultByNodeRequestSchema = z
+  .object({ ...caller, flow_job_id: z.uuid(), node_id: z.string().min(1) })
+  .strict();
+export const ResultByNodeReplySchema = z.object({ result: z.unknown() });
+
+export const CancelJobRequestSchema = z
+  .object({ ...caller, id: z.uuid(), reason: z.string().max(1_000).optional() })
+  .strict();
+export const CancelJobReplySchema = z.object({
+  /** False when the job had already ended. */
+  cancelled: z.boolean(),
+});
+export type CancelJobRequest = z.infer<typeof CancelJobRequestSchema>;
+
+/**
+ * Resumes (or, `approve: false`, disapproves) a flow suspended on an approval step. `resume_id`
+ * identifies the approval (one per approver link); `approver` is who approved, recorded in
+ * `flow_status.approvers`; `payload` becomes the next step's `resume` input (validated against
+ * the step's `resume_form` schema when it has one). The caller (the HTTP layer) has already
+ * checked a signed URL or authenticated the approver; the engine checks the step's own rules
+ * (`user_auth_required`, `user_groups_required`, `self_approval_disabled`).
+ */
+export const ResumeJobRequestSchema = z
+  .object({
+    ...caller,
+    id: z.uuid(),
+    resume_id: z.number().int().nonnegative(),
+    approver: z.string().max(255).optional(),
+    payload: z.unknown().optional(),
+    approve: z.boolean().default(true),
+    /** True when the approver proved who they are (a bearer token); false for a signed URL. */
+    authenticated: z.boolean().default(true),
+  })
+  .strict();
+export type ResumeJobRequest = z.infer<typeof ResumeJobRequestSchema>;
+export const ResumeJobReplySchema = z.object({
+  /** `resumed`: enough approvals, the flow continues; `waiting`: more are needed; `cancelled`: disapproved. */
+  outcome: z.enum(['resumed', 'waiting', 'cancelled']),
+});
+
+export const ListJobsRequestSchema = z
+  .object({
+    ...caller,
+    status: z.array(JobStatusSchema).optional(),
+    kind: z.array(JobKindSchema).optional(),
+    path: z.string().optional(),
+    path_prefix: z.string().optional(),
+    created_by: z.string().optional(),
+    parent_job: z.uuid().optional(),
+    root_job: z.uuid().optional(),
+    tag: z.string().optional(),
+    success: z.boolean().optional(),
+    /** Include flow steps, iterations and branches (default: only jobs without a parent). */
+    include_children: z.boolean().default(false),
+    created_after: z.iso.datetime({ offset: true }).optional(),
+    created_before: z.iso.datetime({ offset: true }).optional(),
+    limit: z.number().int().min(1).max(1_000).default(100),
+    offset: z.number().int().min(0).default(0),
+  })
+  .strict();
+export type ListJobsRequest = z.infer<typeof ListJobsRequestSchema>;
+
+export const JobLogsRequestSchema = z
+  .object({
+    ...caller,
+    id: z.uuid(),
+    /** Skip the first `offset` characters (from a previous `next_offset`). */
+    offset: z.number().int().min(0).default(0),
+  })
+  .strict();
+export type JobLogsRequest = z.infer<typeof JobLogsRequestSchema>;
+export const JobLogsReplySchema = z.object({
+  /** Lines joined by '\n', each ending with one. */
+  logs: z.string(),
+  next_offset: z.number().int(),
+  completed: z.boolean(),
+});
+export type JobLogsReply = z.infer<typeof JobLogsReplySchema>;

@@ -1,0 +1,2 @@
+export * from './expression-sandbox.port.js';
+export * from './script-runner.port.js';
