@@ -14,3 +14,6 @@ export * from './fake-providers/gemini/gemini-fake.server.js';
 export type * from './fake-providers/gemini/gemini-fake.types.js';
 export * from './fake-providers/bedrock/bedrock-fake.server.js';
 export type * from './fake-providers/bedrock/bedrock-fake.types.js';
+export * from './fake-providers/openai/openai-fake.server.js';
+export { fakeEmbedding } from './fake-providers/openai/openai-fake.render.js';
+export type * from './fake-providers/openai/openai-fake.types.js';

@@ -1,11 +1,27 @@
 import type { ServiceConfig } from '@flowmesh/bootstrap';
 import { z } from 'zod';
+import { auditSettingsShape, toAuditConfig } from './audit/audit.config.js';
+import { chatSettingsShape, toChatConfig } from './chat/chat.config.js';
+import { credentialsSettingsShape, toCredentialsConfig } from './credentials/credentials.config.js';
+import { edgeSettingsShape, toEdgeConfig } from './http/edge.config.js';
 
 /**
- * Settings only llm-gateway reads, keyed by environment variable. The common ones (NATS_URL,
- * DATABASE_URL, FLOWMESH_SUBJECT_PREFIX, ports, log level, shutdown timeout) come from
- * @flowmesh/bootstrap. None yet.
+ * Settings only llm-gateway reads, keyed by environment variable, parsed into a typed tree (one
+ * branch per area). The common ones (NATS_URL, DATABASE_URL, FLOWMESH_SUBJECT_PREFIX, ports, log
+ * level, shutdown timeout) come from @flowmesh/bootstrap.
  */
-export const llmGatewayConfigSchema = z.object({});
+export const llmGatewayConfigSchema = z
+  .object({
+    ...credentialsSettingsShape,
+    ...auditSettingsShape,
+    ...edgeSettingsShape,
+    ...chatSettingsShape,
+  })
+  .transform((env) => ({
+    credentials: toCredentialsConfig(env),
+    audit: toAuditConfig(env),
+    edge: toEdgeConfig(env),
+    chat: toChatConfig(env),
+  }));
 
 export type LlmGatewayConfig = ServiceConfig<z.output<typeof llmGatewayConfigSchema>>;

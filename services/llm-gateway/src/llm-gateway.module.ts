@@ -2,8 +2,28 @@ import { MessagingModule } from '@flowmesh/messaging';
 import { PersistenceModule } from '@flowmesh/persistence';
 import type { Logger } from '@flowmesh/telemetry';
 import { Module, type DynamicModule } from '@nestjs/common';
+import { AUDIT_ENTITIES, AuditModule } from './audit/audit.module.js';
+import { CHAT_CONFIG } from './chat/chat.config.js';
+import { ChatHandler } from './chat/chat.handler.js';
+import { ChatRunner } from './chat/chat-runner.service.js';
+import { ChatStreams } from './chat/chat-streams.service.js';
+import { StartChatService } from './chat/start-chat.service.js';
+import { CredentialsModule } from './credentials/credentials.module.js';
+import { EmbedHandler } from './embeddings/embed.handler.js';
+import { EmbedService } from './embeddings/embed.service.js';
+import { ChatCompletionsService } from './http/chat-completions.service.js';
+import { EDGE_CONFIG } from './http/edge.config.js';
+import { ModelsAndEmbeddingsService } from './http/models-and-embeddings.service.js';
+import { OpenAIApiController, WorkspaceProxyController } from './http/openai-api.controller.js';
+import { ProviderCallerService } from './http/provider-caller.service.js';
 import type { LlmGatewayConfig } from './llm-gateway.config.js';
 import { LLM_GATEWAY_MIGRATIONS } from './migrations/index.js';
+import { ListModelsService } from './models/list-models.service.js';
+import { ModelsHandler } from './models/models.handler.js';
+import { ProviderExecutor } from './providers/provider-executor.js';
+import { createProviderExecutor } from './providers/provider-executor.factory.js';
+import { ProviderRegistry } from './providers/provider-registry.js';
+import { WorkspaceProxyService } from './proxy/workspace-proxy.service.js';
 
 /** Postgres schema that holds llm-gateway's tables; no other service reads it. */
 export const LLM_GATEWAY_SCHEMA = 'llm_gateway';
@@ -23,10 +43,28 @@ export class LlmGatewayModule {
         PersistenceModule.forRoot({
           databaseUrl: config.database.url,
           schema: LLM_GATEWAY_SCHEMA,
-          entities: [],
+          entities: [...AUDIT_ENTITIES],
           migrations: LLM_GATEWAY_MIGRATIONS,
           logger: logger.child({ component: 'persistence' }),
         }),
+        CredentialsModule.forRoot(config.credentials),
+        AuditModule.forRoot(config.audit, logger.child({ component: 'audit' })),
+      ],
+      controllers: [ChatHandler, EmbedHandler, ModelsHandler, OpenAIApiController, WorkspaceProxyController],
+      providers: [
+        { provide: CHAT_CONFIG, useValue: config.chat },
+        { provide: EDGE_CONFIG, useValue: config.edge },
+        { provide: ProviderRegistry, useValue: new ProviderRegistry() },
+        { provide: ProviderExecutor, useFactory: () => createProviderExecutor(config.chat, config.edge) },
+        ChatRunner,
+        ChatStreams,
+        StartChatService,
+        EmbedService,
+        ListModelsService,
+        ProviderCallerService,
+        ChatCompletionsService,
+        ModelsAndEmbeddingsService,
+        WorkspaceProxyService,
       ],
     };
   }

@@ -1,0 +1,207 @@
+import type {
+  Actor,
+  CallerIdentity,
+  ChatEvent,
+  ChatParameters,
+  ProviderError,
+  ProviderReference,
+} from '@flowmesh/contracts';
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import { LlmCallRecorder, type LlmCall, type LlmCallSource } from '../audit/llm-call.recorder.js';
+import { CredentialsResolver } from '../credentials/credentials-resolver.js';
+import { knownContextWindow } from '../models/context-window.table.js';
+import { ProviderCallError } from '../providers/provider-call.error.js';
+import type { ProviderCredentials } from '../providers/provider-credentials.js';
+import { ProviderExecutor } from '../providers/provider-executor.js';
+import { ProviderRegistry } from '../providers/provider-registry.js';
+import { prepareChatCall } from './chat-call.factory.js';
+import { CHAT_CONFIG, type ChatConfig } from './chat.config.js';
+import { ChatStreamAssembler } from './chat-stream.assembler.js';
+import { fallsBack, retryDelayMs } from './retry.policy.js';
+
+/** One logical chat: who asks, which providers in order, and the call. */
+export interface ChatRun {
+  readonly actor: Actor;
+  readonly workspace: string;
+  readonly provider: ProviderReference;
+  readonly fallbacks?: readonly ProviderReference[];
+  readonly parameters: ChatParameters;
+  /** The model's window when the table does not know it; decides context-window fallbacks. */
+  readonly contextWindow?: number;
+  readonly conversationId?: string;
+  /** Credentials of `provider` when the caller resolved them already. */
+  readonly credentials?: ProviderCredentials;
+  /** For the audit row: which surface asked, and who. */
+  readonly source: LlmCallSource;
+  readonly identity?: Pick<CallerIdentity, 'username' | 'kind' | 'jobId'>;
+}
+
+const UNKNOWN_IDENTITY = { username: '(unknown)', kind: 'user' as const };
+
+/**
+ * Runs a chat to its end as contract events: the first provider, its retries on rate limits and
+ * outages (honouring retry-after, bounded), then each fallback in order. Nothing is retried once
+ * an event of the answer went out: a failure after that ends the stream with `error`. Always
+ * ends with exactly one final event (`message` or `error`); aborting `signal` aborts the
+ * upstream request and ends with `cancelled`. One audit row and span per provider tried.
+ */
+@Injectable()
+export class ChatRunner {
+  constructor(
+    private readonly registry: ProviderRegistry,
+    private readonly executor: ProviderExecutor,
+    private readonly resolver: CredentialsResolver,
+    @Inject(CHAT_CONFIG) private readonly config: ChatConfig,
+    @Optional() private readonly recorder?: LlmCallRecorder,
+  ) {}
+
+  async *run(run: ChatRun, signal: AbortSignal): AsyncGenerator<ChatEvent> {
+    const candidates = [run.provider, ...(run.fallbacks ?? [])];
+    let lastError: ProviderError | undefined;
+    let lastWindow: number | undefined;
+    for (const [fallbackIndex, reference] of candidates.entries()) {
+      const window = fallbackIndex === 0 && run.contextWindow ? run.contextWindow : knownContextWindow(reference.model);
+      // A context overflow moves only to a model with a larger window.
+      if (lastError?.class === 'context_window_exceeded' && (window ?? 0) <= (lastWindow ?? Number.MAX_SAFE_INTEGER)) continue;
+      lastWindow = window ?? lastWindow;
+      const outcome = yield* this.runProvider(run, reference, fallbackIndex, signal);
+      if (outcome === 'done') return;
+      lastError = outcome;
+      if (!fallsBack(outcome)) break;
+    }
+    yield { type: 'error', error: lastError ?? { class: 'provider_outage', message: 'no provider could answer' } };
+  }
+
+  /** 'done' once a final event went out; else the error that made this provider give up. */
+  private async *runProvider(
+    run: ChatRun,
+    reference: ProviderReference,
+    fallbackIndex: number,
+    signal: AbortSignal,
+  ): AsyncGenerator<ChatEvent, 'done' | ProviderError> {
+    let credentials: ProviderCredentials;
+    let prepared;
+    try {
+      credentials =
+        fallbackIndex === 0 && run.credentials
+          ? run.credentials
+          : await this.resolver.resolve({ actor: run.actor, workspace: run.workspace, resource: reference.resource, kind: reference.kind });
+      prepared = prepareChatCall(run.parameters, reference.model);
+    } catch (error) {
+      // A fallback we cannot use (unreadable, malformed) is skipped like an unavailable model.
+      return { class: 'model_unavailable', message: describe(error), provider: reference.kind, model: reference.model };
+    }
+    const adapter = this.registry.get(reference.kind);
+    const { call, names } = prepared;
+    const audit = this.begin(run, reference, credentials, adapter.telemetryName(credentials), call.stream);
+
+    for (let attempt = 1; ; attempt++) {
+      const assembler = new ChatStreamAssembler(names, reference.kind, reference.model);
+      let started = false;
+      try {
+        for await (const piece of this.executor.chat(adapter, call, credentials, signal)) {
+          if (!started) {
+            started = true;
+            audit?.markFirstChunk();
+            yield { type: 'started', provider: reference.kind, resource: reference.resource, model: reference.model, fallbackIndex };
+          }
+          yield* assembler.push(piece);
+        }
+        const closing = assembler.end();
+        const final = closing.at(-1);
+        if (final?.type === 'message') {
+          audit?.succeed({
+            ...(final.usage ? { usage: final.usage } : {}),
+            responseModel: final.model,
+            ...(final.responseId ? { responseId: final.responseId } : {}),
+            finishReason: final.finishReason,
+          });
+        }
+        yield* closing;
+        return 'done';
+      } catch (caught) {
+        const error = asProviderError(caught, reference, signal);
+        if (started || error.class === 'cancelled') {
+          audit?.fail({ errorClass: error.class, ...(error.status ? { httpStatus: error.status } : {}), cancelled: error.class === 'cancelled' });
+          yield { type: 'error', error };
+          return 'done';
+        }
+        const delay = retryDelayMs(attempt, error, this.config.retry);
+        if (delay === undefined) {
+          audit?.fail({ errorClass: error.class, ...(error.status ? { httpStatus: error.status } : {}) });
+          return error;
+        }
+        if (!(await sleep(delay, signal))) {
+          audit?.fail({ errorClass: 'cancelled', cancelled: true });
+          yield { type: 'error', error: { class: 'cancelled', message: 'the chat was cancelled', provider: reference.kind } };
+          return 'done';
+        }
+      }
+    }
+  }
+
+  private begin(
+    run: ChatRun,
+    reference: ProviderReference,
+    credentials: ProviderCredentials,
+    providerName: string,
+    stream: boolean,
+  ): LlmCall | undefined {
+    if (!this.recorder) return undefined;
+    const server = serverOf(credentials.base_url);
+    const { parameters } = run;
+    return this.recorder.begin({
+      operation: 'chat',
+      providerName,
+      model: reference.model,
+      stream,
+      workspace: run.workspace,
+      resource: reference.resource,
+      ...server,
+      ...(parameters.maxOutputTokens !== undefined ? { maxTokens: parameters.maxOutputTokens } : {}),
+      ...(parameters.temperature !== undefined ? { temperature: parameters.temperature } : {}),
+      ...(parameters.topP !== undefined ? { topP: parameters.topP } : {}),
+      ...(run.conversationId ? { conversationId: run.conversationId } : {}),
+      source: run.source,
+      kind: reference.kind,
+      identity: run.identity ?? UNKNOWN_IDENTITY,
+    });
+  }
+}
+
+function asProviderError(error: unknown, reference: ProviderReference, signal: AbortSignal): ProviderError {
+  if (error instanceof ProviderCallError) return error.providerError;
+  if (signal.aborted) return { class: 'cancelled', message: 'the chat was cancelled', provider: reference.kind, model: reference.model };
+  // Our own bug (a parser threw): never the user's fault, and never a stack trace on the wire.
+  return { class: 'bad_request_internal', message: `the gateway failed to handle the ${reference.kind} answer`, provider: reference.kind, model: reference.model };
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function serverOf(baseUrl: string | undefined): { serverAddress?: string; serverPort?: number } {
+  if (!baseUrl) return {};
+  try {
+    const url = new URL(baseUrl);
+    return { serverAddress: url.hostname, ...(url.port ? { serverPort: Number(url.port) } : {}) };
+  } catch {
+    return {};
+  }
+}
+
+/** Resolves true after `ms`, false as soon as `signal` aborts. */
+function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
+  if (signal.aborted) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve(true);
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      resolve(false);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}

@@ -1,0 +1,53 @@
+import { tokenStreamSubject, type CallerIdentity, type StartChatReply, type StartChatRequest } from '@flowmesh/contracts';
+import { Injectable } from '@nestjs/common';
+import { CredentialsResolver, type CredentialsQuery } from '../credentials/credentials-resolver.js';
+import type { ProviderCredentials } from '../providers/provider-credentials.js';
+import { ProviderRegistry } from '../providers/provider-registry.js';
+import { prepareChatCall } from './chat-call.factory.js';
+import { ChatStreams } from './chat-streams.service.js';
+
+/** A resolver that also says who the caller is (the registry-backed one does), for the audit row. */
+interface IdentityResolver {
+  resolveProvider(query: CredentialsQuery): Promise<{ credentials: ProviderCredentials; identity: CallerIdentity }>;
+}
+
+function knowsIdentity(resolver: CredentialsResolver): resolver is CredentialsResolver & IdentityResolver {
+  return typeof (resolver as Partial<IdentityResolver>).resolveProvider === 'function';
+}
+
+/**
+ * `gateway.chat.start`: everything that can be refused is refused in the reply (an unknown
+ * provider kind, a malformed call, a resource the caller may not read); then the chat streams in
+ * the background and the reply names its subject.
+ */
+@Injectable()
+export class StartChatService {
+  constructor(
+    private readonly registry: ProviderRegistry,
+    private readonly resolver: CredentialsResolver,
+    private readonly streams: ChatStreams,
+  ) {}
+
+  async start(request: StartChatRequest): Promise<StartChatReply> {
+    const { streamId, actor, workspace, provider, fallbacks, contextWindow, conversationId, ...parameters } = request;
+    this.registry.get(provider.kind);
+    prepareChatCall(parameters, provider.model);
+    const query = { actor, workspace, resource: provider.resource, kind: provider.kind };
+    const resolved = knowsIdentity(this.resolver)
+      ? await this.resolver.resolveProvider(query)
+      : { credentials: await this.resolver.resolve(query), identity: undefined };
+    await this.streams.start(streamId, {
+      actor,
+      workspace,
+      provider,
+      ...(fallbacks ? { fallbacks } : {}),
+      parameters,
+      ...(contextWindow !== undefined ? { contextWindow } : {}),
+      ...(conversationId !== undefined ? { conversationId } : {}),
+      credentials: resolved.credentials,
+      source: 'nats',
+      ...(resolved.identity ? { identity: resolved.identity } : {}),
+    });
+    return { streamId, subject: tokenStreamSubject(streamId) };
+  }
+}

@@ -1,0 +1,17 @@
+import { gatewayContract } from '@flowmesh/contracts';
+import { HandleRequest } from '@flowmesh/messaging';
+import { Controller } from '@nestjs/common';
+import { Payload } from '@nestjs/microservices';
+import type { z } from 'zod';
+import { EmbedService } from './embed.service.js';
+
+/** Embeddings over NATS. */
+@Controller()
+export class EmbedHandler {
+  constructor(private readonly embedding: EmbedService) {}
+
+  @HandleRequest(gatewayContract.embed)
+  embed(@Payload() request: z.output<typeof gatewayContract.embed.request>) {
+    return this.embedding.embed(request);
+  }
+}

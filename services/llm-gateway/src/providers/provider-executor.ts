@@ -1,0 +1,241 @@
+import type { OutboundPolicy } from '@flowmesh/outbound';
+import { errors as undiciErrors, request, type Dispatcher } from 'undici';
+import { providerCallError, ProviderCallError } from './provider-call.error.js';
+import type {
+  ChatCall,
+  EmbeddingsCall,
+  EmbeddingsResult,
+  HttpProviderAdapter,
+  ListedModel,
+  NativeCallContext,
+  ProviderAdapter,
+  ProviderHttpRequest,
+  ProviderStreamEvent,
+  ProxyHttpRequest,
+  ResponseHeaders,
+} from './provider-adapter.js';
+import type { ProviderCredentials } from './provider-credentials.js';
+import { resultPieces } from './shared/result-pieces.js';
+import { sseFrames } from './shared/sse-frames.js';
+
+export interface ProviderExecutorOptions {
+  /** undici dispatcher for every provider call (the SSRF-guarded one in a service). */
+  readonly dispatcher?: Dispatcher;
+  /** Time to the response headers (default 120 s: a slow model thinks before its first byte). */
+  readonly headersTimeoutMs?: number;
+  /** Longest silence inside a body (default 300 s). */
+  readonly bodyTimeoutMs?: number;
+  /** Headers from configuration, sent to every provider (before the resource's own). */
+  readonly headers?: Readonly<Record<string, string>>;
+  /** The SSRF policy, handed to native adapters whose SDK opens its own connections. */
+  readonly outboundPolicy?: OutboundPolicy;
+}
+
+/** An answered HTTP call, body unread. */
+export interface ProviderResponse {
+  readonly status: number;
+  readonly headers: ResponseHeaders;
+  readonly body: AsyncIterable<Uint8Array> & { text(): Promise<string>; json(): Promise<unknown> };
+}
+
+const MAX_ERROR_BODY_BYTES = 64 * 1024;
+
+/**
+ * Performs provider calls for the adapters: the HTTP request (undici, keep-alive pool, abort
+ * signal, timeouts), custom headers (configuration, then the resource's), classification of a
+ * failed status by the adapter, and the framing of a streamed body. A failure before the first
+ * piece is a thrown `ProviderCallError`; an abort is `cancelled`; a network failure or timeout is
+ * `provider_outage` naming the host only (a URL may carry a key in its query).
+ */
+export class ProviderExecutor {
+  private readonly nativeContext: NativeCallContext;
+
+  constructor(private readonly options: ProviderExecutorOptions = {}) {
+    this.nativeContext = {
+      ...(options.headers ? { headers: options.headers } : {}),
+      ...(options.outboundPolicy ? { outboundPolicy: options.outboundPolicy } : {}),
+    };
+  }
+
+  /** The pieces of one chat answer, streamed or not. */
+  async *chat(
+    adapter: ProviderAdapter,
+    call: ChatCall,
+    credentials: ProviderCredentials,
+    signal: AbortSignal,
+  ): AsyncIterable<ProviderStreamEvent> {
+    if (adapter.transport === 'native') {
+      yield* this.guardNative(adapter.chat(call, credentials, signal, this.nativeContext), adapter, call.model, signal);
+      return;
+    }
+    const built = adapter.buildRequest(call, credentials);
+    const response = await this.send(adapter, built, credentials, signal, call.model);
+    const contentType = response.headers['content-type'] ?? '';
+    try {
+      if (call.stream && contentType.includes('text/event-stream')) {
+        yield* adapter.parseStream(this.frames(adapter, response.body), call);
+      } else if (call.stream && typeof adapter.streamFraming === 'function' && !contentType.includes('json')) {
+        yield* adapter.parseStream(adapter.streamFraming(response.body), call);
+      } else {
+        // A server that ignored `stream: true` answers with JSON: read it as the whole answer.
+        const json = await readJson(response, adapter, call.model);
+        yield* resultPieces(adapter.parseResponse(json, call));
+      }
+    } catch (error) {
+      throw this.failure(error, adapter, signal, call.model);
+    }
+  }
+
+  async embed(
+    adapter: ProviderAdapter,
+    call: EmbeddingsCall,
+    credentials: ProviderCredentials,
+    signal: AbortSignal,
+  ): Promise<EmbeddingsResult> {
+    if (adapter.transport === 'native') {
+      if (!adapter.embed) throw unsupported(adapter, 'embeddings');
+      return this.guardNativeCall(() => adapter.embed!(call, credentials, signal, this.nativeContext), adapter, call.model, signal);
+    }
+    if (!adapter.embeddings) throw unsupported(adapter, 'embeddings');
+    const response = await this.send(adapter, adapter.embeddings.buildRequest(call, credentials), credentials, signal, call.model);
+    return adapter.embeddings.parseResponse(await readJson(response, adapter, call.model), call);
+  }
+
+  async listModels(adapter: ProviderAdapter, credentials: ProviderCredentials, signal: AbortSignal): Promise<ListedModel[]> {
+    if (adapter.transport === 'native') {
+      if (!adapter.listModels) throw unsupported(adapter, 'model lists');
+      return this.guardNativeCall(() => adapter.listModels!(credentials, signal, this.nativeContext), adapter, undefined, signal);
+    }
+    if (!adapter.models) throw unsupported(adapter, 'model lists');
+    const response = await this.send(adapter, adapter.models.buildRequest(credentials), credentials, signal);
+    return adapter.models.parseResponse(await readJson(response, adapter));
+  }
+
+  /**
+   * Sends a built request; a status of 400 or more is read, classified by the adapter and thrown.
+   * The workspace proxy uses it with a `ProxyHttpRequest` and reads the body itself.
+   */
+  async send(
+    adapter: ProviderAdapter,
+    built: ProviderHttpRequest | ProxyHttpRequest,
+    credentials: ProviderCredentials,
+    signal: AbortSignal,
+    model?: string,
+  ): Promise<ProviderResponse> {
+    const headers = { ...built.headers, ...this.options.headers, ...credentials.custom_headers };
+    const body =
+      'body' in built && built.body !== undefined
+        ? built.body instanceof Uint8Array
+          ? built.body
+          : JSON.stringify(built.body)
+        : undefined;
+    let answer: Dispatcher.ResponseData;
+    try {
+      answer = await request(built.url, {
+        method: built.method as Dispatcher.HttpMethod,
+        headers,
+        ...(body !== undefined ? { body } : {}),
+        signal,
+        headersTimeout: this.options.headersTimeoutMs ?? 120_000,
+        bodyTimeout: this.options.bodyTimeoutMs ?? 300_000,
+        ...(this.options.dispatcher ? { dispatcher: this.options.dispatcher } : {}),
+      });
+    } catch (error) {
+      throw this.failure(error, adapter, signal, model, built.url);
+    }
+    const responseHeaders = flattenHeaders(answer.headers);
+    if (answer.statusCode >= 400) {
+      const text = await readBounded(answer.body, MAX_ERROR_BODY_BYTES).catch(() => '');
+      const classified = adapter.classifyError(answer.statusCode, text, responseHeaders);
+      throw new ProviderCallError({ ...classified, provider: adapter.kind, ...(model ? { model } : {}) });
+    }
+    return { status: answer.statusCode, headers: responseHeaders, body: answer.body };
+  }
+
+  private frames(adapter: HttpProviderAdapter, body: AsyncIterable<Uint8Array>) {
+    return adapter.streamFraming === 'sse' ? sseFrames(body) : adapter.streamFraming(body);
+  }
+
+  private async *guardNative(
+    pieces: AsyncIterable<ProviderStreamEvent>,
+    adapter: ProviderAdapter,
+    model: string,
+    signal: AbortSignal,
+  ): AsyncIterable<ProviderStreamEvent> {
+    try {
+      yield* pieces;
+    } catch (error) {
+      throw this.failure(error, adapter, signal, model);
+    }
+  }
+
+  private async guardNativeCall<T>(run: () => Promise<T>, adapter: ProviderAdapter, model: string | undefined, signal: AbortSignal): Promise<T> {
+    try {
+      return await run();
+    } catch (error) {
+      throw this.failure(error, adapter, signal, model);
+    }
+  }
+
+  /** Any failure as a classified `ProviderCallError` (one already classified passes through). */
+  private failure(error: unknown, adapter: ProviderAdapter, signal: AbortSignal, model?: string, url?: string): Error {
+    const extra = { provider: adapter.kind, ...(model ? { model } : {}) };
+    if (error instanceof ProviderCallError) {
+      return error.providerError.provider ? error : new ProviderCallError({ ...error.providerError, ...extra });
+    }
+    if (signal.aborted) return providerCallError('cancelled', 'the call was cancelled', extra);
+    const host = url ? hostOf(url) : adapter.kind;
+    if (error instanceof undiciErrors.HeadersTimeoutError || error instanceof undiciErrors.BodyTimeoutError) {
+      return providerCallError('provider_outage', `${host} did not answer in time`, extra);
+    }
+    if (error instanceof Error && error.name === 'OutboundRefusedError') {
+      // The SSRF guard's refusal names the host and why, never a credential.
+      return providerCallError('bad_request_user', error.message, extra);
+    }
+    const code = error instanceof Error && 'code' in error ? String((error as { code: unknown }).code) : undefined;
+    return providerCallError('provider_outage', `could not reach ${host}${code ? ` (${code})` : ''}`, extra);
+  }
+}
+
+function unsupported(adapter: ProviderAdapter, what: string): ProviderCallError {
+  return providerCallError('bad_request_user', `provider ${adapter.kind} offers no ${what} through the gateway`, {
+    provider: adapter.kind,
+  });
+}
+
+async function readJson(response: ProviderResponse, adapter: ProviderAdapter, model?: string): Promise<unknown> {
+  const text = await response.body.text();
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw providerCallError('provider_outage', `${adapter.kind} answered ${response.status} with a body that is not JSON`, {
+      provider: adapter.kind,
+      ...(model ? { model } : {}),
+    });
+  }
+}
+
+async function readBounded(body: AsyncIterable<Uint8Array>, limit: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    if (size < limit) chunks.push(Buffer.from(chunk));
+    size += chunk.byteLength;
+  }
+  return Buffer.concat(chunks).subarray(0, limit).toString('utf8');
+}
+
+function flattenHeaders(headers: Record<string, string | string[] | undefined>): ResponseHeaders {
+  const out: Record<string, string | undefined> = {};
+  for (const [name, value] of Object.entries(headers)) out[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+  return out;
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return 'the provider';
+  }
+}
+
