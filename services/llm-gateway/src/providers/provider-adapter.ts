@@ -8,6 +8,7 @@ import type {
   TextPart,
   ToolCall,
 } from '@flowmesh/contracts';
+import type { OutboundPolicy } from '@flowmesh/outbound';
 import type { ProviderCredentials } from './provider-credentials.js';
 
 /**
@@ -172,13 +173,24 @@ export interface HttpProviderAdapter extends AdapterBase {
   buildProxyRequest?(args: ProxyBuildArgs, credentials: ProviderCredentials): ProxyHttpRequest;
 }
 
+/**
+ * What the executor hands a native adapter so its SDK calls follow the rules HTTP calls follow:
+ * the configured extra headers and the SSRF policy for every connection.
+ */
+export interface NativeCallContext {
+  /** Headers from configuration, sent before the resource's own `custom_headers`. */
+  readonly headers?: Readonly<Record<string, string>>;
+  /** The outbound policy (`FLOWMESH_OUTBOUND_ALLOW_CIDRS`) every connection must pass. */
+  readonly outboundPolicy?: OutboundPolicy;
+}
+
 /** A provider called through its SDK (Bedrock): the adapter runs the call itself. */
 export interface NativeProviderAdapter extends AdapterBase {
   readonly transport: 'native';
   /** Throws `ProviderCallError` for a failure before the first event; yields `error` after it. */
-  chat(call: ChatCall, credentials: ProviderCredentials, signal: AbortSignal): AsyncIterable<ProviderStreamEvent>;
-  embed?(call: EmbeddingsCall, credentials: ProviderCredentials, signal: AbortSignal): Promise<EmbeddingsResult>;
-  listModels?(credentials: ProviderCredentials, signal: AbortSignal): Promise<ListedModel[]>;
+  chat(call: ChatCall, credentials: ProviderCredentials, signal: AbortSignal, context?: NativeCallContext): AsyncIterable<ProviderStreamEvent>;
+  embed?(call: EmbeddingsCall, credentials: ProviderCredentials, signal: AbortSignal, context?: NativeCallContext): Promise<EmbeddingsResult>;
+  listModels?(credentials: ProviderCredentials, signal: AbortSignal, context?: NativeCallContext): Promise<ListedModel[]>;
 }
 
 export type ProviderAdapter = HttpProviderAdapter | NativeProviderAdapter;

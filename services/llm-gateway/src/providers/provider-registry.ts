@@ -1,6 +1,7 @@
 import { MeshError, type AIProviderKind } from '@flowmesh/contracts';
 import type { ProviderAdapter } from './provider-adapter.js';
 import { anthropicAdapter } from './anthropic/anthropic.adapter.js';
+import { bedrockAdapter } from './bedrock/bedrock.adapter.js';
 import { googleAIAdapter } from './googleai/googleai.adapter.js';
 import { OPENAI_FAMILY_ADAPTERS } from './openai-compatible/openai-family.adapters.js';
 
@@ -12,7 +13,7 @@ export const PROVIDER_ADAPTERS: Partial<Record<AIProviderKind, ProviderAdapter>>
   ...OPENAI_FAMILY_ADAPTERS,
   anthropic: anthropicAdapter,
   googleai: googleAIAdapter,
-  // anthropic, googleai, aws_bedrock: providers/anthropic, providers/google-ai, providers/bedrock
+  aws_bedrock: bedrockAdapter,
 };
 
 export class ProviderRegistry {
