@@ -9,4 +9,6 @@ export const llmGatewayDefinition: ServiceDefinition<typeof llmGatewayConfigSche
   // Imported on demand, so the module's dependencies load after telemetry has started.
   rootModule: async (config, { logger }) =>
     (await import('./llm-gateway.module.js')).LlmGatewayModule.forRoot(config, logger),
+  // Chat bodies carry images and PDFs inline (base64).
+  httpBodyLimitBytes: (config) => config.edge.maxBodyBytes,
 };

@@ -1,0 +1,194 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ChatEvent, ProviderError } from '@flowmesh/contracts';
+import { Inject, Injectable } from '@nestjs/common';
+import { LlmCallRecorder } from '../audit/llm-call.recorder.js';
+import { ChatRunner } from '../chat/chat-runner.service.js';
+import { chatEndpoint, forwardAnswer, PASS_THROUGH_KINDS } from '../proxy/openai-pass-through.js';
+import type { HttpProviderAdapter } from '../providers/provider-adapter.js';
+import { ProviderCallError } from '../providers/provider-call.error.js';
+import { ProviderExecutor } from '../providers/provider-executor.js';
+import { ProviderRegistry } from '../providers/provider-registry.js';
+import { EDGE_CONFIG, type EdgeConfig } from './edge.config.js';
+import { OpenAIChatRequestSchema, type OpenAIChatRequest } from './openai-chat-request.schema.js';
+import { invalid, mapOpenAIChatRequest } from './openai-chat-request.mapper.js';
+import { OpenAIChunkEncoder, openAIFinishReason, openAIUsage } from './openai-chunk.encoder.js';
+import { toHttpError } from './openai-error.mapper.js';
+import { ProviderCallerService, type CallerProvider } from './provider-caller.service.js';
+import { SseResponseWriter } from './sse-response.writer.js';
+import { sendHttpError } from './send-http-error.js';
+
+/**
+ * `POST /v1/chat/completions`, OpenAI's shape with any provider behind it. OpenAI-shaped
+ * providers get the caller's body forwarded as is (the fast path: no translation either way);
+ * every other provider gets it translated into the normalized call, run by the `ChatRunner`
+ * (retries, tool-name guard, audit), and its events translated back into OpenAI chunks.
+ */
+@Injectable()
+export class ChatCompletionsService {
+  constructor(
+    private readonly callers: ProviderCallerService,
+    private readonly registry: ProviderRegistry,
+    private readonly executor: ProviderExecutor,
+    private readonly runner: ChatRunner,
+    private readonly recorder: LlmCallRecorder,
+    @Inject(EDGE_CONFIG) private readonly config: EdgeConfig,
+  ) {}
+
+  async handle(req: IncomingMessage & { body?: unknown }, res: ServerResponse, route: { workspace?: string; resource?: string } = {}): Promise<void> {
+    const abort = abortOnClose(res);
+    try {
+      const parsed = OpenAIChatRequestSchema.safeParse(req.body);
+      const resolved = await this.callers.resolve(req.headers, route);
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0];
+        throw invalid(issue?.path.join('.') || 'body', issue?.message ?? 'is not a chat completion request');
+      }
+      const adapter = this.registry.get(resolved.kind);
+      if (adapter.transport === 'http' && PASS_THROUGH_KINDS.has(resolved.kind)) {
+        await this.passThrough(resolved, adapter, parsed.data, res, abort.signal);
+      } else {
+        await this.translated(resolved, parsed.data, res, abort.signal);
+      }
+    } catch (error) {
+      sendHttpError(res, error);
+    } finally {
+      abort.dispose();
+    }
+  }
+
+  private async passThrough(
+    resolved: CallerProvider,
+    adapter: HttpProviderAdapter,
+    body: OpenAIChatRequest,
+    res: ServerResponse,
+    signal: AbortSignal,
+  ): Promise<void> {
+    const stream = body.stream === true;
+    const { credentials } = resolved;
+    const endpoint = chatEndpoint(adapter, credentials, body.model, stream);
+    const call = this.recorder.begin({
+      operation: 'chat',
+      source: 'http',
+      kind: resolved.kind,
+      providerName: adapter.telemetryName(credentials),
+      model: body.model,
+      stream,
+      workspace: resolved.workspace,
+      resource: resolved.resource,
+      identity: resolved.identity,
+      ...(body.max_completion_tokens ?? body.max_tokens ? { maxTokens: (body.max_completion_tokens ?? body.max_tokens) as number } : {}),
+      ...(body.temperature != null ? { temperature: body.temperature } : {}),
+      requestBody: body,
+    });
+    try {
+      const upstream = await this.executor.send(
+        adapter,
+        { method: 'POST', url: endpoint.url, headers: endpoint.headers, body: Buffer.from(JSON.stringify(body)) },
+        credentials,
+        signal,
+        body.model,
+      );
+      const answer = await forwardAnswer(upstream, res, {
+        keepaliveMs: this.config.sseKeepaliveMs,
+        normalizeUsage: adapter.normalizeUsage,
+        onFirstChunk: () => call.markFirstChunk(),
+      });
+      call.succeed({ ...answer, httpStatus: upstream.status });
+    } catch (error) {
+      const failure = toHttpError(error);
+      call.fail({ errorClass: failure.errorClass, httpStatus: failure.status, cancelled: signal.aborted });
+      throw error;
+    }
+  }
+
+  private async translated(resolved: CallerProvider, body: OpenAIChatRequest, res: ServerResponse, signal: AbortSignal): Promise<void> {
+    const mapped = mapOpenAIChatRequest(body);
+    const events = this.runner.run(
+      {
+        actor: { token: resolved.token },
+        workspace: resolved.workspace,
+        provider: { kind: resolved.kind, resource: resolved.resource, model: mapped.model },
+        parameters: mapped.parameters,
+        credentials: resolved.credentials,
+        source: 'http',
+        identity: resolved.identity,
+      },
+      signal,
+    );
+    const id = `chatcmpl-${randomUUID().replaceAll('-', '')}`;
+    if (mapped.stream) await this.streamEvents(events, res, new OpenAIChunkEncoder(id, mapped.model, mapped.includeUsage));
+    else await this.completion(events, res, id, mapped.model);
+  }
+
+  /**
+   * Streams events as chunks. The stream opens on the first event, so a failure before any
+   * (auth, rate limit after retries) is still an HTTP error status the SDKs raise as such.
+   */
+  private async streamEvents(events: AsyncIterable<ChatEvent>, res: ServerResponse, encoder: OpenAIChunkEncoder): Promise<void> {
+    let writer: SseResponseWriter | undefined;
+    for await (const event of events) {
+      if (event.type === 'error' && !writer) throw errorOf(event.error);
+      writer ??= new SseResponseWriter(res, this.config.sseKeepaliveMs);
+      const frames = encoder.encode(event);
+      if (frames) {
+        const pending = writer.write(frames);
+        if (pending) await pending;
+      }
+      if (event.type === 'message' || event.type === 'error') break;
+    }
+    writer?.end();
+  }
+
+  private async completion(events: AsyncIterable<ChatEvent>, res: ServerResponse, id: string, model: string): Promise<void> {
+    for await (const event of events) {
+      if (event.type === 'error') throw errorOf(event.error);
+      if (event.type !== 'message') continue;
+      const text = event.message.content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('');
+      const reasoning = event.message.content.flatMap((part) => (part.type === 'reasoning' ? [part.text] : [])).join('');
+      const toolCalls = event.message.toolCalls ?? [];
+      const body = {
+        id: event.responseId ?? id,
+        object: 'chat.completion',
+        created: Math.floor(Date.now() / 1000),
+        model: event.model || model,
+        choices: [
+          {
+            index: 0,
+            message: {
+              role: 'assistant',
+              content: text || (toolCalls.length > 0 ? null : ''),
+              refusal: null,
+              ...(reasoning ? { reasoning_content: reasoning } : {}),
+              ...(toolCalls.length > 0
+                ? { tool_calls: toolCalls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } })) }
+                : {}),
+            },
+            logprobs: null,
+            finish_reason: openAIFinishReason(event.finishReason),
+          },
+        ],
+        ...(event.usage ? { usage: openAIUsage(event.usage) } : {}),
+      };
+      const json = JSON.stringify(body);
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(json) });
+      res.end(json);
+      return;
+    }
+  }
+}
+
+/** A provider error event as the thrown error `toHttpError` maps (status from its class). */
+export function errorOf(error: ProviderError): Error {
+  return new ProviderCallError(error);
+}
+
+/** An AbortSignal that fires when the caller hangs up before the answer is complete. */
+export function abortOnClose(res: ServerResponse): { signal: AbortSignal; dispose(): void } {
+  const controller = new AbortController();
+  const onClose = () => {
+    if (!res.writableFinished) controller.abort();
+  };
+  res.once('close', onClose);
+  return { signal: controller.signal, dispose: () => res.off('close', onClose) };
+}

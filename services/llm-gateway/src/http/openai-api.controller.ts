@@ -1,0 +1,46 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { All, Controller, Get, Param, Post, Req, Res } from '@nestjs/common';
+import { WorkspaceProxyService } from '../proxy/workspace-proxy.service.js';
+import { ChatCompletionsService } from './chat-completions.service.js';
+import { ModelsAndEmbeddingsService } from './models-and-embeddings.service.js';
+
+type Request = IncomingMessage & { body?: unknown };
+
+/** OpenAI's API (`/v1/...`) with the provider named in `X-Flowmesh-Provider-Resource`. */
+@Controller('v1')
+export class OpenAIApiController {
+  constructor(
+    private readonly chat: ChatCompletionsService,
+    private readonly modelsAndEmbeddings: ModelsAndEmbeddingsService,
+  ) {}
+
+  @Post('chat/completions')
+  chatCompletions(@Req() req: Request, @Res() res: ServerResponse): Promise<void> {
+    return this.chat.handle(req, res);
+  }
+
+  @Post('embeddings')
+  embeddings(@Req() req: Request, @Res() res: ServerResponse): Promise<void> {
+    return this.modelsAndEmbeddings.embeddings(req, res);
+  }
+
+  @Get('models')
+  models(@Req() req: Request, @Res() res: ServerResponse): Promise<void> {
+    return this.modelsAndEmbeddings.models(req, res);
+  }
+}
+
+const PROXY_PREFIX = '/ai/proxy/';
+
+/** The workspace proxy: a provider's own API, for the resource named in the request. */
+@Controller('api/w/:workspace/ai/proxy')
+export class WorkspaceProxyController {
+  constructor(private readonly proxy: WorkspaceProxyService) {}
+
+  @All('*path')
+  forward(@Param('workspace') workspace: string, @Req() req: Request, @Res() res: ServerResponse): Promise<void> {
+    const url = req.url ?? '';
+    const path = url.slice(url.indexOf(PROXY_PREFIX) + PROXY_PREFIX.length).split('?')[0] ?? '';
+    return this.proxy.handle(req, res, workspace, decodeURIComponent(path));
+  }
+}
