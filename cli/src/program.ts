@@ -1,9 +1,11 @@
 import { Command } from 'commander';
 import { registerAdminCommands } from './commands/admin.command.js';
 import { registerFlowCommands } from './commands/flow.command.js';
+import { registerJobsCommands } from './commands/jobs.command.js';
 import { registerPullCommand } from './commands/pull.command.js';
 import { registerPushCommand } from './commands/push.command.js';
 import { registerRoutesCommand } from './commands/routes.command.js';
+import { registerRunCommand } from './commands/run.command.js';
 import { registerStartCommand } from './commands/start.command.js';
 import { registerStatusCommand } from './commands/status.command.js';
 import { registerVersionsCommand } from './commands/versions.command.js';
@@ -21,5 +23,7 @@ export function createProgram(version: string): Command {
   registerPushCommand(program);
   registerPullCommand(program);
   registerVersionsCommand(program);
+  registerRunCommand(program);
+  registerJobsCommands(program);
   return program;
 }

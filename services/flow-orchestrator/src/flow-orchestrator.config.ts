@@ -1,5 +1,11 @@
 import { settings, type ServiceConfig } from '@flowmesh/bootstrap';
 import { z } from 'zod';
+import {
+  approvalsSettingsShape,
+  checkApprovalsSettings,
+  toApprovalsConfig,
+} from './approvals/approvals.config.js';
+import { apiSettingsShape, toApiConfig } from './http/api.config.js';
 
 const TAG = /^[a-z0-9_-]+$/;
 
@@ -17,7 +23,14 @@ export const flowOrchestratorConfigSchema = z
         "must be tags of lowercase letters, digits, '-' or '_'",
       )
       .default(['default']),
+    ...apiSettingsShape,
+    ...approvalsSettingsShape,
   })
-  .transform((env) => ({ workerTags: env.FLOWMESH_WORKER_TAGS }));
+  .superRefine((env, ctx) => checkApprovalsSettings(env, ctx))
+  .transform((env) => ({
+    workerTags: env.FLOWMESH_WORKER_TAGS,
+    api: toApiConfig(env),
+    approvals: toApprovalsConfig(env),
+  }));
 
 export type FlowOrchestratorConfig = ServiceConfig<z.output<typeof flowOrchestratorConfigSchema>>;

@@ -1,0 +1,101 @@
+import { InvalidArgumentError, type Command } from 'commander';
+import { JobsApi } from '../jobs/jobs-api.js';
+import { RegistryHttp, RegistryRequestError } from '../sync/registry-connection.js';
+import { processIo, type SyncCommandIo } from './push.command.js';
+
+interface JobsOptions {
+  workspace?: string;
+}
+
+interface ResumeOptions extends JobsOptions {
+  payload: unknown;
+  deny?: boolean;
+  resumeId?: number;
+}
+
+interface CancelOptions extends JobsOptions {
+  reason?: string;
+}
+
+/** `flowmesh jobs get|logs|resume|cancel <id>`: look at and act on one job through the mesh's HTTP API. */
+export function registerJobsCommands(program: Command, io: SyncCommandIo = processIo): void {
+  const jobs = program.command('jobs').description('look at and act on jobs of a running mesh');
+  const workspace = ['-w, --workspace <id>', 'workspace (default: $FLOWMESH_WORKSPACE or main)'] as const;
+
+  jobs
+    .command('get')
+    .description('print a job as JSON (with its flow_status)')
+    .argument('<id>', 'job id')
+    .option(...workspace)
+    .action(async (id: string, options: JobsOptions) => {
+      process.exitCode = await withApi(io, options, async (api) => {
+        io.stdout(`${JSON.stringify(await api.getJob(id), null, 2)}\n`);
+      });
+    });
+
+  jobs
+    .command('logs')
+    .description("print a job's logs")
+    .argument('<id>', 'job id')
+    .option(...workspace)
+    .action(async (id: string, options: JobsOptions) => {
+      process.exitCode = await withApi(io, options, async (api) => {
+        io.stdout(await api.getLogs(id));
+      });
+    });
+
+  jobs
+    .command('resume')
+    .description('approve (or with --deny, disapprove) a flow waiting on an approval step, as yourself')
+    .argument('<id>', 'the suspended flow job id')
+    .option('-p, --payload <json>', 'the resume payload (JSON), seen by the next step as `resume`', parseJson, {})
+    .option('--deny', 'disapprove: the flow fails with SuspendedDisapproved')
+    .option('--resume-id <n>', 'the resume id of the approval link to answer', parseResumeId)
+    .option(...workspace)
+    .action(async (id: string, options: ResumeOptions) => {
+      process.exitCode = await withApi(io, options, async (api) => {
+        const reply = await api.resume(id, {
+          payload: options.payload,
+          approve: !options.deny,
+          ...(options.resumeId === undefined ? {} : { resumeId: options.resumeId }),
+        });
+        io.stdout(`${typeof reply === 'string' ? reply : JSON.stringify(reply)}\n`);
+      });
+    });
+
+  jobs
+    .command('cancel')
+    .description('cancel a queued, running or suspended job')
+    .argument('<id>', 'job id')
+    .option('-r, --reason <text>', 'why, recorded on the job')
+    .option(...workspace)
+    .action(async (id: string, options: CancelOptions) => {
+      process.exitCode = await withApi(io, options, async (api) => {
+        io.stdout(`${await api.cancel(id, options.reason)}\n`);
+      });
+    });
+}
+
+async function withApi(io: SyncCommandIo, options: JobsOptions, action: (api: JobsApi) => Promise<void>): Promise<number> {
+  try {
+    await action(new JobsApi(new RegistryHttp(io.settings(options.workspace))));
+    return 0;
+  } catch (error) {
+    if (!(error instanceof RegistryRequestError)) throw error;
+    io.stderr(`${error.code}: ${error.message}\n`);
+    return 1;
+  }
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new InvalidArgumentError('must be JSON');
+  }
+}
+
+function parseResumeId(text: string): number {
+  if (!/^\d{1,10}$/.test(text)) throw new InvalidArgumentError('must be a whole number');
+  return Number(text);
+}

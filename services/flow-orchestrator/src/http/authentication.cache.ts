@@ -1,0 +1,31 @@
+import type { CallerIdentity } from '@flowmesh/contracts';
+
+/**
+ * Identities the registry vouched for, kept a moment: a CLI polling `getupdate` or a script
+ * waiting on a result would otherwise ask the registry once per request. Failures are never
+ * kept, so a newly made token works at once; a revoked one works for at most the time to live
+ * (`FLOWMESH_AUTH_CACHE_MS`, 0 turns the cache off).
+ */
+export class AuthenticationCache {
+  private readonly entries = new Map<string, { identity: CallerIdentity; until: number }>();
+
+  constructor(
+    private readonly ttlMs: number,
+    private readonly maxEntries = 10_000,
+  ) {}
+
+  get(key: string, nowMs: number): CallerIdentity | undefined {
+    const entry = this.entries.get(key);
+    if (!entry) return undefined;
+    if (entry.until > nowMs) return entry.identity;
+    this.entries.delete(key);
+    return undefined;
+  }
+
+  set(key: string, identity: CallerIdentity, nowMs: number): void {
+    if (this.ttlMs <= 0) return;
+    // A burst of distinct tokens starts the cache over rather than growing it without bound.
+    if (this.entries.size >= this.maxEntries) this.entries.clear();
+    this.entries.set(key, { identity, until: nowMs + this.ttlMs });
+  }
+}
