@@ -79,7 +79,7 @@ describe('flowmesh start (npm start)', () => {
       /\[llm-gateway\]\s+\S+ INFO {2}ready: http:\/\/127\.0\.0\.1:\d+ \(llm-gateway 0\.1\.0\)/,
     );
     expect(output).toContain(
-      'flowmesh: flowmesh flow validate examples/hello-flow.yaml: valid OpenFlow "Hello, flowmesh"',
+      'flowmesh: example examples/flows/hello.yaml returned "Hello, world!"',
     );
 
     const entry = await fetch(`${mesh.entryUrl}/api/w/main/jobs`);

@@ -1,9 +1,10 @@
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { MESH_PROCESSES } from '@flowmesh/contracts';
 import { Option, type Command } from 'commander';
 import { readCliSettings } from '../cli.config.js';
-import { validateFlowFile } from '../flow/validate-flow-file.js';
+import { runExample } from '../jobs/run-example.js';
+import { sessionAdminToken, type SessionAdminToken } from '../jobs/session-admin-token.js';
 import { createLogFormatter } from '../mesh/log-line.formatter.js';
 import { LocalMeshError, startLocalMesh } from '../mesh/local-mesh.js';
 import { MeshStartError } from '../mesh/mesh-runner.js';
@@ -19,7 +20,7 @@ interface StartOptions {
   example: boolean;
 }
 
-const EXAMPLE_FLOW = join('examples', 'hello-flow.yaml');
+const EXAMPLE_FLOW = join('examples', 'flows', 'hello.yaml');
 const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 
 /**
@@ -42,7 +43,7 @@ export function registerStartCommand(program: Command): void {
       parsePositiveInt,
       60_000,
     )
-    .option('--no-example', 'skip validating examples/hello-flow.yaml after start-up')
+    .option('--no-example', 'skip running examples/flows/hello.yaml after start-up')
     .action(async (options: StartOptions) => {
       process.exitCode = await runStart(options);
     });
@@ -68,9 +69,13 @@ async function runStart(options: StartOptions): Promise<number> {
     say(
       `starting ${MESH_PROCESSES.length} processes against NATS ${settings.natsUrl} (prefix ${settings.subjectPrefix})`,
     );
+    const admin = await sessionAdminToken(settings.env, process.cwd());
     const local = await startLocalMesh({
       settings,
       startNats: options.startNats,
+      // Only the registry reads it; workers, which run user code, never see it.
+      envOf: (meshProcess) =>
+        meshProcess.name === 'resource-registry' ? { FLOWMESH_ADMIN_TOKEN: admin.token } : {},
       workDir: process.cwd(),
       readyTimeoutMs: options.readyTimeout,
       onLine: (name, line) => process.stdout.write(`${format(name, line)}\n`),
@@ -83,7 +88,8 @@ async function runStart(options: StartOptions): Promise<number> {
       timeoutMs: 2_000,
     });
     process.stdout.write(`\n${renderStatusTable(statuses)}\n\n`);
-    if (options.example) await validateExample(say);
+    say(describeAdminToken(admin));
+    if (options.example) await runExampleFlow(local.entryUrl, admin.token, say);
     say(`mesh ready: ${local.entryUrl} (routes: flowmesh routes; health: flowmesh status); Ctrl-C to stop`);
 
     const outcome = await Promise.race([
@@ -122,9 +128,15 @@ async function runStart(options: StartOptions): Promise<number> {
   }
 }
 
-/** A first thing to try once the mesh is up: the example flow, checked against the spec. */
-async function validateExample(say: (message: string) => void): Promise<void> {
+/** A first thing to try once the mesh is up: the hello example, run through the entry point. */
+async function runExampleFlow(entryUrl: string, token: string, say: (message: string) => void): Promise<void> {
   if (!existsSync(EXAMPLE_FLOW)) return;
-  const { lines } = await validateFlowFile(EXAMPLE_FLOW);
-  say(`flowmesh flow validate ${EXAMPLE_FLOW}: ${lines.join('; ')}`);
+  await runExample({ file: EXAMPLE_FLOW, entryUrl, token, say });
+}
+
+/** Where the admin token is, never the token itself: this output often ends up in logs. */
+function describeAdminToken(admin: SessionAdminToken): string {
+  if (admin.file === undefined) return 'the first admin token is FLOWMESH_ADMIN_TOKEN';
+  const file = relative(process.cwd(), admin.file);
+  return `the first admin token of a fresh database is in ${file}: export FLOWMESH_TOKEN=$(cat ${file})`;
 }

@@ -14,6 +14,8 @@ export interface LocalMeshOptions {
   /** Where `.flowmesh/` (the local NATS data) lives. */
   readonly workDir: string;
   readonly processes?: readonly MeshProcess[];
+  /** Environment for one process only (the registry's FLOWMESH_ADMIN_TOKEN). */
+  readonly envOf?: (meshProcess: MeshProcess) => NodeJS.ProcessEnv;
   readonly readyTimeoutMs?: number;
   /** Every line of every process, already named. */
   readonly onLine: (processName: string, line: string) => void;
@@ -57,6 +59,7 @@ export async function startLocalMesh(options: LocalMeshOptions): Promise<LocalMe
         FLOWMESH_SUBJECT_PREFIX: settings.subjectPrefix,
         FLOWMESH_SHUTDOWN_TIMEOUT_MS: String(settings.shutdownTimeoutMs),
       },
+      ...(options.envOf ? { envOf: options.envOf } : {}),
       host: settings.httpHost,
       onLine: (name, line) => options.onLine(name, line),
       readyTimeoutMs: options.readyTimeoutMs ?? 60_000,

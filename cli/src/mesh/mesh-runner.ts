@@ -10,6 +10,8 @@ export interface MeshRunnerOptions {
   readonly ports: Readonly<Record<string, number>>;
   /** Environment shared by every process (NATS_URL, DATABASE_URL, FLOWMESH_SUBJECT_PREFIX, ...). */
   readonly env: NodeJS.ProcessEnv;
+  /** Environment for one process only, on top of `env` (a secret only that service reads). */
+  readonly envOf?: (meshProcess: MeshProcess) => NodeJS.ProcessEnv;
   readonly host?: string;
   readonly onLine: (processName: string, line: string, stream: 'stdout' | 'stderr') => void;
   readonly readyTimeoutMs: number;
@@ -76,6 +78,7 @@ export async function startMeshProcesses(options: MeshRunnerOptions): Promise<Ru
         args: ['--enable-source-maps', entry],
         env: {
           ...options.env,
+          ...options.envOf?.(meshProcess),
           FLOWMESH_ROLE: meshProcess.role,
           FLOWMESH_HTTP_HOST: host,
           [httpPortVariable(meshProcess.name)]: String(port),
