@@ -15,7 +15,7 @@ import { invalid, mapOpenAIChatRequest } from './openai-chat-request.mapper.js';
 import { OpenAIChunkEncoder, openAIFinishReason, openAIUsage } from './openai-chunk.encoder.js';
 import { toHttpError } from './openai-error.mapper.js';
 import { ProviderCallerService, type CallerProvider } from './provider-caller.service.js';
-import { SseResponseWriter } from './sse-response.writer.js';
+import { LazySseResponse } from './sse-response.writer.js';
 import { sendHttpError } from './send-http-error.js';
 
 /**
@@ -81,6 +81,7 @@ export class ChatCompletionsService {
       ...(body.temperature != null ? { temperature: body.temperature } : {}),
       requestBody: body,
     });
+    const lazy = stream ? new LazySseResponse(res, this.config.sseKeepaliveMs) : undefined;
     try {
       const upstream = await this.executor.send(
         adapter,
@@ -93,12 +94,15 @@ export class ChatCompletionsService {
         keepaliveMs: this.config.sseKeepaliveMs,
         normalizeUsage: adapter.normalizeUsage,
         onFirstChunk: () => call.markFirstChunk(),
+        ...(lazy ? { lazy } : {}),
       });
       call.succeed({ ...answer, httpStatus: upstream.status });
     } catch (error) {
       const failure = toHttpError(error);
       call.fail({ errorClass: failure.errorClass, httpStatus: failure.status, cancelled: signal.aborted });
       throw error;
+    } finally {
+      lazy?.dispose();
     }
   }
 
@@ -122,22 +126,26 @@ export class ChatCompletionsService {
   }
 
   /**
-   * Streams events as chunks. The stream opens on the first event, so a failure before any
-   * (auth, rate limit after retries) is still an HTTP error status the SDKs raise as such.
+   * Streams events as chunks. The stream opens on the first chunk (or after one keepalive
+   * interval of silence), so a failure that comes sooner (rate limit after retries) is still an
+   * HTTP error status the SDKs raise as such.
    */
   private async streamEvents(events: AsyncIterable<ChatEvent>, res: ServerResponse, encoder: OpenAIChunkEncoder): Promise<void> {
-    let writer: SseResponseWriter | undefined;
-    for await (const event of events) {
-      if (event.type === 'error' && !writer) throw errorOf(event.error);
-      writer ??= new SseResponseWriter(res, this.config.sseKeepaliveMs);
-      const frames = encoder.encode(event);
-      if (frames) {
-        const pending = writer.write(frames);
-        if (pending) await pending;
+    const lazy = new LazySseResponse(res, this.config.sseKeepaliveMs);
+    try {
+      for await (const event of events) {
+        if (event.type === 'error' && !lazy.opened) throw errorOf(event.error);
+        const frames = encoder.encode(event);
+        if (frames) {
+          const pending = lazy.open().write(frames);
+          if (pending) await pending;
+        }
+        if (event.type === 'message' || event.type === 'error') break;
       }
-      if (event.type === 'message' || event.type === 'error') break;
+      if (lazy.opened) lazy.open().end();
+    } finally {
+      lazy.dispose();
     }
-    writer?.end();
   }
 
   private async completion(events: AsyncIterable<ChatEvent>, res: ServerResponse, id: string, model: string): Promise<void> {

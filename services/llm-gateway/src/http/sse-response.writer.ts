@@ -95,3 +95,41 @@ function endsAtBoundary(chunk: string | Uint8Array): boolean {
   const before = chunk[length - 2];
   return last === LF && (before === LF || (before === CR && chunk[length - 3] === LF));
 }
+
+/**
+ * An event stream that opens on its first write, or, when the upstream stays silent that long,
+ * after one keepalive interval with a keepalive: a slow first token (or a long wait for a
+ * provider's headers) keeps the connection alive, while a failure that comes sooner can still be
+ * answered with a real HTTP status.
+ */
+export class LazySseResponse {
+  private writer?: SseResponseWriter;
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(
+    private readonly res: ServerResponse,
+    private readonly keepaliveMs: number,
+  ) {
+    this.timer = setTimeout(() => {
+      if (this.res.headersSent || this.res.destroyed) return;
+      void this.open().write(KEEPALIVE);
+    }, keepaliveMs);
+    this.timer.unref();
+  }
+
+  get opened(): boolean {
+    return this.writer !== undefined;
+  }
+
+  /** The stream, opened now if it was not yet. */
+  open(): SseResponseWriter {
+    clearTimeout(this.timer);
+    this.writer ??= new SseResponseWriter(this.res, this.keepaliveMs);
+    return this.writer;
+  }
+
+  /** The response will not be an event stream (it was answered otherwise): no early open. */
+  dispose(): void {
+    clearTimeout(this.timer);
+  }
+}

@@ -3,7 +3,8 @@ import type { ServerResponse } from 'node:http';
 import type { ChatCall, HttpProviderAdapter } from '../providers/provider-adapter.js';
 import type { ProviderCredentials } from '../providers/provider-credentials.js';
 import type { ProviderResponse } from '../providers/provider-executor.js';
-import { SseResponseWriter } from '../http/sse-response.writer.js';
+import { SseResponseWriter, type LazySseResponse } from '../http/sse-response.writer.js';
+import { providerCallError } from '../providers/provider-call.error.js';
 
 /**
  * Provider kinds whose chat API is OpenAI's own shape with no quirk a caller's OpenAI body would
@@ -69,11 +70,13 @@ export async function forwardAnswer(
     readonly keepaliveMs: number;
     readonly normalizeUsage: (raw: unknown) => ChatUsage | undefined;
     readonly onFirstChunk: () => void;
+    /** A streamed request's response, which may have opened early to keep the caller waiting. */
+    readonly lazy?: LazySseResponse;
   },
 ): Promise<ForwardedAnswer> {
   const contentType = upstream.headers['content-type'] ?? 'application/json';
   if (contentType.includes('text/event-stream')) {
-    const writer = new SseResponseWriter(res, options.keepaliveMs, upstream.status);
+    const writer = options.lazy ? options.lazy.open() : new SseResponseWriter(res, options.keepaliveMs, upstream.status);
     const tail: Uint8Array[] = [];
     let first = true;
     for await (const chunk of upstream.body) {
@@ -90,6 +93,10 @@ export async function forwardAnswer(
     writer.end();
     return summaryOfStreamTail(Buffer.concat(tail).toString('utf8'), options.normalizeUsage);
   }
+  if (options.lazy?.opened) {
+    throw providerCallError('provider_outage', 'the provider answered a streamed request without a stream');
+  }
+  options.lazy?.dispose();
   const chunks: Uint8Array[] = [];
   for await (const chunk of upstream.body) chunks.push(chunk);
   const body = Buffer.concat(chunks);

@@ -8,6 +8,7 @@ import { ModelsAndEmbeddingsService } from '../http/models-and-embeddings.servic
 import { toHttpError } from '../http/openai-error.mapper.js';
 import { ProviderCallerService, type CallerProvider } from '../http/provider-caller.service.js';
 import { sendHttpError } from '../http/send-http-error.js';
+import { LazySseResponse } from '../http/sse-response.writer.js';
 import type { HttpProviderAdapter } from '../providers/provider-adapter.js';
 import { ProviderExecutor } from '../providers/provider-executor.js';
 import { ProviderRegistry } from '../providers/provider-registry.js';
@@ -94,12 +95,14 @@ export class WorkspaceProxyService {
       identity: resolved.identity,
       requestBody: req.body,
     });
+    const lazy = json?.stream === true ? new LazySseResponse(res, this.config.sseKeepaliveMs) : undefined;
     try {
       const upstream = await this.executor.send(adapter, built, resolved.credentials, abort.signal, model);
       const answer = await forwardAnswer(upstream, res, {
         keepaliveMs: this.config.sseKeepaliveMs,
         normalizeUsage: adapter.normalizeUsage,
         onFirstChunk: () => call.markFirstChunk(),
+        ...(lazy ? { lazy } : {}),
       });
       call.succeed({ ...answer, httpStatus: upstream.status });
     } catch (error) {
@@ -107,6 +110,7 @@ export class WorkspaceProxyService {
       call.fail({ errorClass: failure.errorClass, httpStatus: failure.status, cancelled: abort.signal.aborted });
       throw error;
     } finally {
+      lazy?.dispose();
       abort.dispose();
     }
   }
