@@ -14,7 +14,8 @@ export function normalizeOpenAIUsage(raw: unknown): ChatUsage | undefined {
   return {
     inputTokens: count(usage.prompt_tokens),
     outputTokens: count(usage.completion_tokens),
-    cacheReadTokens: count(usage.prompt_tokens_details?.cached_tokens ?? usage.prompt_cache_hit_tokens),
+    // DeepSeek reports hits as `prompt_cache_hit_tokens` and may send `cached_tokens: 0` beside it.
+    cacheReadTokens: Math.max(count(usage.prompt_tokens_details?.cached_tokens), count(usage.prompt_cache_hit_tokens)),
     cacheWriteTokens: count(usage.prompt_tokens_details?.cache_write_tokens),
     reasoningTokens: count(usage.completion_tokens_details?.reasoning_tokens),
   };
