@@ -59,9 +59,18 @@ export const JobCompletedEventSchema = z.object({
 });
 export type JobCompletedEvent = z.infer<typeof JobCompletedEventSchema>;
 
+/** A flow's `early_return` produced the result a synchronous caller gets; the flow keeps running. */
+export const JobEarlyReturnedEventSchema = z.object({
+  ...jobRef,
+  step_id: z.string().nullable(),
+  at: z.string(),
+});
+export type JobEarlyReturnedEvent = z.infer<typeof JobEarlyReturnedEventSchema>;
+
 export const jobEvents = {
   started: defineEvent('evt.job.started', JobStartedEventSchema),
   stepCompleted: defineEvent('evt.job.step_completed', JobStepCompletedEventSchema),
   suspended: defineEvent('evt.job.suspended', JobSuspendedEventSchema),
   completed: defineEvent('evt.job.completed', JobCompletedEventSchema),
+  earlyReturned: defineEvent('evt.job.early_returned', JobEarlyReturnedEventSchema),
 } as const;

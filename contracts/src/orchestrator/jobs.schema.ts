@@ -31,6 +31,8 @@ export const RunFlowRequestSchema = z
     path: z.string().min(1).optional(),
     /** An OpenFlow FlowValue (`{ modules, ... }`), or a whole OpenFlow (`{ summary, value }`). */
     value: z.record(z.string(), z.unknown()).optional(),
+    /** A run from a trigger (webhook, schedule, ...): the flow's `preprocessor_module` runs first. */
+    apply_preprocessor: z.boolean().optional(),
     ...runOptions,
   })
   .strict()

@@ -24,6 +24,8 @@ export interface ScriptJob {
   readonly lock?: string | null;
   /** Path of the saved script or of the step (`<flow path>/<step id>`), for logs and stack traces. */
   readonly path?: string | null;
+  /** The function to call (default `main`); a flow's preprocessor module runs `preprocessor`. */
+  readonly entrypoint?: string;
 }
 
 export interface ScriptRunOptions {
