@@ -2,18 +2,25 @@ import { InjectRepository } from '@flowmesh/persistence';
 import { Injectable } from '@nestjs/common';
 import type { EntityManager, Repository } from 'typeorm';
 import type { FolderRoles } from '../access/access-policy.js';
+import { FolderRolesCache } from './folder-roles.cache.js';
 import { FolderEntity } from './folder.entity.js';
 
 @Injectable()
 export class FolderRepository {
+  // Added by the history/deploy engineer for the registry benchmark's hot path (every access
+  // check of an f/ path reads roles); every folder write below forgets them.
+  private readonly roles = new FolderRolesCache();
+
   constructor(@InjectRepository(FolderEntity) private readonly folders: Repository<FolderEntity>) {}
 
   async findRoles(workspace: string, name: string): Promise<FolderRoles | undefined> {
-    const folder = await this.folders.findOne({
-      where: { workspaceId: workspace, name },
-      select: { owners: true, writers: true, readers: true },
+    return this.roles.get(workspace, name, async () => {
+      const folder = await this.folders.findOne({
+        where: { workspaceId: workspace, name },
+        select: { owners: true, writers: true, readers: true },
+      });
+      return folder ?? undefined;
     });
-    return folder ?? undefined;
   }
 
   async find(workspace: string, name: string): Promise<FolderEntity | undefined> {
@@ -26,21 +33,36 @@ export class FolderRepository {
 
   /** Inserts; false when a folder of that name exists. */
   async insert(folder: Omit<FolderEntity, 'createdAt' | 'updatedAt'>): Promise<boolean> {
-    const result = await this.folders
-      .createQueryBuilder()
-      .insert()
-      .values(folder)
-      .orIgnore()
-      .returning(['name'])
-      .execute();
-    return (result.raw as unknown[]).length > 0;
+    this.roles.invalidate();
+    try {
+      const result = await this.folders
+        .createQueryBuilder()
+        .insert()
+        .values(folder)
+        .orIgnore()
+        .returning(['name'])
+        .execute();
+      return (result.raw as unknown[]).length > 0;
+    } finally {
+      this.roles.invalidate();
+    }
   }
 
   async save(folder: FolderEntity): Promise<FolderEntity> {
-    return this.folders.save(folder);
+    this.roles.invalidate();
+    try {
+      return await this.folders.save(folder);
+    } finally {
+      this.roles.invalidate();
+    }
   }
 
   async delete(workspace: string, name: string, manager?: EntityManager): Promise<void> {
-    await (manager?.getRepository(FolderEntity) ?? this.folders).delete({ workspaceId: workspace, name });
+    this.roles.invalidate();
+    try {
+      await (manager?.getRepository(FolderEntity) ?? this.folders).delete({ workspaceId: workspace, name });
+    } finally {
+      this.roles.invalidate();
+    }
   }
 }

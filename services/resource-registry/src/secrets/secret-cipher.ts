@@ -1,6 +1,6 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
 import { MeshError } from '@flowmesh/contracts';
-import type { SecretKeyring } from './secret-keyring.js';
+import type { SecretKey, SecretKeyring } from './secret-keyring.js';
 
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
@@ -17,12 +17,15 @@ export interface SealedSecret {
  * not decrypt there. Errors name the item and the key id, never a value.
  */
 export class SecretCipher {
+  /** Key objects made once: from a Buffer, every cipher would import the key again (bench/registry). */
+  private readonly keyObjects = new Map<string, KeyObject>();
+
   constructor(private readonly keyring: SecretKeyring) {}
 
   seal(plaintext: string, owner: SecretOwner): SealedSecret {
     const key = this.keyring.current;
     const iv = randomBytes(IV_BYTES);
-    const cipher = createCipheriv('aes-256-gcm', key.key, iv);
+    const cipher = createCipheriv('aes-256-gcm', this.keyObject(key), iv);
     cipher.setAAD(additionalData(owner));
     const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
     return { keyId: key.id, sealed: Buffer.concat([iv, cipher.getAuthTag(), body]) };
@@ -37,7 +40,7 @@ export class SecretCipher {
       );
     }
     try {
-      const decipher = createDecipheriv('aes-256-gcm', key.key, secret.sealed.subarray(0, IV_BYTES));
+      const decipher = createDecipheriv('aes-256-gcm', this.keyObject(key), secret.sealed.subarray(0, IV_BYTES));
       decipher.setAAD(additionalData(owner));
       decipher.setAuthTag(secret.sealed.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
       return Buffer.concat([
@@ -50,6 +53,15 @@ export class SecretCipher {
         `secret ${owner.path} does not decrypt with key "${secret.keyId}": the key differs or the stored value was altered`,
       );
     }
+  }
+
+  private keyObject(key: SecretKey): KeyObject {
+    let object = this.keyObjects.get(key.id);
+    if (!object) {
+      object = createSecretKey(key.key);
+      this.keyObjects.set(key.id, object);
+    }
+    return object;
   }
 
   /** Whether a secret sealed under `keyId` should be sealed again under the current key. */

@@ -6,8 +6,15 @@ export type VariableContent = Pick<VariableEntity, 'isSecret' | 'value' | 'keyId
 
 @Injectable()
 export class VariableRepository {
-  find(manager: EntityManager, workspaceId: string, path: string): Promise<VariableEntity | null> {
-    return manager.findOneBy(VariableEntity, { workspaceId, path });
+  /** Raw SQL, as `ResourceRepository.find`: on the interpolation hot path (bench/registry). */
+  async find(manager: EntityManager, workspaceId: string, path: string): Promise<VariableEntity | null> {
+    const [row] = await manager.query<VariableEntity[]>(
+      `SELECT "workspace_id" AS "workspaceId", "path", "is_secret" AS "isSecret", "value", "key_id" AS "keyId", "ciphertext",
+              "description", "created_by" AS "createdBy", "created_at" AS "createdAt", "edited_by" AS "editedBy", "edited_at" AS "editedAt"
+         FROM "variable" WHERE "workspace_id" = $1 AND "path" = $2`,
+      [workspaceId, path],
+    );
+    return row ? Object.assign(new VariableEntity(), row) : null;
   }
 
   findForUpdate(manager: EntityManager, workspaceId: string, path: string): Promise<VariableEntity | null> {
