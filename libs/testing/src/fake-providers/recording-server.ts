@@ -84,22 +84,28 @@ function recordRequest(req: http.IncomingMessage, rawBody: string): RecordedRequ
   return { method: req.method ?? 'GET', path, query, headers, rawBody, body, aborted: false };
 }
 
+/** A reply computed from the request it answers (to echo a name the gateway rewrote, say). */
+export type ReplyFunction<T> = (request: RecordedRequest) => T;
+
 /** Scripted replies, consumed in order; a call with nothing scripted is a test bug, said loudly. */
 export class ReplyScript<T> {
-  private readonly queue: T[] = [];
-  private fallback: T | undefined;
+  private readonly queue: Array<T | ReplyFunction<T>> = [];
+  private fallback: T | ReplyFunction<T> | undefined;
 
-  push(...replies: T[]): void {
+  push(...replies: Array<T | ReplyFunction<T>>): void {
     this.queue.push(...replies);
   }
 
   /** The reply for every request once the queue is empty (benchmarks, retries). */
-  setDefault(reply: T | undefined): void {
+  setDefault(reply: T | ReplyFunction<T> | undefined): void {
     this.fallback = reply;
   }
 
-  next(): T | undefined {
-    return this.queue.shift() ?? this.fallback;
+  next(request?: RecordedRequest): T | undefined {
+    const reply = this.queue.shift() ?? this.fallback;
+    if (typeof reply !== 'function') return reply;
+    if (!request) throw new Error('this fake does not take reply functions');
+    return (reply as ReplyFunction<T>)(request);
   }
 
   get pending(): number {

@@ -7,6 +7,7 @@ import {
   writeChunk,
   writeJson,
   type RecordedRequest,
+  type ReplyFunction,
 } from '../recording-server.js';
 import { anthropicErrorBody, formatSseEvent, renderAnthropicMessage, renderAnthropicStream } from './anthropic-fake.render.js';
 import type { AnthropicFakeErrorReply, AnthropicFakeReply } from './anthropic-fake.types.js';
@@ -30,7 +31,7 @@ export interface FakeAnthropic {
   readonly url: string;
   readonly requests: RecordedRequest[];
   /** Queues replies for the next calls, in order. */
-  reply(...replies: AnthropicFakeReply[]): void;
+  reply(...replies: Array<AnthropicFakeReply | ReplyFunction<AnthropicFakeReply>>): void;
   /** The reply once the queue is empty. */
   setDefaultReply(reply: AnthropicFakeReply | undefined): void;
   /** The most recent request (throws when there was none). */
@@ -99,7 +100,7 @@ async function route(
 
   const body = request.body as { model?: string; stream?: boolean };
   const model = vertexMatch ? decodeURIComponent(vertexMatch[3] ?? '') : (body.model ?? '');
-  const reply = script.next();
+  const reply = script.next(request);
   if (!reply) return sendError(res, 500, 'api_error', 'the fake Anthropic API has no scripted reply for this call');
   if ('raw' in reply) {
     res.writeHead(reply.raw.status, reply.raw.headers ?? {});

@@ -7,6 +7,7 @@ import {
   writeChunk,
   writeJson,
   type RecordedRequest,
+  type ReplyFunction,
 } from '../recording-server.js';
 import { encodeEventFrame, encodeExceptionFrame, renderConverseResponse, renderConverseStream } from './bedrock-fake.render.js';
 import type { BedrockFakeErrorReply, BedrockFakeReply } from './bedrock-fake.types.js';
@@ -29,7 +30,8 @@ export interface FakeBedrockOptions {
 export interface FakeBedrock {
   readonly url: string;
   readonly requests: RecordedRequest[];
-  reply(...replies: BedrockFakeReply[]): void;
+  /** Queues replies for the next calls, in order (a function computes one from its request). */
+  reply(...replies: Array<BedrockFakeReply | ReplyFunction<BedrockFakeReply>>): void;
   setDefaultReply(reply: BedrockFakeReply | undefined): void;
   lastRequest(): RecordedRequest;
   close(): Promise<void>;
@@ -107,7 +109,7 @@ async function route(
   const problem = validateConverseBody(request.body);
   if (problem) return sendError(res, { status: 400, type: 'ValidationException', message: problem });
 
-  const reply = script.next();
+  const reply = script.next(request);
   if (!reply) return sendError(res, { status: 500, type: 'InternalServerException', message: 'the fake Bedrock runtime has no scripted reply for this call' });
   if ('error' in reply) return sendError(res, reply.error);
   if (match[2] === 'converse') {

@@ -7,6 +7,7 @@ import {
   writeChunk,
   writeJson,
   type RecordedRequest,
+  type ReplyFunction,
 } from '../recording-server.js';
 import { geminiErrorBody, renderGeminiBlockedPrompt, renderGeminiResponse, renderGeminiStream } from './gemini-fake.render.js';
 import type { GeminiFakeErrorReply, GeminiFakeReply } from './gemini-fake.types.js';
@@ -27,7 +28,8 @@ export interface FakeGeminiOptions {
 export interface FakeGemini {
   readonly url: string;
   readonly requests: RecordedRequest[];
-  reply(...replies: GeminiFakeReply[]): void;
+  /** Queues replies for the next calls, in order (a function computes one from its request). */
+  reply(...replies: Array<GeminiFakeReply | ReplyFunction<GeminiFakeReply>>): void;
   setDefaultReply(reply: GeminiFakeReply | undefined): void;
   lastRequest(): RecordedRequest;
   close(): Promise<void>;
@@ -113,7 +115,7 @@ async function route(
   const model = decodeURIComponent(match[1] ?? '');
   const streaming = match[2] === 'streamGenerateContent';
   const sse = streaming && request.query.alt === 'sse';
-  const reply = script.next();
+  const reply = script.next(request);
   if (!reply) return sendError(res, { httpStatus: 500, status: 'INTERNAL', message: 'the fake Gemini API has no scripted reply for this call' });
   if ('raw' in reply) {
     res.writeHead(reply.raw.status, reply.raw.headers ?? {});
