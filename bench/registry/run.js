@@ -119,14 +119,18 @@ async function main() {
     for (const concurrency of CONCURRENCY) {
       const baseline = await measure(plainRead, concurrency);
       const cpuBefore = registry.cpuMs();
+      const clientBefore = process.cpuUsage();
       const registryRun = await measure(viaRegistry, concurrency);
       const cpuPerRequest = (registry.cpuMs() - cpuBefore) / N;
+      const clientCpu = process.cpuUsage(clientBefore);
+      const clientPerRequest = (clientCpu.user + clientCpu.system) / 1000 / N;
       console.log(`\nconcurrency ${concurrency}`);
       console.log(line('Postgres primary-key read', baseline));
       console.log(line('registry get_value_interpolated', registryRun));
       console.log(
         `  ratio p50 ${(registryRun.p50 / baseline.p50).toFixed(2)}x, throughput ${(registryRun.rate / baseline.rate).toFixed(2)}x of the plain read; ` +
-          `registry CPU ${cpuPerRequest.toFixed(3)} ms per request (${Math.round(1000 / cpuPerRequest).toLocaleString('en-US')}/s per core if it had one to itself)`,
+          `registry CPU ${cpuPerRequest.toFixed(3)} ms per request (${Math.round(1000 / cpuPerRequest).toLocaleString('en-US')}/s per core if it had one to itself), ` +
+          `client CPU ${clientPerRequest.toFixed(3)} ms`,
       );
       if (concurrency === 1) {
         const pass = registryRun.p50 <= TARGET_P50_MS;
