@@ -200,7 +200,7 @@ export const ChatRequestSchema = z
     /** The model's context window when the table does not know it (a custom deployment). */
     contextWindow: z.int().positive().optional(),
     /**
-     * Tried in order when the provider before is rate limited, down, or has no such model, after
+     * Tried in order when the provider before is rate limited, down, out of quota, or has no such model, after
      * its own retries. A context-window error moves only to a model with a larger window.
      */
     fallbacks: z.array(ProviderReferenceSchema).max(8).optional(),

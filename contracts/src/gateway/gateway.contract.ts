@@ -3,7 +3,12 @@ import { ChatRequestSchema, ProviderReferenceSchema } from '../ai/chat-request.s
 import { AIProviderKindSchema } from '../openflow/provider.schema.js';
 import { WorkspaceIdSchema } from '../registry/access-path.js';
 import { ActorSchema } from '../registry/identity.schema.js';
-import { createContractClient, defineRequest, tokenStreamSubject, type RequestTransport } from '../messaging/contract.js';
+import {
+  createContractClient,
+  defineRequest,
+  tokenStreamSubject,
+  type RequestTransport,
+} from '../messaging/contract.js';
 
 /**
  * The llm-gateway's internal API. A chat streams: the caller picks a stream id, subscribes to
@@ -123,11 +128,17 @@ export const gatewayContract = {
     timeoutMs: START_TIMEOUT_MS,
   }),
   cancelChat: defineRequest('gateway.chat.cancel', CancelChatRequestSchema, CancelChatReplySchema),
-  embed: defineRequest('gateway.embed', EmbedRequestSchema, EmbedReplySchema, { timeoutMs: EMBED_TIMEOUT_MS }),
+  embed: defineRequest('gateway.embed', EmbedRequestSchema, EmbedReplySchema, {
+    timeoutMs: EMBED_TIMEOUT_MS,
+  }),
   listModels: defineRequest('gateway.models.list', ListModelsRequestSchema, ListModelsReplySchema, {
     timeoutMs: 30_000,
   }),
-  contextWindow: defineRequest('gateway.context_window', ContextWindowRequestSchema, ContextWindowReplySchema),
+  contextWindow: defineRequest(
+    'gateway.context_window',
+    ContextWindowRequestSchema,
+    ContextWindowReplySchema,
+  ),
 } as const;
 
 export function createGatewayClient(transport: RequestTransport) {

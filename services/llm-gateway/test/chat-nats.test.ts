@@ -36,9 +36,15 @@ let third: FakeOpenAI;
 const KEY = 'sk-primary-0123456789';
 
 beforeAll(async () => {
-  cast = await startGatewayCast({ gatewayEnv: { FLOWMESH_GATEWAY_RETRY_BASE_MS: '5', FLOWMESH_GATEWAY_MAX_ATTEMPTS: '3' } });
+  cast = await startGatewayCast({
+    gatewayEnv: { FLOWMESH_GATEWAY_RETRY_BASE_MS: '5', FLOWMESH_GATEWAY_MAX_ATTEMPTS: '3' },
+  });
   gateway = createGatewayClient(cast.registry.client);
-  [primary, backup, third] = await Promise.all([startFakeOpenAI({ apiKey: KEY }), startFakeOpenAI(), startFakeOpenAI()]);
+  [primary, backup, third] = await Promise.all([
+    startFakeOpenAI({ apiKey: KEY }),
+    startFakeOpenAI(),
+    startFakeOpenAI(),
+  ]);
   await cast.providerResource('f/ai/primary', 'openai', { base_url: `${primary.url}/v1` }, KEY);
   await cast.providerResource('f/ai/backup', 'customai', { base_url: `${backup.url}/v1` });
   await cast.providerResource('f/ai/third', 'customai', { base_url: `${third.url}/v1` });
@@ -121,26 +127,50 @@ describe('chat over NATS', () => {
   it('retries a rate limit after the provider-given wait, then answers', async () => {
     const before = primary.chatRequests().length;
     primary.reply(
-      { error: { status: 429, message: 'Rate limit reached', type: 'requests', code: 'rate_limit_exceeded', headers: { 'retry-after-ms': '400' } } },
+      {
+        error: {
+          status: 429,
+          message: 'Rate limit reached',
+          type: 'requests',
+          code: 'rate_limit_exceeded',
+          headers: { 'retry-after-ms': '400' },
+        },
+      },
       { text: 'after the wait' },
     );
     const started = performance.now();
     const events = await collect();
     const elapsed = performance.now() - started;
-    expect(events.at(-1)).toMatchObject({ type: 'message', message: { content: [{ type: 'text', text: 'after the wait' }] } });
+    expect(events.at(-1)).toMatchObject({
+      type: 'message',
+      message: { content: [{ type: 'text', text: 'after the wait' }] },
+    });
     expect(primary.chatRequests().length).toBe(before + 2);
     expect(elapsed).toBeGreaterThanOrEqual(400);
   });
 
   it('gives up after the bounded attempts with the rate-limit class and its retry-after', async () => {
     const before = primary.chatRequests().length;
-    const limited = { error: { status: 429, message: 'slow down', type: 'requests', code: 'rate_limit_exceeded', headers: { 'retry-after-ms': '20' } } };
+    const limited = {
+      error: {
+        status: 429,
+        message: 'slow down',
+        type: 'requests',
+        code: 'rate_limit_exceeded',
+        headers: { 'retry-after-ms': '20' },
+      },
+    };
     primary.reply(limited, limited, limited);
     const events = await collect();
     expect(events).toEqual([
       {
         type: 'error',
-        error: expect.objectContaining({ class: 'rate_limited', retryAfterMs: 20, status: 429, provider: 'openai' }) as unknown,
+        error: expect.objectContaining({
+          class: 'rate_limited',
+          retryAfterMs: 20,
+          status: 429,
+          provider: 'openai',
+        }) as unknown,
       },
     ]);
     expect(primary.chatRequests().length).toBe(before + 3);
@@ -150,9 +180,21 @@ describe('chat over NATS', () => {
     const before = primary.chatRequests().length;
     primary.reply(openAIServerErrorReply(503), openAIServerErrorReply(503), openAIServerErrorReply(502));
     backup.reply({ text: 'from the backup' });
-    const events = await collect({ fallbacks: [{ kind: 'customai', resource: 'f/ai/backup', model: 'llama-3.1-8b' }] });
-    expect(events[0]).toEqual({ type: 'started', provider: 'customai', resource: 'f/ai/backup', model: 'llama-3.1-8b', fallbackIndex: 1 });
-    expect(events.at(-1)).toMatchObject({ type: 'message', provider: 'customai', message: { content: [{ type: 'text', text: 'from the backup' }] } });
+    const events = await collect({
+      fallbacks: [{ kind: 'customai', resource: 'f/ai/backup', model: 'llama-3.1-8b' }],
+    });
+    expect(events[0]).toEqual({
+      type: 'started',
+      provider: 'customai',
+      resource: 'f/ai/backup',
+      model: 'llama-3.1-8b',
+      fallbackIndex: 1,
+    });
+    expect(events.at(-1)).toMatchObject({
+      type: 'message',
+      provider: 'customai',
+      message: { content: [{ type: 'text', text: 'from the backup' }] },
+    });
     expect(primary.chatRequests().length).toBe(before + 3);
     expect(backup.lastRequest().body).toMatchObject({ model: 'llama-3.1-8b' });
   });
@@ -169,14 +211,19 @@ describe('chat over NATS', () => {
       ],
     });
     expect(events[0]).toMatchObject({ type: 'started', resource: 'f/ai/third', fallbackIndex: 2 });
-    expect(events.at(-1)).toMatchObject({ type: 'message', message: { content: [{ type: 'text', text: 'fits in a million' }] } });
+    expect(events.at(-1)).toMatchObject({
+      type: 'message',
+      message: { content: [{ type: 'text', text: 'fits in a million' }] },
+    });
     expect(backup.chatRequests().length).toBe(backupBefore);
   });
 
   it('never retries or falls back on a request the provider calls malformed', async () => {
     const before = primary.chatRequests().length;
     const backupBefore = backup.chatRequests().length;
-    primary.reply({ error: { status: 400, message: "Invalid value for 'temperature'", type: 'invalid_request_error' } });
+    primary.reply({
+      error: { status: 400, message: "Invalid value for 'temperature'", type: 'invalid_request_error' },
+    });
     const events = await collect({ fallbacks: [{ kind: 'customai', resource: 'f/ai/backup', model: 'x' }] });
     expect(events).toMatchObject([{ type: 'error', error: { class: 'bad_request_internal', status: 400 } }]);
     expect(primary.chatRequests().length).toBe(before + 1);
@@ -185,7 +232,13 @@ describe('chat over NATS', () => {
 
   it('does not retry a stream that failed after it started: the events so far, then the error', async () => {
     const before = primary.chatRequests().length;
-    primary.reply({ streamThenFail: { turn: { text: 'partial answer here' }, afterChunks: 3, error: { message: 'upstream broke' } } });
+    primary.reply({
+      streamThenFail: {
+        turn: { text: 'partial answer here' },
+        afterChunks: 3,
+        error: { message: 'upstream broke' },
+      },
+    });
     const events = await collect();
     expect(events[0]?.type).toBe('started');
     expect(events.some((event) => event.type === 'text_delta')).toBe(true);
@@ -207,12 +260,20 @@ describe('chat over NATS', () => {
   it('refuses an attachment by reference in the reply (the caller must inline it)', async () => {
     const refusal = await gatewayChat(cast.registry.conn, {
       ...request(),
-      messages: [{ role: 'user', content: [{ type: 'attachment', object: { key: 'img/a.png' }, mediaType: 'image/png' }] }],
+      messages: [
+        {
+          role: 'user',
+          content: [{ type: 'attachment', object: { key: 'img/a.png' }, mediaType: 'image/png' }],
+        },
+      ],
     }).then(
       () => undefined,
       (error: unknown) => error,
     );
-    expect(refusal).toMatchObject({ code: 'VALIDATION_FAILED', message: expect.stringContaining('inline_data') as unknown });
+    expect(refusal).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      message: expect.stringContaining('inline_data') as unknown,
+    });
   });
 
   it('sends tool names every provider accepts, and answers with the caller’s own names', async () => {
@@ -223,19 +284,30 @@ describe('chat over NATS', () => {
     ];
     primary.reply({ text: '' });
     await collect({ tools });
-    const sent = (primary.lastRequest().body as { tools: Array<{ function: { name: string } }> }).tools.map((tool) => tool.function.name);
+    const sent = (primary.lastRequest().body as { tools: Array<{ function: { name: string } }> }).tools.map(
+      (tool) => tool.function.name,
+    );
     for (const name of sent) expect(name).toMatch(TOOL_NAME_PATTERN);
     expect(sent[2]).toBe('get_time');
     expect(new Set(sent).size).toBe(3);
 
-    primary.reply({ toolCalls: [{ id: 'call_1', name: sent[0]!, arguments: '{"q":"leave"}' }, { id: 'call_2', name: sent[1]!, arguments: '{}' }] });
+    primary.reply({
+      toolCalls: [
+        { id: 'call_1', name: sent[0], arguments: '{"q":"leave"}' },
+        { id: 'call_2', name: sent[1], arguments: '{}' },
+      ],
+    });
     const events = await collect({ tools });
-    expect(events.filter((event) => event.type === 'tool_call_started').map((event) => event.type === 'tool_call_started' && event.name)).toEqual([
-      'handbook.pdf',
-      '検索',
-    ]);
+    expect(
+      events
+        .filter((event) => event.type === 'tool_call_started')
+        .map((event) => event.type === 'tool_call_started' && event.name),
+    ).toEqual(['handbook.pdf', '検索']);
     const answer = events.at(-1);
-    expect(answer).toMatchObject({ type: 'message', message: { toolCalls: [{ name: 'handbook.pdf' }, { name: '検索' }] } });
+    expect(answer).toMatchObject({
+      type: 'message',
+      message: { toolCalls: [{ name: 'handbook.pdf' }, { name: '検索' }] },
+    });
 
     // Replaying that history sends the same provider names again.
     primary.reply({ text: 'done' });
@@ -245,11 +317,20 @@ describe('chat over NATS', () => {
       messages: [
         { role: 'user', content: [{ type: 'text', text: 'Hi' }] },
         answer.message,
-        { role: 'tool', toolCallId: 'call_1', name: 'handbook.pdf', content: [{ type: 'text', text: '25 days' }] },
+        {
+          role: 'tool',
+          toolCallId: 'call_1',
+          name: 'handbook.pdf',
+          content: [{ type: 'text', text: '25 days' }],
+        },
         { role: 'tool', toolCallId: 'call_2', name: '検索', content: [{ type: 'text', text: 'nothing' }] },
       ],
     });
-    const replayed = (primary.lastRequest().body as { messages: Array<{ tool_calls?: Array<{ function: { name: string } }> }> }).messages[1];
+    const replayed = (
+      primary.lastRequest().body as {
+        messages: Array<{ tool_calls?: Array<{ function: { name: string } }> }>;
+      }
+    ).messages[1];
     expect(replayed?.tool_calls?.map((call) => call.function.name)).toEqual([sent[0], sent[1]]);
   });
 });
@@ -271,12 +352,21 @@ describe('embeddings, model lists and context windows over NATS', () => {
     expect(primary.lastRequest()).toMatchObject({
       path: '/v1/embeddings',
       headers: { authorization: `Bearer ${KEY}` },
-      body: { model: 'text-embedding-3-small', input: ['alpha', 'beta'], encoding_format: 'float', dimensions: 4 },
+      body: {
+        model: 'text-embedding-3-small',
+        input: ['alpha', 'beta'],
+        encoding_format: 'float',
+        dimensions: 4,
+      },
     });
   });
 
   it('lists the provider’s models with the table’s windows', async () => {
-    const reply = await gateway.listModels({ actor: cast.reader, workspace: 'main', provider: { kind: 'openai', resource: '$res:f/ai/primary' } });
+    const reply = await gateway.listModels({
+      actor: cast.reader,
+      workspace: 'main',
+      provider: { kind: 'openai', resource: '$res:f/ai/primary' },
+    });
     expect(reply.models).toEqual([
       { id: 'gpt-4o-mini', ownedBy: 'system', contextWindow: 128_000 },
       { id: 'gpt-4o', ownedBy: 'system', contextWindow: 128_000 },
@@ -286,13 +376,30 @@ describe('embeddings, model lists and context windows over NATS', () => {
   });
 
   it('answers context windows from the table, 128000 for an unknown model, and honours an override', async () => {
-    expect(await gateway.contextWindow({ model: 'gpt-4.1-mini' })).toEqual({ model: 'gpt-4.1-mini', contextWindow: 1_047_576, source: 'table' });
-    expect(await gateway.contextWindow({ model: 'my-finetune' })).toEqual({ model: 'my-finetune', contextWindow: 128_000, source: 'default' });
-    expect(await gateway.contextWindow({ model: 'gpt-4o', override: 32_000 })).toEqual({ model: 'gpt-4o', contextWindow: 32_000, source: 'override' });
+    expect(await gateway.contextWindow({ model: 'gpt-4.1-mini' })).toEqual({
+      model: 'gpt-4.1-mini',
+      contextWindow: 1_047_576,
+      source: 'table',
+    });
+    expect(await gateway.contextWindow({ model: 'my-finetune' })).toEqual({
+      model: 'my-finetune',
+      contextWindow: 128_000,
+      source: 'default',
+    });
+    expect(await gateway.contextWindow({ model: 'gpt-4o', override: 32_000 })).toEqual({
+      model: 'gpt-4o',
+      contextWindow: 32_000,
+      source: 'override',
+    });
   });
 
   it('a provider failure on a request subject is a MeshError carrying the class, never the key', async () => {
-    await cast.providerResource('f/ai/wrong_key', 'openai', { base_url: `${primary.url}/v1` }, 'sk-wrong-key-9876543210');
+    await cast.providerResource(
+      'f/ai/wrong_key',
+      'openai',
+      { base_url: `${primary.url}/v1` },
+      'sk-wrong-key-9876543210',
+    );
     const error = await gateway
       .embed({
         actor: cast.reader,
@@ -305,7 +412,10 @@ describe('embeddings, model lists and context windows over NATS', () => {
         (caught: unknown) => caught,
       );
     expect(error).toBeInstanceOf(MeshError);
-    expect(error).toMatchObject({ code: 'PERMISSION_DENIED', details: { class: 'auth_failed', status: 401, provider: 'openai' } });
+    expect(error).toMatchObject({
+      code: 'PERMISSION_DENIED',
+      details: { class: 'auth_failed', status: 401, provider: 'openai' },
+    });
     expect(JSON.stringify((error as MeshError).toEnvelope())).not.toContain('wrong-key');
   });
 });

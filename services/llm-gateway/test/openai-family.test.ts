@@ -91,6 +91,62 @@ const VENDORS: Vendor[] = [
     usageStyle: 'last_choice_chunk',
   },
   {
+    kind: 'azure_foundry',
+    model: 'DeepSeek-R1',
+    key: 'foundry-key-0123456789',
+    fake: {},
+    resource: (url) => ({ base_url: `${url}/models` }),
+    path: '/models/chat/completions',
+    query: { 'api-version': '2024-05-01-preview' },
+    auth: (key) => ({ 'api-key': key }),
+    maxTokensField: 'max_tokens',
+    streamOptions: true,
+    jsonSchema: 'native',
+    usageStyle: 'usage_chunk',
+  },
+  {
+    kind: 'groq',
+    model: 'llama-3.3-70b-versatile',
+    key: 'gsk-groq-0123456789',
+    fake: {},
+    resource: (url) => ({ base_url: `${url}/openai/v1` }),
+    path: '/openai/v1/chat/completions',
+    query: {},
+    auth: (key) => ({ authorization: `Bearer ${key}` }),
+    maxTokensField: 'max_completion_tokens',
+    streamOptions: true,
+    jsonSchema: 'native',
+    usageStyle: 'x_groq',
+  },
+  {
+    kind: 'openrouter',
+    model: 'openai/gpt-4o-mini',
+    key: 'sk-or-0123456789',
+    fake: {},
+    resource: (url) => ({ base_url: `${url}/api/v1` }),
+    path: '/api/v1/chat/completions',
+    query: {},
+    auth: (key) => ({ authorization: `Bearer ${key}`, 'x-title': 'flowmesh' }),
+    maxTokensField: 'max_tokens',
+    streamOptions: true,
+    jsonSchema: 'native',
+    usageStyle: 'usage_chunk',
+  },
+  {
+    kind: 'togetherai',
+    model: 'meta-llama/Llama-3.3-70B-Instruct-Turbo',
+    key: 'together-0123456789',
+    fake: {},
+    resource: (url) => ({ base_url: `${url}/v1` }),
+    path: '/v1/chat/completions',
+    query: {},
+    auth: (key) => ({ authorization: `Bearer ${key}` }),
+    maxTokensField: 'max_tokens',
+    streamOptions: true,
+    jsonSchema: 'native',
+    usageStyle: 'last_choice_chunk',
+  },
+  {
     kind: 'customai',
     model: 'qwen2.5-7b-instruct',
     fake: {},
@@ -110,7 +166,8 @@ const WEATHER_TOOL = {
   description: 'Get the weather of a city',
   parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
 };
-const PNG_1x1 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=';
+const PNG_1x1 =
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=';
 
 let cast: GatewayCast;
 const fakes = new Map<AIProviderKind, FakeOpenAI>();
@@ -159,15 +216,29 @@ describe.each(VENDORS)('$kind through the gateway', (vendor) => {
     expect(request.method).toBe('POST');
     expect(request.path).toBe(vendor.path);
     expect(request.query).toEqual(vendor.query);
-    expect(request.headers).toMatchObject({ 'content-type': 'application/json', ...vendor.auth(vendor.key ?? '') });
+    expect(request.headers).toMatchObject({
+      'content-type': 'application/json',
+      ...vendor.auth(vendor.key ?? ''),
+    });
     if (!vendor.key) expect(request.headers.authorization).toBeUndefined();
     expect(body(request).model).toBe(vendor.model);
   }
 
   it('answers a plain (non-streamed) call', async () => {
     fake().reply({ text: 'Hello there.', usage: { prompt_tokens: 12, completion_tokens: 3 } });
-    const events = await chat(vendor, { system: 'Be brief.', stream: false, maxOutputTokens: 64, temperature: 0.3 });
-    expect(events.map((event) => event.type)).toEqual(['started', 'text_delta', 'usage', 'finish', 'message']);
+    const events = await chat(vendor, {
+      system: 'Be brief.',
+      stream: false,
+      maxOutputTokens: 64,
+      temperature: 0.3,
+    });
+    expect(events.map((event) => event.type)).toEqual([
+      'started',
+      'text_delta',
+      'usage',
+      'finish',
+      'message',
+    ]);
     expect(final(events)).toMatchObject({
       message: { role: 'assistant', content: [{ type: 'text', text: 'Hello there.' }] },
       finishReason: 'stop',
@@ -193,7 +264,13 @@ describe.each(VENDORS)('$kind through the gateway', (vendor) => {
     const deltas = events.flatMap((event) => (event.type === 'text_delta' ? [event.text] : []));
     expect(deltas.length).toBeGreaterThan(3);
     expect(deltas.join('')).toBe('The quick brown fox jumps.');
-    expect(events[0]).toEqual({ type: 'started', provider: vendor.kind, resource: `f/ai/${vendor.kind}`, model: vendor.model, fallbackIndex: 0 });
+    expect(events[0]).toEqual({
+      type: 'started',
+      provider: vendor.kind,
+      resource: `f/ai/${vendor.kind}`,
+      model: vendor.model,
+      fallbackIndex: 0,
+    });
     expect(final(events).message.content).toEqual([{ type: 'text', text: 'The quick brown fox jumps.' }]);
     const request = fake().lastRequest();
     expectWire(request);
@@ -218,8 +295,20 @@ describe.each(VENDORS)('$kind through the gateway', (vendor) => {
       { type: 'tool_call_started', index: 1, id: 'call_tokyo2', name: 'get_weather' },
     ]);
     expect(events.filter((event) => event.type === 'tool_call_finished')).toEqual([
-      { type: 'tool_call_finished', index: 0, id: 'call_paris1', name: 'get_weather', arguments: '{"city":"Paris"}' },
-      { type: 'tool_call_finished', index: 1, id: 'call_tokyo2', name: 'get_weather', arguments: '{"city":"Tokyo"}' },
+      {
+        type: 'tool_call_finished',
+        index: 0,
+        id: 'call_paris1',
+        name: 'get_weather',
+        arguments: '{"city":"Paris"}',
+      },
+      {
+        type: 'tool_call_finished',
+        index: 1,
+        id: 'call_tokyo2',
+        name: 'get_weather',
+        arguments: '{"city":"Tokyo"}',
+      },
     ]);
     const answer = final(events);
     expect(answer.finishReason).toBe('tool_calls');
@@ -236,11 +325,23 @@ describe.each(VENDORS)('$kind through the gateway', (vendor) => {
       messages: [
         { role: 'user', content: [{ type: 'text', text: 'Hello?' }] },
         answer.message,
-        { role: 'tool', toolCallId: 'call_paris1', name: 'get_weather', content: [{ type: 'text', text: 'rainy' }] },
-        { role: 'tool', toolCallId: 'call_tokyo2', name: 'get_weather', content: [{ type: 'text', text: 'sunny' }] },
+        {
+          role: 'tool',
+          toolCallId: 'call_paris1',
+          name: 'get_weather',
+          content: [{ type: 'text', text: 'rainy' }],
+        },
+        {
+          role: 'tool',
+          toolCallId: 'call_tokyo2',
+          name: 'get_weather',
+          content: [{ type: 'text', text: 'sunny' }],
+        },
       ],
     });
-    expect(final(second).message.content).toEqual([{ type: 'text', text: 'Rainy in Paris, sunny in Tokyo.' }]);
+    expect(final(second).message.content).toEqual([
+      { type: 'text', text: 'Rainy in Paris, sunny in Tokyo.' },
+    ]);
     const replayed = body(fake().lastRequest()).messages as Array<Record<string, unknown>>;
     const callIds = (replayed[1]?.tool_calls as Array<{ id: string }>).map((call) => call.id);
     expect(replayed.slice(2).map((message) => message.tool_call_id)).toEqual(callIds);
@@ -249,14 +350,23 @@ describe.each(VENDORS)('$kind through the gateway', (vendor) => {
   });
 
   it('asks for structured output the way the vendor supports it', async () => {
-    const schema = { type: 'object', properties: { city: { type: 'string' }, celsius: { type: 'number' } }, required: ['city', 'celsius'] };
+    const schema = {
+      type: 'object',
+      properties: { city: { type: 'string' }, celsius: { type: 'number' } },
+      required: ['city', 'celsius'],
+    };
     fake().reply({ text: '{"city":"Paris","celsius":12}' });
     const events = await chat(vendor, { responseFormat: { type: 'json_schema', name: 'weather', schema } });
-    const text = final(events).message.content.map((part) => part.text).join('');
+    const text = final(events)
+      .message.content.map((part) => part.text)
+      .join('');
     expect(JSON.parse(text)).toEqual({ city: 'Paris', celsius: 12 });
     const sent = body(fake().lastRequest());
     if (vendor.jsonSchema === 'native') {
-      expect(sent.response_format).toEqual({ type: 'json_schema', json_schema: { name: 'weather', schema, strict: true } });
+      expect(sent.response_format).toEqual({
+        type: 'json_schema',
+        json_schema: { name: 'weather', schema, strict: true },
+      });
     } else {
       expect(sent.response_format).toEqual({ type: 'json_object' });
       expect((sent.messages as Array<{ role: string; content: string }>)[0]).toEqual({
@@ -298,7 +408,13 @@ describe.each(VENDORS)('$kind through the gateway', (vendor) => {
       usageStyle: vendor.usageStyle,
     });
     const events = await chat(vendor, {});
-    const usage = { inputTokens: 100, outputTokens: 30, cacheReadTokens: 40, cacheWriteTokens: 0, reasoningTokens: 20 };
+    const usage = {
+      inputTokens: 100,
+      outputTokens: 30,
+      cacheReadTokens: 40,
+      cacheWriteTokens: 0,
+      reasoningTokens: 20,
+    };
     expect(events.filter((event) => event.type === 'usage')).toEqual([{ type: 'usage', usage }]);
     expect(final(events).usage).toEqual(usage);
   });
@@ -310,7 +426,8 @@ describe.each(VENDORS)('$kind through the gateway', (vendor) => {
         ? {
             error: {
               status: 400,
-              message: 'Prompt contains 200000 tokens, too large for model with 131072 maximum context length',
+              message:
+                'Prompt contains 200000 tokens, too large for model with 131072 maximum context length',
               type: 'invalid_request_message_error',
             },
           }

@@ -51,18 +51,18 @@ export async function gatewayChat(
   let idle: NodeJS.Timeout | undefined;
   let resolveResult!: (event: ChatFinalEvent) => void;
   const result = new Promise<ChatFinalEvent>((resolve) => (resolveResult = resolve));
-  let subscription: Subscription | undefined;
 
   const finish = (event: ChatFinalEvent): void => {
     if (queue.closed) return;
     clearTimeout(idle);
-    subscription?.unsubscribe();
+    subscription.unsubscribe();
     options.signal?.removeEventListener('abort', onSignal);
     queue.push(event);
     queue.close();
     resolveResult(event);
   };
-  const fail = (message: string): void => finish({ type: 'error', error: { class: 'provider_outage', message } });
+  const fail = (message: string): void =>
+    finish({ type: 'error', error: { class: 'provider_outage', message } });
   const armIdle = (): void => {
     clearTimeout(idle);
     const idleMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
@@ -70,7 +70,7 @@ export async function gatewayChat(
     idle.unref();
   };
 
-  subscription = conn.nc.subscribe(conn.space.subject(tokenStreamSubject(streamId)), {
+  const subscription: Subscription = conn.nc.subscribe(conn.space.subject(tokenStreamSubject(streamId)), {
     callback: (error, message) => {
       if (queue.closed) return;
       if (error) return fail(`the chat stream subscription failed: ${error.message}`);
@@ -82,7 +82,8 @@ export async function gatewayChat(
       }
       if (!parsed.success) return fail('the chat stream carried a message that is not a chat event');
       const { seq, event } = parsed.data;
-      if (seq !== expectedSeq) return fail(`the chat stream lost events (expected #${expectedSeq}, got #${seq})`);
+      if (seq !== expectedSeq)
+        return fail(`the chat stream lost events (expected #${expectedSeq}, got #${seq})`);
       expectedSeq++;
       armIdle();
       if (isFinalChatEvent(event)) finish(event);

@@ -1,4 +1,9 @@
-import { MeshError, type ChatParameters, type ChatRequestMessage, type ToolChoice } from '@flowmesh/contracts';
+import {
+  MeshError,
+  type ChatParameters,
+  type ChatRequestMessage,
+  type ToolChoice,
+} from '@flowmesh/contracts';
 import type { ChatCall } from '../providers/provider-adapter.js';
 import { ToolNameMap } from './tool-name.guard.js';
 
@@ -35,12 +40,17 @@ export function prepareChatCall(parameters: ChatParameters, model: string): Prep
     });
   });
 
-  const names = new ToolNameMap([...tools.map((tool) => tool.name), ...historyToolNames(parameters.messages)]);
+  const names = new ToolNameMap([
+    ...tools.map((tool) => tool.name),
+    ...historyToolNames(parameters.messages),
+  ]);
   const call: ChatCall = {
     ...parameters,
     model,
     stream: parameters.stream ?? true,
-    ...(parameters.tools ? { tools: tools.map((tool) => ({ ...tool, name: names.provider(tool.name) })) } : {}),
+    ...(parameters.tools
+      ? { tools: tools.map((tool) => ({ ...tool, name: names.provider(tool.name) })) }
+      : {}),
     ...(choice !== undefined ? { toolChoice: guardedChoice(choice, names) } : {}),
     messages: parameters.messages.map((message) => guardedMessage(message, names)),
   };
@@ -63,7 +73,10 @@ function guardedChoice(choice: ToolChoice, names: ToolNameMap): ToolChoice {
 
 function guardedMessage(message: ChatRequestMessage, names: ToolNameMap): ChatRequestMessage {
   if (message.role === 'assistant' && message.toolCalls?.length) {
-    return { ...message, toolCalls: message.toolCalls.map((call) => ({ ...call, name: names.provider(call.name) })) };
+    return {
+      ...message,
+      toolCalls: message.toolCalls.map((call) => ({ ...call, name: names.provider(call.name) })),
+    };
   }
   if (message.role === 'tool') return { ...message, name: names.provider(message.name) };
   return message;

@@ -60,16 +60,24 @@ export class ChatRunner {
     let lastError: ProviderError | undefined;
     let lastWindow: number | undefined;
     for (const [fallbackIndex, reference] of candidates.entries()) {
-      const window = fallbackIndex === 0 && run.contextWindow ? run.contextWindow : knownContextWindow(reference.model);
+      const window =
+        fallbackIndex === 0 && run.contextWindow ? run.contextWindow : knownContextWindow(reference.model);
       // A context overflow moves only to a model with a larger window.
-      if (lastError?.class === 'context_window_exceeded' && (window ?? 0) <= (lastWindow ?? Number.MAX_SAFE_INTEGER)) continue;
+      if (
+        lastError?.class === 'context_window_exceeded' &&
+        (window ?? 0) <= (lastWindow ?? Number.MAX_SAFE_INTEGER)
+      )
+        continue;
       lastWindow = window ?? lastWindow;
       const outcome = yield* this.runProvider(run, reference, fallbackIndex, signal);
       if (outcome === 'done') return;
       lastError = outcome;
       if (!fallsBack(outcome)) break;
     }
-    yield { type: 'error', error: lastError ?? { class: 'provider_outage', message: 'no provider could answer' } };
+    yield {
+      type: 'error',
+      error: lastError ?? { class: 'provider_outage', message: 'no provider could answer' },
+    };
   }
 
   /** 'done' once a final event went out; else the error that made this provider give up. */
@@ -85,11 +93,21 @@ export class ChatRunner {
       credentials =
         fallbackIndex === 0 && run.credentials
           ? run.credentials
-          : await this.resolver.resolve({ actor: run.actor, workspace: run.workspace, resource: reference.resource, kind: reference.kind });
+          : await this.resolver.resolve({
+              actor: run.actor,
+              workspace: run.workspace,
+              resource: reference.resource,
+              kind: reference.kind,
+            });
       prepared = prepareChatCall(run.parameters, reference.model);
     } catch (error) {
       // A fallback we cannot use (unreadable, malformed) is skipped like an unavailable model.
-      return { class: 'model_unavailable', message: describe(error), provider: reference.kind, model: reference.model };
+      return {
+        class: 'model_unavailable',
+        message: describe(error),
+        provider: reference.kind,
+        model: reference.model,
+      };
     }
     const adapter = this.registry.get(reference.kind);
     const { call, names } = prepared;
@@ -103,7 +121,13 @@ export class ChatRunner {
           if (!started) {
             started = true;
             audit?.markFirstChunk();
-            yield { type: 'started', provider: reference.kind, resource: reference.resource, model: reference.model, fallbackIndex };
+            yield {
+              type: 'started',
+              provider: reference.kind,
+              resource: reference.resource,
+              model: reference.model,
+              fallbackIndex,
+            };
           }
           yield* assembler.push(piece);
         }
@@ -122,7 +146,11 @@ export class ChatRunner {
       } catch (caught) {
         const error = asProviderError(caught, reference, signal);
         if (started || error.class === 'cancelled') {
-          audit?.fail({ errorClass: error.class, ...(error.status ? { httpStatus: error.status } : {}), cancelled: error.class === 'cancelled' });
+          audit?.fail({
+            errorClass: error.class,
+            ...(error.status ? { httpStatus: error.status } : {}),
+            cancelled: error.class === 'cancelled',
+          });
           yield { type: 'error', error };
           return 'done';
         }
@@ -133,7 +161,10 @@ export class ChatRunner {
         }
         if (!(await sleep(delay, signal))) {
           audit?.fail({ errorClass: 'cancelled', cancelled: true });
-          yield { type: 'error', error: { class: 'cancelled', message: 'the chat was cancelled', provider: reference.kind } };
+          yield {
+            type: 'error',
+            error: { class: 'cancelled', message: 'the chat was cancelled', provider: reference.kind },
+          };
           return 'done';
         }
       }
@@ -171,9 +202,20 @@ export class ChatRunner {
 
 function asProviderError(error: unknown, reference: ProviderReference, signal: AbortSignal): ProviderError {
   if (error instanceof ProviderCallError) return error.providerError;
-  if (signal.aborted) return { class: 'cancelled', message: 'the chat was cancelled', provider: reference.kind, model: reference.model };
+  if (signal.aborted)
+    return {
+      class: 'cancelled',
+      message: 'the chat was cancelled',
+      provider: reference.kind,
+      model: reference.model,
+    };
   // Our own bug (a parser threw): never the user's fault, and never a stack trace on the wire.
-  return { class: 'bad_request_internal', message: `the gateway failed to handle the ${reference.kind} answer`, provider: reference.kind, model: reference.model };
+  return {
+    class: 'bad_request_internal',
+    message: `the gateway failed to handle the ${reference.kind} answer`,
+    provider: reference.kind,
+    model: reference.model,
+  };
 }
 
 function describe(error: unknown): string {

@@ -23,8 +23,26 @@ describe('chat stream assembler', () => {
         { type: 'tool_call_delta', index: 7, arguments: '{"q":' },
         { type: 'tool_call_delta', index: 3, arguments: '{"city":"Paris"}' },
         { type: 'tool_call_delta', index: 7, arguments: '"x"}' },
-        { type: 'usage', usage: { inputTokens: 1, outputTokens: 2, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 } },
-        { type: 'usage', usage: { inputTokens: 10, outputTokens: 20, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 } },
+        {
+          type: 'usage',
+          usage: {
+            inputTokens: 1,
+            outputTokens: 2,
+            cacheReadTokens: 0,
+            cacheWriteTokens: 0,
+            reasoningTokens: 0,
+          },
+        },
+        {
+          type: 'usage',
+          usage: {
+            inputTokens: 10,
+            outputTokens: 20,
+            cacheReadTokens: 0,
+            cacheWriteTokens: 0,
+            reasoningTokens: 0,
+          },
+        },
         { type: 'finish', reason: 'tool_calls', providerReason: 'tool_calls' },
       ],
       names,
@@ -55,7 +73,13 @@ describe('chat stream assembler', () => {
           { id: 'call_b', name: 'search', arguments: '{"q":"x"}' },
         ],
       },
-      usage: { inputTokens: 10, outputTokens: 20, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 },
+      usage: {
+        inputTokens: 10,
+        outputTokens: 20,
+        cacheReadTokens: 0,
+        cacheWriteTokens: 0,
+        reasoningTokens: 0,
+      },
       finishReason: 'tool_calls',
       provider: 'openai',
       model: 'gpt-4o-mini-2024-07-18',
@@ -83,7 +107,14 @@ describe('chat stream assembler', () => {
         toolCalls: [{ id: 't1', name: 'now', arguments: '{}', signature: 'g-sig' }],
       },
     });
-    expect(events).toContainEqual({ type: 'tool_call_finished', index: 0, id: 't1', name: 'now', arguments: '{}', signature: 'g-sig' });
+    expect(events).toContainEqual({
+      type: 'tool_call_finished',
+      index: 0,
+      id: 't1',
+      name: 'now',
+      arguments: '{}',
+      signature: 'g-sig',
+    });
   });
 
   it('replays a whole (non-streamed) answer through the same path', () => {
@@ -96,11 +127,16 @@ describe('chat stream assembler', () => {
       }),
     );
     expect(events.map((event) => event.type)).toEqual(['text_delta', 'finish', 'message']);
-    expect(events.at(-1)).toMatchObject({ message: { role: 'assistant', content: [{ type: 'text', text: 'Hello' }] }, model: 'gpt-4o-mini' });
+    expect(events.at(-1)).toMatchObject({
+      message: { role: 'assistant', content: [{ type: 'text', text: 'Hello' }] },
+      model: 'gpt-4o-mini',
+    });
   });
 
   it('throws a provider error piece as a classified error', () => {
     const assembler = new ChatStreamAssembler(new ToolNameMap([]), 'openai', 'm');
-    expect(() => assembler.push({ type: 'error', error: { class: 'provider_outage', message: 'gone' } })).toThrow('gone');
+    expect(() =>
+      assembler.push({ type: 'error', error: { class: 'provider_outage', message: 'gone' } }),
+    ).toThrow('gone');
   });
 });

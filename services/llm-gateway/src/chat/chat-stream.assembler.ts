@@ -59,7 +59,11 @@ export class ChatStreamAssembler {
     for (const call of this.calls) if (!call.finished) out.push(this.finishCall(call));
     if (this.usage) out.push({ type: 'usage', usage: this.usage });
     const reason = this.finishReason ?? (this.calls.length > 0 ? 'tool_calls' : 'stop');
-    out.push({ type: 'finish', reason, ...(this.providerReason ? { providerReason: this.providerReason } : {}) });
+    out.push({
+      type: 'finish',
+      reason,
+      ...(this.providerReason ? { providerReason: this.providerReason } : {}),
+    });
     out.push({
       type: 'message',
       message: this.message(),
@@ -164,7 +168,10 @@ export class ChatStreamAssembler {
       arguments: call.arguments,
       ...(call.signature !== undefined ? { signature: call.signature } : {}),
     }));
-    const content = this.content.length === 0 && toolCalls.length === 0 ? [{ type: 'text' as const, text: '' }] : this.content;
+    const content =
+      this.content.length === 0 && toolCalls.length === 0
+        ? [{ type: 'text' as const, text: '' }]
+        : this.content;
     return { role: 'assistant', content, ...(toolCalls.length > 0 ? { toolCalls } : {}) };
   }
 }

@@ -82,13 +82,19 @@ export class ChatStreams implements BeforeApplicationShutdown {
     try {
       for await (const event of this.runner.run(run, signal)) {
         if (event.type === 'error' && event.error.class === 'cancelled' && signal.reason === SHUTDOWN) {
-          publish({ type: 'error', error: { ...event.error, class: 'provider_outage', message: 'the llm-gateway instance stopped' } });
+          publish({
+            type: 'error',
+            error: { ...event.error, class: 'provider_outage', message: 'the llm-gateway instance stopped' },
+          });
         } else publish(event);
       }
     } catch (error) {
       // The runner ends every chat with a final event; reaching here is our bug, said once, without detail.
       this.log.error(`chat ${streamId} failed: ${error instanceof Error ? error.message : String(error)}`);
-      publish({ type: 'error', error: { class: 'bad_request_internal', message: 'the llm-gateway failed while streaming' } });
+      publish({
+        type: 'error',
+        error: { class: 'bad_request_internal', message: 'the llm-gateway failed while streaming' },
+      });
     }
   }
 }

@@ -15,11 +15,19 @@ describe('retry policy', () => {
 
   it('honours retry-after, and gives up on a wait longer than allowed', () => {
     expect(retryDelayMs(1, { class: 'rate_limited', message: 'x', retryAfterMs: 1_200 }, policy)).toBe(1_200);
-    expect(retryDelayMs(1, { class: 'rate_limited', message: 'x', retryAfterMs: 60_000 }, policy)).toBeUndefined();
+    expect(
+      retryDelayMs(1, { class: 'rate_limited', message: 'x', retryAfterMs: 60_000 }, policy),
+    ).toBeUndefined();
   });
 
   it('never retries what a wait cannot fix', () => {
-    for (const errorClass of ['context_window_exceeded', 'auth_failed', 'bad_request_internal', 'bad_request_user', 'cancelled'] as const) {
+    for (const errorClass of [
+      'context_window_exceeded',
+      'auth_failed',
+      'bad_request_internal',
+      'bad_request_user',
+      'cancelled',
+    ] as const) {
       expect(retryDelayMs(1, { class: errorClass, message: 'x' }, policy)).toBeUndefined();
     }
   });

@@ -1,4 +1,9 @@
-import { tokenStreamSubject, type CallerIdentity, type StartChatReply, type StartChatRequest } from '@flowmesh/contracts';
+import {
+  tokenStreamSubject,
+  type CallerIdentity,
+  type StartChatReply,
+  type StartChatRequest,
+} from '@flowmesh/contracts';
 import { Injectable } from '@nestjs/common';
 import { CredentialsResolver, type CredentialsQuery } from '../credentials/credentials-resolver.js';
 import type { ProviderCredentials } from '../providers/provider-credentials.js';
@@ -8,7 +13,9 @@ import { ChatStreams } from './chat-streams.service.js';
 
 /** A resolver that also says who the caller is (the registry-backed one does), for the audit row. */
 interface IdentityResolver {
-  resolveProvider(query: CredentialsQuery): Promise<{ credentials: ProviderCredentials; identity: CallerIdentity }>;
+  resolveProvider(
+    query: CredentialsQuery,
+  ): Promise<{ credentials: ProviderCredentials; identity: CallerIdentity }>;
 }
 
 function knowsIdentity(resolver: CredentialsResolver): resolver is CredentialsResolver & IdentityResolver {
@@ -29,7 +36,8 @@ export class StartChatService {
   ) {}
 
   async start(request: StartChatRequest): Promise<StartChatReply> {
-    const { streamId, actor, workspace, provider, fallbacks, contextWindow, conversationId, ...parameters } = request;
+    const { streamId, actor, workspace, provider, fallbacks, contextWindow, conversationId, ...parameters } =
+      request;
     this.registry.get(provider.kind);
     prepareChatCall(parameters, provider.model);
     const query = { actor, workspace, resource: provider.resource, kind: provider.kind };

@@ -8,7 +8,15 @@ describe('tool-name guard', () => {
   });
 
   it('rewrites what some provider would reject into the one safe pattern', () => {
-    for (const name of ['handbook.pdf', '1st tool', '-dash', 'Company Docs', 'a'.repeat(100), 'tools/search', '.']) {
+    for (const name of [
+      'handbook.pdf',
+      '1st tool',
+      '-dash',
+      'Company Docs',
+      'a'.repeat(100),
+      'tools/search',
+      '.',
+    ]) {
       expect(sanitizeToolName(name)).toMatch(TOOL_NAME_PATTERN);
     }
     expect(sanitizeToolName('handbook.pdf')).toBe('handbook_pdf');

@@ -34,13 +34,19 @@ export class EmbedService {
     for (let attempt = 1; ; attempt++) {
       try {
         const result = await this.executor.embed(adapter, call, credentials, AbortSignal.timeout(110_000));
-        return { embeddings: result.embeddings, model: result.model, usage: { inputTokens: result.inputTokens } };
+        return {
+          embeddings: result.embeddings,
+          model: result.model,
+          usage: { inputTokens: result.inputTokens },
+        };
       } catch (error) {
-        const delay = error instanceof ProviderCallError ? retryDelayMs(attempt, error.providerError, this.config.retry) : undefined;
+        const delay =
+          error instanceof ProviderCallError
+            ? retryDelayMs(attempt, error.providerError, this.config.retry)
+            : undefined;
         if (delay === undefined) throw error;
         await new Promise((resolve) => setTimeout(resolve, delay));
       }
     }
   }
 }
-

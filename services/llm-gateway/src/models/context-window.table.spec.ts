@@ -25,8 +25,16 @@ describe('context-window table', () => {
   });
 
   it('falls back to 128000 for an unknown model, and lets a call override either', () => {
-    expect(contextWindowOf('my-finetune')).toEqual({ model: 'my-finetune', contextWindow: 128_000, source: 'default' });
-    expect(contextWindowOf('gpt-4o', 64_000)).toEqual({ model: 'gpt-4o', contextWindow: 64_000, source: 'override' });
+    expect(contextWindowOf('my-finetune')).toEqual({
+      model: 'my-finetune',
+      contextWindow: 128_000,
+      source: 'default',
+    });
+    expect(contextWindowOf('gpt-4o', 64_000)).toEqual({
+      model: 'gpt-4o',
+      contextWindow: 64_000,
+      source: 'override',
+    });
     expect(contextWindowOf('o3')).toEqual({ model: 'o3', contextWindow: 200_000, source: 'table' });
   });
 });

@@ -57,7 +57,7 @@ export const MODEL_CONTEXT_WINDOWS: Readonly<Record<string, number>> = {
   'pixtral-large': 131_072,
   'open-mistral-nemo': 131_072,
   codestral: 256_000,
-  'devstral': 131_072,
+  devstral: 131_072,
   // DeepSeek
   'deepseek-chat': 128_000,
   'deepseek-reasoner': 128_000,
@@ -96,16 +96,30 @@ export function tableModelId(model: string): string {
 const KEYS_LONGEST_FIRST = Object.keys(MODEL_CONTEXT_WINDOWS).sort((a, b) => b.length - a.length);
 
 /** The table's window for a model, undefined when it does not know it. */
-export function knownContextWindow(model: string, options: { enable1mContext?: boolean } = {}): number | undefined {
+export function knownContextWindow(
+  model: string,
+  options: { enable1mContext?: boolean } = {},
+): number | undefined {
   const id = tableModelId(model);
-  const key = KEYS_LONGEST_FIRST.find((candidate) => id === candidate || id.startsWith(`${candidate}-`) || id.startsWith(`${candidate}.`) || id.startsWith(`${candidate}:`));
+  const key = KEYS_LONGEST_FIRST.find(
+    (candidate) =>
+      id === candidate ||
+      id.startsWith(`${candidate}-`) ||
+      id.startsWith(`${candidate}.`) ||
+      id.startsWith(`${candidate}:`),
+  );
   if (key === undefined) return undefined;
-  if (options.enable1mContext && ONE_MILLION_CAPABLE.some((prefix) => id.startsWith(prefix))) return 1_000_000;
+  if (options.enable1mContext && ONE_MILLION_CAPABLE.some((prefix) => id.startsWith(prefix)))
+    return 1_000_000;
   return MODEL_CONTEXT_WINDOWS[key];
 }
 
 /** The window a call plans against: the override, else the table, else 128000. */
-export function contextWindowOf(model: string, override?: number, options: { enable1mContext?: boolean } = {}): ContextWindowReply {
+export function contextWindowOf(
+  model: string,
+  override?: number,
+  options: { enable1mContext?: boolean } = {},
+): ContextWindowReply {
   if (override !== undefined) return { model, contextWindow: override, source: 'override' };
   const known = knownContextWindow(model, options);
   return known === undefined

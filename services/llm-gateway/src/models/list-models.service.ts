@@ -25,7 +25,9 @@ export class ListModelsService {
     const models = await this.executor.listModels(adapter, credentials, AbortSignal.timeout(25_000));
     return {
       models: models.map((model) => {
-        const contextWindow = knownContextWindow(model.id, { enable1mContext: credentials.enable_1m_context });
+        const contextWindow = knownContextWindow(model.id, {
+          enable1mContext: credentials.enable_1m_context,
+        });
         return { ...model, ...(contextWindow !== undefined ? { contextWindow } : {}) };
       }),
     };

@@ -41,7 +41,10 @@ const REDACTED = (kind: string) => `[ProviderCredentials ${kind}]`;
 export function sealCredentials(credentials: ProviderCredentials): ProviderCredentials {
   const sealed = { ...credentials, custom_headers: { ...credentials.custom_headers } };
   Object.defineProperty(sealed, 'toJSON', { value: () => REDACTED(credentials.provider), enumerable: false });
-  Object.defineProperty(sealed, inspect.custom, { value: () => REDACTED(credentials.provider), enumerable: false });
+  Object.defineProperty(sealed, inspect.custom, {
+    value: () => REDACTED(credentials.provider),
+    enumerable: false,
+  });
   Object.freeze(sealed.custom_headers);
   return Object.freeze(sealed);
 }

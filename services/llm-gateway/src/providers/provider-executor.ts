@@ -65,7 +65,12 @@ export class ProviderExecutor {
     signal: AbortSignal,
   ): AsyncIterable<ProviderStreamEvent> {
     if (adapter.transport === 'native') {
-      yield* this.guardNative(adapter.chat(call, credentials, signal, this.nativeContext), adapter, call.model, signal);
+      yield* this.guardNative(
+        adapter.chat(call, credentials, signal, this.nativeContext),
+        adapter,
+        call.model,
+        signal,
+      );
       return;
     }
     const built = adapter.buildRequest(call, credentials);
@@ -74,7 +79,11 @@ export class ProviderExecutor {
     try {
       if (call.stream && contentType.includes('text/event-stream')) {
         yield* adapter.parseStream(this.frames(adapter, response.body), call);
-      } else if (call.stream && typeof adapter.streamFraming === 'function' && !contentType.includes('json')) {
+      } else if (
+        call.stream &&
+        typeof adapter.streamFraming === 'function' &&
+        !contentType.includes('json')
+      ) {
         yield* adapter.parseStream(adapter.streamFraming(response.body), call);
       } else {
         // A server that ignored `stream: true` answers with JSON: read it as the whole answer.
@@ -94,17 +103,37 @@ export class ProviderExecutor {
   ): Promise<EmbeddingsResult> {
     if (adapter.transport === 'native') {
       if (!adapter.embed) throw unsupported(adapter, 'embeddings');
-      return this.guardNativeCall(() => adapter.embed!(call, credentials, signal, this.nativeContext), adapter, call.model, signal);
+      return this.guardNativeCall(
+        () => adapter.embed!(call, credentials, signal, this.nativeContext),
+        adapter,
+        call.model,
+        signal,
+      );
     }
     if (!adapter.embeddings) throw unsupported(adapter, 'embeddings');
-    const response = await this.send(adapter, adapter.embeddings.buildRequest(call, credentials), credentials, signal, call.model);
+    const response = await this.send(
+      adapter,
+      adapter.embeddings.buildRequest(call, credentials),
+      credentials,
+      signal,
+      call.model,
+    );
     return adapter.embeddings.parseResponse(await readJson(response, adapter, call.model), call);
   }
 
-  async listModels(adapter: ProviderAdapter, credentials: ProviderCredentials, signal: AbortSignal): Promise<ListedModel[]> {
+  async listModels(
+    adapter: ProviderAdapter,
+    credentials: ProviderCredentials,
+    signal: AbortSignal,
+  ): Promise<ListedModel[]> {
     if (adapter.transport === 'native') {
       if (!adapter.listModels) throw unsupported(adapter, 'model lists');
-      return this.guardNativeCall(() => adapter.listModels!(credentials, signal, this.nativeContext), adapter, undefined, signal);
+      return this.guardNativeCall(
+        () => adapter.listModels!(credentials, signal, this.nativeContext),
+        adapter,
+        undefined,
+        signal,
+      );
     }
     if (!adapter.models) throw unsupported(adapter, 'model lists');
     const response = await this.send(adapter, adapter.models.buildRequest(credentials), credentials, signal);
@@ -132,7 +161,7 @@ export class ProviderExecutor {
     let answer: Dispatcher.ResponseData;
     try {
       answer = await request(built.url, {
-        method: built.method as Dispatcher.HttpMethod,
+        method: built.method,
         headers,
         ...(body !== undefined ? { body } : {}),
         signal,
@@ -169,7 +198,12 @@ export class ProviderExecutor {
     }
   }
 
-  private async guardNativeCall<T>(run: () => Promise<T>, adapter: ProviderAdapter, model: string | undefined, signal: AbortSignal): Promise<T> {
+  private async guardNativeCall<T>(
+    run: () => Promise<T>,
+    adapter: ProviderAdapter,
+    model: string | undefined,
+    signal: AbortSignal,
+  ): Promise<T> {
     try {
       return await run();
     } catch (error) {
@@ -178,10 +212,18 @@ export class ProviderExecutor {
   }
 
   /** Any failure as a classified `ProviderCallError` (one already classified passes through). */
-  private failure(error: unknown, adapter: ProviderAdapter, signal: AbortSignal, model?: string, url?: string): Error {
+  private failure(
+    error: unknown,
+    adapter: ProviderAdapter,
+    signal: AbortSignal,
+    model?: string,
+    url?: string,
+  ): Error {
     const extra = { provider: adapter.kind, ...(model ? { model } : {}) };
     if (error instanceof ProviderCallError) {
-      return error.providerError.provider ? error : new ProviderCallError({ ...error.providerError, ...extra });
+      return error.providerError.provider
+        ? error
+        : new ProviderCallError({ ...error.providerError, ...extra });
     }
     if (signal.aborted) return providerCallError('cancelled', 'the call was cancelled', extra);
     const host = url ? hostOf(url) : adapter.kind;
@@ -192,26 +234,39 @@ export class ProviderExecutor {
       // The SSRF guard's refusal names the host and why, never a credential.
       return providerCallError('bad_request_user', error.message, extra);
     }
-    const code = error instanceof Error && 'code' in error ? String((error as { code: unknown }).code) : undefined;
+    const code =
+      error instanceof Error && 'code' in error ? String((error as { code: unknown }).code) : undefined;
     return providerCallError('provider_outage', `could not reach ${host}${code ? ` (${code})` : ''}`, extra);
   }
 }
 
 function unsupported(adapter: ProviderAdapter, what: string): ProviderCallError {
-  return providerCallError('bad_request_user', `provider ${adapter.kind} offers no ${what} through the gateway`, {
-    provider: adapter.kind,
-  });
+  return providerCallError(
+    'bad_request_user',
+    `provider ${adapter.kind} offers no ${what} through the gateway`,
+    {
+      provider: adapter.kind,
+    },
+  );
 }
 
-async function readJson(response: ProviderResponse, adapter: ProviderAdapter, model?: string): Promise<unknown> {
+async function readJson(
+  response: ProviderResponse,
+  adapter: ProviderAdapter,
+  model?: string,
+): Promise<unknown> {
   const text = await response.body.text();
   try {
     return JSON.parse(text) as unknown;
   } catch {
-    throw providerCallError('provider_outage', `${adapter.kind} answered ${response.status} with a body that is not JSON`, {
-      provider: adapter.kind,
-      ...(model ? { model } : {}),
-    });
+    throw providerCallError(
+      'provider_outage',
+      `${adapter.kind} answered ${response.status} with a body that is not JSON`,
+      {
+        provider: adapter.kind,
+        ...(model ? { model } : {}),
+      },
+    );
   }
 }
 
@@ -227,7 +282,8 @@ async function readBounded(body: AsyncIterable<Uint8Array>, limit: number): Prom
 
 function flattenHeaders(headers: Record<string, string | string[] | undefined>): ResponseHeaders {
   const out: Record<string, string | undefined> = {};
-  for (const [name, value] of Object.entries(headers)) out[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+  for (const [name, value] of Object.entries(headers))
+    out[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
   return out;
 }
 
@@ -238,4 +294,3 @@ function hostOf(url: string): string {
     return 'the provider';
   }
 }
-

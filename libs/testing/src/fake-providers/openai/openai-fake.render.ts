@@ -106,30 +106,45 @@ export function renderChunks(turn: OpenAIFakeTurn, requested: string, includeUsa
       created: 0,
       model: '',
       choices: [],
-      prompt_filter_results: [{ prompt_index: 0, content_filter_results: { hate: { filtered: false, severity: 'safe' } } }],
+      prompt_filter_results: [
+        { prompt_index: 0, content_filter_results: { hate: { filtered: false, severity: 'safe' } } },
+      ],
     });
   }
   chunks.push(chunk({ role: 'assistant', content: '', refusal: null }));
   if (turn.reasoning !== undefined) {
-    for (const piece of splitText(turn.reasoning, size)) chunks.push(chunk({ [turn.reasoningField ?? 'reasoning_content']: piece }));
+    for (const piece of splitText(turn.reasoning, size))
+      chunks.push(chunk({ [turn.reasoningField ?? 'reasoning_content']: piece }));
   }
   if (turn.text !== undefined && turn.text !== '') {
     for (const piece of splitText(turn.text, size)) chunks.push(chunk({ content: piece }));
   }
   withCallIds(turn).forEach((call, index) => {
     chunks.push(
-      chunk({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] }),
+      chunk({
+        tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }],
+      }),
     );
     for (const piece of splitText(call.arguments, size)) {
       if (piece !== '') chunks.push(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }));
     }
   });
   const finish = finishReasonOf(turn);
-  if (usage !== null && style === 'last_choice_chunk') chunks.push(chunk({}, finish, { usage: renderUsage(usage) }));
-  else if (usage !== null && style === 'x_groq') chunks.push(chunk({}, finish, { x_groq: { id: 'req_fake', usage: renderUsage(usage) } }));
+  if (usage !== null && style === 'last_choice_chunk')
+    chunks.push(chunk({}, finish, { usage: renderUsage(usage) }));
+  else if (usage !== null && style === 'x_groq')
+    chunks.push(chunk({}, finish, { x_groq: { id: 'req_fake', usage: renderUsage(usage) } }));
   else chunks.push(chunk({}, finish));
   if (usage !== null && style === 'usage_chunk' && includeUsage) {
-    chunks.push({ id, object: 'chat.completion.chunk', created, model, system_fingerprint: 'fp_fake', choices: [], usage: renderUsage(usage) });
+    chunks.push({
+      id,
+      object: 'chat.completion.chunk',
+      created,
+      model,
+      system_fingerprint: 'fp_fake',
+      choices: [],
+      usage: renderUsage(usage),
+    });
   }
   return chunks;
 }
@@ -138,7 +153,12 @@ export function formatDataFrame(data: unknown): string {
   return `data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`;
 }
 
-export function openAIErrorBody(message: string, type: string, code: string | null = null, param: string | null = null): Json {
+export function openAIErrorBody(
+  message: string,
+  type: string,
+  code: string | null = null,
+  param: string | null = null,
+): Json {
   return { error: { message, type, param, code } };
 }
 

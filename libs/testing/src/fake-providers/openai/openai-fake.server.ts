@@ -65,7 +65,8 @@ export function openAIRateLimitReply(retryAfterSeconds = 1): OpenAIFakeErrorRepl
   return {
     error: {
       status: 429,
-      message: 'Rate limit reached for gpt-4o-mini in organization org-fake on requests per min (RPM): Limit 3, Used 3, Requested 1.',
+      message:
+        'Rate limit reached for gpt-4o-mini in organization org-fake on requests per min (RPM): Limit 3, Used 3, Requested 1.',
       type: 'requests',
       code: 'rate_limit_exceeded',
       headers: { 'retry-after': String(retryAfterSeconds), 'x-ratelimit-remaining-requests': '0' },
@@ -98,8 +99,18 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
   };
 }
 
-function sendError(res: http.ServerResponse, status: number, message: string, type: string, code: string | null = null, headers: Record<string, string> = {}) {
-  return writeJson(res, status, openAIErrorBody(message, type, code), { 'x-request-id': 'req_fake', ...headers });
+function sendError(
+  res: http.ServerResponse,
+  status: number,
+  message: string,
+  type: string,
+  code: string | null = null,
+  headers: Record<string, string> = {},
+) {
+  return writeJson(res, status, openAIErrorBody(message, type, code), {
+    'x-request-id': 'req_fake',
+    ...headers,
+  });
 }
 
 async function route(
@@ -109,7 +120,8 @@ async function route(
   options: FakeOpenAIOptions,
 ): Promise<void> {
   const azure = AZURE_DEPLOYMENT.exec(request.path);
-  const azureShaped = azure !== null || request.path.startsWith('/openai/') || request.path.startsWith('/models/');
+  const azureShaped =
+    azure !== null || request.path.startsWith('/openai/') || request.path.startsWith('/models/');
   if (azureShaped && !request.query['api-version'] && !request.path.startsWith('/openai/v1/')) {
     return writeJson(res, 404, { error: { code: '404', message: 'Resource not found' } });
   }
@@ -135,7 +147,8 @@ async function route(
       data: ids.map((id) => ({ id, object: 'model', created: 1_700_000_000, owned_by: 'system' })),
     });
   }
-  if (request.method === 'POST' && request.path.endsWith('/embeddings')) return embeddings(request, res, azure?.[1]);
+  if (request.method === 'POST' && request.path.endsWith('/embeddings'))
+    return embeddings(request, res, azure?.[1]);
   if (request.method !== 'POST' || !request.path.endsWith('/chat/completions')) {
     return sendError(res, 404, `Invalid URL (${request.method} ${request.path})`, 'invalid_request_error');
   }
@@ -144,10 +157,15 @@ async function route(
     const unprocessable = problem.startsWith('Extra inputs');
     return sendError(res, unprocessable ? 422 : 400, problem, 'invalid_request_error');
   }
-  const body = request.body as { model: string; stream?: boolean; stream_options?: { include_usage?: boolean } };
+  const body = request.body as {
+    model: string;
+    stream?: boolean;
+    stream_options?: { include_usage?: boolean };
+  };
   const model = azure ? decodeURIComponent(azure[1] ?? '') : body.model;
   const reply = script.next();
-  if (!reply) return sendError(res, 500, 'the fake OpenAI API has no scripted reply for this call', 'server_error');
+  if (!reply)
+    return sendError(res, 500, 'the fake OpenAI API has no scripted reply for this call', 'server_error');
   if ('raw' in reply) {
     res.writeHead(reply.raw.status, reply.raw.headers ?? {});
     return endResponse(res, reply.raw.body);
@@ -162,7 +180,11 @@ async function route(
     }
     return writeJson(res, 200, renderCompletion(reply, model), { 'x-request-id': 'req_fake' });
   }
-  res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-request-id': 'req_fake' });
+  res.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache',
+    'x-request-id': 'req_fake',
+  });
   const includeUsage = body.stream_options?.include_usage === true;
   if ('silentStream' in reply) {
     const [first] = renderChunks({ text: '' }, model, includeUsage);
@@ -175,7 +197,14 @@ async function route(
     const { afterChunks, error } = reply.streamThenFail;
     frames = [
       ...frames.slice(0, afterChunks),
-      formatDataFrame({ error: { message: error.message, type: error.type ?? 'server_error', param: null, code: error.code ?? null } }),
+      formatDataFrame({
+        error: {
+          message: error.message,
+          type: error.type ?? 'server_error',
+          param: null,
+          code: error.code ?? null,
+        },
+      }),
     ];
   } else frames.push(formatDataFrame('[DONE]'));
   for (const frame of frames) {
@@ -184,10 +213,19 @@ async function route(
   return endResponse(res);
 }
 
-function embeddings(request: RecordedRequest, res: http.ServerResponse, deployment: string | undefined): Promise<void> {
-  const body = request.body as { model?: unknown; input?: unknown; dimensions?: unknown } | undefined;
+function embeddings(
+  request: RecordedRequest,
+  res: http.ServerResponse,
+  deployment: string | undefined,
+): Promise<void> {
+  const body = request.body as
+    { model?: unknown; input?: unknown; dimensions?: unknown; encoding_format?: unknown } | undefined;
   const inputs = typeof body?.input === 'string' ? [body.input] : body?.input;
-  if (!Array.isArray(inputs) || inputs.some((input) => typeof input !== 'string') || (!deployment && typeof body?.model !== 'string')) {
+  if (
+    !Array.isArray(inputs) ||
+    inputs.some((input) => typeof input !== 'string') ||
+    (!deployment && typeof body?.model !== 'string')
+  ) {
     return sendError(res, 400, "'input' is a required property", 'invalid_request_error');
   }
   const dimensions = typeof body?.dimensions === 'number' ? body.dimensions : 8;
@@ -195,8 +233,22 @@ function embeddings(request: RecordedRequest, res: http.ServerResponse, deployme
   const tokens = texts.reduce((sum, text) => sum + Math.max(1, Math.ceil(text.length / 4)), 0);
   return writeJson(res, 200, {
     object: 'list',
-    data: texts.map((text, index) => ({ object: 'embedding', index, embedding: fakeEmbedding(text, dimensions) })),
+    data: texts.map((text, index) => {
+      const vector = fakeEmbedding(text, dimensions);
+      return {
+        object: 'embedding',
+        index,
+        embedding: body?.encoding_format === 'base64' ? float32Base64(vector) : vector,
+      };
+    }),
     model: deployment ?? body?.model,
     usage: { prompt_tokens: tokens, total_tokens: tokens },
   });
+}
+
+/** `encoding_format: "base64"`: little-endian float32s, base64. */
+function float32Base64(vector: number[]): string {
+  const bytes = Buffer.alloc(vector.length * 4);
+  vector.forEach((value, index) => bytes.writeFloatLE(value, index * 4));
+  return bytes.toString('base64');
 }

@@ -67,7 +67,11 @@ export interface OpenAIFakeSilentStream {
 
 /** A stream that breaks off after some chunks with `data: {"error": ...}`. */
 export interface OpenAIFakeStreamThenFail {
-  streamThenFail: { turn: OpenAIFakeTurn; afterChunks: number; error: { message: string; type?: string; code?: string } };
+  streamThenFail: {
+    turn: OpenAIFakeTurn;
+    afterChunks: number;
+    error: { message: string; type?: string; code?: string };
+  };
 }
 
 export type OpenAIFakeReply =

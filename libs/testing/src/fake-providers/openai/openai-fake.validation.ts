@@ -10,7 +10,8 @@ const ROLES = new Set(['system', 'developer', 'user', 'assistant', 'tool']);
 
 type Json = Record<string, unknown>;
 
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * What the Chat Completions API refuses with a 400 before running anything; the first problem,
@@ -21,7 +22,7 @@ export function validateChatBody(body: unknown, options: OpenAIValidationOptions
   for (const field of options.rejectFields ?? []) {
     if (field in body) return `Extra inputs are not permitted: ${field}`;
   }
-  if (typeof body.model !== 'string' || body.model === '') return "you must provide a model parameter";
+  if (typeof body.model !== 'string' || body.model === '') return 'you must provide a model parameter';
   if (!Array.isArray(body.messages) || body.messages.length === 0) {
     return "Invalid 'messages': empty array. Expected an array with minimum length 1, but got an empty array instead.";
   }
@@ -51,7 +52,8 @@ export function validateChatBody(body: unknown, options: OpenAIValidationOptions
       openCalls.clear();
       for (const call of message.tool_calls) {
         const id: unknown = isObject(call) ? call.id : undefined;
-        if (typeof id !== 'string') return `Missing required parameter: 'messages[${index}].tool_calls[0].id'.`;
+        if (typeof id !== 'string')
+          return `Missing required parameter: 'messages[${index}].tool_calls[0].id'.`;
         if (options.toolCallId && !options.toolCallId.test(id)) {
           return `Tool call id was ${id} but must be a-z, A-Z, 0-9, with a length of 9.`;
         }

@@ -9,7 +9,8 @@ export const azureFoundryAdapter = createOpenAICompatibleAdapter({
   vendor: 'Azure AI Foundry',
   telemetryName: 'azure.ai.inference',
   endpoint: (base, operation, _model, credentials) => {
-    const path = operation === 'chat' ? 'chat/completions' : operation === 'embeddings' ? 'embeddings' : 'info';
+    const path =
+      operation === 'chat' ? 'chat/completions' : operation === 'embeddings' ? 'embeddings' : 'info';
     return `${base}/${path}?api-version=${encodeURIComponent(credentials.api_version ?? AZURE_FOUNDRY_DEFAULT_API_VERSION)}`;
   },
   authHeaders: azureAuthHeaders,

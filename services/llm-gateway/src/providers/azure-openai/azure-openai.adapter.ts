@@ -12,7 +12,12 @@ export const AZURE_OPENAI_DEFAULT_API_VERSION = '2024-10-21';
  * deployment), or the v1 API when the base ends in `/openai/v1` (no api-version, deployment in
  * the body). A base without `/openai` gets it.
  */
-export function azureOpenAIEndpoint(base: string, operation: OpenAIOperation, model: string, credentials: ProviderCredentials): string {
+export function azureOpenAIEndpoint(
+  base: string,
+  operation: OpenAIOperation,
+  model: string,
+  credentials: ProviderCredentials,
+): string {
   if (/\/openai\/v1$/.test(base)) return `${base}/${operation === 'chat' ? 'chat/completions' : operation}`;
   const root = /\/openai$/.test(base) ? base : `${base}/openai`;
   const version = `api-version=${encodeURIComponent(credentials.api_version ?? AZURE_OPENAI_DEFAULT_API_VERSION)}`;

@@ -6,7 +6,9 @@ export const cloudflareAdapter = createOpenAICompatibleAdapter({
   vendor: 'Cloudflare Workers AI',
   telemetryName: 'cloudflare',
   defaultBaseUrl: (credentials) =>
-    credentials.account_id ? `https://api.cloudflare.com/client/v4/accounts/${credentials.account_id}/ai/v1` : undefined,
+    credentials.account_id
+      ? `https://api.cloudflare.com/client/v4/accounts/${credentials.account_id}/ai/v1`
+      : undefined,
   maxTokensField: 'max_tokens',
   streamUsageOption: true,
   reasoningEffort: 'drop',

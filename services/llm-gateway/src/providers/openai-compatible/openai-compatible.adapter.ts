@@ -15,9 +15,17 @@ import { buildOpenAIChatBody } from './openai-request.builder.js';
 import { parseOpenAIChatCompletion } from './openai-response.parser.js';
 import { parseOpenAIStream } from './openai-stream.parser.js';
 import { normalizeOpenAIUsage } from './openai-usage.js';
-import type { OpenAIEmbeddingsBody, OpenAIEmbeddingsResponse, OpenAIModelsResponse } from './openai-wire.types.js';
+import type {
+  OpenAIEmbeddingsBody,
+  OpenAIEmbeddingsResponse,
+  OpenAIModelsResponse,
+} from './openai-wire.types.js';
 
-const PATHS: Record<OpenAIOperation, string> = { chat: 'chat/completions', embeddings: 'embeddings', models: 'models' };
+const PATHS: Record<OpenAIOperation, string> = {
+  chat: 'chat/completions',
+  embeddings: 'embeddings',
+  models: 'models',
+};
 
 /** Caller headers the workspace proxy passes on to the provider; everything else is dropped. */
 const PROXY_FORWARDED_HEADERS = ['content-type', 'accept', 'openai-beta'];
@@ -25,7 +33,10 @@ const PROXY_FORWARDED_HEADERS = ['content-type', 'accept', 'openai-beta'];
 /** One adapter for a vendor of the OpenAI-compatible family, from its profile. */
 export function createOpenAICompatibleAdapter(profile: OpenAICompatibleProfile): HttpProviderAdapter {
   const baseUrl = (credentials: ProviderCredentials): string => {
-    const fallback = typeof profile.defaultBaseUrl === 'function' ? profile.defaultBaseUrl(credentials) : profile.defaultBaseUrl;
+    const fallback =
+      typeof profile.defaultBaseUrl === 'function'
+        ? profile.defaultBaseUrl(credentials)
+        : profile.defaultBaseUrl;
     const base = credentials.base_url ?? fallback;
     if (!base) {
       throw new MeshError('VALIDATION_FAILED', `the ${profile.kind} provider resource needs a base_url`, {
@@ -36,7 +47,9 @@ export function createOpenAICompatibleAdapter(profile: OpenAICompatibleProfile):
   };
   const url = (credentials: ProviderCredentials, operation: OpenAIOperation, model: string): string => {
     const base = baseUrl(credentials);
-    return profile.endpoint ? profile.endpoint(base, operation, model, credentials) : `${base}/${PATHS[operation]}`;
+    return profile.endpoint
+      ? profile.endpoint(base, operation, model, credentials)
+      : `${base}/${PATHS[operation]}`;
   };
   const headers = (credentials: ProviderCredentials, json: boolean): Record<string, string> => ({
     ...(json ? { 'content-type': 'application/json' } : {}),
@@ -67,9 +80,12 @@ export function createOpenAICompatibleAdapter(profile: OpenAICompatibleProfile):
     parseResponse: (json) => parseOpenAIChatCompletion(json, profile.vendor),
 
     parseStream: (frames) =>
-      parseOpenAIStream(frames, profile.vendor, (payload) => classifyOpenAIStreamError(profile.vendor, payload)),
+      parseOpenAIStream(frames, profile.vendor, (payload) =>
+        classifyOpenAIStreamError(profile.vendor, payload),
+      ),
 
-    classifyError: (status, body, responseHeaders) => classifyOpenAIError(profile.vendor, status, body, responseHeaders),
+    classifyError: (status, body, responseHeaders) =>
+      classifyOpenAIError(profile.vendor, status, body, responseHeaders),
 
     normalizeUsage: normalizeOpenAIUsage,
 
@@ -81,13 +97,22 @@ export function createOpenAICompatibleAdapter(profile: OpenAICompatibleProfile):
           encoding_format: 'float',
           ...(call.dimensions !== undefined ? { dimensions: call.dimensions } : {}),
         };
-        return { method: 'POST', url: url(credentials, 'embeddings', call.model), headers: headers(credentials, true), body };
+        return {
+          method: 'POST',
+          url: url(credentials, 'embeddings', call.model),
+          headers: headers(credentials, true),
+          body,
+        };
       },
       parseResponse: (json, call) => parseEmbeddings(json, call, profile.vendor),
     },
 
     models: {
-      buildRequest: (credentials) => ({ method: 'GET', url: url(credentials, 'models', ''), headers: headers(credentials, false) }),
+      buildRequest: (credentials) => ({
+        method: 'GET',
+        url: url(credentials, 'models', ''),
+        headers: headers(credentials, false),
+      }),
       parseResponse: (json) => parseModels(json),
     },
 
@@ -110,9 +135,14 @@ export function createOpenAICompatibleAdapter(profile: OpenAICompatibleProfile):
 function parseEmbeddings(json: unknown, call: EmbeddingsCall, vendor: string): EmbeddingsResult {
   const body = (typeof json === 'object' && json !== null ? json : {}) as OpenAIEmbeddingsResponse;
   const data = [...(body.data ?? [])].sort((a, b) => (a.index ?? 0) - (b.index ?? 0));
-  const embeddings = data.map((entry) => (Array.isArray(entry.embedding) ? entry.embedding : decodeBase64Floats(entry.embedding)));
+  const embeddings = data.map((entry) =>
+    Array.isArray(entry.embedding) ? entry.embedding : decodeBase64Floats(entry.embedding),
+  );
   if (embeddings.length !== call.input.length) {
-    throw providerCallError('provider_outage', `${vendor} returned ${embeddings.length} embeddings for ${call.input.length} inputs`);
+    throw providerCallError(
+      'provider_outage',
+      `${vendor} returned ${embeddings.length} embeddings for ${call.input.length} inputs`,
+    );
   }
   return {
     embeddings,
@@ -132,7 +162,8 @@ function decodeBase64Floats(value: string | undefined): number[] {
 function parseModels(json: unknown): ListedModel[] {
   const body = (typeof json === 'object' && json !== null ? json : {}) as OpenAIModelsResponse;
   return (body.data ?? []).flatMap((model) =>
-    typeof model.id === 'string' ? [{ id: model.id, ...(model.owned_by ? { ownedBy: model.owned_by } : {}) }] : [],
+    typeof model.id === 'string'
+      ? [{ id: model.id, ...(model.owned_by ? { ownedBy: model.owned_by } : {}) }]
+      : [],
   );
 }
-

@@ -18,7 +18,12 @@ export interface OpenAICompatibleProfile {
   /** Used when the resource has no `base_url`; absent: `base_url` is required. */
   readonly defaultBaseUrl?: string | ((credentials: ProviderCredentials) => string | undefined);
   /** The URL of an operation; default `<base>/chat/completions`, `<base>/embeddings`, `<base>/models`. */
-  readonly endpoint?: (base: string, operation: OpenAIOperation, model: string, credentials: ProviderCredentials) => string;
+  readonly endpoint?: (
+    base: string,
+    operation: OpenAIOperation,
+    model: string,
+    credentials: ProviderCredentials,
+  ) => string;
   /** Authentication headers; default `Authorization: Bearer <api_key>` when there is a key. */
   readonly authHeaders?: (credentials: ProviderCredentials) => Record<string, string>;
   /** Headers the vendor wants besides authentication (OpenRouter's attribution, OpenAI's organization). */
@@ -34,5 +39,9 @@ export interface OpenAICompatibleProfile {
   /** Rewrites replayed tool-call ids the vendor would reject (Mistral wants 9 alphanumerics). */
   readonly toolCallId?: (id: string) => string;
   /** Last touches to the body (OpenAI's `user`). */
-  readonly finishBody?: (body: OpenAIChatBody, call: ChatCall, credentials: ProviderCredentials) => OpenAIChatBody;
+  readonly finishBody?: (
+    body: OpenAIChatBody,
+    call: ChatCall,
+    credentials: ProviderCredentials,
+  ) => OpenAIChatBody;
 }

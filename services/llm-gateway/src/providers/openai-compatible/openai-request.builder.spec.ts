@@ -11,7 +11,14 @@ import { openaiAdapter } from '../openai/openai.adapter.js';
 import { openrouterAdapter } from '../openrouter/openrouter.adapter.js';
 
 const credentials = (extra: Partial<ProviderCredentials> = {}): ProviderCredentials =>
-  sealCredentials({ provider: 'openai', platform: 'standard', enable_1m_context: false, custom_headers: {}, api_key: 'sk-test', ...extra });
+  sealCredentials({
+    provider: 'openai',
+    platform: 'standard',
+    enable_1m_context: false,
+    custom_headers: {},
+    api_key: 'sk-test',
+    ...extra,
+  });
 
 function http(adapter: ProviderAdapter): HttpProviderAdapter {
   if (adapter.transport !== 'http') throw new Error('http adapter expected');
@@ -56,7 +63,13 @@ const call: ChatCall = {
   model: 'gpt-4o-mini',
   system: [{ text: 'You are terse.' }, { text: 'Answer in English.', cache: {} }],
   messages: history,
-  tools: [{ name: 'get_weather', description: 'Get weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } }],
+  tools: [
+    {
+      name: 'get_weather',
+      description: 'Get weather',
+      parameters: { type: 'object', properties: { city: { type: 'string' } } },
+    },
+  ],
   toolChoice: { type: 'tool', name: 'get_weather' },
   parallelToolCalls: true,
   responseFormat: { type: 'json_schema', name: 'weather', schema: { type: 'object' } },
@@ -88,8 +101,16 @@ describe('OpenAI-compatible request builder', () => {
           role: 'assistant',
           content: 'Checking.',
           tool_calls: [
-            { id: 'toolu_01A', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } },
-            { id: 'toolu_01B', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Tokyo"}' } },
+            {
+              id: 'toolu_01A',
+              type: 'function',
+              function: { name: 'get_weather', arguments: '{"city":"Paris"}' },
+            },
+            {
+              id: 'toolu_01B',
+              type: 'function',
+              function: { name: 'get_weather', arguments: '{"city":"Tokyo"}' },
+            },
           ],
         },
         { role: 'tool', tool_call_id: 'toolu_01A', content: 'rainy' },
@@ -101,12 +122,19 @@ describe('OpenAI-compatible request builder', () => {
       tools: [
         {
           type: 'function',
-          function: { name: 'get_weather', description: 'Get weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } },
+          function: {
+            name: 'get_weather',
+            description: 'Get weather',
+            parameters: { type: 'object', properties: { city: { type: 'string' } } },
+          },
         },
       ],
       tool_choice: { type: 'function', function: { name: 'get_weather' } },
       parallel_tool_calls: true,
-      response_format: { type: 'json_schema', json_schema: { name: 'weather', schema: { type: 'object' }, strict: true } },
+      response_format: {
+        type: 'json_schema',
+        json_schema: { name: 'weather', schema: { type: 'object' }, strict: true },
+      },
       temperature: 0.2,
       max_completion_tokens: 256,
       reasoning_effort: 'low',
@@ -114,22 +142,41 @@ describe('OpenAI-compatible request builder', () => {
   });
 
   it('Azure OpenAI: deployment URL with api-version and api-key; the v1 API without', () => {
-    const classic = http(azureOpenAIAdapter).buildRequest(call, credentials({ provider: 'azure_openai', base_url: 'https://res.openai.azure.com/openai' }));
-    expect(classic.url).toBe('https://res.openai.azure.com/openai/deployments/gpt-4o-mini/chat/completions?api-version=2024-10-21');
+    const classic = http(azureOpenAIAdapter).buildRequest(
+      call,
+      credentials({ provider: 'azure_openai', base_url: 'https://res.openai.azure.com/openai' }),
+    );
+    expect(classic.url).toBe(
+      'https://res.openai.azure.com/openai/deployments/gpt-4o-mini/chat/completions?api-version=2024-10-21',
+    );
     expect(classic.headers).toMatchObject({ 'api-key': 'sk-test' });
     expect(classic.headers).not.toHaveProperty('authorization');
     const bare = http(azureOpenAIAdapter).buildRequest(
       call,
-      credentials({ provider: 'azure_openai', base_url: 'https://res.openai.azure.com', api_version: '2025-04-01-preview' }),
+      credentials({
+        provider: 'azure_openai',
+        base_url: 'https://res.openai.azure.com',
+        api_version: '2025-04-01-preview',
+      }),
     );
-    expect(bare.url).toBe('https://res.openai.azure.com/openai/deployments/gpt-4o-mini/chat/completions?api-version=2025-04-01-preview');
-    const v1 = http(azureOpenAIAdapter).buildRequest(call, credentials({ provider: 'azure_openai', base_url: 'https://res.openai.azure.com/openai/v1' }));
+    expect(bare.url).toBe(
+      'https://res.openai.azure.com/openai/deployments/gpt-4o-mini/chat/completions?api-version=2025-04-01-preview',
+    );
+    const v1 = http(azureOpenAIAdapter).buildRequest(
+      call,
+      credentials({ provider: 'azure_openai', base_url: 'https://res.openai.azure.com/openai/v1' }),
+    );
     expect(v1.url).toBe('https://res.openai.azure.com/openai/v1/chat/completions');
   });
 
   it('Azure AI Foundry: models endpoint with its api-version, max_tokens, no reasoning_effort', () => {
-    const built = http(azureFoundryAdapter).buildRequest(call, credentials({ provider: 'azure_foundry', base_url: 'https://res.services.ai.azure.com/models' }));
-    expect(built.url).toBe('https://res.services.ai.azure.com/models/chat/completions?api-version=2024-05-01-preview');
+    const built = http(azureFoundryAdapter).buildRequest(
+      call,
+      credentials({ provider: 'azure_foundry', base_url: 'https://res.services.ai.azure.com/models' }),
+    );
+    expect(built.url).toBe(
+      'https://res.services.ai.azure.com/models/chat/completions?api-version=2024-05-01-preview',
+    );
     expect(built.body).toMatchObject({ max_tokens: 256 });
     expect(built.body).not.toHaveProperty('reasoning_effort');
   });
@@ -157,7 +204,8 @@ describe('OpenAI-compatible request builder', () => {
     expect(body.response_format).toEqual({ type: 'json_object' });
     expect(body.messages[0]).toEqual({
       role: 'system',
-      content: 'You are terse.\n\nAnswer in English.\n\nAnswer with one JSON object only, valid against this JSON Schema:\n{"type":"object"}',
+      content:
+        'You are terse.\n\nAnswer in English.\n\nAnswer with one JSON object only, valid against this JSON Schema:\n{"type":"object"}',
     });
   });
 
@@ -174,13 +222,17 @@ describe('OpenAI-compatible request builder', () => {
     );
     expect(built.url).toBe('http://models.internal:8000/v1/chat/completions');
     expect(built.headers).not.toHaveProperty('authorization');
-    expect(() => http(customaiAdapter).buildRequest(call, credentials({ provider: 'customai' }))).toThrow(/needs a base_url/);
+    expect(() => http(customaiAdapter).buildRequest(call, credentials({ provider: 'customai' }))).toThrow(
+      /needs a base_url/,
+    );
   });
 
   it('refuses an attachment by reference as a request we built wrong', () => {
     const withAttachment: ChatCall = {
       ...call,
-      messages: [{ role: 'user', content: [{ type: 'attachment', object: { key: 'a.png' }, mediaType: 'image/png' }] }],
+      messages: [
+        { role: 'user', content: [{ type: 'attachment', object: { key: 'a.png' }, mediaType: 'image/png' }] },
+      ],
     };
     expect(() => http(openaiAdapter).buildRequest(withAttachment, credentials())).toThrow(/inline/);
   });

@@ -65,7 +65,10 @@ function systemText(
   return text === undefined || text === '' ? undefined : text;
 }
 
-function toOpenAIMessages(messages: readonly ChatRequestMessage[], profile: OpenAICompatibleProfile): OpenAIMessage[] {
+function toOpenAIMessages(
+  messages: readonly ChatRequestMessage[],
+  profile: OpenAICompatibleProfile,
+): OpenAIMessage[] {
   const out: OpenAIMessage[] = [];
   // Images in tool results: OpenAI tool messages carry text only, so they follow the run of tool messages as a user turn.
   let pendingToolMedia: OpenAIContentPart[] = [];
@@ -125,7 +128,9 @@ function toOpenAIMessages(messages: readonly ChatRequestMessage[], profile: Open
 function userContent(parts: readonly RequestUserPart[]): string | OpenAIContentPart[] {
   const [only] = parts;
   if (parts.length === 1 && only?.type === 'text') return only.text;
-  return parts.map((part) => (part.type === 'text' ? { type: 'text' as const, text: part.text } : mediaPart(part)));
+  return parts.map((part) =>
+    part.type === 'text' ? { type: 'text' as const, text: part.text } : mediaPart(part),
+  );
 }
 
 function mediaPart(part: Exclude<RequestUserPart, { type: 'text' }>): OpenAIContentPart {

@@ -30,7 +30,10 @@ export function parseOpenAIChatCompletion(json: unknown, vendor: string): Provid
     content,
     toolCalls,
     ...(usage ? { usage } : {}),
-    finishReason: message.refusal && !message.content ? 'content_filter' : openAIFinishReason(choice.finish_reason, toolCalls.length > 0),
+    finishReason:
+      message.refusal && !message.content
+        ? 'content_filter'
+        : openAIFinishReason(choice.finish_reason, toolCalls.length > 0),
     ...(choice.finish_reason ? { providerReason: choice.finish_reason } : {}),
   };
 }

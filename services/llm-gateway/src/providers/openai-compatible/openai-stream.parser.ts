@@ -25,7 +25,10 @@ export async function* parseOpenAIStream(
     try {
       chunk = JSON.parse(frame.data) as OpenAIChatChunk;
     } catch {
-      yield { type: 'error', error: { class: 'provider_outage', message: `${vendor} sent a stream chunk that is not JSON` } };
+      yield {
+        type: 'error',
+        error: { class: 'provider_outage', message: `${vendor} sent a stream chunk that is not JSON` },
+      };
       return;
     }
     if (chunk.error !== undefined) {
@@ -34,7 +37,11 @@ export async function* parseOpenAIStream(
     }
     if (!announced && (chunk.id || chunk.model)) {
       announced = true;
-      yield { type: 'response', ...(chunk.id ? { id: chunk.id } : {}), ...(chunk.model ? { model: chunk.model } : {}) };
+      yield {
+        type: 'response',
+        ...(chunk.id ? { id: chunk.id } : {}),
+        ...(chunk.model ? { model: chunk.model } : {}),
+      };
     }
     const choice = chunk.choices?.find((entry) => (entry.index ?? 0) === 0);
     const delta = choice?.delta;
@@ -48,9 +55,15 @@ export async function* parseOpenAIStream(
         if (!started.has(index)) {
           started.add(index);
           sawToolCalls = true;
-          yield { type: 'tool_call_start', index, id: call.id || `call_${index}`, name: call.function?.name ?? '' };
+          yield {
+            type: 'tool_call_start',
+            index,
+            id: call.id || `call_${index}`,
+            name: call.function?.name ?? '',
+          };
         }
-        if (call.function?.arguments) yield { type: 'tool_call_delta', index, arguments: call.function.arguments };
+        if (call.function?.arguments)
+          yield { type: 'tool_call_delta', index, arguments: call.function.arguments };
       }
     }
     if (choice?.finish_reason) finishReason = choice.finish_reason;
@@ -58,8 +71,15 @@ export async function* parseOpenAIStream(
     if (usage) yield { type: 'usage', usage };
   }
   if (finishReason === undefined || finishReason === null) {
-    yield { type: 'error', error: { class: 'provider_outage', message: `${vendor} ended the stream before a finish reason` } };
+    yield {
+      type: 'error',
+      error: { class: 'provider_outage', message: `${vendor} ended the stream before a finish reason` },
+    };
     return;
   }
-  yield { type: 'finish', reason: openAIFinishReason(finishReason, sawToolCalls), providerReason: finishReason };
+  yield {
+    type: 'finish',
+    reason: openAIFinishReason(finishReason, sawToolCalls),
+    providerReason: finishReason,
+  };
 }

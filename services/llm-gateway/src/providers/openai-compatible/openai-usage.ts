@@ -1,7 +1,8 @@
 import type { ChatUsage } from '@flowmesh/contracts';
 import type { OpenAIUsage } from './openai-wire.types.js';
 
-const count = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.round(value) : 0);
+const count = (value: unknown): number =>
+  typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.round(value) : 0;
 
 /**
  * OpenAI-shaped usage, normalized. `prompt_tokens` already includes cached tokens (OpenAI's
@@ -15,7 +16,10 @@ export function normalizeOpenAIUsage(raw: unknown): ChatUsage | undefined {
     inputTokens: count(usage.prompt_tokens),
     outputTokens: count(usage.completion_tokens),
     // DeepSeek reports hits as `prompt_cache_hit_tokens` and may send `cached_tokens: 0` beside it.
-    cacheReadTokens: Math.max(count(usage.prompt_tokens_details?.cached_tokens), count(usage.prompt_cache_hit_tokens)),
+    cacheReadTokens: Math.max(
+      count(usage.prompt_tokens_details?.cached_tokens),
+      count(usage.prompt_cache_hit_tokens),
+    ),
     cacheWriteTokens: count(usage.prompt_tokens_details?.cache_write_tokens),
     reasoningTokens: count(usage.completion_tokens_details?.reasoning_tokens),
   };

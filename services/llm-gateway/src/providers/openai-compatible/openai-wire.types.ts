@@ -26,11 +26,7 @@ export interface OpenAIToolDefinition {
 }
 
 export type OpenAIToolChoice =
-  | 'auto'
-  | 'none'
-  | 'required'
-  | 'any'
-  | { type: 'function'; function: { name: string } };
+  'auto' | 'none' | 'required' | 'any' | { type: 'function'; function: { name: string } };
 
 export type OpenAIResponseFormat =
   | { type: 'json_object' }

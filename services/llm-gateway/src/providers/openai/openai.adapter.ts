@@ -5,7 +5,8 @@ export const openaiAdapter = createOpenAICompatibleAdapter({
   vendor: 'OpenAI',
   telemetryName: 'openai',
   defaultBaseUrl: 'https://api.openai.com/v1',
-  extraHeaders: (credentials): Record<string, string> => (credentials.organization_id ? { 'openai-organization': credentials.organization_id } : {}),
+  extraHeaders: (credentials): Record<string, string> =>
+    credentials.organization_id ? { 'openai-organization': credentials.organization_id } : {},
   maxTokensField: 'max_completion_tokens',
   streamUsageOption: true,
   reasoningEffort: 'reasoning_effort',

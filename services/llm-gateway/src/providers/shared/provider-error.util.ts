@@ -42,12 +42,14 @@ const MAX_WAIT_HEADER_MS = 24 * 60 * 60 * 1000;
 export function retryAfterMs(headers: ResponseHeaders, now: number = Date.now()): number | undefined {
   for (const name of ['retry-after-ms', 'x-ms-retry-after-ms']) {
     const value = Number(headers[name]);
-    if (headers[name] !== undefined && Number.isFinite(value) && value >= 0) return Math.min(Math.round(value), MAX_WAIT_HEADER_MS);
+    if (headers[name] !== undefined && Number.isFinite(value) && value >= 0)
+      return Math.min(Math.round(value), MAX_WAIT_HEADER_MS);
   }
   const header = headers['retry-after'];
   if (header === undefined || header.trim() === '') return undefined;
   const seconds = Number(header);
-  if (Number.isFinite(seconds) && seconds >= 0) return Math.min(Math.round(seconds * 1000), MAX_WAIT_HEADER_MS);
+  if (Number.isFinite(seconds) && seconds >= 0)
+    return Math.min(Math.round(seconds * 1000), MAX_WAIT_HEADER_MS);
   const date = Date.parse(header);
   if (Number.isNaN(date)) return undefined;
   return Math.min(Math.max(0, date - now), MAX_WAIT_HEADER_MS);
@@ -90,7 +92,10 @@ export function classified(
   providerMessage: string | undefined,
   extra: Omit<ProviderError, 'class' | 'message' | 'status'> = {},
 ): ProviderError {
-  const detail = errorClass === 'auth_failed' ? 'the provider rejected the credentials of the provider resource' : providerMessage;
+  const detail =
+    errorClass === 'auth_failed'
+      ? 'the provider rejected the credentials of the provider resource'
+      : providerMessage;
   const message = `${vendor} answered ${status}${detail ? `: ${detail}` : ''}`;
   return { class: errorClass, message, status, ...extra };
 }

@@ -3,7 +3,11 @@ import type { ProviderChatResult, ProviderStreamEvent } from '../provider-adapte
 /** A whole answer as the pieces a stream would have carried, for the same assembler. */
 export function resultPieces(result: ProviderChatResult): ProviderStreamEvent[] {
   const pieces: ProviderStreamEvent[] = [
-    { type: 'response', ...(result.id ? { id: result.id } : {}), ...(result.model ? { model: result.model } : {}) },
+    {
+      type: 'response',
+      ...(result.id ? { id: result.id } : {}),
+      ...(result.model ? { model: result.model } : {}),
+    },
   ];
   result.content.forEach((part, index) => {
     if (part.type === 'text') pieces.push({ type: 'text', text: part.text });
