@@ -1,10 +1,11 @@
-import type {
-  Actor,
-  CallerIdentity,
-  ChatEvent,
-  ChatParameters,
-  ProviderError,
-  ProviderReference,
+import {
+  MeshError,
+  type Actor,
+  type CallerIdentity,
+  type ChatEvent,
+  type ChatParameters,
+  type ProviderError,
+  type ProviderReference,
 } from '@flowmesh/contracts';
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { LlmCallRecorder, type LlmCall, type LlmCallSource } from '../audit/llm-call.recorder.js';
@@ -202,6 +203,16 @@ export class ChatRunner {
 
 function asProviderError(error: unknown, reference: ProviderReference, signal: AbortSignal): ProviderError {
   if (error instanceof ProviderCallError) return error.providerError;
+  // A provider resource that cannot be used as written (no base_url, a refused address) is the
+  // user's configuration, said as the check said it.
+  if (error instanceof MeshError && error.code === 'VALIDATION_FAILED') {
+    return {
+      class: 'bad_request_user',
+      message: error.message,
+      provider: reference.kind,
+      model: reference.model,
+    };
+  }
   if (signal.aborted)
     return {
       class: 'cancelled',
