@@ -121,7 +121,11 @@ export function writeJson(
   headers: Record<string, string> = {},
 ): Promise<void> {
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(text),
+    ...headers,
+  });
   return endResponse(res, text);
 }
 

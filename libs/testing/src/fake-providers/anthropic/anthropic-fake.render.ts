@@ -1,5 +1,10 @@
 import { splitText } from '../recording-server.js';
-import type { AnthropicFakeContentBlock, AnthropicFakeStopReason, AnthropicFakeTurn, AnthropicFakeUsage } from './anthropic-fake.types.js';
+import type {
+  AnthropicFakeContentBlock,
+  AnthropicFakeStopReason,
+  AnthropicFakeTurn,
+  AnthropicFakeUsage,
+} from './anthropic-fake.types.js';
 
 export interface SseEvent {
   event: string;
@@ -18,7 +23,9 @@ function fullUsage(turn: AnthropicFakeTurn): Required<AnthropicFakeUsage> {
 }
 
 function stopReason(turn: AnthropicFakeTurn): AnthropicFakeStopReason {
-  return turn.stop_reason ?? (turn.content.some((block) => block.type === 'tool_use') ? 'tool_use' : 'end_turn');
+  return (
+    turn.stop_reason ?? (turn.content.some((block) => block.type === 'tool_use') ? 'tool_use' : 'end_turn')
+  );
 }
 
 function usageWire(usage: Required<AnthropicFakeUsage>, outputTokens: number): Record<string, unknown> {
@@ -26,7 +33,10 @@ function usageWire(usage: Required<AnthropicFakeUsage>, outputTokens: number): R
     input_tokens: usage.input_tokens,
     cache_creation_input_tokens: usage.cache_creation_input_tokens,
     cache_read_input_tokens: usage.cache_read_input_tokens,
-    cache_creation: { ephemeral_5m_input_tokens: usage.cache_creation_input_tokens, ephemeral_1h_input_tokens: 0 },
+    cache_creation: {
+      ephemeral_5m_input_tokens: usage.cache_creation_input_tokens,
+      ephemeral_1h_input_tokens: 0,
+    },
     output_tokens: outputTokens,
     service_tier: 'standard',
   };
@@ -42,7 +52,10 @@ function messageEnvelope(turn: AnthropicFakeTurn, requestedModel: string): Recor
 }
 
 /** The non-streaming `POST /v1/messages` body. */
-export function renderAnthropicMessage(turn: AnthropicFakeTurn, requestedModel: string): Record<string, unknown> {
+export function renderAnthropicMessage(
+  turn: AnthropicFakeTurn,
+  requestedModel: string,
+): Record<string, unknown> {
   const usage = fullUsage(turn);
   return {
     ...messageEnvelope(turn, requestedModel),
@@ -106,7 +119,10 @@ export function renderAnthropicStream(turn: AnthropicFakeTurn, requestedModel: s
     },
   ];
   turn.content.forEach((block, index) => {
-    events.push({ event: 'content_block_start', data: { type: 'content_block_start', index, content_block: blockStart(block) } });
+    events.push({
+      event: 'content_block_start',
+      data: { type: 'content_block_start', index, content_block: blockStart(block) },
+    });
     if (index === 0) events.push({ event: 'ping', data: { type: 'ping' } });
     for (const delta of blockDeltas(block, size)) {
       events.push({ event: 'content_block_delta', data: { type: 'content_block_delta', index, delta } });
@@ -136,5 +152,9 @@ export function formatSseEvent({ event, data }: SseEvent): string {
 }
 
 export function anthropicErrorBody(type: string, message: string): Record<string, unknown> {
-  return { type: 'error', error: { type, message }, request_id: `req_fake${String(++messageCounter).padStart(6, '0')}` };
+  return {
+    type: 'error',
+    error: { type, message },
+    request_id: `req_fake${String(++messageCounter).padStart(6, '0')}`,
+  };
 }

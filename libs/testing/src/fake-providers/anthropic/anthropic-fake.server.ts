@@ -9,7 +9,12 @@ import {
   type RecordedRequest,
   type ReplyFunction,
 } from '../recording-server.js';
-import { anthropicErrorBody, formatSseEvent, renderAnthropicMessage, renderAnthropicStream } from './anthropic-fake.render.js';
+import {
+  anthropicErrorBody,
+  formatSseEvent,
+  renderAnthropicMessage,
+  renderAnthropicStream,
+} from './anthropic-fake.render.js';
 import type { AnthropicFakeErrorReply, AnthropicFakeReply } from './anthropic-fake.types.js';
 import { validateAnthropicBody } from './anthropic-fake.validation.js';
 
@@ -39,12 +44,17 @@ export interface FakeAnthropic {
   close(): Promise<void>;
 }
 
-const VERTEX_PATH = /\/v1\/projects\/([^/]+)\/locations\/([^/]+)\/publishers\/anthropic\/models\/([^/:]+):(rawPredict|streamRawPredict)$/;
+const VERTEX_PATH =
+  /\/v1\/projects\/([^/]+)\/locations\/([^/]+)\/publishers\/anthropic\/models\/([^/:]+):(rawPredict|streamRawPredict)$/;
 
 /** The context-window error exactly as the API sends it. */
 export function anthropicContextExceededReply(tokens = 208_310, limit = 200_000): AnthropicFakeErrorReply {
   return {
-    error: { status: 400, type: 'invalid_request_error', message: `prompt is too long: ${tokens} tokens > ${limit} maximum` },
+    error: {
+      status: 400,
+      type: 'invalid_request_error',
+      message: `prompt is too long: ${tokens} tokens > ${limit} maximum`,
+    },
   };
 }
 
@@ -65,7 +75,13 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
   };
 }
 
-function sendError(res: http.ServerResponse, status: number, type: string, message: string, headers: Record<string, string> = {}) {
+function sendError(
+  res: http.ServerResponse,
+  status: number,
+  type: string,
+  message: string,
+  headers: Record<string, string> = {},
+) {
   return writeJson(res, status, anthropicErrorBody(type, message), { 'request-id': 'req_fake', ...headers });
 }
 
@@ -84,7 +100,11 @@ async function route(
   if (vertexMatch) {
     if (options.vertexAccessToken !== undefined && authorization !== `Bearer ${options.vertexAccessToken}`) {
       return writeJson(res, 401, {
-        error: { code: 401, message: 'Request had invalid authentication credentials.', status: 'UNAUTHENTICATED' },
+        error: {
+          code: 401,
+          message: 'Request had invalid authentication credentials.',
+          status: 'UNAUTHENTICATED',
+        },
       });
     }
   } else if (options.apiKey !== undefined) {
@@ -101,17 +121,24 @@ async function route(
   const body = request.body as { model?: string; stream?: boolean };
   const model = vertexMatch ? decodeURIComponent(vertexMatch[3] ?? '') : (body.model ?? '');
   const reply = script.next(request);
-  if (!reply) return sendError(res, 500, 'api_error', 'the fake Anthropic API has no scripted reply for this call');
+  if (!reply)
+    return sendError(res, 500, 'api_error', 'the fake Anthropic API has no scripted reply for this call');
   if ('raw' in reply) {
     res.writeHead(reply.raw.status, reply.raw.headers ?? {});
     return endResponse(res, reply.raw.body);
   }
-  if ('error' in reply) return sendError(res, reply.error.status, reply.error.type, reply.error.message, reply.error.headers);
+  if ('error' in reply)
+    return sendError(res, reply.error.status, reply.error.type, reply.error.message, reply.error.headers);
   if (!body.stream) {
-    if (!('content' in reply)) return sendError(res, 500, 'api_error', 'scripted a stream-only reply for a non-streaming call');
+    if (!('content' in reply))
+      return sendError(res, 500, 'api_error', 'scripted a stream-only reply for a non-streaming call');
     return writeJson(res, 200, renderAnthropicMessage(reply, model), { 'request-id': 'req_fake' });
   }
-  res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'request-id': 'req_fake' });
+  res.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache',
+    'request-id': 'req_fake',
+  });
   if ('silentStream' in reply) {
     const [start] = renderAnthropicStream({ content: [] }, model);
     if (start) await writeChunk(res, formatSseEvent(start));

@@ -39,7 +39,8 @@ export function validateAnthropicBody(
       }
     }
   }
-  if (!Array.isArray(body.messages) || body.messages.length === 0) return 'messages: at least one message is required';
+  if (!Array.isArray(body.messages) || body.messages.length === 0)
+    return 'messages: at least one message is required';
   const messages = body.messages as unknown[];
   for (const [index, message] of messages.entries()) {
     if (!isObject(message)) return `messages.${index}: must be an object`;
@@ -69,7 +70,8 @@ export function validateAnthropicBody(
 function missingThinkingReplay(messages: Json[]): string | undefined {
   const lastAssistant = messages.findLastIndex((message) => message.role === 'assistant');
   if (lastAssistant < 0) return undefined;
-  const blocks = blocksOf(messages[lastAssistant] as Json);
+  const last = messages[lastAssistant];
+  const blocks = last ? blocksOf(last) : [];
   const callsTools = blocks.some((block) => block.type === 'tool_use');
   const first = blocks[0];
   if (callsTools && first?.type !== 'thinking' && first?.type !== 'redacted_thinking') {

@@ -1,7 +1,12 @@
 import { EventStreamCodec } from '@smithy/eventstream-codec';
 import { fromUtf8, toUtf8 } from '@smithy/util-utf8';
 import { splitText } from '../recording-server.js';
-import type { BedrockFakeContentBlock, BedrockFakeStopReason, BedrockFakeTurn, BedrockFakeUsage } from './bedrock-fake.types.js';
+import type {
+  BedrockFakeContentBlock,
+  BedrockFakeStopReason,
+  BedrockFakeTurn,
+  BedrockFakeUsage,
+} from './bedrock-fake.types.js';
 
 type Json = Record<string, unknown>;
 
@@ -21,7 +26,8 @@ function fullUsage(turn: BedrockFakeTurn): Json {
   };
   return {
     ...usage,
-    totalTokens: usage.inputTokens + usage.outputTokens + usage.cacheReadInputTokens + usage.cacheWriteInputTokens,
+    totalTokens:
+      usage.inputTokens + usage.outputTokens + usage.cacheReadInputTokens + usage.cacheWriteInputTokens,
   };
 }
 
@@ -40,16 +46,26 @@ export function renderConverseResponse(turn: BedrockFakeTurn): Json {
 }
 
 function blockEvents(block: BedrockFakeContentBlock, index: number, size: number): BedrockEvent[] {
-  const delta = (value: Json): BedrockEvent => ({ type: 'contentBlockDelta', body: { delta: value, contentBlockIndex: index } });
+  const delta = (value: Json): BedrockEvent => ({
+    type: 'contentBlockDelta',
+    body: { delta: value, contentBlockIndex: index },
+  });
   if ('text' in block) return splitText(block.text, size).map((text) => delta({ text }));
   if ('toolUse' in block) {
     // Only tool-use blocks open with contentBlockStart; text and reasoning start with a delta.
     return [
-      { type: 'contentBlockStart', body: { start: { toolUse: { toolUseId: block.toolUse.toolUseId, name: block.toolUse.name } }, contentBlockIndex: index } },
+      {
+        type: 'contentBlockStart',
+        body: {
+          start: { toolUse: { toolUseId: block.toolUse.toolUseId, name: block.toolUse.name } },
+          contentBlockIndex: index,
+        },
+      },
       ...splitText(JSON.stringify(block.toolUse.input), size).map((input) => delta({ toolUse: { input } })),
     ];
   }
-  if ('redactedContent' in block.reasoningContent) return [delta({ reasoningContent: { redactedContent: block.reasoningContent.redactedContent } })];
+  if ('redactedContent' in block.reasoningContent)
+    return [delta({ reasoningContent: { redactedContent: block.reasoningContent.redactedContent } })];
   const { text, signature } = block.reasoningContent.reasoningText;
   return [
     ...splitText(text, size).map((piece) => delta({ reasoningContent: { text: piece } })),

@@ -9,7 +9,12 @@ import {
   type RecordedRequest,
   type ReplyFunction,
 } from '../recording-server.js';
-import { encodeEventFrame, encodeExceptionFrame, renderConverseResponse, renderConverseStream } from './bedrock-fake.render.js';
+import {
+  encodeEventFrame,
+  encodeExceptionFrame,
+  renderConverseResponse,
+  renderConverseStream,
+} from './bedrock-fake.render.js';
 import type { BedrockFakeErrorReply, BedrockFakeReply } from './bedrock-fake.types.js';
 import { validateConverseBody } from './bedrock-fake.validation.js';
 
@@ -38,10 +43,13 @@ export interface FakeBedrock {
 }
 
 const CONVERSE_PATH = /^\/model\/([^/]+)\/(converse|converse-stream)$/;
-const SIGV4 = /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request, ?SignedHeaders=([^,]+), ?Signature=([0-9a-f]{64})$/;
+const SIGV4 =
+  /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request, ?SignedHeaders=([^,]+), ?Signature=([0-9a-f]{64})$/;
 
 /** The context-window error as Bedrock sends it for a too-long prompt. */
-export function bedrockContextExceededReply(message = 'Input is too long for requested model.'): BedrockFakeErrorReply {
+export function bedrockContextExceededReply(
+  message = 'Input is too long for requested model.',
+): BedrockFakeErrorReply {
   return { error: { status: 400, type: 'ValidationException', message } };
 }
 
@@ -63,34 +71,59 @@ export async function startFakeBedrock(options: FakeBedrockOptions = {}): Promis
 }
 
 function sendError(res: http.ServerResponse, error: BedrockFakeErrorReply['error']): Promise<void> {
-  return writeJson(res, error.status, { message: error.message }, {
-    'x-amzn-errortype': `${error.type}:http://internal.amazon.com/coral/com.amazon.bedrock/`,
-    'x-amzn-requestid': 'fake-request-id',
-    ...error.headers,
-  });
+  return writeJson(
+    res,
+    error.status,
+    { message: error.message },
+    {
+      'x-amzn-errortype': `${error.type}:http://internal.amazon.com/coral/com.amazon.bedrock/`,
+      'x-amzn-requestid': 'fake-request-id',
+      ...error.headers,
+    },
+  );
 }
 
 /** Why the caller's authentication is refused, or undefined when it passes. */
-function authProblem(request: RecordedRequest, options: FakeBedrockOptions): BedrockFakeErrorReply['error'] | undefined {
+function authProblem(
+  request: RecordedRequest,
+  options: FakeBedrockOptions,
+): BedrockFakeErrorReply['error'] | undefined {
   const authorization = request.headers.authorization ?? '';
   if (authorization.startsWith('Bearer ')) {
     if (options.bearerToken !== undefined && authorization !== `Bearer ${options.bearerToken}`) {
-      return { status: 403, type: 'AccessDeniedException', message: 'Authentication failed: Please make sure your API Key is valid.' };
+      return {
+        status: 403,
+        type: 'AccessDeniedException',
+        message: 'Authentication failed: Please make sure your API Key is valid.',
+      };
     }
     return undefined;
   }
   const sigv4 = SIGV4.exec(authorization);
   if (!sigv4) {
-    return { status: 403, type: 'MissingAuthenticationTokenException', message: 'Missing Authentication Token' };
+    return {
+      status: 403,
+      type: 'MissingAuthenticationTokenException',
+      message: 'Missing Authentication Token',
+    };
   }
   const [, accessKeyId, , region, service] = sigv4;
   if (service !== 'bedrock' || (options.region !== undefined && region !== options.region)) {
-    return { status: 403, type: 'InvalidSignatureException', message: `Credential should be scoped to a valid region and service 'bedrock'.` };
+    return {
+      status: 403,
+      type: 'InvalidSignatureException',
+      message: `Credential should be scoped to a valid region and service 'bedrock'.`,
+    };
   }
   if (options.accessKeyId !== undefined && accessKeyId !== options.accessKeyId) {
-    return { status: 403, type: 'UnrecognizedClientException', message: 'The security token included in the request is invalid.' };
+    return {
+      status: 403,
+      type: 'UnrecognizedClientException',
+      message: 'The security token included in the request is invalid.',
+    };
   }
-  if (!request.headers['x-amz-date']) return { status: 403, type: 'IncompleteSignatureException', message: 'Missing x-amz-date.' };
+  if (!request.headers['x-amz-date'])
+    return { status: 403, type: 'IncompleteSignatureException', message: 'Missing x-amz-date.' };
   return undefined;
 }
 
@@ -102,7 +135,11 @@ async function route(
 ): Promise<void> {
   const match = CONVERSE_PATH.exec(request.path);
   if (request.method !== 'POST' || !match) {
-    return sendError(res, { status: 404, type: 'UnknownOperationException', message: `Unknown operation ${request.method} ${request.path}` });
+    return sendError(res, {
+      status: 404,
+      type: 'UnknownOperationException',
+      message: `Unknown operation ${request.method} ${request.path}`,
+    });
   }
   const denied = authProblem(request, options);
   if (denied) return sendError(res, denied);
@@ -110,13 +147,26 @@ async function route(
   if (problem) return sendError(res, { status: 400, type: 'ValidationException', message: problem });
 
   const reply = script.next(request);
-  if (!reply) return sendError(res, { status: 500, type: 'InternalServerException', message: 'the fake Bedrock runtime has no scripted reply for this call' });
+  if (!reply)
+    return sendError(res, {
+      status: 500,
+      type: 'InternalServerException',
+      message: 'the fake Bedrock runtime has no scripted reply for this call',
+    });
   if ('error' in reply) return sendError(res, reply.error);
   if (match[2] === 'converse') {
-    if (!('content' in reply)) return sendError(res, { status: 500, type: 'InternalServerException', message: 'scripted a stream-only reply for Converse' });
+    if (!('content' in reply))
+      return sendError(res, {
+        status: 500,
+        type: 'InternalServerException',
+        message: 'scripted a stream-only reply for Converse',
+      });
     return writeJson(res, 200, renderConverseResponse(reply), { 'x-amzn-requestid': 'fake-request-id' });
   }
-  res.writeHead(200, { 'content-type': 'application/vnd.amazon.eventstream', 'x-amzn-requestid': 'fake-request-id' });
+  res.writeHead(200, {
+    'content-type': 'application/vnd.amazon.eventstream',
+    'x-amzn-requestid': 'fake-request-id',
+  });
   if ('silentStream' in reply) {
     await writeChunk(res, encodeEventFrame({ type: 'messageStart', body: { role: 'assistant' } }));
     return waitForClientClose(res);

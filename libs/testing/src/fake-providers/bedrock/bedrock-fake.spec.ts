@@ -16,7 +16,11 @@ describe('fake Bedrock runtime, checked with @aws-sdk/client-bedrock-runtime', (
   let client: BedrockRuntimeClient;
 
   beforeAll(async () => {
-    fake = await startFakeBedrock({ accessKeyId: 'AKIDFAKE', region: 'eu-west-1', bearerToken: 'bedrock-api-key' });
+    fake = await startFakeBedrock({
+      accessKeyId: 'AKIDFAKE',
+      region: 'eu-west-1',
+      bearerToken: 'bedrock-api-key',
+    });
     client = new BedrockRuntimeClient({
       region: 'eu-west-1',
       endpoint: fake.url,
@@ -33,14 +37,26 @@ describe('fake Bedrock runtime, checked with @aws-sdk/client-bedrock-runtime', (
   const user = [{ role: 'user' as const, content: [{ text: 'Weather in Paris?' }] }];
 
   it('answers Converse with content, stop reason and cache usage, signed with SigV4', async () => {
-    fake.reply({ content: [{ text: 'Sunny.' }], usage: { inputTokens: 12, outputTokens: 2, cacheReadInputTokens: 30 } });
-    const output = await client.send(new ConverseCommand({ modelId: 'anthropic.claude-3-5-sonnet-20240620-v1:0', messages: user }));
+    fake.reply({
+      content: [{ text: 'Sunny.' }],
+      usage: { inputTokens: 12, outputTokens: 2, cacheReadInputTokens: 30 },
+    });
+    const output = await client.send(
+      new ConverseCommand({ modelId: 'anthropic.claude-3-5-sonnet-20240620-v1:0', messages: user }),
+    );
     expect(output.output?.message?.content).toEqual([{ text: 'Sunny.' }]);
     expect(output.stopReason).toBe('end_turn');
-    expect(output.usage).toMatchObject({ inputTokens: 12, outputTokens: 2, cacheReadInputTokens: 30, cacheWriteInputTokens: 0 });
+    expect(output.usage).toMatchObject({
+      inputTokens: 12,
+      outputTokens: 2,
+      cacheReadInputTokens: 30,
+      cacheWriteInputTokens: 0,
+    });
     const request = fake.lastRequest();
     expect(request.path).toBe('/model/anthropic.claude-3-5-sonnet-20240620-v1%3A0/converse');
-    expect(request.headers.authorization).toMatch(/^AWS4-HMAC-SHA256 Credential=AKIDFAKE\/\d{8}\/eu-west-1\/bedrock\/aws4_request/);
+    expect(request.headers.authorization).toMatch(
+      /^AWS4-HMAC-SHA256 Credential=AKIDFAKE\/\d{8}\/eu-west-1\/bedrock\/aws4_request/,
+    );
   });
 
   it('streams event frames the SDK decodes: text, tool use with input fragments, reasoning, metadata', async () => {
@@ -61,7 +77,9 @@ describe('fake Bedrock runtime, checked with @aws-sdk/client-bedrock-runtime', (
     expect(kinds.slice(-2)).toEqual(['messageStop', 'metadata']);
     expect(kinds.filter((kind) => kind === 'contentBlockStart')).toHaveLength(1);
     const toolInput = events
-      .flatMap((event) => (event.contentBlockDelta?.delta?.toolUse ? [event.contentBlockDelta.delta.toolUse.input] : []))
+      .flatMap((event) =>
+        event.contentBlockDelta?.delta?.toolUse ? [event.contentBlockDelta.delta.toolUse.input] : [],
+      )
       .join('');
     expect(JSON.parse(toolInput)).toEqual({ city: 'Paris' });
     const signature = events.find((event) => event.contentBlockDelta?.delta?.reasoningContent?.signature);
@@ -71,7 +89,14 @@ describe('fake Bedrock runtime, checked with @aws-sdk/client-bedrock-runtime', (
   });
 
   it('raises an in-stream exception frame as the SDK exception after the good events', async () => {
-    fake.reply({ streamThenFail: { turn: { content: [{ text: 'abcdefghijklmnop' }] }, afterEvents: 3, exceptionType: 'throttlingException', message: 'Too many requests, please wait.' } });
+    fake.reply({
+      streamThenFail: {
+        turn: { content: [{ text: 'abcdefghijklmnop' }] },
+        afterEvents: 3,
+        exceptionType: 'throttlingException',
+        message: 'Too many requests, please wait.',
+      },
+    });
     const output = await client.send(new ConverseStreamCommand({ modelId: 'm1', messages: user }));
     const seen: ConverseStreamOutput[] = [];
     const failure = await (async () => {
@@ -83,7 +108,9 @@ describe('fake Bedrock runtime, checked with @aws-sdk/client-bedrock-runtime', (
 
   it('sends the context-window error as a ValidationException', async () => {
     fake.reply(bedrockContextExceededReply());
-    const error = await client.send(new ConverseCommand({ modelId: 'm1', messages: user })).catch((caught: unknown) => caught);
+    const error = await client
+      .send(new ConverseCommand({ modelId: 'm1', messages: user }))
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ValidationException);
     expect((error as ValidationException).message).toBe('Input is too long for requested model.');
     expect((error as ValidationException).$metadata.httpStatusCode).toBe(400);
@@ -104,7 +131,9 @@ describe('fake Bedrock runtime, checked with @aws-sdk/client-bedrock-runtime', (
     await good.send(new ConverseCommand({ modelId: 'm1', messages: user }));
     expect(fake.lastRequest().headers.authorization).toBe('Bearer bedrock-api-key');
     const bad = bearer('wrong');
-    await expect(bad.send(new ConverseCommand({ modelId: 'm1', messages: user }))).rejects.toMatchObject({ name: 'AccessDeniedException' });
+    await expect(bad.send(new ConverseCommand({ modelId: 'm1', messages: user }))).rejects.toMatchObject({
+      name: 'AccessDeniedException',
+    });
     good.destroy();
     bad.destroy();
   });
@@ -116,13 +145,20 @@ describe('fake Bedrock runtime, checked with @aws-sdk/client-bedrock-runtime', (
           modelId: 'm1',
           messages: [
             ...user,
-            { role: 'assistant', content: [{ toolUse: { toolUseId: 't1', name: 'get_weather', input: {} } }] },
+            {
+              role: 'assistant',
+              content: [{ toolUse: { toolUseId: 't1', name: 'get_weather', input: {} } }],
+            },
             { role: 'user', content: [{ text: 'no result' }] },
           ],
-          toolConfig: { tools: [{ toolSpec: { name: 'get_weather', inputSchema: { json: { type: 'object' } } } }] },
+          toolConfig: {
+            tools: [{ toolSpec: { name: 'get_weather', inputSchema: { json: { type: 'object' } } } }],
+          },
         }),
       )
       .catch((caught: unknown) => caught);
-    expect((error as Error).message).toBe('Expected toolResult blocks at messages.2.content for the following Ids: t1');
+    expect((error as Error).message).toBe(
+      'Expected toolResult blocks at messages.2.content for the following Ids: t1',
+    );
   });
 });

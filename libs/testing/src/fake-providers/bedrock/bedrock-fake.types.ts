@@ -58,4 +58,5 @@ export interface BedrockFakeSilence {
   silentStream: true;
 }
 
-export type BedrockFakeReply = BedrockFakeTurn | BedrockFakeErrorReply | BedrockFakeStreamFailure | BedrockFakeSilence;
+export type BedrockFakeReply =
+  BedrockFakeTurn | BedrockFakeErrorReply | BedrockFakeStreamFailure | BedrockFakeSilence;

@@ -16,7 +16,8 @@ function blocksOf(message: Json): Json[] {
 
 export function validateConverseBody(body: unknown): string | undefined {
   if (!isObject(body)) return 'The request body is not valid JSON.';
-  if (!Array.isArray(body.messages) || body.messages.length === 0) return 'A conversation must contain at least one message.';
+  if (!Array.isArray(body.messages) || body.messages.length === 0)
+    return 'A conversation must contain at least one message.';
   const messages = (body.messages as unknown[]).filter(isObject);
   if (messages[0]?.role !== 'user') {
     return 'A conversation must start with a user message. Try again with a conversation that starts with a user message.';
@@ -33,10 +34,15 @@ export function validateConverseBody(body: unknown): string | undefined {
       if (block.toolUse !== undefined || block.toolResult !== undefined) usesTools = true;
     }
     const previous = messages[index - 1];
-    const toolUseIds = previous?.role === 'assistant'
-      ? blocksOf(previous).flatMap((block) => (isObject(block.toolUse) ? [String(block.toolUse.toolUseId)] : []))
-      : [];
-    const answered = blocksOf(message).flatMap((block) => (isObject(block.toolResult) ? [String(block.toolResult.toolUseId)] : []));
+    const toolUseIds =
+      previous?.role === 'assistant'
+        ? blocksOf(previous).flatMap((block) =>
+            isObject(block.toolUse) ? [String(block.toolUse.toolUseId)] : [],
+          )
+        : [];
+    const answered = blocksOf(message).flatMap((block) =>
+      isObject(block.toolResult) ? [String(block.toolResult.toolUseId)] : [],
+    );
     const missing = toolUseIds.filter((id) => !answered.includes(id));
     if (message.role === 'user' && missing.length > 0) {
       return `Expected toolResult blocks at messages.${index}.content for the following Ids: ${missing.join(', ')}`;

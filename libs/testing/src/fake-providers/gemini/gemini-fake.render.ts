@@ -8,7 +8,11 @@ let responseCounter = 0;
 function usageMetadata(turn: GeminiFakeTurn, final: boolean): Json {
   const prompt = turn.usage?.promptTokenCount ?? 10;
   if (!final) {
-    return { promptTokenCount: prompt, totalTokenCount: prompt, promptTokensDetails: [{ modality: 'TEXT', tokenCount: prompt }] };
+    return {
+      promptTokenCount: prompt,
+      totalTokenCount: prompt,
+      promptTokensDetails: [{ modality: 'TEXT', tokenCount: prompt }],
+    };
   }
   const candidates = turn.usage?.candidatesTokenCount ?? 5;
   const thoughts = turn.usage?.thoughtsTokenCount;
@@ -23,7 +27,13 @@ function usageMetadata(turn: GeminiFakeTurn, final: boolean): Json {
   };
 }
 
-function response(turn: GeminiFakeTurn, model: string, id: string, parts: GeminiFakePart[], final: boolean): Json {
+function response(
+  turn: GeminiFakeTurn,
+  model: string,
+  id: string,
+  parts: GeminiFakePart[],
+  final: boolean,
+): Json {
   return {
     candidates: [
       {

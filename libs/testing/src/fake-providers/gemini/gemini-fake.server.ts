@@ -9,7 +9,12 @@ import {
   type RecordedRequest,
   type ReplyFunction,
 } from '../recording-server.js';
-import { geminiErrorBody, renderGeminiBlockedPrompt, renderGeminiResponse, renderGeminiStream } from './gemini-fake.render.js';
+import {
+  geminiErrorBody,
+  renderGeminiBlockedPrompt,
+  renderGeminiResponse,
+  renderGeminiStream,
+} from './gemini-fake.render.js';
 import type { GeminiFakeErrorReply, GeminiFakeReply } from './gemini-fake.types.js';
 import { validateGeminiBody } from './gemini-fake.validation.js';
 
@@ -78,7 +83,12 @@ export async function startFakeGemini(options: FakeGeminiOptions = {}): Promise<
 }
 
 function sendError(res: http.ServerResponse, reply: GeminiFakeErrorReply['error']): Promise<void> {
-  return writeJson(res, reply.httpStatus, geminiErrorBody(reply.httpStatus, reply.status, reply.message, reply.details), reply.headers);
+  return writeJson(
+    res,
+    reply.httpStatus,
+    geminiErrorBody(reply.httpStatus, reply.status, reply.message, reply.details),
+    reply.headers,
+  );
 }
 
 async function route(
@@ -89,7 +99,11 @@ async function route(
 ): Promise<void> {
   const match = MODEL_PATH.exec(request.path);
   if (request.method !== 'POST' || !match) {
-    return sendError(res, { httpStatus: 404, status: 'NOT_FOUND', message: `Method not found: ${request.method} ${request.path}` });
+    return sendError(res, {
+      httpStatus: 404,
+      status: 'NOT_FOUND',
+      message: `Method not found: ${request.method} ${request.path}`,
+    });
   }
   if (options.apiKey !== undefined) {
     const given = request.headers['x-goog-api-key'] ?? request.query.key;
@@ -97,7 +111,8 @@ async function route(
       return sendError(res, {
         httpStatus: 403,
         status: 'PERMISSION_DENIED',
-        message: 'Method doesn\'t allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API.',
+        message:
+          "Method doesn't allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API.",
       });
     }
     if (given !== options.apiKey) {
@@ -105,18 +120,31 @@ async function route(
         httpStatus: 400,
         status: 'INVALID_ARGUMENT',
         message: 'API key not valid. Please pass a valid API key.',
-        details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'API_KEY_INVALID', domain: 'googleapis.com' }],
+        details: [
+          {
+            '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+            reason: 'API_KEY_INVALID',
+            domain: 'googleapis.com',
+          },
+        ],
       });
     }
   }
-  const problem = validateGeminiBody(request.body, { requireThoughtSignatures: options.requireThoughtSignatures ?? false });
+  const problem = validateGeminiBody(request.body, {
+    requireThoughtSignatures: options.requireThoughtSignatures ?? false,
+  });
   if (problem) return sendError(res, { httpStatus: 400, status: 'INVALID_ARGUMENT', message: problem });
 
   const model = decodeURIComponent(match[1] ?? '');
   const streaming = match[2] === 'streamGenerateContent';
   const sse = streaming && request.query.alt === 'sse';
   const reply = script.next(request);
-  if (!reply) return sendError(res, { httpStatus: 500, status: 'INTERNAL', message: 'the fake Gemini API has no scripted reply for this call' });
+  if (!reply)
+    return sendError(res, {
+      httpStatus: 500,
+      status: 'INTERNAL',
+      message: 'the fake Gemini API has no scripted reply for this call',
+    });
   if ('raw' in reply) {
     res.writeHead(reply.raw.status, reply.raw.headers ?? {});
     return endResponse(res, reply.raw.body);

@@ -1,8 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { geminiContextExceededReply, startFakeGemini, type FakeGemini } from './gemini-fake.server.js';
 
-async function post(fake: FakeGemini, path: string, body: unknown, headers: Record<string, string> = { 'x-goog-api-key': 'g-key' }) {
-  return fetch(`${fake.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+async function post(
+  fake: FakeGemini,
+  path: string,
+  body: unknown,
+  headers: Record<string, string> = { 'x-goog-api-key': 'g-key' },
+) {
+  return fetch(`${fake.url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
 }
 
 const hello = { contents: [{ role: 'user', parts: [{ text: 'Hi' }] }] };
@@ -15,12 +24,26 @@ describe('fake Gemini API', () => {
   afterAll(() => fake.close());
 
   it('answers generateContent with usage metadata incl. cached and thought tokens', async () => {
-    fake.reply({ parts: [{ text: 'Hello' }], usage: { promptTokenCount: 12, candidatesTokenCount: 3, thoughtsTokenCount: 4, cachedContentTokenCount: 6 } });
+    fake.reply({
+      parts: [{ text: 'Hello' }],
+      usage: {
+        promptTokenCount: 12,
+        candidatesTokenCount: 3,
+        thoughtsTokenCount: 4,
+        cachedContentTokenCount: 6,
+      },
+    });
     const response = await post(fake, '/v1beta/models/gemini-2.5-flash:generateContent', hello);
     expect(response.status).toBe(200);
     expect(await response.json()).toMatchObject({
       candidates: [{ content: { role: 'model', parts: [{ text: 'Hello' }] }, finishReason: 'STOP' }],
-      usageMetadata: { promptTokenCount: 12, candidatesTokenCount: 3, thoughtsTokenCount: 4, cachedContentTokenCount: 6, totalTokenCount: 19 },
+      usageMetadata: {
+        promptTokenCount: 12,
+        candidatesTokenCount: 3,
+        thoughtsTokenCount: 4,
+        cachedContentTokenCount: 6,
+        totalTokenCount: 19,
+      },
       modelVersion: 'gemini-2.5-flash',
     });
   });
@@ -39,7 +62,12 @@ describe('fake Gemini API', () => {
     const frames = text.split('\r\n\r\n').filter(Boolean);
     expect(frames.every((frame) => frame.startsWith('data: '))).toBe(true);
     expect(text).not.toContain('[DONE]');
-    const chunks = frames.map((frame) => JSON.parse(frame.slice(6)) as { candidates: { content: { parts: unknown[] }; finishReason?: string }[] });
+    const chunks = frames.map(
+      (frame) =>
+        JSON.parse(frame.slice(6)) as {
+          candidates: { content: { parts: unknown[] }; finishReason?: string }[];
+        },
+    );
     expect(chunks.map((chunk) => chunk.candidates[0]?.content.parts[0])).toEqual([
       { text: 'Think', thought: true },
       { text: 'ing h', thought: true },
@@ -61,7 +89,11 @@ describe('fake Gemini API', () => {
     const response = await post(fake, '/v1beta/models/gemini-2.5-flash:generateContent', hello);
     expect(response.status).toBe(400);
     expect(await response.json()).toEqual({
-      error: { code: 400, status: 'INVALID_ARGUMENT', message: 'The input token count (1196265) exceeds the maximum number of tokens allowed (1048576).' },
+      error: {
+        code: 400,
+        status: 'INVALID_ARGUMENT',
+        message: 'The input token count (1196265) exceeds the maximum number of tokens allowed (1048576).',
+      },
     });
   });
 
@@ -71,28 +103,46 @@ describe('fake Gemini API', () => {
     expect(JSON.stringify(await badKey.json())).toContain('API_KEY_INVALID');
 
     const unknown = await post(fake, '/v1beta/models/m:generateContent', { ...hello, system: 'x' });
-    expect(((await unknown.json()) as { error: { message: string } }).error.message).toContain('Unknown name "system"');
+    expect(((await unknown.json()) as { error: { message: string } }).error.message).toContain(
+      'Unknown name "system"',
+    );
 
     const schema = await post(fake, '/v1beta/models/m:generateContent', {
       ...hello,
-      generationConfig: { responseMimeType: 'application/json', responseSchema: { type: 'object', additionalProperties: false } },
+      generationConfig: {
+        responseMimeType: 'application/json',
+        responseSchema: { type: 'object', additionalProperties: false },
+      },
     });
-    expect(((await schema.json()) as { error: { message: string } }).error.message).toContain('additionalProperties');
+    expect(((await schema.json()) as { error: { message: string } }).error.message).toContain(
+      'additionalProperties',
+    );
 
     const unsigned = await post(fake, '/v1beta/models/m:generateContent', {
       contents: [
         { role: 'user', parts: [{ text: 'Weather?' }] },
         { role: 'model', parts: [{ functionCall: { name: 'get_weather', args: {} } }] },
-        { role: 'user', parts: [{ functionResponse: { name: 'get_weather', response: { result: 'rainy' } } }] },
+        {
+          role: 'user',
+          parts: [{ functionResponse: { name: 'get_weather', response: { result: 'rainy' } } }],
+        },
       ],
     });
-    expect(((await unsigned.json()) as { error: { message: string } }).error.message).toContain('missing a thought_signature');
-    expect(fake.requests.at(-1)?.body).toMatchObject({ contents: [{ role: 'user' }, { role: 'model' }, { role: 'user' }] });
+    expect(((await unsigned.json()) as { error: { message: string } }).error.message).toContain(
+      'missing a thought_signature',
+    );
+    expect(fake.requests.at(-1)?.body).toMatchObject({
+      contents: [{ role: 'user' }, { role: 'model' }, { role: 'user' }],
+    });
   });
 
   it('answers the Vertex path shape too', async () => {
     fake.reply({ parts: [{ text: 'v' }] });
-    const response = await post(fake, '/v1/projects/p/locations/us-central1/publishers/google/models/gemini-2.5-pro:generateContent', hello);
+    const response = await post(
+      fake,
+      '/v1/projects/p/locations/us-central1/publishers/google/models/gemini-2.5-pro:generateContent',
+      hello,
+    );
     expect(response.status).toBe(200);
   });
 });

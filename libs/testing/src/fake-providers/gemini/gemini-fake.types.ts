@@ -58,4 +58,5 @@ export interface GeminiFakeRawReply {
   raw: { status: number; headers?: Record<string, string>; body: string };
 }
 
-export type GeminiFakeReply = GeminiFakeTurn | GeminiFakeBlockedPrompt | GeminiFakeErrorReply | GeminiFakeSilence | GeminiFakeRawReply;
+export type GeminiFakeReply =
+  GeminiFakeTurn | GeminiFakeBlockedPrompt | GeminiFakeErrorReply | GeminiFakeSilence | GeminiFakeRawReply;

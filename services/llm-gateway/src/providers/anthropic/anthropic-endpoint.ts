@@ -45,7 +45,9 @@ export function vertexPredictUrl(credentials: ProviderCredentials, model: string
 
 /** Authentication and version headers, direct or on Vertex. */
 export function anthropicAuthHeaders(credentials: ProviderCredentials): Record<string, string> {
-  const beta: Record<string, string> = credentials.enable_1m_context ? { 'anthropic-beta': ANTHROPIC_1M_CONTEXT_BETA } : {};
+  const beta: Record<string, string> = credentials.enable_1m_context
+    ? { 'anthropic-beta': ANTHROPIC_1M_CONTEXT_BETA }
+    : {};
   if (isVertex(credentials)) {
     const token = credentials.access_token ?? credentials.api_key;
     return { ...(token ? { authorization: `Bearer ${token}` } : {}), ...beta };

@@ -22,10 +22,17 @@ function errorFields(body: string): { type?: string; message?: string } | undefi
   const json = parseJsonBody(body);
   const anthropic = (json ?? {}) as AnthropicErrorBody;
   if (anthropic.error && typeof anthropic.error === 'object' && typeof anthropic.error.type === 'string') {
-    return { type: anthropic.error.type, ...(anthropic.error.message ? { message: anthropic.error.message } : {}) };
+    return {
+      type: anthropic.error.type,
+      ...(anthropic.error.message ? { message: anthropic.error.message } : {}),
+    };
   }
   const google = googleErrorFields(json);
-  if (google) return { ...(google.status ? { type: google.status } : {}), ...(google.message ? { message: google.message } : {}) };
+  if (google)
+    return {
+      ...(google.status ? { type: google.status } : {}),
+      ...(google.message ? { message: google.message } : {}),
+    };
   return undefined;
 }
 
@@ -34,7 +41,11 @@ function errorFields(body: string): { type?: string; message?: string } | undefi
  * `rate_limit_error`, `overloaded_error`, ...), then by status; a context overflow is an
  * `invalid_request_error` whose message says so. A 400 left over is a request we built wrong.
  */
-export function classifyAnthropicError(status: number, body: string, headers: ResponseHeaders): ProviderError {
+export function classifyAnthropicError(
+  status: number,
+  body: string,
+  headers: ResponseHeaders,
+): ProviderError {
   const fields = errorFields(body);
   const type = fields?.type;
   const text = fields?.message;
@@ -49,7 +60,11 @@ export function classifyAnthropicError(status: number, body: string, headers: Re
   if (status === 429 || type === 'rate_limit_error' || type === 'RESOURCE_EXHAUSTED') {
     return classified('rate_limited', VENDOR, status, message, withRetry);
   }
-  if (status === 413 || type === 'request_too_large' || (status < 500 && matchesAny(text, ANTHROPIC_CONTEXT))) {
+  if (
+    status === 413 ||
+    type === 'request_too_large' ||
+    (status < 500 && matchesAny(text, ANTHROPIC_CONTEXT))
+  ) {
     return classified('context_window_exceeded', VENDOR, status, message, extra);
   }
   if (status >= 500 || status === 408 || type === 'overloaded_error' || type === 'api_error') {
@@ -65,7 +80,9 @@ export function classifyAnthropicError(status: number, body: string, headers: Re
 }
 
 /** An `event: error` inside a stream that had started (status already 200). */
-export function classifyAnthropicStreamError(error: { type?: string; message?: string } | undefined): ProviderError {
+export function classifyAnthropicStreamError(
+  error: { type?: string; message?: string } | undefined,
+): ProviderError {
   const type = error?.type;
   const text = error?.message;
   const message = `${VENDOR} failed mid-stream${text ? `: ${safeProviderMessage(text)}` : ''}`;

@@ -1,7 +1,10 @@
 import type { FinishReason } from '@flowmesh/contracts';
 
 /** Claude's `stop_reason`, normalized; a forced structured-output call is the answer, so it stops. */
-export function anthropicFinishReason(stopReason: string | null | undefined, answeredThroughOutputTool: boolean): FinishReason {
+export function anthropicFinishReason(
+  stopReason: string | null | undefined,
+  answeredThroughOutputTool: boolean,
+): FinishReason {
   switch (stopReason) {
     case 'end_turn':
     case 'stop_sequence':

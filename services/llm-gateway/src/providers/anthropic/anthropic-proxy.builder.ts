@@ -19,20 +19,35 @@ const FORWARDED = ['content-type', 'accept'];
  * api.anthropic.com (its own `anthropic-version` kept, so an SDK gets the API it was written for);
  * on Vertex the model moves from the body into the URL and the version into the body.
  */
-export function buildAnthropicProxyRequest(args: ProxyBuildArgs, credentials: ProviderCredentials): ProxyHttpRequest {
+export function buildAnthropicProxyRequest(
+  args: ProxyBuildArgs,
+  credentials: ProviderCredentials,
+): ProxyHttpRequest {
   const path = args.path.replace(/^\/+/, '');
-  const forwarded = Object.fromEntries(FORWARDED.flatMap((name) => (args.headers[name] ? [[name, args.headers[name]]] : [])));
+  const forwarded = Object.fromEntries(
+    FORWARDED.flatMap((name) => (args.headers[name] ? [[name, args.headers[name]]] : [])),
+  );
   const auth = anthropicAuthHeaders(credentials);
-  const betas = [args.headers['anthropic-beta'], credentials.enable_1m_context ? ANTHROPIC_1M_CONTEXT_BETA : undefined]
+  const betas = [
+    args.headers['anthropic-beta'],
+    credentials.enable_1m_context ? ANTHROPIC_1M_CONTEXT_BETA : undefined,
+  ]
     .filter((beta): beta is string => Boolean(beta))
     .join(',');
-  const beta: Record<string, string> = betas ? { 'anthropic-beta': [...new Set(betas.split(',').map((entry) => entry.trim()))].join(',') } : {};
+  const beta: Record<string, string> = betas
+    ? { 'anthropic-beta': [...new Set(betas.split(',').map((entry) => entry.trim()))].join(',') }
+    : {};
   if (!isVertex(credentials)) {
     const query = new URLSearchParams(args.query).toString();
     return {
       method: args.method,
       url: `${anthropicRoot(credentials)}/${path.startsWith('v1/') ? path : `v1/${path}`}${query ? `?${query}` : ''}`,
-      headers: { ...forwarded, ...auth, 'anthropic-version': args.headers['anthropic-version'] ?? ANTHROPIC_API_VERSION, ...beta },
+      headers: {
+        ...forwarded,
+        ...auth,
+        'anthropic-version': args.headers['anthropic-version'] ?? ANTHROPIC_API_VERSION,
+        ...beta,
+      },
       ...(args.body ? { body: args.body } : {}),
     };
   }
@@ -56,7 +71,8 @@ export function buildAnthropicProxyRequest(args: ProxyBuildArgs, credentials: Pr
 function parseBody(body: Uint8Array | undefined): Record<string, unknown> {
   try {
     const parsed: unknown = JSON.parse(new TextDecoder().decode(body ?? new Uint8Array()));
-    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
+    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed))
+      return parsed as Record<string, unknown>;
   } catch {
     // falls through to the refusal below
   }

@@ -28,14 +28,22 @@ const DEFAULT_ANSWER_TOKENS = 8192;
 const IMAGE_TYPES = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp']);
 
 /** The Messages body for one call (pure). On Vertex the model moves to the URL and the version into the body. */
-export function buildAnthropicBody(call: ChatCall, options: { vertexVersion?: string } = {}): AnthropicMessagesBody {
+export function buildAnthropicBody(
+  call: ChatCall,
+  options: { vertexVersion?: string } = {},
+): AnthropicMessagesBody {
   const outputTool = structuredOutputTool(call);
   const tools: AnthropicTool[] = (call.tools ?? []).map((tool) => ({
     name: tool.name,
     ...(tool.description !== undefined ? { description: tool.description } : {}),
     input_schema: tool.parameters,
   }));
-  if (outputTool) tools.push({ name: outputTool.name, description: outputTool.description, input_schema: outputTool.schema });
+  if (outputTool)
+    tools.push({
+      name: outputTool.name,
+      description: outputTool.description,
+      input_schema: outputTool.schema,
+    });
   const toolChoice = anthropicToolChoice(call, outputTool?.name, tools.length > 0);
   // Claude refuses thinking while a tool call is forced.
   const forced = toolChoice?.type === 'any' || toolChoice?.type === 'tool';
@@ -78,7 +86,11 @@ function systemBlocks(system: SystemPrompt | undefined): AnthropicTextBlock[] {
     });
 }
 
-function anthropicToolChoice(call: ChatCall, outputTool: string | undefined, hasTools: boolean): AnthropicToolChoice | undefined {
+function anthropicToolChoice(
+  call: ChatCall,
+  outputTool: string | undefined,
+  hasTools: boolean,
+): AnthropicToolChoice | undefined {
   if (!hasTools) return undefined;
   const parallel = call.parallelToolCalls === false ? { disable_parallel_tool_use: true } : {};
   if (outputTool) {
@@ -87,7 +99,8 @@ function anthropicToolChoice(call: ChatCall, outputTool: string | undefined, has
     return ownTools ? { type: 'any', ...parallel } : { type: 'tool', name: outputTool, ...parallel };
   }
   const choice: ToolChoice | undefined = call.toolChoice;
-  if (choice === undefined) return call.parallelToolCalls === false ? { type: 'auto', ...parallel } : undefined;
+  if (choice === undefined)
+    return call.parallelToolCalls === false ? { type: 'auto', ...parallel } : undefined;
   if (choice === 'none') return { type: 'none' };
   if (choice === 'auto') return { type: 'auto', ...parallel };
   if (choice === 'required') return { type: 'any', ...parallel };
@@ -147,7 +160,9 @@ function markLastCacheable(blocks: AnthropicContentBlock[], marker: CacheMarker 
   }
 }
 
-function userBlock(part: RequestUserPart): Array<AnthropicTextBlock | AnthropicImageBlock | AnthropicDocumentBlock> {
+function userBlock(
+  part: RequestUserPart,
+): Array<AnthropicTextBlock | AnthropicImageBlock | AnthropicDocumentBlock> {
   switch (part.type) {
     case 'text':
       // The API refuses empty text blocks.
@@ -163,13 +178,24 @@ function userBlock(part: RequestUserPart): Array<AnthropicTextBlock | AnthropicI
       }
       const title = part.filename ? { title: part.filename } : {};
       if (part.mediaType === 'application/pdf') {
-        return [{ type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: part.data }, ...title }];
+        return [
+          {
+            type: 'document',
+            source: { type: 'base64', media_type: 'application/pdf', data: part.data },
+            ...title,
+          },
+        ];
       }
       if (part.mediaType.startsWith('text/')) {
         const text = Buffer.from(part.data, 'base64').toString('utf8');
-        return [{ type: 'document', source: { type: 'text', media_type: 'text/plain', data: text }, ...title }];
+        return [
+          { type: 'document', source: { type: 'text', media_type: 'text/plain', data: text }, ...title },
+        ];
       }
-      throw providerCallError('bad_request_user', `Anthropic models do not read ${part.mediaType} attachments`);
+      throw providerCallError(
+        'bad_request_user',
+        `Anthropic models do not read ${part.mediaType} attachments`,
+      );
     }
   }
 }
@@ -197,7 +223,9 @@ function assistantBlocks(message: RequestAssistantMessage): AnthropicContentBloc
 function toolInput(argumentsText: string): Record<string, unknown> {
   try {
     const parsed: unknown = JSON.parse(argumentsText === '' ? '{}' : argumentsText);
-    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
+      ? (parsed as Record<string, unknown>)
+      : {};
   } catch {
     return {};
   }

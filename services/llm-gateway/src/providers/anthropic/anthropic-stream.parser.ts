@@ -34,7 +34,10 @@ export async function* parseAnthropicStream(
     try {
       payload = JSON.parse(frame.data) as AnthropicStreamPayload;
     } catch {
-      yield { type: 'error', error: { class: 'provider_outage', message: 'Anthropic sent a stream event that is not JSON' } };
+      yield {
+        type: 'error',
+        error: { class: 'provider_outage', message: 'Anthropic sent a stream event that is not JSON' },
+      };
       return;
     }
     switch (payload.type) {
@@ -77,8 +80,13 @@ export async function* parseAnthropicStream(
           yield { type: 'reasoning', text: delta.thinking, part: block.part };
         } else if (delta.type === 'signature_delta' && 'signature' in delta && block?.kind === 'reasoning') {
           yield { type: 'reasoning', text: '', signature: delta.signature, part: block.part };
-        } else if (delta.type === 'input_json_delta' && 'partial_json' in delta && delta.partial_json !== '') {
-          if (block?.kind === 'tool') yield { type: 'tool_call_delta', index: block.index, arguments: delta.partial_json };
+        } else if (
+          delta.type === 'input_json_delta' &&
+          'partial_json' in delta &&
+          delta.partial_json !== ''
+        ) {
+          if (block?.kind === 'tool')
+            yield { type: 'tool_call_delta', index: block.index, arguments: delta.partial_json };
           else if (block?.kind === 'output') yield { type: 'text', text: delta.partial_json };
         }
         break;
@@ -91,7 +99,9 @@ export async function* parseAnthropicStream(
       case 'message_delta': {
         if (payload.delta.stop_reason) stopReason = payload.delta.stop_reason;
         if (payload.usage) {
-          const latest = Object.fromEntries(Object.entries(payload.usage).filter(([, value]) => value !== null && value !== undefined));
+          const latest = Object.fromEntries(
+            Object.entries(payload.usage).filter(([, value]) => value !== null && value !== undefined),
+          );
           usage = { ...usage, ...latest };
           const normalized = normalizeAnthropicUsage(usage);
           if (normalized) yield { type: 'usage', usage: normalized };
@@ -113,5 +123,8 @@ export async function* parseAnthropicStream(
         break;
     }
   }
-  yield { type: 'error', error: { class: 'provider_outage', message: 'Anthropic ended the stream before message_stop' } };
+  yield {
+    type: 'error',
+    error: { class: 'provider_outage', message: 'Anthropic ended the stream before message_stop' },
+  };
 }

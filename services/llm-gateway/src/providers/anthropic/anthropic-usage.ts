@@ -1,7 +1,8 @@
 import type { ChatUsage } from '@flowmesh/contracts';
 import type { AnthropicUsage } from './anthropic-wire.types.js';
 
-const count = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.round(value) : 0);
+const count = (value: unknown): number =>
+  typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.round(value) : 0;
 
 /**
  * Anthropic usage, normalized. Its `input_tokens` leaves out the cached tokens, read and written,

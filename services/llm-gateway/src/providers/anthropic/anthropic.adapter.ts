@@ -25,7 +25,9 @@ export const anthropicAdapter: HttpProviderAdapter = {
     const vertex = isVertex(credentials);
     return {
       method: 'POST',
-      url: vertex ? vertexPredictUrl(credentials, call.model, call.stream) : `${anthropicRoot(credentials)}/v1/messages`,
+      url: vertex
+        ? vertexPredictUrl(credentials, call.model, call.stream)
+        : `${anthropicRoot(credentials)}/v1/messages`,
       headers: {
         'content-type': 'application/json',
         ...(call.stream ? { accept: 'text/event-stream' } : {}),
@@ -42,12 +44,19 @@ export const anthropicAdapter: HttpProviderAdapter = {
 
   models: {
     buildRequest(credentials) {
-      if (isVertex(credentials)) throw new MeshError('UNSUPPORTED', 'Vertex AI does not list Anthropic models');
-      return { method: 'GET', url: `${anthropicRoot(credentials)}/v1/models?limit=1000`, headers: anthropicAuthHeaders(credentials) };
+      if (isVertex(credentials))
+        throw new MeshError('UNSUPPORTED', 'Vertex AI does not list Anthropic models');
+      return {
+        method: 'GET',
+        url: `${anthropicRoot(credentials)}/v1/models?limit=1000`,
+        headers: anthropicAuthHeaders(credentials),
+      };
     },
     parseResponse(json): ListedModel[] {
       const data = (json as { data?: Array<{ id?: unknown }> } | null)?.data ?? [];
-      return data.flatMap((model) => (typeof model.id === 'string' ? [{ id: model.id, ownedBy: 'anthropic' }] : []));
+      return data.flatMap((model) =>
+        typeof model.id === 'string' ? [{ id: model.id, ownedBy: 'anthropic' }] : [],
+      );
     },
   },
 

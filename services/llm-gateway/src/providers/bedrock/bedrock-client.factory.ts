@@ -3,7 +3,7 @@ import https from 'node:https';
 import { isIP } from 'node:net';
 import { BedrockRuntimeClient } from '@aws-sdk/client-bedrock-runtime';
 import { MeshError } from '@flowmesh/contracts';
-import { createGuardedLookup, OutboundPolicy } from '@flowmesh/outbound';
+import { createGuardedLookup, type OutboundPolicy } from '@flowmesh/outbound';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import type { NativeCallContext } from '../provider-adapter.js';
 import type { ProviderCredentials } from '../provider-credentials.js';
@@ -17,7 +17,10 @@ interface Agents {
 
 /** One keep-alive pool per outbound policy, shared by every Bedrock client of the process. */
 const agentsByPolicy = new WeakMap<OutboundPolicy, Agents>();
-const unguardedAgents: Agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
+const unguardedAgents: Agents = {
+  http: new http.Agent({ keepAlive: true }),
+  https: new https.Agent({ keepAlive: true }),
+};
 
 function agentsFor(policy: OutboundPolicy | undefined): Agents {
   if (!policy) return unguardedAgents;
@@ -25,14 +28,20 @@ function agentsFor(policy: OutboundPolicy | undefined): Agents {
   if (!agents) {
     // Every name the SDK connects to is resolved and checked here, and the socket gets exactly the checked address.
     const lookup = createGuardedLookup(policy);
-    agents = { http: new http.Agent({ keepAlive: true, lookup }), https: new https.Agent({ keepAlive: true, lookup }) };
+    agents = {
+      http: new http.Agent({ keepAlive: true, lookup }),
+      https: new https.Agent({ keepAlive: true, lookup }),
+    };
     agentsByPolicy.set(policy, agents);
   }
   return agents;
 }
 
 /** Clients live as long as the (cached, sealed) credentials they were made for. */
-const clients = new WeakMap<ProviderCredentials, { context: NativeCallContext | undefined; client: BedrockRuntimeClient }>();
+const clients = new WeakMap<
+  ProviderCredentials,
+  { context: NativeCallContext | undefined; client: BedrockRuntimeClient }
+>();
 
 /**
  * The SDK client for one Bedrock resource: HTTP/1.1 through `NodeHttpHandler` (the SDK's HTTP/2
@@ -41,7 +50,10 @@ const clients = new WeakMap<ProviderCredentials, { context: NativeCallContext | 
  * the gateway's own role must not answer for a user's resource), one attempt (the gateway retries),
  * and the configured and resource headers added before the request is signed.
  */
-export function bedrockClient(credentials: ProviderCredentials, context?: NativeCallContext): BedrockRuntimeClient {
+export function bedrockClient(
+  credentials: ProviderCredentials,
+  context?: NativeCallContext,
+): BedrockRuntimeClient {
   const cached = clients.get(credentials);
   if (cached && cached.context === context) return cached.client;
   const client = createBedrockClient(credentials, context);
@@ -49,7 +61,10 @@ export function bedrockClient(credentials: ProviderCredentials, context?: Native
   return client;
 }
 
-function createBedrockClient(credentials: ProviderCredentials, context: NativeCallContext | undefined): BedrockRuntimeClient {
+function createBedrockClient(
+  credentials: ProviderCredentials,
+  context: NativeCallContext | undefined,
+): BedrockRuntimeClient {
   const endpoint = credentials.base_url;
   if (endpoint && context?.outboundPolicy) assertLiteralAddressAllowed(endpoint, context.outboundPolicy);
   const agents = agentsFor(context?.outboundPolicy);
@@ -58,7 +73,12 @@ function createBedrockClient(credentials: ProviderCredentials, context: NativeCa
     region: credentials.region ?? DEFAULT_REGION,
     ...(endpoint ? { endpoint } : {}),
     ...auth,
-    requestHandler: new NodeHttpHandler({ httpAgent: agents.http, httpsAgent: agents.https, connectionTimeout: 10_000, requestTimeout: 300_000 }),
+    requestHandler: new NodeHttpHandler({
+      httpAgent: agents.http,
+      httpsAgent: agents.https,
+      connectionTimeout: 10_000,
+      requestTimeout: 300_000,
+    }),
     maxAttempts: 1,
   });
   const headers = { ...context?.headers, ...credentials.custom_headers };
@@ -94,7 +114,8 @@ function authConfig(credentials: ProviderCredentials): AuthConfig {
       token: { token: credentials.api_key },
       authSchemePreference: ['httpBearerAuth'],
       // Never the default chain (environment, instance role): a bearer resource signs with nothing else.
-      credentials: () => Promise.reject(new Error('this Bedrock resource authenticates with its API key only')),
+      credentials: () =>
+        Promise.reject(new Error('this Bedrock resource authenticates with its API key only')),
     };
   }
   throw new MeshError(
@@ -110,7 +131,11 @@ function assertLiteralAddressAllowed(endpoint: string, policy: OutboundPolicy): 
   try {
     host = new URL(endpoint).hostname.replace(/^\[|\]$/g, '');
   } catch {
-    throw new MeshError('VALIDATION_FAILED', 'the aws_bedrock provider resource has a base_url that is not a URL', { fields: ['base_url'] });
+    throw new MeshError(
+      'VALIDATION_FAILED',
+      'the aws_bedrock provider resource has a base_url that is not a URL',
+      { fields: ['base_url'] },
+    );
   }
   if (isIP(host)) policy.assertAddress(host, host);
 }

@@ -12,7 +12,13 @@ import {
 const VENDOR = 'AWS Bedrock';
 
 /** "Input is too long for requested model.", and Claude's own words passed through Converse. */
-const BEDROCK_CONTEXT = [/(input|prompt) is too long/i, /too long for (the )?(requested )?model/i, /exceed context limit/i, /context window/i, ...CONTEXT_EXCEEDED_PATTERNS];
+const BEDROCK_CONTEXT = [
+  /(input|prompt) is too long/i,
+  /too long for (the )?(requested )?model/i,
+  /exceed context limit/i,
+  /context window/i,
+  ...CONTEXT_EXCEEDED_PATTERNS,
+];
 const MODEL_PROBLEMS = [
   /model identifier is invalid/i,
   /on-demand throughput isn.t supported/i,
@@ -62,17 +68,24 @@ export function classifyBedrockFailure(failure: BedrockFailure): ProviderError {
   const extra = type ? { providerCode: type } : {};
   const retryAfter = failure.headers ? retryAfterMs(failure.headers) : undefined;
   const withRetry = retryAfter !== undefined ? { ...extra, retryAfterMs: retryAfter } : extra;
-  const result = (errorClass: ProviderErrorClass, extraFields: Omit<ProviderError, 'class' | 'message' | 'status'> = extra) =>
-    status > 0 ? classified(errorClass, VENDOR, status, message, extraFields) : { class: errorClass, message: `${VENDOR} failed${message ? `: ${message}` : ''}`, ...extraFields };
+  const result = (
+    errorClass: ProviderErrorClass,
+    extraFields: Omit<ProviderError, 'class' | 'message' | 'status'> = extra,
+  ) =>
+    status > 0
+      ? classified(errorClass, VENDOR, status, message, extraFields)
+      : { class: errorClass, message: `${VENDOR} failed${message ? `: ${message}` : ''}`, ...extraFields };
 
   if (type === 'ValidationException' || (type === undefined && status === 400)) {
     if (matchesAny(text, BEDROCK_CONTEXT)) return result('context_window_exceeded');
     if (matchesAny(text, MODEL_PROBLEMS)) return result('model_unavailable');
     return result('bad_request_internal');
   }
-  if (type === 'AccessDeniedException' && matchesAny(text, MODEL_PROBLEMS)) return result('model_unavailable');
+  if (type === 'AccessDeniedException' && matchesAny(text, MODEL_PROBLEMS))
+    return result('model_unavailable');
   const byType = type ? BY_TYPE[type] : undefined;
-  if (byType) return result(byType, byType === 'rate_limited' || byType === 'provider_outage' ? withRetry : extra);
+  if (byType)
+    return result(byType, byType === 'rate_limited' || byType === 'provider_outage' ? withRetry : extra);
   if (status === 401 || status === 403) return result('auth_failed');
   if (status === 429) return result('rate_limited', withRetry);
   if (status === 404) return result('model_unavailable');
@@ -85,7 +98,12 @@ export function classifyBedrockError(status: number, body: string, headers: Resp
   const json = parseJsonBody(body) as { message?: unknown; Message?: unknown; __type?: unknown } | undefined;
   const rawType = headers['x-amzn-errortype'] ?? (typeof json?.__type === 'string' ? json.__type : undefined);
   const type = rawType?.split(':')[0]?.split('#').at(-1);
-  const text = typeof json?.message === 'string' ? json.message : typeof json?.Message === 'string' ? json.Message : undefined;
+  const text =
+    typeof json?.message === 'string'
+      ? json.message
+      : typeof json?.Message === 'string'
+        ? json.Message
+        : undefined;
   return classifyBedrockFailure({ type, status, message: text, headers });
 }
 
@@ -97,7 +115,9 @@ export function classifyBedrockException(error: unknown): ProviderError {
     $metadata?: { httpStatusCode?: unknown };
     $response?: { headers?: Record<string, string | undefined> };
   };
-  const headers = Object.fromEntries(Object.entries(shaped.$response?.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]));
+  const headers = Object.fromEntries(
+    Object.entries(shaped.$response?.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]),
+  );
   const status = shaped.$metadata?.httpStatusCode;
   return classifyBedrockFailure({
     type: typeof shaped.name === 'string' && shaped.name !== 'Error' ? shaped.name : undefined,

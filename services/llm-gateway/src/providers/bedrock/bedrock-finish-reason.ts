@@ -1,7 +1,10 @@
 import type { FinishReason } from '@flowmesh/contracts';
 
 /** Converse's `stopReason`, normalized; a forced structured-output call is the answer, so it stops. */
-export function bedrockFinishReason(stopReason: string | undefined, answeredThroughOutputTool: boolean): FinishReason {
+export function bedrockFinishReason(
+  stopReason: string | undefined,
+  answeredThroughOutputTool: boolean,
+): FinishReason {
   switch (stopReason) {
     case 'end_turn':
     case 'stop_sequence':

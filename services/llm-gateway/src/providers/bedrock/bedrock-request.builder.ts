@@ -30,7 +30,12 @@ type DocumentType = NonNullable<ToolUseBlock['input']>;
 /** The Converse input shared by Converse and ConverseStream. */
 export type ConverseInput = ConverseStreamCommandInput;
 
-const IMAGE_FORMATS: Record<string, ImageFormat> = { 'image/png': 'png', 'image/jpeg': 'jpeg', 'image/gif': 'gif', 'image/webp': 'webp' };
+const IMAGE_FORMATS: Record<string, ImageFormat> = {
+  'image/png': 'png',
+  'image/jpeg': 'jpeg',
+  'image/gif': 'gif',
+  'image/webp': 'webp',
+};
 const DOCUMENT_FORMATS: Record<string, DocumentFormat> = {
   'application/pdf': 'pdf',
   'text/csv': 'csv',
@@ -60,17 +65,31 @@ export function buildConverseInput(call: ChatCall): ConverseInput {
     },
   }));
   if (outputTool) {
-    specs.push({ toolSpec: { name: outputTool.name, description: outputTool.description, inputSchema: { json: outputTool.schema as DocumentType } } });
+    specs.push({
+      toolSpec: {
+        name: outputTool.name,
+        description: outputTool.description,
+        inputSchema: { json: outputTool.schema as DocumentType },
+      },
+    });
   }
   const messages = toConverseMessages(call.messages);
   // Bedrock refuses tool blocks in the history unless a toolConfig is present.
-  const historyTools = toolNamesInHistory(call.messages).filter((name) => !specs.some((spec) => spec.toolSpec?.name === name));
-  for (const name of historyTools) specs.push({ toolSpec: { name, inputSchema: { json: { type: 'object' } } } });
+  const historyTools = toolNamesInHistory(call.messages).filter(
+    (name) => !specs.some((spec) => spec.toolSpec?.name === name),
+  );
+  for (const name of historyTools)
+    specs.push({ toolSpec: { name, inputSchema: { json: { type: 'object' } } } });
 
   const toolChoice = converseToolChoice(call, outputTool?.name);
   const forced = toolChoice !== undefined && !('auto' in toolChoice && toolChoice.auto);
-  const maxTokens = call.maxOutputTokens ?? (isClaude(call.model) ? DEFAULT_ANSWER_TOKENS + effortBudget(call.reasoningEffort) : undefined);
-  const budget = isClaude(call.model) && !forced && maxTokens !== undefined ? thinkingBudget(call.reasoningEffort, maxTokens) : undefined;
+  const maxTokens =
+    call.maxOutputTokens ??
+    (isClaude(call.model) ? DEFAULT_ANSWER_TOKENS + effortBudget(call.reasoningEffort) : undefined);
+  const budget =
+    isClaude(call.model) && !forced && maxTokens !== undefined
+      ? thinkingBudget(call.reasoningEffort, maxTokens)
+      : undefined;
 
   const input: ConverseInput = { modelId: call.model, messages };
   const system = systemBlocks(call.system);
@@ -86,12 +105,16 @@ export function buildConverseInput(call: ChatCall): ConverseInput {
   if (budget !== undefined) {
     input.additionalModelRequestFields = { thinking: { type: 'enabled', budget_tokens: budget } };
   } else if (/openai\.gpt-oss/.test(call.model) && call.reasoningEffort && call.reasoningEffort !== 'none') {
-    input.additionalModelRequestFields = { reasoning_effort: call.reasoningEffort === 'minimal' ? 'low' : call.reasoningEffort };
+    input.additionalModelRequestFields = {
+      reasoning_effort: call.reasoningEffort === 'minimal' ? 'low' : call.reasoningEffort,
+    };
   }
   return input;
 }
 
-function cachePoint(marker: CacheMarker | undefined): { cachePoint: { type: 'default'; ttl?: '5m' | '1h' } } | undefined {
+function cachePoint(
+  marker: CacheMarker | undefined,
+): { cachePoint: { type: 'default'; ttl?: '5m' | '1h' } } | undefined {
   if (!marker) return undefined;
   return { cachePoint: { type: 'default', ...(marker.ttl ? { ttl: marker.ttl } : {}) } };
 }
@@ -190,12 +213,18 @@ function documentName(part: InlineDataPart, ordinal: () => number): string {
 function userBlocks(part: RequestUserPart, ordinal: () => number): ContentBlock[] {
   if (part.type === 'text') return part.text.trim() === '' ? [] : [{ text: part.text }];
   if (part.type === 'attachment') {
-    throw providerCallError('bad_request_internal', `an attachment (${part.object.key}) reached the gateway by reference; the caller must inline it`);
+    throw providerCallError(
+      'bad_request_internal',
+      `an attachment (${part.object.key}) reached the gateway by reference; the caller must inline it`,
+    );
   }
   const image = IMAGE_FORMATS[part.mediaType];
   if (image) return [{ image: { format: image, source: { bytes: bytes(part) } } }];
   const document = DOCUMENT_FORMATS[part.mediaType];
-  if (document) return [{ document: { format: document, name: documentName(part, ordinal), source: { bytes: bytes(part) } } }];
+  if (document)
+    return [
+      { document: { format: document, name: documentName(part, ordinal), source: { bytes: bytes(part) } } },
+    ];
   throw providerCallError('bad_request_user', `Bedrock models do not read ${part.mediaType} attachments`);
 }
 
@@ -215,7 +244,9 @@ function assistantBlocks(message: RequestAssistantMessage): ContentBlock[] {
     if (part.type === 'text') {
       if (part.text.trim() !== '') blocks.push({ text: part.text });
     } else if (part.redacted !== undefined) {
-      blocks.push({ reasoningContent: { redactedContent: new Uint8Array(Buffer.from(part.redacted, 'base64')) } });
+      blocks.push({
+        reasoningContent: { redactedContent: new Uint8Array(Buffer.from(part.redacted, 'base64')) },
+      });
     } else if (part.signature !== undefined) {
       blocks.push({ reasoningContent: { reasoningText: { text: part.text, signature: part.signature } } });
     }
@@ -229,7 +260,9 @@ function assistantBlocks(message: RequestAssistantMessage): ContentBlock[] {
 function toolInput(argumentsText: string): DocumentType {
   try {
     const parsed: unknown = JSON.parse(argumentsText === '' ? '{}' : argumentsText);
-    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as DocumentType) : {};
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
+      ? (parsed as DocumentType)
+      : {};
   } catch {
     return {};
   }

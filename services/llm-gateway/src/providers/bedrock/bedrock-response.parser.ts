@@ -24,13 +24,22 @@ export function parseConverseOutput(
       const { text, signature } = block.reasoningContent.reasoningText;
       content.push({ type: 'reasoning', text: text ?? '', ...(signature ? { signature } : {}) });
     } else if (block.reasoningContent?.redactedContent) {
-      content.push({ type: 'reasoning', text: '', redacted: Buffer.from(block.reasoningContent.redactedContent).toString('base64') });
+      content.push({
+        type: 'reasoning',
+        text: '',
+        redacted: Buffer.from(block.reasoningContent.redactedContent).toString('base64'),
+      });
     } else if (block.toolUse) {
       const input = JSON.stringify(block.toolUse.input ?? {});
       if (outputTool !== undefined && block.toolUse.name === outputTool) {
         answeredThroughOutputTool = true;
         content.push({ type: 'text', text: input });
-      } else toolCalls.push({ id: block.toolUse.toolUseId ?? `tooluse_${toolCalls.length}`, name: block.toolUse.name ?? '', arguments: input });
+      } else
+        toolCalls.push({
+          id: block.toolUse.toolUseId ?? `tooluse_${toolCalls.length}`,
+          name: block.toolUse.name ?? '',
+          arguments: input,
+        });
     }
   }
   const usage = normalizeBedrockUsage(output.usage);

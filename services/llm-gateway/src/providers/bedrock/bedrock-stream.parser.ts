@@ -45,7 +45,12 @@ export async function* parseConverseStream(
       } else if (toolUse) {
         const ordinal = toolCount++;
         blocks.set(index, { kind: 'tool', index: ordinal });
-        yield { type: 'tool_call_start', index: ordinal, id: toolUse.toolUseId ?? `tooluse_${ordinal}`, name: toolUse.name ?? '' };
+        yield {
+          type: 'tool_call_start',
+          index: ordinal,
+          id: toolUse.toolUseId ?? `tooluse_${ordinal}`,
+          name: toolUse.name ?? '',
+        };
       }
     } else if (event.contentBlockDelta) {
       const index = event.contentBlockDelta.contentBlockIndex ?? 0;
@@ -66,9 +71,15 @@ export async function* parseConverseStream(
         }
         const content = delta.reasoningContent;
         if (content.text !== undefined) yield { type: 'reasoning', text: content.text, part: reasoning.part };
-        else if (content.signature !== undefined) yield { type: 'reasoning', text: '', signature: content.signature, part: reasoning.part };
+        else if (content.signature !== undefined)
+          yield { type: 'reasoning', text: '', signature: content.signature, part: reasoning.part };
         else if (content.redactedContent !== undefined) {
-          yield { type: 'reasoning', text: '', redacted: Buffer.from(content.redactedContent).toString('base64'), part: reasoning.part };
+          yield {
+            type: 'reasoning',
+            text: '',
+            redacted: Buffer.from(content.redactedContent).toString('base64'),
+            part: reasoning.part,
+          };
         }
       }
     } else if (event.contentBlockStop) {
@@ -84,13 +95,22 @@ export async function* parseConverseStream(
       const name = STREAM_EXCEPTIONS.find((key) => event[key] !== undefined);
       if (name) {
         const exception = event[name];
-        yield { type: 'error', error: classifyBedrockException({ name: name.charAt(0).toUpperCase() + name.slice(1), message: exception?.message }) };
+        yield {
+          type: 'error',
+          error: classifyBedrockException({
+            name: name.charAt(0).toUpperCase() + name.slice(1),
+            message: exception?.message,
+          }),
+        };
         return;
       }
     }
   }
   if (!sawMessageStop) {
-    yield { type: 'error', error: { class: 'provider_outage', message: 'AWS Bedrock ended the stream before messageStop' } };
+    yield {
+      type: 'error',
+      error: { class: 'provider_outage', message: 'AWS Bedrock ended the stream before messageStop' },
+    };
     return;
   }
   yield {

@@ -7,7 +7,8 @@ interface BedrockTokenUsage {
   cacheWriteInputTokens?: number;
 }
 
-const count = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.round(value) : 0);
+const count = (value: unknown): number =>
+  typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.round(value) : 0;
 
 /**
  * Bedrock `TokenUsage`, normalized. Like Anthropic's, its `inputTokens` leaves out the tokens read

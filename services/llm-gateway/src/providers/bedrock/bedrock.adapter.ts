@@ -1,5 +1,10 @@
 import { ConverseCommand, ConverseStreamCommand } from '@aws-sdk/client-bedrock-runtime';
-import type { ChatCall, NativeCallContext, NativeProviderAdapter, ProviderStreamEvent } from '../provider-adapter.js';
+import type {
+  ChatCall,
+  NativeCallContext,
+  NativeProviderAdapter,
+  ProviderStreamEvent,
+} from '../provider-adapter.js';
 import { ProviderCallError } from '../provider-call.error.js';
 import type { ProviderCredentials } from '../provider-credentials.js';
 import { resultPieces } from '../shared/result-pieces.js';
@@ -23,21 +28,33 @@ export const bedrockAdapter: NativeProviderAdapter = {
   classifyError: classifyBedrockError,
   normalizeUsage: normalizeBedrockUsage,
 
-  async *chat(call: ChatCall, credentials: ProviderCredentials, signal: AbortSignal, context?: NativeCallContext): AsyncIterable<ProviderStreamEvent> {
+  async *chat(
+    call: ChatCall,
+    credentials: ProviderCredentials,
+    signal: AbortSignal,
+    context?: NativeCallContext,
+  ): AsyncIterable<ProviderStreamEvent> {
     const client = bedrockClient(credentials, context);
     const input = buildConverseInput(call);
     if (!call.stream) {
-      const output = await client.send(new ConverseCommand(input), { abortSignal: signal }).catch((error: unknown) => {
-        throw classifiedFailure(error, signal);
-      });
+      const output = await client
+        .send(new ConverseCommand(input), { abortSignal: signal })
+        .catch((error: unknown) => {
+          throw classifiedFailure(error, signal);
+        });
       yield* resultPieces(parseConverseOutput(output, call, output.$metadata.requestId));
       return;
     }
-    const output = await client.send(new ConverseStreamCommand(input), { abortSignal: signal }).catch((error: unknown) => {
-      throw classifiedFailure(error, signal);
-    });
+    const output = await client
+      .send(new ConverseStreamCommand(input), { abortSignal: signal })
+      .catch((error: unknown) => {
+        throw classifiedFailure(error, signal);
+      });
     if (!output.stream) {
-      yield { type: 'error', error: { class: 'provider_outage', message: 'AWS Bedrock answered without a stream' } };
+      yield {
+        type: 'error',
+        error: { class: 'provider_outage', message: 'AWS Bedrock answered without a stream' },
+      };
       return;
     }
     try {

@@ -23,7 +23,11 @@ export class GeminiChunkReader {
   *read(chunk: GeminiResponse): Iterable<ProviderStreamEvent> {
     if (!this.announced && (chunk.responseId || chunk.modelVersion)) {
       this.announced = true;
-      yield { type: 'response', ...(chunk.responseId ? { id: chunk.responseId } : {}), ...(chunk.modelVersion ? { model: chunk.modelVersion } : {}) };
+      yield {
+        type: 'response',
+        ...(chunk.responseId ? { id: chunk.responseId } : {}),
+        ...(chunk.modelVersion ? { model: chunk.modelVersion } : {}),
+      };
     }
     if (chunk.promptFeedback?.blockReason) this.blockReason = chunk.promptFeedback.blockReason;
     const candidate = chunk.candidates?.[0];
@@ -31,7 +35,8 @@ export class GeminiChunkReader {
       if (part.functionCall) {
         this.inThought = false;
         const index = this.toolCount++;
-        const id = part.functionCall.id || (chunk.responseId ? `call_${chunk.responseId}_${index}` : `call_${index}`);
+        const id =
+          part.functionCall.id || (chunk.responseId ? `call_${chunk.responseId}_${index}` : `call_${index}`);
         yield {
           type: 'tool_call_start',
           index,
@@ -54,7 +59,8 @@ export class GeminiChunkReader {
         this.inThought = false;
         if (part.text !== '') yield { type: 'text', text: part.text };
         // Gemini may sign a plain text part; the signature is kept as a reasoning part of its own.
-        if (part.thoughtSignature) yield { type: 'reasoning', text: '', signature: part.thoughtSignature, part: ++this.reasoningPart };
+        if (part.thoughtSignature)
+          yield { type: 'reasoning', text: '', signature: part.thoughtSignature, part: ++this.reasoningPart };
       }
     }
     if (candidate?.finishReason) this.finishReason = candidate.finishReason;

@@ -15,7 +15,11 @@ const VENDOR = 'Google AI';
 
 /** "The input token count (1196265) exceeds the maximum number of tokens allowed (1048576)." */
 const GEMINI_CONTEXT = [/input token count .* exceeds the maximum/i, ...CONTEXT_EXCEEDED_PATTERNS];
-const BAD_KEY_REASONS = new Set(['API_KEY_INVALID', 'API_KEY_SERVICE_BLOCKED', 'API_KEY_HTTP_REFERRER_BLOCKED']);
+const BAD_KEY_REASONS = new Set([
+  'API_KEY_INVALID',
+  'API_KEY_SERVICE_BLOCKED',
+  'API_KEY_HTTP_REFERRER_BLOCKED',
+]);
 
 /**
  * Classifies a failed Gemini call by Google's `status` and `ErrorInfo.reason` first: a bad API key
@@ -31,12 +35,26 @@ export function classifyGeminiError(status: number, body: string, headers: Respo
   const retryAfter = retryAfterMs(headers) ?? fields?.retryDelayMs;
   const withRetry = retryAfter !== undefined ? { ...extra, retryAfterMs: retryAfter } : extra;
 
-  if (status === 401 || status === 403 || code === 'UNAUTHENTICATED' || code === 'PERMISSION_DENIED' || fields?.reasons.some((reason) => BAD_KEY_REASONS.has(reason))) {
+  if (
+    status === 401 ||
+    status === 403 ||
+    code === 'UNAUTHENTICATED' ||
+    code === 'PERMISSION_DENIED' ||
+    fields?.reasons.some((reason) => BAD_KEY_REASONS.has(reason))
+  ) {
     return classified('auth_failed', VENDOR, status, message, extra);
   }
-  if (status === 429 || code === 'RESOURCE_EXHAUSTED') return classified('rate_limited', VENDOR, status, message, withRetry);
-  if (status < 500 && matchesAny(text, GEMINI_CONTEXT)) return classified('context_window_exceeded', VENDOR, status, message, extra);
-  if (status >= 500 || status === 408 || code === 'UNAVAILABLE' || code === 'INTERNAL' || code === 'DEADLINE_EXCEEDED') {
+  if (status === 429 || code === 'RESOURCE_EXHAUSTED')
+    return classified('rate_limited', VENDOR, status, message, withRetry);
+  if (status < 500 && matchesAny(text, GEMINI_CONTEXT))
+    return classified('context_window_exceeded', VENDOR, status, message, extra);
+  if (
+    status >= 500 ||
+    status === 408 ||
+    code === 'UNAVAILABLE' ||
+    code === 'INTERNAL' ||
+    code === 'DEADLINE_EXCEEDED'
+  ) {
     return classified('provider_outage', VENDOR, status, message, withRetry);
   }
   if (status === 404 || code === 'NOT_FOUND' || matchesAny(text, MODEL_UNAVAILABLE_PATTERNS)) {

@@ -1,6 +1,14 @@
 import type { FinishReason } from '@flowmesh/contracts';
 
-const FILTERED = new Set(['SAFETY', 'RECITATION', 'BLOCKLIST', 'PROHIBITED_CONTENT', 'SPII', 'IMAGE_SAFETY', 'LANGUAGE']);
+const FILTERED = new Set([
+  'SAFETY',
+  'RECITATION',
+  'BLOCKLIST',
+  'PROHIBITED_CONTENT',
+  'SPII',
+  'IMAGE_SAFETY',
+  'LANGUAGE',
+]);
 
 /** Gemini's `finishReason`, normalized: it says `STOP` even after calling functions, so calls decide. */
 export function geminiFinishReason(reason: string | undefined, calledFunctions: boolean): FinishReason {

@@ -1,11 +1,29 @@
-import type { ChatRequestMessage, ReasoningEffort, RequestAssistantMessage, RequestUserPart, SystemPrompt, ToolChoice } from '@flowmesh/contracts';
+import type {
+  ChatRequestMessage,
+  ReasoningEffort,
+  RequestAssistantMessage,
+  RequestUserPart,
+  SystemPrompt,
+  ToolChoice,
+} from '@flowmesh/contracts';
 import type { ChatCall } from '../provider-adapter.js';
 import { providerCallError } from '../provider-call.error.js';
 import { summaryText } from '../shared/summary-text.js';
 import { toGeminiParameters, toGeminiSchema } from './gemini-schema.js';
-import type { GeminiContent, GeminiGenerationConfig, GeminiPart, GeminiRequestBody } from './gemini-wire.types.js';
+import type {
+  GeminiContent,
+  GeminiGenerationConfig,
+  GeminiPart,
+  GeminiRequestBody,
+} from './gemini-wire.types.js';
 
-const THINKING_BUDGETS: Record<ReasoningEffort, number> = { none: 0, minimal: 512, low: 1024, medium: 8192, high: 24576 };
+const THINKING_BUDGETS: Record<ReasoningEffort, number> = {
+  none: 0,
+  minimal: 512,
+  low: 1024,
+  medium: 8192,
+  high: 24576,
+};
 
 /** The `generateContent` body for one call (pure). */
 export function buildGeminiBody(call: ChatCall): GeminiRequestBody {
@@ -63,9 +81,15 @@ function geminiGenerationConfig(call: ChatCall): GeminiGenerationConfig {
   if (effort !== undefined) {
     // Gemini 3 takes a level; 2.5 a token budget (0 turns thinking off where the model allows it).
     if (/gemini-3/.test(call.model)) {
-      config.thinkingConfig = { thinkingLevel: effort === 'medium' || effort === 'high' ? 'high' : 'low', includeThoughts: effort !== 'none' };
+      config.thinkingConfig = {
+        thinkingLevel: effort === 'medium' || effort === 'high' ? 'high' : 'low',
+        includeThoughts: effort !== 'none',
+      };
     } else {
-      config.thinkingConfig = { thinkingBudget: THINKING_BUDGETS[effort], includeThoughts: effort !== 'none' };
+      config.thinkingConfig = {
+        thinkingBudget: THINKING_BUDGETS[effort],
+        includeThoughts: effort !== 'none',
+      };
     }
   }
   return config;
@@ -97,7 +121,12 @@ function toGeminiContents(messages: readonly ChatRequestMessage[]): GeminiConten
         const text = texts.join('\n');
         // Gemini matches a response to its call by name (and order); the id is ours.
         push('user', [
-          { functionResponse: { name: message.name, response: message.isError ? { error: text } : { result: jsonOrText(text) } } },
+          {
+            functionResponse: {
+              name: message.name,
+              response: message.isError ? { error: text } : { result: jsonOrText(text) },
+            },
+          },
           ...media,
         ]);
         break;
@@ -143,7 +172,13 @@ function modelParts(message: RequestAssistantMessage): GeminiPart[] {
     }
     if (part.signature === undefined) continue;
     const previous = parts.at(-1);
-    if (part.text === '' && previous && 'text' in previous && !previous.thought && previous.thoughtSignature === undefined) {
+    if (
+      part.text === '' &&
+      previous &&
+      'text' in previous &&
+      !previous.thought &&
+      previous.thoughtSignature === undefined
+    ) {
       previous.thoughtSignature = part.signature;
     } else {
       parts.push({ text: part.text, thought: true, thoughtSignature: part.signature });
@@ -161,7 +196,9 @@ function modelParts(message: RequestAssistantMessage): GeminiPart[] {
 function argsObject(argumentsText: string): Record<string, unknown> {
   try {
     const parsed: unknown = JSON.parse(argumentsText === '' ? '{}' : argumentsText);
-    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
+      ? (parsed as Record<string, unknown>)
+      : {};
   } catch {
     return {};
   }

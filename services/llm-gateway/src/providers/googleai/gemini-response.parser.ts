@@ -7,7 +7,8 @@ import type { GeminiResponse } from './gemini-wire.types.js';
 
 /** A `generateContent` response, normalized (pure): the same reading as a stream, folded into one message. */
 export function parseGeminiResponse(json: unknown): ProviderChatResult {
-  if (typeof json !== 'object' || json === null) throw providerCallError('provider_outage', 'Google AI answered with a body that is not an object');
+  if (typeof json !== 'object' || json === null)
+    throw providerCallError('provider_outage', 'Google AI answered with a body that is not an object');
   const response = json as GeminiResponse;
   const reader = new GeminiChunkReader();
   const content: Array<TextPart | ReasoningPart> = [];
@@ -28,18 +29,28 @@ export function parseGeminiResponse(json: unknown): ProviderChatResult {
         part.text += event.text;
         if (event.signature) part.signature = event.signature;
       } else {
-        const created = { type: 'reasoning' as const, text: event.text, ...(event.signature ? { signature: event.signature } : {}) };
+        const created = {
+          type: 'reasoning' as const,
+          text: event.text,
+          ...(event.signature ? { signature: event.signature } : {}),
+        };
         reasoningByPart.set(event.part ?? 0, created);
         content.push(created);
       }
     } else if (event.type === 'tool_call_start') {
-      toolCalls.push({ id: event.id, name: event.name, arguments: '', ...(event.signature ? { signature: event.signature } : {}) });
+      toolCalls.push({
+        id: event.id,
+        name: event.name,
+        arguments: '',
+        ...(event.signature ? { signature: event.signature } : {}),
+      });
     } else if (event.type === 'tool_call_delta') {
       const call = toolCalls[event.index];
       if (call) call.arguments += event.arguments;
     } else if (event.type === 'usage') usage = event.usage;
   }
-  if (!response.candidates?.length && !reader.blockReason) throw providerCallError('provider_outage', 'Google AI answered without a candidate');
+  if (!response.candidates?.length && !reader.blockReason)
+    throw providerCallError('provider_outage', 'Google AI answered without a candidate');
   const providerReason = reader.blockReason ?? reader.finishReason;
   return {
     ...(id ? { id } : {}),
@@ -47,7 +58,9 @@ export function parseGeminiResponse(json: unknown): ProviderChatResult {
     content,
     toolCalls,
     ...(usage ? { usage } : {}),
-    finishReason: reader.blockReason ? 'content_filter' : geminiFinishReason(reader.finishReason, toolCalls.length > 0),
+    finishReason: reader.blockReason
+      ? 'content_filter'
+      : geminiFinishReason(reader.finishReason, toolCalls.length > 0),
     ...(providerReason ? { providerReason } : {}),
   };
 }

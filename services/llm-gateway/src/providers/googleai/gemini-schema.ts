@@ -8,8 +8,21 @@
 type Json = Record<string, unknown>;
 
 const KEPT = [
-  'title', 'description', 'nullable', 'maxItems', 'minItems', 'minProperties', 'maxProperties',
-  'minLength', 'maxLength', 'pattern', 'example', 'default', 'minimum', 'maximum', 'propertyOrdering',
+  'title',
+  'description',
+  'nullable',
+  'maxItems',
+  'minItems',
+  'minProperties',
+  'maxProperties',
+  'minLength',
+  'maxLength',
+  'pattern',
+  'example',
+  'default',
+  'minimum',
+  'maximum',
+  'propertyOrdering',
 ] as const;
 const STRING_FORMATS = new Set(['enum', 'date-time']);
 const NUMBER_FORMATS = new Set(['int32', 'int64', 'float', 'double']);
@@ -21,7 +34,10 @@ function isObject(value: unknown): value is Json {
 }
 
 export function toGeminiSchema(schema: Readonly<Json>): Json {
-  const defs = { ...(isObject(schema.definitions) ? schema.definitions : {}), ...(isObject(schema.$defs) ? schema.$defs : {}) };
+  const defs = {
+    ...(isObject(schema.definitions) ? schema.definitions : {}),
+    ...(isObject(schema.$defs) ? schema.$defs : {}),
+  };
   return convert(schema, defs, 0);
 }
 
@@ -49,7 +65,9 @@ function convert(input: Readonly<Json>, defs: Json, depth: number): Json {
     const types = type.filter((entry) => entry !== 'null');
     if (types.length !== type.length) out.nullable = true;
     if (types.length > 1) {
-      out.anyOf = types.map((entry) => convert({ ...schema, type: entry, nullable: undefined }, defs, depth + 1));
+      out.anyOf = types.map((entry) =>
+        convert({ ...schema, type: entry, nullable: undefined }, defs, depth + 1),
+      );
       return out;
     }
     type = types[0];
@@ -66,7 +84,8 @@ function convert(input: Readonly<Json>, defs: Json, depth: number): Json {
     out.anyOf = nonNull.map((variant) => convert(variant, defs, depth + 1));
   }
 
-  const enumValues = schema.const !== undefined ? [schema.const] : Array.isArray(schema.enum) ? schema.enum : undefined;
+  const enumValues =
+    schema.const !== undefined ? [schema.const] : Array.isArray(schema.enum) ? schema.enum : undefined;
   if (enumValues) {
     // Gemini takes enums of strings only.
     out.enum = enumValues.filter((value) => value !== null).map(String);
@@ -75,7 +94,11 @@ function convert(input: Readonly<Json>, defs: Json, depth: number): Json {
   }
   if (typeof type === 'string') out.type = type;
   const format = schema.format;
-  if (typeof format === 'string' && ((type === 'string' && STRING_FORMATS.has(format)) || ((type === 'integer' || type === 'number') && NUMBER_FORMATS.has(format)))) {
+  if (
+    typeof format === 'string' &&
+    ((type === 'string' && STRING_FORMATS.has(format)) ||
+      ((type === 'integer' || type === 'number') && NUMBER_FORMATS.has(format)))
+  ) {
     out.format = format;
   }
   if (isObject(schema.properties)) {
@@ -84,11 +107,14 @@ function convert(input: Readonly<Json>, defs: Json, depth: number): Json {
       properties[name] = isObject(property) ? convert(property, defs, depth + 1) : {};
     }
     out.properties = properties;
-    if (Array.isArray(schema.required)) out.required = schema.required.filter((name) => typeof name === 'string' && name in properties);
+    if (Array.isArray(schema.required))
+      out.required = schema.required.filter((name) => typeof name === 'string' && name in properties);
     if (out.type === undefined) out.type = 'object';
   }
-  const items = Array.isArray(schema.items) ? schema.items[0] : (schema.items ?? schema.prefixItems);
-  const item = Array.isArray(items) ? items[0] : items;
+  const items: unknown = Array.isArray(schema.items)
+    ? (schema.items as unknown[])[0]
+    : (schema.items ?? schema.prefixItems);
+  const item: unknown = Array.isArray(items) ? (items as unknown[])[0] : items;
   if (isObject(item)) out.items = convert(item, defs, depth + 1);
   else if (out.type === 'array') out.items = { type: 'string' };
   return out;
@@ -101,9 +127,14 @@ function mergeAllOf(schema: Json, defs: Json, depth: number): Json {
     const resolved = typeof part.$ref === 'string' ? (resolveRef(part.$ref, defs) ?? {}) : part;
     if (depth > MAX_DEPTH) break;
     for (const [key, value] of Object.entries(resolved)) {
-      if (key === 'properties' && isObject(value)) merged.properties = { ...(isObject(merged.properties) ? merged.properties : {}), ...value };
-      else if (key === 'required' && Array.isArray(value)) merged.required = [...(Array.isArray(merged.required) ? merged.required : []), ...value];
-      else if (merged[key] === undefined) merged[key] = value;
+      if (key === 'properties' && isObject(value))
+        merged.properties = { ...(isObject(merged.properties) ? merged.properties : {}), ...value };
+      else if (key === 'required' && Array.isArray(value)) {
+        merged.required = [
+          ...(Array.isArray(merged.required) ? (merged.required as unknown[]) : []),
+          ...(value as unknown[]),
+        ];
+      } else if (merged[key] === undefined) merged[key] = value;
     }
   }
   return merged;
@@ -112,6 +143,10 @@ function mergeAllOf(schema: Json, defs: Json, depth: number): Json {
 /** Function parameters: Gemini refuses an OBJECT with no properties, so a tool without arguments declares none. */
 export function toGeminiParameters(schema: Readonly<Json>): Json | undefined {
   const converted = toGeminiSchema(schema);
-  if (converted.type === 'object' && (!isObject(converted.properties) || Object.keys(converted.properties).length === 0)) return undefined;
+  if (
+    converted.type === 'object' &&
+    (!isObject(converted.properties) || Object.keys(converted.properties).length === 0)
+  )
+    return undefined;
   return converted;
 }

@@ -9,14 +9,19 @@ import type { GeminiResponse } from './gemini-wire.types.js';
  * chunk with a `finishReason` (or a prompt refused in `promptFeedback`); one that ends without
  * either was cut.
  */
-export async function* parseGeminiStream(frames: AsyncIterable<StreamFrame>): AsyncIterable<ProviderStreamEvent> {
+export async function* parseGeminiStream(
+  frames: AsyncIterable<StreamFrame>,
+): AsyncIterable<ProviderStreamEvent> {
   const reader = new GeminiChunkReader();
   for await (const frame of frames) {
     let chunk: GeminiResponse;
     try {
       chunk = JSON.parse(frame.data) as GeminiResponse;
     } catch {
-      yield { type: 'error', error: { class: 'provider_outage', message: 'Google AI sent a stream chunk that is not JSON' } };
+      yield {
+        type: 'error',
+        error: { class: 'provider_outage', message: 'Google AI sent a stream chunk that is not JSON' },
+      };
       return;
     }
     if (chunk.error !== undefined) {
@@ -30,8 +35,15 @@ export async function* parseGeminiStream(frames: AsyncIterable<StreamFrame>): As
     return;
   }
   if (reader.finishReason === undefined) {
-    yield { type: 'error', error: { class: 'provider_outage', message: 'Google AI ended the stream before a finish reason' } };
+    yield {
+      type: 'error',
+      error: { class: 'provider_outage', message: 'Google AI ended the stream before a finish reason' },
+    };
     return;
   }
-  yield { type: 'finish', reason: geminiFinishReason(reader.finishReason, reader.calledFunctions), providerReason: reader.finishReason };
+  yield {
+    type: 'finish',
+    reason: geminiFinishReason(reader.finishReason, reader.calledFunctions),
+    providerReason: reader.finishReason,
+  };
 }

@@ -1,7 +1,8 @@
 import type { ChatUsage } from '@flowmesh/contracts';
 import type { GeminiUsageMetadata } from './gemini-wire.types.js';
 
-const count = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.round(value) : 0);
+const count = (value: unknown): number =>
+  typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.round(value) : 0;
 
 /**
  * Gemini `usageMetadata`, normalized. `promptTokenCount` already holds the cached tokens

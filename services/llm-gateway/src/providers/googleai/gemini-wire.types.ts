@@ -52,7 +52,11 @@ export interface GeminiResponsePart {
 }
 
 export interface GeminiResponse {
-  candidates?: Array<{ content?: { parts?: GeminiResponsePart[]; role?: string }; finishReason?: string; index?: number }>;
+  candidates?: Array<{
+    content?: { parts?: GeminiResponsePart[]; role?: string };
+    finishReason?: string;
+    index?: number;
+  }>;
   promptFeedback?: { blockReason?: string };
   usageMetadata?: GeminiUsageMetadata;
   modelVersion?: string;

@@ -12,7 +12,7 @@ const fixture = (name: string) => readFileSync(new URL(`./fixtures/${name}`, imp
 async function* sseFrames(text: string): AsyncIterable<StreamFrame> {
   const frames: StreamFrame[] = [];
   createParser({ onEvent: (event) => frames.push({ data: event.data }) }).feed(text);
-  yield* frames;
+  for (const frame of frames) yield await Promise.resolve(frame);
 }
 
 async function collect(events: AsyncIterable<ProviderStreamEvent>): Promise<ProviderStreamEvent[]> {
@@ -21,7 +21,13 @@ async function collect(events: AsyncIterable<ProviderStreamEvent>): Promise<Prov
   return out;
 }
 
-const credentials = sealCredentials({ provider: 'googleai', api_key: 'AIza-test', platform: 'standard', enable_1m_context: false, custom_headers: {} });
+const credentials = sealCredentials({
+  provider: 'googleai',
+  api_key: 'AIza-test',
+  platform: 'standard',
+  enable_1m_context: false,
+  custom_headers: {},
+});
 
 const call = (extra: Partial<ChatCall> = {}): ChatCall => ({
   model: 'gemini-2.5-flash',
@@ -38,7 +44,16 @@ describe('gemini request builder', () => {
         stream: true,
         system: 'You are terse.',
         tools: [
-          { name: 'get_weather', description: 'Get weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false } },
+          {
+            name: 'get_weather',
+            description: 'Get weather',
+            parameters: {
+              type: 'object',
+              properties: { city: { type: 'string' } },
+              required: ['city'],
+              additionalProperties: false,
+            },
+          },
           { name: 'now', parameters: { type: 'object', properties: {} } },
         ],
         toolChoice: { type: 'tool', name: 'get_weather' },
@@ -48,7 +63,9 @@ describe('gemini request builder', () => {
       }),
       credentials,
     );
-    expect(request.url).toBe('https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse');
+    expect(request.url).toBe(
+      'https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse',
+    );
     expect(request.headers['x-goog-api-key']).toBe('AIza-test');
     expect(request.body).toEqual({
       systemInstruction: { parts: [{ text: 'You are terse.' }] },
@@ -56,13 +73,21 @@ describe('gemini request builder', () => {
       tools: [
         {
           functionDeclarations: [
-            { name: 'get_weather', description: 'Get weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
+            {
+              name: 'get_weather',
+              description: 'Get weather',
+              parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+            },
             { name: 'now' },
           ],
         },
       ],
       toolConfig: { functionCallingConfig: { mode: 'ANY', allowedFunctionNames: ['get_weather'] } },
-      generationConfig: { temperature: 0.2, maxOutputTokens: 1024, thinkingConfig: { thinkingBudget: 1024, includeThoughts: true } },
+      generationConfig: {
+        temperature: 0.2,
+        maxOutputTokens: 1024,
+        thinkingConfig: { thinkingBudget: 1024, includeThoughts: true },
+      },
     });
   });
 
@@ -70,7 +95,13 @@ describe('gemini request builder', () => {
     const body = buildGeminiBody(
       call({
         messages: [
-          { role: 'user', content: [{ type: 'text', text: 'Paris and Tokyo?' }, { type: 'inline_data', mediaType: 'image/png', data: 'iVBORw0KGgo=' }] },
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: 'Paris and Tokyo?' },
+              { type: 'inline_data', mediaType: 'image/png', data: 'iVBORw0KGgo=' },
+            ],
+          },
           {
             role: 'assistant',
             content: [
@@ -83,14 +114,31 @@ describe('gemini request builder', () => {
               { id: 'call_r_1', name: 'get_weather', arguments: '{"city":"Tokyo"}' },
             ],
           },
-          { role: 'tool', toolCallId: 'call_r_0', name: 'get_weather', content: [{ type: 'text', text: '{"temp":12}' }] },
-          { role: 'tool', toolCallId: 'call_r_1', name: 'get_weather', content: [{ type: 'text', text: 'down' }], isError: true },
+          {
+            role: 'tool',
+            toolCallId: 'call_r_0',
+            name: 'get_weather',
+            content: [{ type: 'text', text: '{"temp":12}' }],
+          },
+          {
+            role: 'tool',
+            toolCallId: 'call_r_1',
+            name: 'get_weather',
+            content: [{ type: 'text', text: 'down' }],
+            isError: true,
+          },
           { role: 'summary', text: 'earlier: greetings' },
         ],
       }),
     );
     expect(body.contents).toEqual([
-      { role: 'user', parts: [{ text: 'Paris and Tokyo?' }, { inlineData: { mimeType: 'image/png', data: 'iVBORw0KGgo=' } }] },
+      {
+        role: 'user',
+        parts: [
+          { text: 'Paris and Tokyo?' },
+          { inlineData: { mimeType: 'image/png', data: 'iVBORw0KGgo=' } },
+        ],
+      },
       {
         role: 'model',
         parts: [
@@ -140,11 +188,16 @@ describe('gemini request builder', () => {
         required: ['city'],
       },
     });
-    expect(toGeminiSchema({ anyOf: [{ type: 'string' }, { type: 'null' }] })).toEqual({ type: 'string', nullable: true });
+    expect(toGeminiSchema({ anyOf: [{ type: 'string' }, { type: 'null' }] })).toEqual({
+      type: 'string',
+      nullable: true,
+    });
   });
 
   it('uses thinking levels for Gemini 3', () => {
-    expect(buildGeminiBody(call({ model: 'gemini-3-pro-preview', reasoningEffort: 'high' })).generationConfig).toEqual({
+    expect(
+      buildGeminiBody(call({ model: 'gemini-3-pro-preview', reasoningEffort: 'high' })).generationConfig,
+    ).toEqual({
       thinkingConfig: { thinkingLevel: 'high', includeThoughts: true },
     });
   });
@@ -152,24 +205,55 @@ describe('gemini request builder', () => {
 
 describe('gemini response and stream parsers', () => {
   it('streams the recorded wire example: thoughts, parallel calls whole with ids and signature, usage, tool_calls', async () => {
-    const events = await collect(googleAIAdapter.parseStream(sseFrames(fixture('stream-thought-parallel-calls.sse')), call({ stream: true })));
+    const events = await collect(
+      googleAIAdapter.parseStream(
+        sseFrames(fixture('stream-thought-parallel-calls.sse')),
+        call({ stream: true }),
+      ),
+    );
     expect(events).toEqual([
       { type: 'response', id: 'r-abc', model: 'gemini-2.5-flash' },
       { type: 'reasoning', text: 'Thinking about weather…', part: 0 },
-      { type: 'usage', usage: { inputTokens: 12, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 } },
-      { type: 'tool_call_start', index: 0, id: 'call_r-abc_0', name: 'get_weather', signature: 'CiQB4/H/Xt5t...' },
+      {
+        type: 'usage',
+        usage: {
+          inputTokens: 12,
+          outputTokens: 0,
+          cacheReadTokens: 0,
+          cacheWriteTokens: 0,
+          reasoningTokens: 0,
+        },
+      },
+      {
+        type: 'tool_call_start',
+        index: 0,
+        id: 'call_r-abc_0',
+        name: 'get_weather',
+        signature: 'CiQB4/H/Xt5t...',
+      },
       { type: 'tool_call_delta', index: 0, arguments: '{"city":"Paris"}' },
       { type: 'tool_call_end', index: 0 },
       { type: 'tool_call_start', index: 1, id: 'call_r-abc_1', name: 'get_weather' },
       { type: 'tool_call_delta', index: 1, arguments: '{"city":"Tokyo"}' },
       { type: 'tool_call_end', index: 1 },
-      { type: 'usage', usage: { inputTokens: 12, outputTokens: 33, cacheReadTokens: 4, cacheWriteTokens: 0, reasoningTokens: 25 } },
+      {
+        type: 'usage',
+        usage: {
+          inputTokens: 12,
+          outputTokens: 33,
+          cacheReadTokens: 4,
+          cacheWriteTokens: 0,
+          reasoningTokens: 25,
+        },
+      },
       { type: 'finish', reason: 'tool_calls', providerReason: 'STOP' },
     ]);
   });
 
   it('parses a whole response, keeping the signature Gemini put on a text part', () => {
-    expect(googleAIAdapter.parseResponse(JSON.parse(fixture('response-text-signature.json')), call())).toEqual({
+    expect(
+      googleAIAdapter.parseResponse(JSON.parse(fixture('response-text-signature.json')), call()),
+    ).toEqual({
       id: 'r-1',
       model: 'gemini-2.5-pro',
       content: [
@@ -178,36 +262,121 @@ describe('gemini response and stream parsers', () => {
         { type: 'reasoning', text: '', signature: 'sig-text' },
       ],
       toolCalls: [],
-      usage: { inputTokens: 30, outputTokens: 17, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 7 },
+      usage: {
+        inputTokens: 30,
+        outputTokens: 17,
+        cacheReadTokens: 0,
+        cacheWriteTokens: 0,
+        reasoningTokens: 7,
+      },
       finishReason: 'stop',
       providerReason: 'STOP',
     });
   });
 
   it('finishes a blocked prompt as content_filter, and errors on a cut stream or an error chunk', async () => {
-    const blocked = await collect(googleAIAdapter.parseStream(sseFrames('data: {"promptFeedback":{"blockReason":"SAFETY"}}\r\n\r\n'), call()));
+    const blocked = await collect(
+      googleAIAdapter.parseStream(
+        sseFrames('data: {"promptFeedback":{"blockReason":"SAFETY"}}\r\n\r\n'),
+        call(),
+      ),
+    );
     expect(blocked.at(-1)).toEqual({ type: 'finish', reason: 'content_filter', providerReason: 'SAFETY' });
     const cut = fixture('stream-thought-parallel-calls.sse').split('\r\n\r\n')[0] ?? '';
-    expect((await collect(googleAIAdapter.parseStream(sseFrames(`${cut}\r\n\r\n`), call()))).at(-1)).toMatchObject({ type: 'error', error: { class: 'provider_outage' } });
+    expect(
+      (await collect(googleAIAdapter.parseStream(sseFrames(`${cut}\r\n\r\n`), call()))).at(-1),
+    ).toMatchObject({ type: 'error', error: { class: 'provider_outage' } });
     const failed = await collect(
-      googleAIAdapter.parseStream(sseFrames('data: {"error":{"code":503,"message":"The model is overloaded.","status":"UNAVAILABLE"}}\r\n\r\n'), call()),
+      googleAIAdapter.parseStream(
+        sseFrames(
+          'data: {"error":{"code":503,"message":"The model is overloaded.","status":"UNAVAILABLE"}}\r\n\r\n',
+        ),
+        call(),
+      ),
     );
-    expect(failed).toEqual([{ type: 'error', error: { class: 'provider_outage', message: 'Google AI failed mid-stream: The model is overloaded.', providerCode: 'UNAVAILABLE' } }]);
-    expect(googleAIAdapter.parseResponse({ candidates: [{ content: { parts: [{ text: 'x' }] }, finishReason: 'MAX_TOKENS' }] }, call()).finishReason).toBe('length');
+    expect(failed).toEqual([
+      {
+        type: 'error',
+        error: {
+          class: 'provider_outage',
+          message: 'Google AI failed mid-stream: The model is overloaded.',
+          providerCode: 'UNAVAILABLE',
+        },
+      },
+    ]);
+    expect(
+      googleAIAdapter.parseResponse(
+        { candidates: [{ content: { parts: [{ text: 'x' }] }, finishReason: 'MAX_TOKENS' }] },
+        call(),
+      ).finishReason,
+    ).toBe('length');
   });
 });
 
 describe('gemini error classifier', () => {
-  const google = (code: number, status: string, message: string, details?: unknown[]) => JSON.stringify({ error: { code, message, status, ...(details ? { details } : {}) } });
+  const google = (code: number, status: string, message: string, details?: unknown[]) =>
+    JSON.stringify({ error: { code, message, status, ...(details ? { details } : {}) } });
   const cases: Array<[string, number, string, string]> = [
-    ['context', 400, google(400, 'INVALID_ARGUMENT', 'The input token count (1196265) exceeds the maximum number of tokens allowed (1048576).'), 'context_window_exceeded'],
-    ['bad key', 400, google(400, 'INVALID_ARGUMENT', 'API key not valid. Please pass a valid API key.', [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'API_KEY_INVALID' }]), 'auth_failed'],
-    ['no key', 403, google(403, 'PERMISSION_DENIED', 'Method doesn\'t allow unregistered callers'), 'auth_failed'],
-    ['quota', 429, google(429, 'RESOURCE_EXHAUSTED', 'You exceeded your current quota', [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '20s' }]), 'rate_limited'],
-    ['unknown model', 404, google(404, 'NOT_FOUND', 'models/gemini-9 is not found for API version v1beta'), 'model_unavailable'],
-    ['overloaded', 503, google(503, 'UNAVAILABLE', 'The model is overloaded. Please try again later.'), 'provider_outage'],
-    ['location', 400, google(400, 'FAILED_PRECONDITION', 'User location is not supported for the API use.'), 'bad_request_user'],
-    ['our bad body', 400, google(400, 'INVALID_ARGUMENT', 'Invalid JSON payload received. Unknown name "foo": Cannot find field.'), 'bad_request_internal'],
+    [
+      'context',
+      400,
+      google(
+        400,
+        'INVALID_ARGUMENT',
+        'The input token count (1196265) exceeds the maximum number of tokens allowed (1048576).',
+      ),
+      'context_window_exceeded',
+    ],
+    [
+      'bad key',
+      400,
+      google(400, 'INVALID_ARGUMENT', 'API key not valid. Please pass a valid API key.', [
+        { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'API_KEY_INVALID' },
+      ]),
+      'auth_failed',
+    ],
+    [
+      'no key',
+      403,
+      google(403, 'PERMISSION_DENIED', "Method doesn't allow unregistered callers"),
+      'auth_failed',
+    ],
+    [
+      'quota',
+      429,
+      google(429, 'RESOURCE_EXHAUSTED', 'You exceeded your current quota', [
+        { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '20s' },
+      ]),
+      'rate_limited',
+    ],
+    [
+      'unknown model',
+      404,
+      google(404, 'NOT_FOUND', 'models/gemini-9 is not found for API version v1beta'),
+      'model_unavailable',
+    ],
+    [
+      'overloaded',
+      503,
+      google(503, 'UNAVAILABLE', 'The model is overloaded. Please try again later.'),
+      'provider_outage',
+    ],
+    [
+      'location',
+      400,
+      google(400, 'FAILED_PRECONDITION', 'User location is not supported for the API use.'),
+      'bad_request_user',
+    ],
+    [
+      'our bad body',
+      400,
+      google(
+        400,
+        'INVALID_ARGUMENT',
+        'Invalid JSON payload received. Unknown name "foo": Cannot find field.',
+      ),
+      'bad_request_internal',
+    ],
   ];
   it.each(cases)('%s', (_name, status, body, expected) => {
     const error = googleAIAdapter.classifyError(status, body, {});

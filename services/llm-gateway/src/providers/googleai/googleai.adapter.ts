@@ -39,7 +39,11 @@ export const googleAIAdapter: HttpProviderAdapter = {
     return {
       method: 'POST',
       url: `${base(credentials)}/models/${modelId(call.model)}:${operation}`,
-      headers: { 'content-type': 'application/json', ...(call.stream ? { accept: 'text/event-stream' } : {}), ...authHeaders(credentials) },
+      headers: {
+        'content-type': 'application/json',
+        ...(call.stream ? { accept: 'text/event-stream' } : {}),
+        ...authHeaders(credentials),
+      },
       body: buildGeminiBody(call),
     };
   },
@@ -66,18 +70,28 @@ export const googleAIAdapter: HttpProviderAdapter = {
       };
     },
     parseResponse(json, call) {
-      const embeddings = ((json as { embeddings?: Array<{ values?: number[] }> } | null)?.embeddings ?? []).map((entry) => entry.values ?? []);
+      const embeddings = (
+        (json as { embeddings?: Array<{ values?: number[] }> } | null)?.embeddings ?? []
+      ).map((entry) => entry.values ?? []);
       // batchEmbedContents reports no token count.
       return { embeddings, model: call.model, inputTokens: 0 };
     },
   },
 
   models: {
-    buildRequest: (credentials) => ({ method: 'GET', url: `${base(credentials)}/models?pageSize=1000`, headers: authHeaders(credentials) }),
+    buildRequest: (credentials) => ({
+      method: 'GET',
+      url: `${base(credentials)}/models?pageSize=1000`,
+      headers: authHeaders(credentials),
+    }),
     parseResponse(json): ListedModel[] {
-      const models = (json as { models?: Array<{ name?: unknown; supportedGenerationMethods?: unknown }> } | null)?.models ?? [];
+      const models =
+        (json as { models?: Array<{ name?: unknown; supportedGenerationMethods?: unknown }> } | null)
+          ?.models ?? [];
       return models.flatMap((model) =>
-        typeof model.name === 'string' ? [{ id: model.name.replace(/^models\//, ''), ownedBy: 'google' }] : [],
+        typeof model.name === 'string'
+          ? [{ id: model.name.replace(/^models\//, ''), ownedBy: 'google' }]
+          : [],
       );
     },
   },

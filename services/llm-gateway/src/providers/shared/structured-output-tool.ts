@@ -12,7 +12,9 @@ export interface StructuredOutputTool {
 }
 
 /** The forced tool for a `json_schema` response format, or undefined when the call has none. */
-export function structuredOutputTool(call: Pick<ChatCall, 'responseFormat' | 'tools'>): StructuredOutputTool | undefined {
+export function structuredOutputTool(
+  call: Pick<ChatCall, 'responseFormat' | 'tools'>,
+): StructuredOutputTool | undefined {
   const format = call.responseFormat;
   if (format?.type !== 'json_schema') return undefined;
   const taken = new Set((call.tools ?? []).map((tool) => tool.name));
@@ -21,7 +23,9 @@ export function structuredOutputTool(call: Pick<ChatCall, 'responseFormat' | 'to
   while (taken.has(name)) name = `${name.slice(0, 60)}_out`;
   return {
     name,
-    description: format.description ?? 'Answer by calling this tool: its input is the final answer, valid against the schema.',
+    description:
+      format.description ??
+      'Answer by calling this tool: its input is the final answer, valid against the schema.',
     schema: format.schema,
   };
 }
