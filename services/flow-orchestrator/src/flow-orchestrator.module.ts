@@ -4,6 +4,8 @@ import type { Logger } from '@flowmesh/telemetry';
 import { Module, type DynamicModule } from '@nestjs/common';
 import type { FlowOrchestratorConfig } from './flow-orchestrator.config.js';
 import { FLOW_ORCHESTRATOR_MIGRATIONS } from './migrations/index.js';
+import { EngineBridgeModule } from './run-api/engine-bridge.module.js';
+import { RunApiModule } from './run-api/run-api.module.js';
 
 /** Postgres schema that holds flow-orchestrator's tables; no other service reads it. */
 export const FLOW_ORCHESTRATOR_SCHEMA = 'orchestrator';
@@ -30,6 +32,8 @@ export class FlowOrchestratorModule {
           migrations: FLOW_ORCHESTRATOR_MIGRATIONS,
           logger: logger.child({ component: 'persistence' }),
         }),
+        // The run API (HTTP and `orchestrator.job.*`) is the service role's; workers only run jobs.
+        ...(config.role === 'service' ? [RunApiModule.forRoot(config, { imports: [EngineBridgeModule] })] : []),
       ],
     };
   }

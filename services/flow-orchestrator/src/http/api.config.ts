@@ -11,16 +11,23 @@ export const apiSettingsShape = {
     .default(1_000),
   /** The address users reach the mesh at: resume and approval links are built on it. */
   FLOWMESH_PUBLIC_URL: settings.httpUrl().default('http://127.0.0.1:8000'),
+  /** How long `run_wait_result` holds a request before answering TIMEOUT with the job id (ms). */
+  FLOWMESH_WAIT_RESULT_TIMEOUT_MS: settings.positiveInt().default(60_000),
 };
 
 export interface ApiConfig {
   readonly authCacheMs: number;
   /** No trailing slash. */
   readonly publicUrl: string;
+  readonly waitResultTimeoutMs: number;
 }
 
 type ApiSettings = z.output<z.ZodObject<typeof apiSettingsShape>>;
 
 export function toApiConfig(env: ApiSettings): ApiConfig {
-  return { authCacheMs: env.FLOWMESH_AUTH_CACHE_MS, publicUrl: env.FLOWMESH_PUBLIC_URL.replace(/\/+$/, '') };
+  return {
+    authCacheMs: env.FLOWMESH_AUTH_CACHE_MS,
+    publicUrl: env.FLOWMESH_PUBLIC_URL.replace(/\/+$/, ''),
+    waitResultTimeoutMs: env.FLOWMESH_WAIT_RESULT_TIMEOUT_MS,
+  };
 }

@@ -1,0 +1,121 @@
+import { MeshError } from '@flowmesh/contracts';
+import { Injectable } from '@nestjs/common';
+import type { Caller } from '../http/caller.js';
+import { RegistryAuthenticator } from '../http/registry-authenticator.js';
+import { JobsEngine, type ResumeOutcome, type SuspendedApproval } from '../run-api/jobs-engine.port.js';
+import { checkApprover } from './approval-policy.js';
+import type { Approver } from './approver.js';
+import { RequiredGroupsResolver } from './required-groups.resolver.js';
+import { ResumeFormValidator } from './resume-form.validator.js';
+import { ResumeSigner } from './resume-signer.js';
+import type { SignedLink } from './signed-link.js';
+
+export interface ResumeAnswer {
+  readonly approve: boolean;
+  readonly payload: unknown;
+}
+
+/** How a mesh caller answers: as themselves, or (`authenticated` false) vouching for a link holder. */
+export interface AnswerAs {
+  readonly authenticated: boolean;
+  /** The name recorded in `flow_status.approvers`; the caller's user name when absent. */
+  readonly approver?: string;
+}
+
+/**
+ * Answers a suspended step: through a signed link (anyone holding it, or, with
+ * `user_auth_required`, a signed-in user holding it) or as a signed-in member of the workspace
+ * who knows the job id. Either way the step's rules decide who may, an approval's payload must
+ * fill the step's form, and the engine records the answer (`flow_status.approvers`, the next
+ * step's `resume`). A job that does not wait for an approval is NOT_FOUND to an approver,
+ * whether or not it exists.
+ */
+@Injectable()
+export class ResumeJobService {
+  constructor(
+    private readonly engine: JobsEngine,
+    private readonly signer: ResumeSigner,
+    private readonly forms: ResumeFormValidator,
+    private readonly groups: RequiredGroupsResolver,
+    private readonly authenticator: RegistryAuthenticator,
+  ) {}
+
+  async bySignedLink(link: SignedLink, answer: ResumeAnswer, bearerToken: string | undefined): Promise<ResumeOutcome> {
+    const approval = await this.signedApproval(link);
+    if (bearerToken === undefined) {
+      const approver: Approver = { kind: 'anonymous', name: link.approver ?? 'anonymous' };
+      return this.answer(link.workspace, approval, link.jobId, link.resumeId, approver, null, answer);
+    }
+    const identity = await this.authenticator.authenticate(bearerToken, link.workspace);
+    return this.answer(link.workspace, approval, link.jobId, link.resumeId, userApprover(identity), identity, answer);
+  }
+
+  /** `POST jobs/flow/resume/:id`: the caller answers as themselves. */
+  asUser(caller: Caller, jobId: string, resumeId: number, answer: ResumeAnswer): Promise<ResumeOutcome> {
+    return this.asCaller(caller, jobId, resumeId, answer, { authenticated: true });
+  }
+
+  /** `orchestrator.job.resume`: as the caller, or for a link holder the caller vouches for. */
+  async asCaller(caller: Caller, jobId: string, resumeId: number, answer: ResumeAnswer, as: AnswerAs): Promise<ResumeOutcome> {
+    const workspace = caller.identity.workspace;
+    const approval = await this.engine.suspendedApproval(workspace, jobId);
+    if (!approval) throw notWaiting(jobId);
+    if (!as.authenticated) {
+      const approver: Approver = { kind: 'anonymous', name: as.approver ?? 'anonymous' };
+      return this.answer(workspace, approval, jobId, resumeId, approver, null, answer);
+    }
+    const approver = { ...userApprover(caller.identity), name: as.approver ?? caller.identity.username };
+    return this.answer(workspace, approval, jobId, resumeId, approver, caller.identity, answer);
+  }
+
+  /** The step a valid link answers; a bad signature is refused before anything about the job is said. */
+  async signedApproval(link: SignedLink): Promise<SuspendedApproval> {
+    if (!this.signer.verify(link.workspace, link.jobId, link.resumeId, link.approver, link.signature)) {
+      throw new MeshError('PERMISSION_DENIED', 'the link is not valid: its signature does not match', {
+        id: link.jobId,
+      });
+    }
+    const approval = await this.engine.suspendedApproval(link.workspace, link.jobId);
+    if (!approval) throw notWaiting(link.jobId);
+    return approval;
+  }
+
+  private async answer(
+    workspace: string,
+    approval: SuspendedApproval,
+    jobId: string,
+    resumeId: number,
+    approver: Approver,
+    approverIdentity: Caller['identity'] | null,
+    answer: ResumeAnswer,
+  ): Promise<ResumeOutcome> {
+    const groups = approver.kind === 'user' ? await this.groups.resolve(approval) : [];
+    checkApprover(approval, groups, approver, answer);
+    const schema = approval.suspend.resume_form?.schema;
+    const payload = answer.payload ?? {};
+    if (answer.approve && schema !== undefined) this.forms.validate(schema, payload);
+    return this.engine.resumeSuspended({
+      workspace,
+      jobId,
+      resumeId,
+      approver: approver.name,
+      payload,
+      approve: answer.approve,
+      approverIdentity,
+    });
+  }
+}
+
+function userApprover(identity: Caller['identity']): Approver {
+  return {
+    kind: 'user',
+    name: identity.username,
+    email: identity.email,
+    isAdmin: identity.isAdmin,
+    groups: identity.groups,
+  };
+}
+
+function notWaiting(jobId: string): MeshError {
+  return new MeshError('NOT_FOUND', `job ${jobId} not found, or not waiting for an approval`, { id: jobId });
+}

@@ -1,0 +1,79 @@
+import { orchestratorJobsContract as contract, type Job, type JobResultReply } from '@flowmesh/contracts';
+import { HandleRequest } from '@flowmesh/messaging';
+import { Controller } from '@nestjs/common';
+import { Payload } from '@nestjs/microservices';
+import type { z } from 'zod';
+import { ResumeJobService } from '../approvals/resume-job.service.js';
+import { ActorCallerResolver } from '../http/actor-caller.resolver.js';
+import { CancelJobService } from './cancel-job.service.js';
+import { JobVisibility } from './job-visibility.service.js';
+import { ListJobsService } from './list-jobs.service.js';
+import { ReadJobService } from './read-job.service.js';
+import { StartJobService } from './start-job.service.js';
+
+type Req<K extends keyof typeof contract> = z.output<(typeof contract)[K]['request']>;
+
+/**
+ * `orchestrator.job.*` over NATS: the same use cases as the HTTP API, as the caller whose
+ * `actor` token the registry vouches for.
+ */
+@Controller()
+export class JobsHandler {
+  constructor(
+    private readonly callers: ActorCallerResolver,
+    private readonly start: StartJobService,
+    private readonly visibility: JobVisibility,
+    private readonly read: ReadJobService,
+    private readonly listing: ListJobsService,
+    private readonly cancelling: CancelJobService,
+    private readonly resumes: ResumeJobService,
+  ) {}
+
+  @HandleRequest(contract.runFlow)
+  async runFlow(@Payload() { actor, workspace, ...command }: Req<'runFlow'>) {
+    return { job_id: await this.start.flow(await this.callers.callerOf({ actor, workspace }), command) };
+  }
+
+  @HandleRequest(contract.runScript)
+  async runScript(@Payload() { actor, workspace, ...command }: Req<'runScript'>) {
+    return { job_id: await this.start.script(await this.callers.callerOf({ actor, workspace }), command) };
+  }
+
+  @HandleRequest(contract.get)
+  async get(@Payload() req: Req<'get'>): Promise<Job> {
+    return this.visibility.readable(await this.callers.callerOf(req), req.id);
+  }
+
+  @HandleRequest(contract.getResult)
+  async getResult(@Payload() req: Req<'getResult'>): Promise<JobResultReply> {
+    return this.read.resultReply(await this.callers.callerOf(req), req.id);
+  }
+
+  @HandleRequest(contract.resultByNode)
+  async resultByNode(@Payload() req: Req<'resultByNode'>) {
+    return { result: await this.read.resultByNode(await this.callers.callerOf(req), req.flow_job_id, req.node_id) };
+  }
+
+  @HandleRequest(contract.cancel)
+  async cancel(@Payload() req: Req<'cancel'>) {
+    return { cancelled: await this.cancelling.cancel(await this.callers.callerOf(req), req.id, req.reason) };
+  }
+
+  @HandleRequest(contract.resume)
+  async resume(@Payload() req: Req<'resume'>) {
+    const caller = await this.callers.callerOf(req);
+    const answer = { approve: req.approve, payload: req.payload ?? {} };
+    const as = { authenticated: req.authenticated, ...(req.approver === undefined ? {} : { approver: req.approver }) };
+    return { outcome: await this.resumes.asCaller(caller, req.id, req.resume_id, answer, as) };
+  }
+
+  @HandleRequest(contract.list)
+  async list(@Payload() { actor, workspace, ...filter }: Req<'list'>) {
+    return { jobs: await this.listing.list(await this.callers.callerOf({ actor, workspace }), filter) };
+  }
+
+  @HandleRequest(contract.logs)
+  async logs(@Payload() req: Req<'logs'>) {
+    return this.read.logs(await this.callers.callerOf(req), req.id, req.offset);
+  }
+}

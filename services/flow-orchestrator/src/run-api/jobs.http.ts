@@ -1,0 +1,90 @@
+import { JOB_KINDS, WorkerTagSchema, type JobStatus } from '@flowmesh/contracts';
+import { z } from 'zod';
+import type { JobFilter } from './jobs-engine.port.js';
+
+/** HTTP shapes of `/api/w/:workspace/jobs/...`, as Windmill's jobs API takes them. */
+const ArgsSchema = z.record(z.string(), z.unknown());
+
+/** `POST jobs/run/preview_flow`: `{ value, args, path?, tag? }`. */
+export const PreviewFlowBodySchema = z.looseObject({
+  value: z.record(z.string(), z.unknown()),
+  args: ArgsSchema.default({}),
+  path: z.string().min(1).optional(),
+  tag: WorkerTagSchema.optional(),
+});
+
+/** `POST jobs/run/preview`: an inline script. */
+export const PreviewScriptBodySchema = z.looseObject({
+  content: z.string(),
+  language: z.string().min(1),
+  args: ArgsSchema.default({}),
+  path: z.string().min(1).optional(),
+  tag: WorkerTagSchema.optional(),
+  lock: z.string().optional(),
+});
+
+/** The body of a run by path is the arguments object itself (absent: none). */
+export const ArgsBodySchema = ArgsSchema.default({});
+
+/** Query options every run route takes. */
+export const RunQuerySchema = z.looseObject({
+  tag: WorkerTagSchema.optional(),
+  job_id: z.uuid().optional(),
+  scheduled_for: z.iso.datetime({ offset: true }).optional(),
+  hash: z.string().optional(),
+});
+
+export const LogOffsetQuerySchema = z.looseObject({
+  log_offset: z.coerce.number().int().min(0).default(0),
+});
+
+export const CancelBodySchema = z.looseObject({ reason: z.string().max(1_000).optional() }).default({});
+
+const flag = z.enum(['true', 'false']).transform((value) => value === 'true');
+const csv = z.string().transform((value) => value.split(',').map((item) => item.trim()).filter(Boolean));
+
+/** `GET jobs/list?...` with Windmill's filter names. */
+export const ListJobsQuerySchema = z
+  .looseObject({
+    created_by: z.string().optional(),
+    script_path_exact: z.string().optional(),
+    script_path_start: z.string().optional(),
+    success: flag.optional(),
+    running: flag.optional(),
+    suspended: flag.optional(),
+    job_kinds: csv.pipe(z.array(z.enum(JOB_KINDS))).optional(),
+    parent_job: z.uuid().optional(),
+    root_job: z.uuid().optional(),
+    tag: z.string().optional(),
+    created_before: z.iso.datetime({ offset: true }).optional(),
+    created_after: z.iso.datetime({ offset: true }).optional(),
+    is_flow_step: flag.optional(),
+    per_page: z.coerce.number().int().min(1).max(1_000).default(100),
+    page: z.coerce.number().int().min(1).default(1),
+  })
+  .transform((query): JobFilter => {
+    const status: JobStatus[] | undefined =
+      query.suspended === true
+        ? ['suspended']
+        : query.running === true
+          ? ['running', 'suspended']
+          : query.running === false
+            ? ['queued']
+            : undefined;
+    return {
+      ...(query.created_by === undefined ? {} : { created_by: query.created_by }),
+      ...(query.script_path_exact === undefined ? {} : { path: query.script_path_exact }),
+      ...(query.script_path_start === undefined ? {} : { path_prefix: query.script_path_start }),
+      ...(query.success === undefined ? {} : { success: query.success }),
+      ...(status === undefined ? {} : { status }),
+      ...(query.job_kinds === undefined ? {} : { kind: query.job_kinds }),
+      ...(query.parent_job === undefined ? {} : { parent_job: query.parent_job }),
+      ...(query.root_job === undefined ? {} : { root_job: query.root_job }),
+      ...(query.tag === undefined ? {} : { tag: query.tag }),
+      ...(query.created_before === undefined ? {} : { created_before: query.created_before }),
+      ...(query.created_after === undefined ? {} : { created_after: query.created_after }),
+      include_children: query.is_flow_step === true || query.parent_job !== undefined || query.root_job !== undefined,
+      limit: query.per_page,
+      offset: (query.page - 1) * query.per_page,
+    };
+  });

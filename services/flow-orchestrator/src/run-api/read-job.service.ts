@@ -1,0 +1,95 @@
+import { isTerminalJobStatus, MeshError, type JobResultReply } from '@flowmesh/contracts';
+import { Injectable } from '@nestjs/common';
+import type { Caller } from '../http/caller.js';
+import { JobVisibility } from './job-visibility.service.js';
+import { JobsEngine } from './jobs-engine.port.js';
+import { toWindmillJob } from './windmill-job.mapper.js';
+
+/** Windmill's `get_result_maybe`. */
+export interface ResultMaybe {
+  readonly completed: boolean;
+  readonly started: boolean;
+  readonly success?: boolean;
+  readonly result: unknown;
+}
+
+/** Windmill's `getupdate`: where the job is, and the logs written since `log_offset`. */
+export interface JobUpdate {
+  readonly running: boolean;
+  readonly completed: boolean;
+  readonly new_logs: string;
+  readonly log_offset: number;
+  readonly flow_status: unknown;
+}
+
+/** Every read of one job, each after the visibility check (NOT_FOUND for a job the caller may not see). */
+@Injectable()
+export class ReadJobService {
+  constructor(
+    private readonly visibility: JobVisibility,
+    private readonly engine: JobsEngine,
+  ) {}
+
+  async get(caller: Caller, id: string): Promise<Record<string, unknown>> {
+    return toWindmillJob(await this.visibility.readable(caller, id));
+  }
+
+  async resultMaybe(caller: Caller, id: string): Promise<ResultMaybe> {
+    const job = await this.visibility.readable(caller, id);
+    const completed = isTerminalJobStatus(job.status);
+    return {
+      completed,
+      started: job.started_at !== null,
+      ...(completed ? { success: job.status === 'completed' } : {}),
+      result: completed ? job.result : null,
+    };
+  }
+
+  /** `orchestrator.job.get_result`: get_result_maybe with the job's status. */
+  async resultReply(caller: Caller, id: string): Promise<JobResultReply> {
+    const job = await this.visibility.readable(caller, id);
+    const completed = isTerminalJobStatus(job.status);
+    return {
+      completed,
+      started: job.started_at !== null,
+      status: job.status,
+      ...(completed ? { success: job.status === 'completed' } : {}),
+      result: completed ? job.result : null,
+    };
+  }
+
+  /** The result of an ended job; a job still running is NOT_FOUND among completed jobs, as in Windmill. */
+  async result(caller: Caller, id: string): Promise<unknown> {
+    const job = await this.visibility.readable(caller, id);
+    if (!isTerminalJobStatus(job.status)) {
+      throw new MeshError('NOT_FOUND', `job ${id} has not completed yet (it is ${job.status})`, {
+        id,
+        status: job.status,
+      });
+    }
+    return job.result;
+  }
+
+  async update(caller: Caller, id: string, logOffset: number): Promise<JobUpdate> {
+    const job = await this.visibility.readable(caller, id);
+    const logs = await this.engine.logs(caller, id, logOffset);
+    return {
+      running: job.status === 'running',
+      completed: isTerminalJobStatus(job.status),
+      new_logs: logs.logs,
+      log_offset: logs.next_offset,
+      flow_status: job.flow_status,
+    };
+  }
+
+  async logs(caller: Caller, id: string, offset = 0): Promise<{ logs: string; next_offset: number; completed: boolean }> {
+    const job = await this.visibility.readable(caller, id);
+    const logs = await this.engine.logs(caller, id, offset);
+    return { ...logs, completed: isTerminalJobStatus(job.status) };
+  }
+
+  async resultByNode(caller: Caller, flowJobId: string, nodeId: string): Promise<unknown> {
+    await this.visibility.readable(caller, flowJobId);
+    return this.engine.resultByNode(caller, flowJobId, nodeId);
+  }
+}

@@ -1,0 +1,78 @@
+import { Module, type DynamicModule, type ModuleMetadata } from '@nestjs/common';
+import { ApprovalPageService } from '../approvals/approval-page.service.js';
+import { ApproversController } from '../approvals/approvers.controller.js';
+import { RequiredGroupsResolver } from '../approvals/required-groups.resolver.js';
+import { ResumeFormValidator } from '../approvals/resume-form.validator.js';
+import { ResumeJobService } from '../approvals/resume-job.service.js';
+import { ResumeSigner } from '../approvals/resume-signer.js';
+import { PUBLIC_URL, ResumeUrlsService } from '../approvals/resume-urls.service.js';
+import { SignedApprovalsController } from '../approvals/signed-approvals.controller.js';
+import { SuspendedApprovalReader } from '../approvals/suspended-approval.reader.js';
+import type { FlowOrchestratorConfig } from '../flow-orchestrator.config.js';
+import { ActorCallerResolver } from '../http/actor-caller.resolver.js';
+import { AuthenticationCache } from '../http/authentication.cache.js';
+import { BearerAuthGuard } from '../http/bearer-auth.guard.js';
+import { AUTHENTICATION_CACHE, RegistryAuthenticator } from '../http/registry-authenticator.js';
+import { CancelJobService } from './cancel-job.service.js';
+import { JobVisibility } from './job-visibility.service.js';
+import { JobsHandler } from './jobs.handler.js';
+import { ListJobsService } from './list-jobs.service.js';
+import { ReadJobService } from './read-job.service.js';
+import { JobsEngineAdapter } from './jobs-engine.adapter.js';
+import { JobsEngine } from './jobs-engine.port.js';
+import { RegistryAccess } from './registry-access.js';
+import { RunJobsController } from './run-jobs.controller.js';
+import { ReadJobsController } from './read-jobs.controller.js';
+import { StartJobService } from './start-job.service.js';
+import { WAIT_RESULT_TIMEOUT_MS, WaitForResultService } from './wait-for-result.service.js';
+
+export interface RunApiModuleOptions {
+  /** Modules that export the engine's `JobsService` and `JobRepository`, and the `EXPRESSION_SANDBOX`. */
+  readonly imports: NonNullable<ModuleMetadata['imports']>;
+}
+
+/**
+ * The orchestrator's run API: Windmill's jobs routes over HTTP (bearer tokens checked by the
+ * registry), the `orchestrator.job.*` requests over NATS, and approvals (signed resume and
+ * cancel links, the approval page, answering as a signed-in approver). It holds no state of its
+ * own: every job read and write goes to the engine.
+ */
+@Module({})
+export class RunApiModule {
+  static forRoot(config: FlowOrchestratorConfig, options: RunApiModuleOptions): DynamicModule {
+    return {
+      module: RunApiModule,
+      imports: [...options.imports],
+      controllers: [
+        RunJobsController,
+        ReadJobsController,
+        ApproversController,
+        SignedApprovalsController,
+        JobsHandler,
+      ],
+      providers: [
+        { provide: AUTHENTICATION_CACHE, useValue: new AuthenticationCache(config.api.authCacheMs) },
+        { provide: WAIT_RESULT_TIMEOUT_MS, useValue: config.api.waitResultTimeoutMs },
+        { provide: PUBLIC_URL, useValue: config.api.publicUrl },
+        { provide: ResumeSigner, useValue: new ResumeSigner(config.approvals.resumeKey) },
+        { provide: ResumeFormValidator, useValue: new ResumeFormValidator() },
+        { provide: JobsEngine, useClass: JobsEngineAdapter },
+        SuspendedApprovalReader,
+        RegistryAuthenticator,
+        BearerAuthGuard,
+        ActorCallerResolver,
+        RegistryAccess,
+        JobVisibility,
+        StartJobService,
+        WaitForResultService,
+        ReadJobService,
+        ListJobsService,
+        CancelJobService,
+        RequiredGroupsResolver,
+        ResumeJobService,
+        ResumeUrlsService,
+        ApprovalPageService,
+      ],
+    };
+  }
+}

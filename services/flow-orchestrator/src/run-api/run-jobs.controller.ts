@@ -1,0 +1,173 @@
+import { Body, Controller, Header, HttpCode, Param, Post, Query, Res, UseFilters, UseGuards } from '@nestjs/common';
+import type { z } from 'zod';
+import { BearerAuthGuard } from '../http/bearer-auth.guard.js';
+import type { Caller } from '../http/caller.js';
+import { CurrentCaller } from '../http/current-caller.decorator.js';
+import { itemPath } from '../http/item-path.param.js';
+import { MeshErrorHttpFilter } from '../http/mesh-error.http-filter.js';
+import { validateWith } from '../http/validate-with.pipe.js';
+import {
+  ArgsBodySchema,
+  PreviewFlowBodySchema,
+  PreviewScriptBodySchema,
+  RunQuerySchema,
+} from './jobs.http.js';
+import { StartJobService } from './start-job.service.js';
+import { WaitForResultService, type JobOutcome } from './wait-for-result.service.js';
+
+type RunQuery = z.output<typeof RunQuerySchema>;
+type Args = z.output<typeof ArgsBodySchema>;
+const runQuery = validateWith(RunQuerySchema, 'query');
+const args = validateWith(ArgsBodySchema, 'arguments');
+
+/** The part of Express's response a wait-for-result route sets. */
+interface StatusResponse {
+  status(code: number): unknown;
+}
+
+/**
+ * Windmill's run routes: `jobs/run/...` answers 201 and the job id as text once the job is
+ * queued; `jobs/run_wait_result/...` answers 200 and the result, or 422 and the `{ error }` the
+ * job failed with.
+ */
+@Controller('api/w/:workspace/jobs')
+@UseGuards(BearerAuthGuard)
+@UseFilters(MeshErrorHttpFilter)
+export class RunJobsController {
+  constructor(
+    private readonly start: StartJobService,
+    private readonly wait: WaitForResultService,
+  ) {}
+
+  @Post('run/preview_flow')
+  @Header('content-type', 'text/plain; charset=utf-8')
+  previewFlow(
+    @CurrentCaller() caller: Caller,
+    @Body(validateWith(PreviewFlowBodySchema)) body: z.output<typeof PreviewFlowBodySchema>,
+    @Query(runQuery) query: RunQuery,
+  ): Promise<string> {
+    return this.start.flow(caller, { ...options(query), ...previewFlow(body) });
+  }
+
+  @Post('run_wait_result/preview_flow')
+  @HttpCode(200)
+  async waitPreviewFlow(
+    @CurrentCaller() caller: Caller,
+    @Body(validateWith(PreviewFlowBodySchema)) body: z.output<typeof PreviewFlowBodySchema>,
+    @Query(runQuery) query: RunQuery,
+    @Res({ passthrough: true }) res: StatusResponse,
+  ) {
+    const id = await this.start.flow(caller, { ...options(query), ...previewFlow(body) });
+    return answer(res, await this.wait.outcomeOf(caller, id));
+  }
+
+  @Post('run/f/*path')
+  @Header('content-type', 'text/plain; charset=utf-8')
+  runFlow(
+    @CurrentCaller() caller: Caller,
+    @Param('path', itemPath) path: string,
+    @Body(args) body: Args,
+    @Query(runQuery) query: RunQuery,
+  ): Promise<string> {
+    return this.start.flow(caller, { ...options(query), path, args: body });
+  }
+
+  @Post('run_wait_result/f/*path')
+  @HttpCode(200)
+  async waitFlow(
+    @CurrentCaller() caller: Caller,
+    @Param('path', itemPath) path: string,
+    @Body(args) body: Args,
+    @Query(runQuery) query: RunQuery,
+    @Res({ passthrough: true }) res: StatusResponse,
+  ) {
+    const id = await this.start.flow(caller, { ...options(query), path, args: body });
+    return answer(res, await this.wait.outcomeOf(caller, id));
+  }
+
+  @Post('run/p/*path')
+  @Header('content-type', 'text/plain; charset=utf-8')
+  runScript(
+    @CurrentCaller() caller: Caller,
+    @Param('path', itemPath) path: string,
+    @Body(args) body: Args,
+    @Query(runQuery) query: RunQuery,
+  ): Promise<string> {
+    return this.start.script(caller, { ...options(query), ...hash(query), path, args: body });
+  }
+
+  @Post('run_wait_result/p/*path')
+  @HttpCode(200)
+  async waitScript(
+    @CurrentCaller() caller: Caller,
+    @Param('path', itemPath) path: string,
+    @Body(args) body: Args,
+    @Query(runQuery) query: RunQuery,
+    @Res({ passthrough: true }) res: StatusResponse,
+  ) {
+    const id = await this.start.script(caller, { ...options(query), ...hash(query), path, args: body });
+    return answer(res, await this.wait.outcomeOf(caller, id));
+  }
+
+  @Post('run/preview')
+  @Header('content-type', 'text/plain; charset=utf-8')
+  previewScript(
+    @CurrentCaller() caller: Caller,
+    @Body(validateWith(PreviewScriptBodySchema)) body: z.output<typeof PreviewScriptBodySchema>,
+    @Query(runQuery) query: RunQuery,
+  ): Promise<string> {
+    return this.start.script(caller, { ...options(query), ...previewScript(body) });
+  }
+
+  @Post('run_wait_result/preview')
+  @HttpCode(200)
+  async waitPreviewScript(
+    @CurrentCaller() caller: Caller,
+    @Body(validateWith(PreviewScriptBodySchema)) body: z.output<typeof PreviewScriptBodySchema>,
+    @Query(runQuery) query: RunQuery,
+    @Res({ passthrough: true }) res: StatusResponse,
+  ) {
+    const command = { ...options(query), ...previewScript(body) };
+    const id = await this.start.script(caller, command);
+    return answer(res, await this.wait.outcomeOf(caller, id));
+  }
+}
+
+function options(query: RunQuery) {
+  return {
+    args: {},
+    ...(query.tag === undefined ? {} : { tag: query.tag }),
+    ...(query.job_id === undefined ? {} : { job_id: query.job_id }),
+    ...(query.scheduled_for === undefined ? {} : { scheduled_for: query.scheduled_for }),
+  };
+}
+
+function hash(query: RunQuery) {
+  return query.hash === undefined ? {} : { hash: query.hash };
+}
+
+function previewFlow(body: z.output<typeof PreviewFlowBodySchema>) {
+  return {
+    value: body.value,
+    args: body.args,
+    ...(body.path === undefined ? {} : { path: body.path }),
+    ...(body.tag === undefined ? {} : { tag: body.tag }),
+  };
+}
+
+function previewScript(body: z.output<typeof PreviewScriptBodySchema>) {
+  return {
+    ...(body.tag === undefined ? {} : { tag: body.tag }),
+    content: body.content,
+    language: body.language,
+    args: body.args,
+    ...(body.path === undefined ? {} : { path: body.path }),
+    ...(body.lock === undefined ? {} : { lock: body.lock }),
+  };
+}
+
+/** The result as JSON, 422 when the job failed (its `{ error }` is the body). */
+function answer(res: StatusResponse, outcome: JobOutcome): { toJSON(): unknown } {
+  if (!outcome.success) res.status(422);
+  return { toJSON: () => outcome.result ?? null };
+}
