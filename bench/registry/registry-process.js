@@ -23,14 +23,19 @@ export async function startRegistryProcess(env, client) {
   const exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
   const deadline = Date.now() + 60_000;
   for (;;) {
-    const code = await Promise.race([exited, new Promise((resolve) => setTimeout(() => resolve(undefined), 200))]);
-    if (code !== undefined) throw new Error(`the registry exited with ${code} before it was ready:\n${stderr}`);
+    const code = await Promise.race([
+      exited,
+      new Promise((resolve) => setTimeout(() => resolve(undefined), 200)),
+    ]);
+    if (code !== undefined)
+      throw new Error(`the registry exited with ${code} before it was ready:\n${stderr}`);
     const up = await client.request(pingContract('resource-registry'), {}, { timeoutMs: 500 }).then(
       () => true,
       () => false,
     );
     if (up) break;
-    if (Date.now() > deadline) throw new Error(`the registry did not answer its ping within 60 s:\n${stderr}`);
+    if (Date.now() > deadline)
+      throw new Error(`the registry did not answer its ping within 60 s:\n${stderr}`);
   }
   return {
     pid: child.pid,

@@ -54,8 +54,18 @@ async function seed(client, adminToken) {
   const { token } = await identity.createApiToken({ ...admin, username: 'bench', label: 'bench' });
   await identity.createFolder({ ...admin, name: 'bench', writers: ['u/bench'] });
   const bench = { actor: { token }, workspace: WORKSPACE };
-  await items.createVariable({ ...bench, path: 'f/bench/openai_key', value: `sk-${randomBytes(16).toString('hex')}`, is_secret: true });
-  await items.createResource({ ...bench, path: 'f/bench/openai', resource_type: 'openai', value: { api_key: '$var:f/bench/openai_key' } });
+  await items.createVariable({
+    ...bench,
+    path: 'f/bench/openai_key',
+    value: `sk-${randomBytes(16).toString('hex')}`,
+    is_secret: true,
+  });
+  await items.createResource({
+    ...bench,
+    path: 'f/bench/openai',
+    resource_type: 'openai',
+    value: { api_key: '$var:f/bench/openai_key' },
+  });
   await items.createResource({
     ...bench,
     path: AGENT,
@@ -109,7 +119,10 @@ async function main() {
 
     const viaRegistry = () => items.getResourceValueInterpolated({ ...bench, path: AGENT });
     const plainRead = () =>
-      pool.query(`SELECT "value" FROM "registry"."resource" WHERE "workspace_id" = $1 AND "path" = $2`, [WORKSPACE, AGENT]);
+      pool.query(`SELECT "value" FROM "registry"."resource" WHERE "workspace_id" = $1 AND "path" = $2`, [
+        WORKSPACE,
+        AGENT,
+      ]);
 
     // Warm up both paths (JIT, pools, caches) before measuring.
     await measure(viaRegistry, 8);
@@ -139,7 +152,9 @@ async function main() {
       } else {
         const pass = registryRun.rate >= TARGET_RATE;
         passes.push(pass);
-        console.log(`  target >= ${TARGET_RATE.toLocaleString('en-US')} requests/s: ${pass ? 'PASS' : 'FAIL'}`);
+        console.log(
+          `  target >= ${TARGET_RATE.toLocaleString('en-US')} requests/s: ${pass ? 'PASS' : 'FAIL'}`,
+        );
       }
     }
     const [end1] = loadavg();

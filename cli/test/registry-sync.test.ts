@@ -20,7 +20,11 @@ class Captured implements SyncCommandIo {
   err = '';
   stdout = (text: string) => void (this.out += text);
   stderr = (text: string) => void (this.err += text);
-  settings = (workspace?: string) => ({ url: registry.url, token: ADMIN_TOKEN, workspace: workspace ?? 'main' });
+  settings = (workspace?: string) => ({
+    url: registry.url,
+    token: ADMIN_TOKEN,
+    workspace: workspace ?? 'main',
+  });
   lines(): string[] {
     return this.out.trimEnd().split('\n');
   }
@@ -48,7 +52,12 @@ afterAll(async () => {
 
 const itemFiles = {
   'keys/openai_key.yaml': `kind: variable\npath: u/admin/openai_key\nis_secret: true\nvalue: ${SECRET}\n`,
-  'openai.json': JSON.stringify({ kind: 'resource', path: 'u/admin/openai', resource_type: 'openai', value: { api_key: '$var:u/admin/openai_key' } }),
+  'openai.json': JSON.stringify({
+    kind: 'resource',
+    path: 'u/admin/openai',
+    resource_type: 'openai',
+    value: { api_key: '$var:u/admin/openai_key' },
+  }),
   'scripts/lookup.ts': 'export function main(id: string) {\n  return { id };\n}\n',
   'scripts/lookup.script.yaml': 'kind: script\npath: u/admin/lookup\nsummary: look an invoice up\n',
   'scripts/calc.py': 'def main(x: int):\n    return x * 2\n',
@@ -83,7 +92,9 @@ describe('flowmesh push, pull and versions against a running registry', () => {
     expect(again.lines().every((line) => line.startsWith('unchanged '))).toBe(true);
 
     const script = (await (
-      await fetch(`${registry.url}/api/w/main/scripts/get/p/u/admin/calc`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })
+      await fetch(`${registry.url}/api/w/main/scripts/get/p/u/admin/calc`, {
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+      })
     ).json()) as { language: string; content: string };
     expect(script).toMatchObject({ language: 'python3', content: itemFiles['scripts/calc.py'] });
   });
@@ -92,7 +103,12 @@ describe('flowmesh push, pull and versions against a running registry', () => {
     const dir = join(work, 'src');
     await writeFile(
       join(dir, 'openai.json'),
-      JSON.stringify({ kind: 'resource', path: 'u/admin/openai', resource_type: 'openai', value: { api_key: '$var:u/admin/openai_key', organization_id: 'org-1' } }),
+      JSON.stringify({
+        kind: 'resource',
+        path: 'u/admin/openai',
+        resource_type: 'openai',
+        value: { api_key: '$var:u/admin/openai_key', organization_id: 'org-1' },
+      }),
     );
     const push = new Captured();
     expect(await runPush([join(dir, 'openai.json'), join(dir, 'scripts/lookup.ts')], {}, push)).toBe(0);
@@ -120,7 +136,14 @@ describe('flowmesh push, pull and versions against a running registry', () => {
     expect(await readFile(join(out, 'u/admin/calc.py'), 'utf8')).toBe(itemFiles['scripts/calc.py']);
     const variable = await readFile(join(out, 'u/admin/openai_key.variable.yaml'), 'utf8');
     expect(variable).toContain('is_secret: true');
-    const everything = (await Promise.all(pull.lines().flatMap((line) => line.split(' -> ')[1]!.split(', ')).map((file) => readFile(file, 'utf8')))).join('\n');
+    const everything = (
+      await Promise.all(
+        pull
+          .lines()
+          .flatMap((line) => line.split(' -> ')[1].split(', '))
+          .map((file) => readFile(file, 'utf8')),
+      )
+    ).join('\n');
     expect(everything).not.toContain(SECRET);
 
     const back = new Captured();
@@ -133,16 +156,22 @@ describe('flowmesh push, pull and versions against a running registry', () => {
       'unchanged flow u/admin/report',
     ]);
     const secret = (await (
-      await fetch(`${registry.url}/api/w/main/variables/get_value/u/admin/openai_key`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })
+      await fetch(`${registry.url}/api/w/main/variables/get_value/u/admin/openai_key`, {
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+      })
     ).json()) as string;
     expect(secret).toBe(SECRET);
 
     const one = new Captured();
     expect(await runPull('u/admin/report', { out: join(work, 'one') }, one)).toBe(0);
-    expect(one.lines()).toEqual([expect.stringMatching(/^pulled flow u\/admin\/report -> .*report\.flow\.yaml$/)]);
+    expect(one.lines()).toEqual([
+      expect.stringMatching(/^pulled flow u\/admin\/report -> .*report\.flow\.yaml$/),
+    ]);
     const none = new Captured();
     expect(await runPull('u/admin/nothing_here', { out: join(work, 'none') }, none)).toBe(1);
-    expect(none.err).toBe('NOT_FOUND: nothing at or under u/admin/nothing_here in workspace "main" that you may read\n');
+    expect(none.err).toBe(
+      'NOT_FOUND: nothing at or under u/admin/nothing_here in workspace "main" that you may read\n',
+    );
   });
 
   it('bad files: every problem is listed and nothing is pushed', async () => {
@@ -161,8 +190,12 @@ describe('flowmesh push, pull and versions against a running registry', () => {
       expect.arrayContaining([
         `${join(work, 'missing.yaml')}: no such file or directory`,
         `${join(dir, 'nokind.yaml')}: does not say what it is: add kind: resource, variable, script or flow`,
-        expect.stringMatching(/badpath\.yaml: path: path "admin\/x" must start with u\/<user>\/ or f\/<folder>\/$/),
-        expect.stringMatching(/orphan\.script\.yaml: content: no code file orphan\.ts \(or \.py, \.sh, \.\.\.\) beside it$/),
+        expect.stringMatching(
+          /badpath\.yaml: path: path "admin\/x" must start with u\/<user>\/ or f\/<folder>\/$/,
+        ),
+        expect.stringMatching(
+          /orphan\.script\.yaml: content: no code file orphan\.ts \(or \.py, \.sh, \.\.\.\) beside it$/,
+        ),
         expect.stringMatching(/broken\.json: cannot be read as YAML or JSON: /),
         'nothing pushed: 5 problem(s)',
       ]),
@@ -175,13 +208,17 @@ describe('flowmesh push, pull and versions against a running registry', () => {
 
   it('a refused item is reported with its code, the others are still pushed, and the exit code is 1', async () => {
     const dir = await files(join(work, 'mixed'), {
-      'ok.yaml': 'kind: resource\npath: u/admin/fine\nresource_type: mcp\nvalue: { url: "https://mcp.example.test" }\n',
-      'invalid.yaml': 'kind: resource\npath: u/admin/invalid\nresource_type: mcp\nvalue: { transport: carrier-pigeon }\n',
+      'ok.yaml':
+        'kind: resource\npath: u/admin/fine\nresource_type: mcp\nvalue: { url: "https://mcp.example.test" }\n',
+      'invalid.yaml':
+        'kind: resource\npath: u/admin/invalid\nresource_type: mcp\nvalue: { transport: carrier-pigeon }\n',
     });
     const push = new Captured();
     expect(await runPush([dir], {}, push)).toBe(1);
     expect(push.out).toBe('created resource u/admin/fine\n');
-    expect(push.err).toMatch(/^failed resource u\/admin\/invalid: VALIDATION_FAILED: invalid value for resource type "mcp": /);
+    expect(push.err).toMatch(
+      /^failed resource u\/admin\/invalid: VALIDATION_FAILED: invalid value for resource type "mcp": /,
+    );
   });
 
   it('is wired into the program; an unreachable mesh is one clear line', async () => {
@@ -197,10 +234,15 @@ describe('flowmesh push, pull and versions against a running registry', () => {
     }
     expect(JSON.parse(io.out)).toHaveLength(2);
 
-    const down: SyncCommandIo = { ...new Captured(), settings: () => ({ url: 'http://127.0.0.1:9', token: 't', workspace: 'main' }) };
+    const down: SyncCommandIo = {
+      ...new Captured(),
+      settings: () => ({ url: 'http://127.0.0.1:9', token: 't', workspace: 'main' }),
+    };
     let err = '';
     down.stderr = (text) => void (err += text);
     expect(await runVersions('u/admin/openai', {}, down)).toBe(1);
-    expect(err).toMatch(/^UNAVAILABLE: cannot reach the mesh at http:\/\/127\.0\.0\.1:9.* \(is it running\? FLOWMESH_URL\)\n$/);
+    expect(err).toMatch(
+      /^UNAVAILABLE: cannot reach the mesh at http:\/\/127\.0\.0\.1:9.* \(is it running\? FLOWMESH_URL\)\n$/,
+    );
   });
 });

@@ -13,7 +13,9 @@ interface PullOptions {
 export function registerPullCommand(program: Command, io: SyncCommandIo = processIo): void {
   program
     .command('pull')
-    .description('write the resources, variables, scripts and flows at or under a path (u/<user>/..., f/<folder>/...) to files')
+    .description(
+      'write the resources, variables, scripts and flows at or under a path (u/<user>/..., f/<folder>/...) to files',
+    )
     .argument('<path>', 'an item path, or a prefix such as f/team')
     .option('-o, --out <dir>', 'directory to write into', '.')
     .option('-w, --workspace <id>', 'workspace (default: $FLOWMESH_WORKSPACE or main)')
@@ -26,7 +28,9 @@ export async function runPull(path: string, options: PullOptions, io: SyncComman
   const http = new RegistryHttp(io.settings(options.workspace));
   try {
     for (const item of await pullItems(http, path, options.out)) {
-      io.stdout(`pulled ${item.kind} ${item.path} -> ${item.files.map((file) => relative(process.cwd(), file) || file).join(', ')}\n`);
+      io.stdout(
+        `pulled ${item.kind} ${item.path} -> ${item.files.map((file) => relative(process.cwd(), file) || file).join(', ')}\n`,
+      );
     }
     return 0;
   } catch (error) {

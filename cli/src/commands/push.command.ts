@@ -28,7 +28,9 @@ interface PushOptions {
 export function registerPushCommand(program: Command, io: SyncCommandIo = processIo): void {
   program
     .command('push')
-    .description('create or update resources, variables, scripts and flows from YAML/JSON files (and scripts with a .script.yaml sidecar)')
+    .description(
+      'create or update resources, variables, scripts and flows from YAML/JSON files (and scripts with a .script.yaml sidecar)',
+    )
     .argument('<paths...>', 'files or directories')
     .option('-w, --workspace <id>', 'workspace (default: $FLOWMESH_WORKSPACE or main)')
     .action(async (paths: string[], options: PushOptions) => {
@@ -36,14 +38,21 @@ export function registerPushCommand(program: Command, io: SyncCommandIo = proces
     });
 }
 
-export async function runPush(paths: readonly string[], options: PushOptions, io: SyncCommandIo): Promise<number> {
+export async function runPush(
+  paths: readonly string[],
+  options: PushOptions,
+  io: SyncCommandIo,
+): Promise<number> {
   const http = new RegistryHttp(io.settings(options.workspace));
   const { items, problems } = await readItemFiles(paths);
   if (problems.length > 0) {
     io.stderr(`${problems.join('\n')}\nnothing pushed: ${problems.length} problem(s)\n`);
     return 1;
   }
-  const results = await pushItems(http, items.map((item) => item.document));
+  const results = await pushItems(
+    http,
+    items.map((item) => item.document),
+  );
   for (const { document, outcome, error } of results) {
     if (error) io.stderr(`failed ${document.kind} ${document.path}: ${error}\n`);
     else io.stdout(`${outcome} ${document.kind} ${document.path}\n`);

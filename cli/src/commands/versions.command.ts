@@ -21,7 +21,11 @@ export function registerVersionsCommand(program: Command, io: SyncCommandIo = pr
     });
 }
 
-export async function runVersions(path: string, options: VersionsOptions, io: SyncCommandIo): Promise<number> {
+export async function runVersions(
+  path: string,
+  options: VersionsOptions,
+  io: SyncCommandIo,
+): Promise<number> {
   try {
     const versions = await listVersions(new RegistryHttp(io.settings(options.workspace)), path);
     io.stdout(options.json ? `${JSON.stringify(versions, null, 2)}\n` : versionsTable(versions));

@@ -94,7 +94,14 @@ export const SCRIPT_EXTENSIONS: Readonly<Record<string, z.output<typeof ScriptLa
 /** The extension a pulled script's code file gets. */
 export function extensionOf(language: string): string {
   if (language === 'deno' || language === 'nativets' || language === 'bunnative') return '.ts';
-  if (language === 'mysql' || language === 'bigquery' || language === 'snowflake' || language === 'mssql' || language === 'duckdb') return '.sql';
+  if (
+    language === 'mysql' ||
+    language === 'bigquery' ||
+    language === 'snowflake' ||
+    language === 'mssql' ||
+    language === 'duckdb'
+  )
+    return '.sql';
   if (language === 'oracledb') return '.sql';
   return Object.entries(SCRIPT_EXTENSIONS).find(([, lang]) => lang === language)?.[0] ?? '.txt';
 }

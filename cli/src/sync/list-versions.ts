@@ -17,6 +17,15 @@ export function versionsTable(versions: readonly ResourceVersionSummary[]): stri
       v.restored_from === null ? '' : `restored from ${v.restored_from}`,
     ]),
   ];
-  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
-  return rows.map((row) => row.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd()).join('\n') + '\n';
+  const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)));
+  return (
+    rows
+      .map((row) =>
+        row
+          .map((cell, column) => cell.padEnd(widths[column]))
+          .join('  ')
+          .trimEnd(),
+      )
+      .join('\n') + '\n'
+  );
 }

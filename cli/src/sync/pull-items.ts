@@ -24,7 +24,8 @@ interface Listed {
  */
 export async function pullItems(http: RegistryHttp, path: string, outDir: string): Promise<PulledItem[]> {
   const prefix = path.replace(/\/+$/, '');
-  const under = (rows: Listed[]) => rows.filter((row) => row.path === prefix || row.path.startsWith(`${prefix}/`)).map((row) => row.path);
+  const under = (rows: Listed[]) =>
+    rows.filter((row) => row.path === prefix || row.path.startsWith(`${prefix}/`)).map((row) => row.path);
   const query = `list?path_start=${encodeURIComponent(prefix)}`;
   const [resources, variables, scripts, flows] = await Promise.all([
     http.get<ListedResource[]>(`resources/${query}`).then(under),
@@ -33,7 +34,11 @@ export async function pullItems(http: RegistryHttp, path: string, outDir: string
     http.get<Listed[]>(`flows/${query}`).then(under),
   ]);
   if (resources.length + variables.length + scripts.length + flows.length === 0) {
-    throw new RegistryRequestError(404, 'NOT_FOUND', `nothing at or under ${prefix} in workspace "${http.workspace}" that you may read`);
+    throw new RegistryRequestError(
+      404,
+      'NOT_FOUND',
+      `nothing at or under ${prefix} in workspace "${http.workspace}" that you may read`,
+    );
   }
 
   const pulled: PulledItem[] = [];
@@ -55,11 +60,19 @@ export async function pullItems(http: RegistryHttp, path: string, outDir: string
       ...(variable.is_secret ? {} : { value: variable.value }),
       description: variable.description,
     });
-    await write('variable', itemPath, [[`${base(itemPath)}.variable.yaml`, yaml(document, variable.is_secret ? SECRET_NOTE : undefined)]]);
+    await write('variable', itemPath, [
+      [`${base(itemPath)}.variable.yaml`, yaml(document, variable.is_secret ? SECRET_NOTE : undefined)],
+    ]);
   }
   for (const itemPath of resources) {
     const resource = await http.get<Resource>(`resources/get/${itemPath}`);
-    const document = compact({ kind: 'resource', path: itemPath, resource_type: resource.resource_type, description: resource.description, value: resource.value });
+    const document = compact({
+      kind: 'resource',
+      path: itemPath,
+      resource_type: resource.resource_type,
+      description: resource.description,
+      value: resource.value,
+    });
     await write('resource', itemPath, [[`${base(itemPath)}.resource.yaml`, yaml(document)]]);
   }
   for (const itemPath of scripts) {
@@ -80,7 +93,14 @@ export async function pullItems(http: RegistryHttp, path: string, outDir: string
   }
   for (const itemPath of flows) {
     const flow = await http.get<Flow>(`flows/get/${itemPath}`);
-    const document = compact({ kind: 'flow', path: itemPath, summary: flow.summary, description: flow.description, value: flow.value, schema: flow.schema });
+    const document = compact({
+      kind: 'flow',
+      path: itemPath,
+      summary: flow.summary,
+      description: flow.description,
+      value: flow.value,
+      schema: flow.schema,
+    });
     await write('flow', itemPath, [[`${base(itemPath)}.flow.yaml`, yaml(document)]]);
   }
   return pulled;
@@ -94,5 +114,7 @@ function yaml(document: Record<string, unknown>, note?: string): string {
 
 /** Drops null fields: an absent field pushes as null. */
 function compact(document: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(document).filter(([, value]) => value !== null && value !== undefined));
+  return Object.fromEntries(
+    Object.entries(document).filter(([, value]) => value !== null && value !== undefined),
+  );
 }

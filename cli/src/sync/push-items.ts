@@ -1,5 +1,11 @@
 import type { Flow, Resource, Script, Variable } from '@flowmesh/contracts';
-import type { FlowDocument, ItemDocument, ResourceDocument, ScriptDocument, VariableDocument } from './item-document.js';
+import type {
+  FlowDocument,
+  ItemDocument,
+  ResourceDocument,
+  ScriptDocument,
+  VariableDocument,
+} from './item-document.js';
 import { ITEM_KINDS } from './item-document.js';
 import { jsonEqual } from './json-equal.util.js';
 import { RegistryRequestError, type RegistryHttp } from './registry-connection.js';
@@ -18,7 +24,10 @@ export interface PushResult {
  * resources, scripts and flows, so what others reference exists first. An item identical to
  * what the registry holds is left alone: pushing the same files twice writes no new versions.
  */
-export async function pushItems(http: RegistryHttp, documents: readonly ItemDocument[]): Promise<PushResult[]> {
+export async function pushItems(
+  http: RegistryHttp,
+  documents: readonly ItemDocument[],
+): Promise<PushResult[]> {
   const ordered = [...documents].sort((a, b) => ITEM_KINDS.indexOf(a.kind) - ITEM_KINDS.indexOf(b.kind));
   const results: PushResult[] = [];
   for (const document of ordered) {
@@ -48,7 +57,12 @@ function pushOne(http: RegistryHttp, document: ItemDocument): Promise<PushOutcom
 async function pushResource(http: RegistryHttp, doc: ResourceDocument): Promise<PushOutcome> {
   const description = doc.description ?? null;
   if (!(await http.get<boolean>(`resources/exists/${doc.path}`))) {
-    await http.post(`resources/create`, { path: doc.path, resource_type: doc.resource_type, value: doc.value, description });
+    await http.post(`resources/create`, {
+      path: doc.path,
+      resource_type: doc.resource_type,
+      value: doc.value,
+      description,
+    });
     return 'created';
   }
   const current = await http.get<Resource>(`resources/get/${doc.path}`);
@@ -67,13 +81,26 @@ async function pushResource(http: RegistryHttp, doc: ResourceDocument): Promise<
 async function pushVariable(http: RegistryHttp, doc: VariableDocument): Promise<PushOutcome> {
   const description = doc.description ?? null;
   if (!(await http.get<boolean>(`variables/exists/${doc.path}`))) {
-    if (doc.value === undefined) throw new RegistryRequestError(400, 'VALIDATION_FAILED', `value: variable ${doc.path} is new, so it needs a value`);
-    await http.post(`variables/create`, { path: doc.path, value: doc.value, is_secret: doc.is_secret, description });
+    if (doc.value === undefined)
+      throw new RegistryRequestError(
+        400,
+        'VALIDATION_FAILED',
+        `value: variable ${doc.path} is new, so it needs a value`,
+      );
+    await http.post(`variables/create`, {
+      path: doc.path,
+      value: doc.value,
+      is_secret: doc.is_secret,
+      description,
+    });
     return 'created';
   }
-  const current = await http.get<Variable>(`variables/get/${doc.path}?decrypt_secret=${doc.value !== undefined}`);
+  const current = await http.get<Variable>(
+    `variables/get/${doc.path}?decrypt_secret=${doc.value !== undefined}`,
+  );
   const sameValue = doc.value === undefined || current.value === doc.value;
-  if (sameValue && current.is_secret === doc.is_secret && current.description === description) return 'unchanged';
+  if (sameValue && current.is_secret === doc.is_secret && current.description === description)
+    return 'unchanged';
   await http.post(`variables/update/${doc.path}`, {
     ...(doc.value === undefined ? {} : { value: doc.value }),
     is_secret: doc.is_secret,
@@ -110,7 +137,12 @@ async function pushScript(http: RegistryHttp, doc: ScriptDocument): Promise<Push
 }
 
 async function pushFlow(http: RegistryHttp, doc: FlowDocument): Promise<PushOutcome> {
-  const body = { summary: doc.summary, description: doc.description ?? null, value: doc.value, schema: doc.schema ?? null };
+  const body = {
+    summary: doc.summary,
+    description: doc.description ?? null,
+    value: doc.value,
+    schema: doc.schema ?? null,
+  };
   if (!(await http.get<boolean>(`flows/exists/${doc.path}`))) {
     await http.post(`flows/create`, { path: doc.path, ...body });
     return 'created';

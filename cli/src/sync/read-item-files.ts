@@ -2,7 +2,12 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { basename, dirname, extname, join } from 'node:path';
 import { formatJsonPath } from '@flowmesh/contracts';
 import { parse as parseYaml } from 'yaml';
-import { ItemDocumentSchema, SCRIPT_EXTENSIONS, type ItemDocument, type ScriptDocumentInput } from './item-document.js';
+import {
+  ItemDocumentSchema,
+  SCRIPT_EXTENSIONS,
+  type ItemDocument,
+  type ScriptDocumentInput,
+} from './item-document.js';
 
 export interface ItemFile {
   /** The file the item was read from (the sidecar, for a script in a code file). */
@@ -42,9 +47,14 @@ export async function readItemFiles(inputs: readonly string[]): Promise<ReadItem
     } else if (extname(input) in SCRIPT_EXTENSIONS) {
       const sidecar = await findSidecar(input);
       if (sidecar) dataFiles.add(sidecar);
-      else problems.push(`${input}: a script file needs a sidecar ${stem(input)}.script.yaml beside it (kind: script, path: ...)`);
+      else
+        problems.push(
+          `${input}: a script file needs a sidecar ${stem(input)}.script.yaml beside it (kind: script, path: ...)`,
+        );
     } else {
-      problems.push(`${input}: not an item file (.yaml, .yml or .json, or a script with a .script.yaml sidecar)`);
+      problems.push(
+        `${input}: not an item file (.yaml, .yml or .json, or a script with a .script.yaml sidecar)`,
+      );
     }
   }
 
@@ -70,7 +80,9 @@ async function readDocument(file: string, problems: string[]): Promise<ItemDocum
   try {
     raw = parseYaml(await readFile(file, 'utf8'));
   } catch (error) {
-    problems.push(`${file}: cannot be read as YAML or JSON: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
+    problems.push(
+      `${file}: cannot be read as YAML or JSON: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`,
+    );
     return undefined;
   }
   if (typeof raw !== 'object' || raw === null || !('kind' in raw)) {
@@ -79,7 +91,8 @@ async function readDocument(file: string, problems: string[]): Promise<ItemDocum
   }
   const parsed = ItemDocumentSchema.safeParse(raw);
   if (!parsed.success) {
-    for (const issue of parsed.error.issues) problems.push(`${file}: ${formatJsonPath(issue.path)}: ${issue.message}`);
+    for (const issue of parsed.error.issues)
+      problems.push(`${file}: ${formatJsonPath(issue.path)}: ${issue.message}`);
     return undefined;
   }
   const document = parsed.data;
@@ -96,7 +109,9 @@ async function completeScript(
   let { content, language } = document;
   if (content === undefined) {
     if (!SIDECAR.test(file)) {
-      problems.push(`${file}: content: is required (or name the file <name>.script.yaml and put the code in <name>.ts, .py, ...)`);
+      problems.push(
+        `${file}: content: is required (or name the file <name>.script.yaml and put the code in <name>.ts, .py, ...)`,
+      );
       return undefined;
     }
     const codeFiles = await siblingsWithCode(file);
@@ -109,7 +124,7 @@ async function completeScript(
       );
       return undefined;
     }
-    const codeFile = codeFiles[0]!;
+    const codeFile = codeFiles[0];
     content = await readFile(codeFile, 'utf8');
     language ??= SCRIPT_EXTENSIONS[extname(codeFile)];
   }
@@ -131,7 +146,13 @@ async function siblingsWithCode(sidecar: string): Promise<string[]> {
 async function findSidecar(codeFile: string): Promise<string | undefined> {
   for (const ext of ['yaml', 'yml', 'json']) {
     const candidate = join(dirname(codeFile), `${stem(codeFile)}.script.${ext}`);
-    if (await stat(candidate).then((s) => s.isFile(), () => false)) return candidate;
+    if (
+      await stat(candidate).then(
+        (s) => s.isFile(),
+        () => false,
+      )
+    )
+      return candidate;
   }
   return undefined;
 }

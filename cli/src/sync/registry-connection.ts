@@ -10,14 +10,20 @@ export interface RegistrySettings {
 }
 
 const schema = z.object({
-  FLOWMESH_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).default('http://127.0.0.1:8000'),
-  FLOWMESH_TOKEN: z.string({ error: 'is not set: an API token of the registry (see flowmesh admin init)' }).min(1),
+  FLOWMESH_URL: z
+    .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
+    .default('http://127.0.0.1:8000'),
+  FLOWMESH_TOKEN: z
+    .string({ error: 'is not set: an API token of the registry (see flowmesh admin init)' })
+    .min(1),
   FLOWMESH_WORKSPACE: z.string().min(1).default('main'),
 });
 
 /** From the environment (`--workspace` wins over FLOWMESH_WORKSPACE); one line naming what is wrong. */
 export function readRegistrySettings(env: NodeJS.ProcessEnv, workspace?: string): RegistrySettings {
-  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
+  const present = Object.fromEntries(
+    Object.entries(env).filter(([, value]) => value !== undefined && value !== ''),
+  );
   const result = schema.safeParse(present);
   if (!result.success) {
     const problems = result.error.issues.map((issue) => `${String(issue.path[0])} ${issue.message}`);
@@ -72,7 +78,11 @@ export class RegistryHttp {
       });
     } catch (error) {
       const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : '';
-      throw new RegistryRequestError(0, 'UNAVAILABLE', `cannot reach the mesh at ${this.settings.url}${cause} (is it running? FLOWMESH_URL)`);
+      throw new RegistryRequestError(
+        0,
+        'UNAVAILABLE',
+        `cannot reach the mesh at ${this.settings.url}${cause} (is it running? FLOWMESH_URL)`,
+      );
     }
     const text = await response.text();
     if (!response.ok) {
@@ -80,7 +90,10 @@ export class RegistryHttp {
       // create answers the path) still send the error envelope as JSON.
       const envelope = parseJson(text) as { code?: unknown; message?: unknown } | undefined;
       const code = typeof envelope?.code === 'string' ? envelope.code : `HTTP_${response.status}`;
-      const message = typeof envelope?.message === 'string' ? envelope.message : `${method} ${route} answered ${response.status}`;
+      const message =
+        typeof envelope?.message === 'string'
+          ? envelope.message
+          : `${method} ${route} answered ${response.status}`;
       throw new RegistryRequestError(response.status, code, message);
     }
     return (response.headers.get('content-type')?.includes('application/json') ? parseJson(text) : text) as T;

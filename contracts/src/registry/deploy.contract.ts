@@ -7,7 +7,9 @@ import { DeployPlanSchema, DeployRequestSchema, DeployResultSchema } from './dep
  */
 export const registryDeployContract = {
   plan: defineRequest('registry.deploy.plan', DeployRequestSchema, DeployPlanSchema, { timeoutMs: 15_000 }),
-  apply: defineRequest('registry.deploy.apply', DeployRequestSchema, DeployResultSchema, { timeoutMs: 30_000 }),
+  apply: defineRequest('registry.deploy.apply', DeployRequestSchema, DeployResultSchema, {
+    timeoutMs: 30_000,
+  }),
 } as const;
 
 export type RegistryDeployContract = typeof registryDeployContract;

@@ -16,7 +16,9 @@ export const registryDraftsContract = {
   save: defineRequest('registry.draft.save', SaveDraftRequestSchema, DraftSchema),
   list: defineRequest('registry.draft.list', ListDraftsRequestSchema, ListDraftsReplySchema),
   get: defineRequest('registry.draft.get', GetDraftRequestSchema, DraftSchema),
-  deploy: defineRequest('registry.draft.deploy', DeployDraftRequestSchema, DeployDraftReplySchema, { timeoutMs: 15_000 }),
+  deploy: defineRequest('registry.draft.deploy', DeployDraftRequestSchema, DeployDraftReplySchema, {
+    timeoutMs: 15_000,
+  }),
   discard: defineRequest('registry.draft.discard', DiscardDraftRequestSchema, DiscardDraftReplySchema),
 } as const;
 

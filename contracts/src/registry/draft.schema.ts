@@ -22,7 +22,10 @@ export const DRAFT_VALUE_MAX_BYTES = 1024 * 1024;
 export const DraftValueSchema = z.record(z.string(), z.unknown()).superRefine((value, ctx) => {
   const bytes = new TextEncoder().encode(JSON.stringify(value)).length;
   if (bytes > DRAFT_VALUE_MAX_BYTES) {
-    ctx.addIssue({ code: 'custom', message: `is ${bytes} bytes of JSON, more than the ${DRAFT_VALUE_MAX_BYTES} allowed` });
+    ctx.addIssue({
+      code: 'custom',
+      message: `is ${bytes} bytes of JSON, more than the ${DRAFT_VALUE_MAX_BYTES} allowed`,
+    });
   }
 });
 
@@ -43,11 +46,18 @@ export type Draft = z.infer<typeof DraftSchema>;
 export const DraftItemSchema = z.object({ item_kind: DraftItemKindSchema, path: ItemPathSchema }).strict();
 
 export const SaveDraftRequestSchema = z
-  .object({ ...itemRequestFields, item_kind: DraftItemKindSchema, path: ItemPathSchema, value: DraftValueSchema })
+  .object({
+    ...itemRequestFields,
+    item_kind: DraftItemKindSchema,
+    path: ItemPathSchema,
+    value: DraftValueSchema,
+  })
   .strict();
 
 /** The caller's own drafts, newest first. */
-export const ListDraftsRequestSchema = z.object({ ...itemRequestFields, item_kind: DraftItemKindSchema.optional() }).strict();
+export const ListDraftsRequestSchema = z
+  .object({ ...itemRequestFields, item_kind: DraftItemKindSchema.optional() })
+  .strict();
 export const ListDraftsReplySchema = z.object({ drafts: z.array(DraftSummarySchema) });
 
 /**

@@ -14,15 +14,27 @@ import {
 
 /** Resource history over NATS: `createRegistryHistoryClient(mesh).list({...})`. */
 export const registryHistoryContract = {
-  list: defineRequest('registry.resource.history.list', ListResourceVersionsRequestSchema, ListResourceVersionsReplySchema),
+  list: defineRequest(
+    'registry.resource.history.list',
+    ListResourceVersionsRequestSchema,
+    ListResourceVersionsReplySchema,
+  ),
   get: defineRequest('registry.resource.history.get', GetResourceVersionRequestSchema, ResourceVersionSchema),
-  diff: defineRequest('registry.resource.history.diff', DiffResourceVersionsRequestSchema, ResourceVersionDiffSchema),
+  diff: defineRequest(
+    'registry.resource.history.diff',
+    DiffResourceVersionsRequestSchema,
+    ResourceVersionDiffSchema,
+  ),
   restore: defineRequest(
     'registry.resource.history.restore',
     RestoreResourceVersionRequestSchema,
     RestoreResourceVersionReplySchema,
   ),
-  clear: defineRequest('registry.resource.history.clear', ClearResourceVersionsRequestSchema, ClearResourceVersionsReplySchema),
+  clear: defineRequest(
+    'registry.resource.history.clear',
+    ClearResourceVersionsRequestSchema,
+    ClearResourceVersionsReplySchema,
+  ),
 } as const;
 
 export type RegistryHistoryContract = typeof registryHistoryContract;

@@ -32,7 +32,9 @@ export type ResourceVersionSummary = z.infer<typeof ResourceVersionSummarySchema
 export const ResourceVersionSchema = ResourceVersionSummarySchema.extend({ value: z.unknown() });
 export type ResourceVersion = z.infer<typeof ResourceVersionSchema>;
 
-export const ListResourceVersionsRequestSchema = z.object({ ...itemRequestFields, path: ItemPathSchema }).strict();
+export const ListResourceVersionsRequestSchema = z
+  .object({ ...itemRequestFields, path: ItemPathSchema })
+  .strict();
 /** Newest first. */
 export const ListResourceVersionsReplySchema = z.object({ versions: z.array(ResourceVersionSummarySchema) });
 
@@ -70,7 +72,9 @@ export const RestoreResourceVersionRequestSchema = z
 /** The new version the restore wrote, carrying the old one's value. */
 export const RestoreResourceVersionReplySchema = ResourceVersionSummarySchema;
 
-export const ClearResourceVersionsRequestSchema = z.object({ ...itemRequestFields, path: ItemPathSchema }).strict();
+export const ClearResourceVersionsRequestSchema = z
+  .object({ ...itemRequestFields, path: ItemPathSchema })
+  .strict();
 export const ClearResourceVersionsReplySchema = z.object({
   /** Versions dropped. */
   removed: z.number().int(),

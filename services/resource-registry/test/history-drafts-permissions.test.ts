@@ -36,9 +36,28 @@ beforeAll(async () => {
     ...admin(),
     path: 'f/team/flow',
     summary: 'uses the tool',
-    value: { modules: [{ id: 'a', value: { type: 'rawscript', language: 'bun', content: 'export const main = (t) => t', input_transforms: { t: { type: 'static', value: '$res:f/team/tool' } } } }] },
+    value: {
+      modules: [
+        {
+          id: 'a',
+          value: {
+            type: 'rawscript',
+            language: 'bun',
+            content: 'export const main = (t) => t',
+            input_transforms: { t: { type: 'static', value: '$res:f/team/tool' } },
+          },
+        },
+      ],
+    },
   });
-  ownersDraft = (await drafts.save({ ...req(cast.actors.owner), item_kind: 'resource', path: 'f/team/tool', value: { resource_type: 'mcp', value: mcp(9) } })).id;
+  ownersDraft = (
+    await drafts.save({
+      ...req(cast.actors.owner),
+      item_kind: 'resource',
+      path: 'f/team/tool',
+      value: { resource_type: 'mcp', value: mcp(9) },
+    })
+  ).id;
   // The target workspace, written with the first admin's token (valid in every workspace).
   await cast.registry.createWorkspace({ actor: admin().actor, id: TARGET, name: 'Stage' });
   await cast.registry.createFolder({ ...admin(), workspace: TARGET, name: 'team' });
@@ -51,7 +70,11 @@ afterAll(async () => {
 /** Reading in `team`: every role and the job (scoped to f/team/*); the stranger sees nothing. */
 const readTeam = outcomes('ok', { stranger: 'NOT_FOUND' });
 /** Writing in `team`: owner, writer, the devs group and the admin; the reader and the read-only job may not. */
-const writeTeam = outcomes('ok', { reader: 'PERMISSION_DENIED', job: 'PERMISSION_DENIED', stranger: 'NOT_FOUND' });
+const writeTeam = outcomes('ok', {
+  reader: 'PERMISSION_DENIED',
+  job: 'PERMISSION_DENIED',
+  stranger: 'NOT_FOUND',
+});
 
 /** A resource in `team` with two versions, fresh for each cell. */
 async function teamResourceWithHistory(c: RegistryCast): Promise<string> {
@@ -64,12 +87,10 @@ async function teamResourceWithHistory(c: RegistryCast): Promise<string> {
 /** A draft of a new resource in `team` belonging to the cell's actor (the job's user is owner), written straight to the table. */
 async function draftOf(c: RegistryCast, name: ActorName): Promise<string> {
   const path = `f/team/${c.unique('d')}`;
-  await c.dataSource.query(`INSERT INTO draft (workspace_id, item_kind, path, username, value) VALUES ($1, 'resource', $2, $3, $4::jsonb)`, [
-    c.workspace,
-    path,
-    c.actors[name].username,
-    JSON.stringify({ resource_type: 'mcp', value: mcp(3) }),
-  ]);
+  await c.dataSource.query(
+    `INSERT INTO draft (workspace_id, item_kind, path, username, value) VALUES ($1, 'resource', $2, $3, $4::jsonb)`,
+    [c.workspace, path, c.actors[name].username, JSON.stringify({ resource_type: 'mcp', value: mcp(3) })],
+  );
   return path;
 }
 
@@ -107,7 +128,13 @@ const historyRows: MatrixRow[] = [
 const draftRows: MatrixRow[] = [
   {
     operation: 'draft.save in f/team',
-    run: (c, a) => drafts.save({ ...req(a), item_kind: 'resource', path: `f/team/${c.unique('s')}`, value: { resource_type: 'mcp' } }),
+    run: (c, a) =>
+      drafts.save({
+        ...req(a),
+        item_kind: 'resource',
+        path: `f/team/${c.unique('s')}`,
+        value: { resource_type: 'mcp' },
+      }),
     expect: outcomes('ok', { reader: 'PERMISSION_DENIED', job: 'PERMISSION_DENIED', stranger: 'NOT_FOUND' }),
   },
   {
@@ -136,7 +163,11 @@ const draftRows: MatrixRow[] = [
 ];
 
 /** Deploying f/team/flow (and the resource it uses) to `stage`, written there as the first admin. */
-const order = () => ({ target_workspace: TARGET, target_actor: { token: cast.actors.admin.token }, items: [{ kind: 'flow' as const, path: 'f/team/flow' }] });
+const order = () => ({
+  target_workspace: TARGET,
+  target_actor: { token: cast.actors.admin.token },
+  items: [{ kind: 'flow' as const, path: 'f/team/flow' }],
+});
 const deployRows: MatrixRow[] = [
   {
     operation: 'deploy.plan f/team/flow',

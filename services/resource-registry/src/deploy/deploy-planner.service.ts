@@ -16,7 +16,6 @@ import { itemKey, type ItemRef } from './item-dependencies.js';
 import { TargetComparer } from './target-comparer.service.js';
 import { SourceItemReader } from './source-item.reader.js';
 
-
 export interface PlannedItem extends DeployPlanEntry {
   readonly ref: ItemRef;
   readonly body: ItemBody;
@@ -57,7 +56,10 @@ export class DeployPlanner {
     if (request.target_workspace === identity.workspace) {
       throw new MeshError('VALIDATION_FAILED', 'target_workspace: must differ from the source workspace');
     }
-    const target = await this.access.authenticate(request.target_actor?.token ?? token, request.target_workspace);
+    const target = await this.access.authenticate(
+      request.target_actor?.token ?? token,
+      request.target_workspace,
+    );
     const visits = new Map<string, Visit>();
     const order: Visit[] = [];
     const variables = new Map<string, Set<string>>();
@@ -70,13 +72,22 @@ export class DeployPlanner {
         return;
       }
       if (visits.size >= DEPLOY_MAX_ITEMS) {
-        throw new MeshError('LIMIT_EXCEEDED', `items: a deploy writes at most ${DEPLOY_MAX_ITEMS} items, dependencies included`);
+        throw new MeshError(
+          'LIMIT_EXCEEDED',
+          `items: a deploy writes at most ${DEPLOY_MAX_ITEMS} items, dependencies included`,
+        );
       }
       const loaded = await this.source.read(identity, ref, parent);
-      const entry: Visit = { ref, body: loaded.body, requested: parent === undefined, requiredBy: new Set(parent ? [parent] : []) };
+      const entry: Visit = {
+        ref,
+        body: loaded.body,
+        requested: parent === undefined,
+        requiredBy: new Set(parent ? [parent] : []),
+      };
       visits.set(key, entry);
       for (const dependency of loaded.dependencies.items) await visit(dependency, key);
-      for (const path of loaded.dependencies.variables) variables.set(path, (variables.get(path) ?? new Set()).add(key));
+      for (const path of loaded.dependencies.variables)
+        variables.set(path, (variables.get(path) ?? new Set()).add(key));
       order.push(entry);
     };
     for (const ref of request.items) await visit(toRef(ref), undefined);
@@ -91,7 +102,14 @@ export class DeployPlanner {
     for (const { ref } of order) {
       const entry = visits.get(itemKey(ref))!;
       const state = await this.comparer.compare(target, ref, entry.body);
-      const action: DeployAction = state === 'absent' ? 'create' : state === 'identical' ? 'unchanged' : request.overwrite ? 'update' : 'conflict';
+      const action: DeployAction =
+        state === 'absent'
+          ? 'create'
+          : state === 'identical'
+            ? 'unchanged'
+            : request.overwrite
+              ? 'update'
+              : 'conflict';
       items.push({
         ref,
         body: entry.body,
@@ -110,14 +128,16 @@ export class DeployPlanner {
         required_by: [...requiredBy],
       })),
     );
-    const ready = items.every((item) => item.action !== 'conflict') && variableRefs.every((v) => v.exists_in_target);
+    const ready =
+      items.every((item) => item.action !== 'conflict') && variableRefs.every((v) => v.exists_in_target);
     return { target, items, variables: variableRefs, ready };
   }
 
   private async assertCanWriteAll(target: CallerIdentity, items: readonly Visit[]): Promise<void> {
     const denied: string[] = [];
     for (const { ref } of items) {
-      if (!(await this.access.canWrite(target, ref.path, itemDomain(ref.kind)))) denied.push(`${ref.kind} ${ref.path}`);
+      if (!(await this.access.canWrite(target, ref.path, itemDomain(ref.kind))))
+        denied.push(`${ref.kind} ${ref.path}`);
     }
     if (denied.length === 0) return;
     const more = denied.length > 1 ? ` (and ${denied.length - 1} more)` : '';

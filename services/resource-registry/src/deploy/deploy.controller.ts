@@ -1,5 +1,13 @@
 import { DeployOrderSchema, MeshError, type CallerIdentity, type DeployOrder } from '@flowmesh/contracts';
-import { Body, Controller, createParamDecorator, HttpCode, Post, UseGuards, type ExecutionContext } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  createParamDecorator,
+  HttpCode,
+  Post,
+  UseGuards,
+  type ExecutionContext,
+} from '@nestjs/common';
 import { BearerAuthGuard, type AuthenticatedRequest } from '../auth/bearer-auth.guard.js';
 import { CurrentIdentity } from '../auth/current-identity.decorator.js';
 import { validateWith } from '../http/validate-with.pipe.js';
@@ -9,7 +17,11 @@ import { DeployService } from './deploy.service.js';
 const BearerToken = createParamDecorator((_: unknown, context: ExecutionContext): string => {
   const header = context.switchToHttp().getRequest<AuthenticatedRequest>().headers.authorization;
   const token = /^Bearer\s+(\S+)\s*$/i.exec(Array.isArray(header) ? (header[0] ?? '') : (header ?? ''))?.[1];
-  if (!token) throw new MeshError('UNAUTHENTICATED', 'missing bearer token: send the header "Authorization: Bearer <token>"');
+  if (!token)
+    throw new MeshError(
+      'UNAUTHENTICATED',
+      'missing bearer token: send the header "Authorization: Bearer <token>"',
+    );
   return token;
 });
 
@@ -23,13 +35,21 @@ export class DeployController {
 
   @Post('plan')
   @HttpCode(200)
-  plan(@CurrentIdentity() identity: CallerIdentity, @BearerToken() token: string, @Body(order) body: DeployOrder) {
+  plan(
+    @CurrentIdentity() identity: CallerIdentity,
+    @BearerToken() token: string,
+    @Body(order) body: DeployOrder,
+  ) {
     return this.deploy.plan(identity, token, body);
   }
 
   @Post('apply')
   @HttpCode(200)
-  apply(@CurrentIdentity() identity: CallerIdentity, @BearerToken() token: string, @Body(order) body: DeployOrder) {
+  apply(
+    @CurrentIdentity() identity: CallerIdentity,
+    @BearerToken() token: string,
+    @Body(order) body: DeployOrder,
+  ) {
     return this.deploy.apply(identity, token, body);
   }
 }

@@ -18,11 +18,19 @@ export class DeployHandler {
 
   @HandleRequest(contract.plan)
   async plan(@Payload() req: Req<'plan'>): Promise<Res<'plan'>> {
-    return this.deploy.plan(await this.access.authenticate(req.actor.token, req.workspace), req.actor.token, req);
+    return this.deploy.plan(
+      await this.access.authenticate(req.actor.token, req.workspace),
+      req.actor.token,
+      req,
+    );
   }
 
   @HandleRequest(contract.apply)
   async apply(@Payload() req: Req<'apply'>): Promise<Res<'apply'>> {
-    return this.deploy.apply(await this.access.authenticate(req.actor.token, req.workspace), req.actor.token, req);
+    return this.deploy.apply(
+      await this.access.authenticate(req.actor.token, req.workspace),
+      req.actor.token,
+      req,
+    );
   }
 }

@@ -42,7 +42,9 @@ export class DeployService {
     this.access.assertScope(identity, 'deploy', 'write');
     const planning = await this.planner.plan(identity, token, request);
     assertReady(planning);
-    const writes = writeOrder(planning.items.filter((item) => item.action === 'create' || item.action === 'update'));
+    const writes = writeOrder(
+      planning.items.filter((item) => item.action === 'create' || item.action === 'update'),
+    );
     await this.transactions.run(undefined, async (manager) => {
       for (const item of writes) await this.items.upsert(planning.target, item.path, item.body, manager);
     });
@@ -84,7 +86,10 @@ function assertReady(planning: DeployPlanning): void {
  * current one ends up current; everything else keeps the plan's order.
  */
 function writeOrder(items: PlannedItem[]): PlannedItem[] {
-  return [...items.filter((item) => item.ref.hash !== undefined), ...items.filter((item) => item.ref.hash === undefined)];
+  return [
+    ...items.filter((item) => item.ref.hash !== undefined),
+    ...items.filter((item) => item.ref.hash === undefined),
+  ];
 }
 
 function publicEntry(item: PlannedItem): DeployPlanEntry {

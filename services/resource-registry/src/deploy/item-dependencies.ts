@@ -51,19 +51,24 @@ class Collector {
   moduleValue(value: unknown): void {
     if (!isRecord(value)) return;
     if (value.tool_type === 'mcp') this.resource(value.resource_path);
-    if (value.type === 'script') this.item('script', value.path, typeof value.hash === 'string' ? value.hash : undefined);
+    if (value.type === 'script')
+      this.item('script', value.path, typeof value.hash === 'string' ? value.hash : undefined);
     if (value.type === 'flow') this.item('flow', value.path);
     if (value.type === 'aiagent') {
       this.resource(value.agent);
       const provider = isRecord(value.input_transforms) ? value.input_transforms.provider : undefined;
-      if (isRecord(provider) && provider.type === 'static' && isRecord(provider.value)) this.resource(provider.value.resource);
+      if (isRecord(provider) && provider.type === 'static' && isRecord(provider.value))
+        this.resource(provider.value.resource);
     }
   }
 
   /** A resource named by a bare path or a `$res:` reference. */
   resource(value: unknown): void {
     if (typeof value !== 'string') return;
-    this.item('resource', value.startsWith(RESOURCE_REFERENCE_PREFIX) ? value.slice(RESOURCE_REFERENCE_PREFIX.length) : value);
+    this.item(
+      'resource',
+      value.startsWith(RESOURCE_REFERENCE_PREFIX) ? value.slice(RESOURCE_REFERENCE_PREFIX.length) : value,
+    );
   }
 
   /** Every string in `value` that is exactly a `$res:` or `$var:` reference. */

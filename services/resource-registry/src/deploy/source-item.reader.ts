@@ -4,7 +4,12 @@ import type { ItemBody } from '../drafts/item-body.schemas.js';
 import { ReadFlowsService } from '../flows/read-flows.service.js';
 import { ReadResourcesService } from '../resources/read-resources.service.js';
 import { ReadScriptsService } from '../scripts/read-scripts.service.js';
-import { flowDependencies, resourceDependencies, type Dependencies, type ItemRef } from './item-dependencies.js';
+import {
+  flowDependencies,
+  resourceDependencies,
+  type Dependencies,
+  type ItemRef,
+} from './item-dependencies.js';
 
 export interface SourceItem {
   readonly body: ItemBody;
@@ -37,7 +42,14 @@ export class SourceItemReader {
       case 'resource': {
         const resource = await this.resources.get(identity, ref.path);
         return {
-          body: { kind: 'resource', body: { resource_type: resource.resource_type, value: resource.value, description: resource.description } },
+          body: {
+            kind: 'resource',
+            body: {
+              resource_type: resource.resource_type,
+              value: resource.value,
+              description: resource.description,
+            },
+          },
           dependencies: resourceDependencies(resource.resource_type, resource.value),
         };
       }
@@ -61,7 +73,15 @@ export class SourceItemReader {
       case 'flow': {
         const flow = await this.flows.get(identity, ref.path);
         return {
-          body: { kind: 'flow', body: { summary: flow.summary, description: flow.description, value: flow.value, schema: flow.schema } },
+          body: {
+            kind: 'flow',
+            body: {
+              summary: flow.summary,
+              description: flow.description,
+              value: flow.value,
+              schema: flow.schema,
+            },
+          },
           dependencies: flowDependencies(flow.value),
         };
       }

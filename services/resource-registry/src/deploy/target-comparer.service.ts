@@ -36,7 +36,8 @@ export class TargetComparer {
       }
       case 'script': {
         if (!(await this.scripts.exists(target, ref.path))) return 'absent';
-        if (ref.hash !== undefined) return (await this.hasVersion(target, ref.path, ref.hash)) ? 'identical' : 'different';
+        if (ref.hash !== undefined)
+          return (await this.hasVersion(target, ref.path, ref.hash)) ? 'identical' : 'different';
         const current = await this.scripts.get(target, ref.path);
         const { body } = item;
         return current.language === body.language &&

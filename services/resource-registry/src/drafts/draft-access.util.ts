@@ -13,5 +13,8 @@ export function assertDraftOwner(identity: CallerIdentity): void {
 }
 
 export function draftNotFound(kind: DraftItemKind, path: string, username: string): MeshError {
-  return new MeshError('NOT_FOUND', `no draft of ${kind} ${path} for user ${username}`, { item_kind: kind, path });
+  return new MeshError('NOT_FOUND', `no draft of ${kind} ${path} for user ${username}`, {
+    item_kind: kind,
+    path,
+  });
 }

@@ -17,30 +17,38 @@ export class DraftRepository {
 
   /** Inserts the draft or replaces its value: one row per (workspace, kind, path, user). */
   async upsert(key: DraftKey, value: Record<string, unknown>): Promise<DraftEntity> {
-    const [row] = (await this.drafts.query(
+    const [row] = await this.drafts.query<Array<{ id: string; created_at: Date; updated_at: Date }>>(
       `INSERT INTO "draft" ("workspace_id", "item_kind", "path", "username", "value")
        VALUES ($1, $2, $3, $4, $5::jsonb)
        ON CONFLICT ("workspace_id", "item_kind", "path", "username")
        DO UPDATE SET "value" = EXCLUDED."value", "updated_at" = now()
        RETURNING "id", "created_at", "updated_at"`,
       [key.workspace, key.itemKind, key.path, key.username, JSON.stringify(value)],
-    )) as Array<{ id: string; created_at: Date; updated_at: Date }>;
+    );
     return Object.assign(new DraftEntity(), {
-      id: row!.id,
+      id: row.id,
       workspaceId: key.workspace,
       itemKind: key.itemKind,
       path: key.path,
       username: key.username,
       value,
-      createdAt: row!.created_at,
-      updatedAt: row!.updated_at,
+      createdAt: row.created_at,
+      updatedAt: row.updated_at,
     });
   }
 
   /** One user's drafts, most recently saved first, without their values. */
   list(workspace: string, username: string, itemKind?: DraftItemKind): Promise<DraftEntity[]> {
     return this.drafts.find({
-      select: { id: true, workspaceId: true, itemKind: true, path: true, username: true, createdAt: true, updatedAt: true },
+      select: {
+        id: true,
+        workspaceId: true,
+        itemKind: true,
+        path: true,
+        username: true,
+        createdAt: true,
+        updatedAt: true,
+      },
       where: { workspaceId: workspace, username, ...(itemKind ? { itemKind } : {}) },
       order: { updatedAt: 'DESC', path: 'ASC' },
     });

@@ -1,4 +1,10 @@
-import { DraftItemKindSchema, DraftValueSchema, ItemPathSchema, type CallerIdentity, type DraftItemKind } from '@flowmesh/contracts';
+import {
+  DraftItemKindSchema,
+  DraftValueSchema,
+  ItemPathSchema,
+  type CallerIdentity,
+  type DraftItemKind,
+} from '@flowmesh/contracts';
 import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { z } from 'zod';
 import { BearerAuthGuard } from '../auth/bearer-auth.guard.js';
@@ -8,7 +14,9 @@ import { itemPath } from '../items/item-path.param.js';
 import { DeployDraftService } from './deploy-draft.service.js';
 import { DraftsService } from './drafts.service.js';
 
-const SaveDraftBodySchema = z.object({ item_kind: DraftItemKindSchema, path: ItemPathSchema, value: DraftValueSchema }).strict();
+const SaveDraftBodySchema = z
+  .object({ item_kind: DraftItemKindSchema, path: ItemPathSchema, value: DraftValueSchema })
+  .strict();
 const ListDraftsQuerySchema = z.object({ item_kind: DraftItemKindSchema.optional() });
 const kind = validateWith(DraftItemKindSchema, 'item kind');
 
@@ -30,7 +38,11 @@ export class DraftsController {
   }
 
   @Get('get/:kind/*path')
-  get(@CurrentIdentity() identity: CallerIdentity, @Param('kind', kind) itemKind: DraftItemKind, @Param('path', itemPath) path: string) {
+  get(
+    @CurrentIdentity() identity: CallerIdentity,
+    @Param('kind', kind) itemKind: DraftItemKind,
+    @Param('path', itemPath) path: string,
+  ) {
     return this.drafts.get(identity, { item_kind: itemKind, path });
   }
 
@@ -45,13 +57,21 @@ export class DraftsController {
 
   @Post('deploy/:kind/*path')
   @HttpCode(200)
-  deploy(@CurrentIdentity() identity: CallerIdentity, @Param('kind', kind) itemKind: DraftItemKind, @Param('path', itemPath) path: string) {
+  deploy(
+    @CurrentIdentity() identity: CallerIdentity,
+    @Param('kind', kind) itemKind: DraftItemKind,
+    @Param('path', itemPath) path: string,
+  ) {
     return this.deployer.deploy(identity, itemKind, path);
   }
 
   @Post('discard/:kind/*path')
   @HttpCode(200)
-  discard(@CurrentIdentity() identity: CallerIdentity, @Param('kind', kind) itemKind: DraftItemKind, @Param('path', itemPath) path: string) {
+  discard(
+    @CurrentIdentity() identity: CallerIdentity,
+    @Param('kind', kind) itemKind: DraftItemKind,
+    @Param('path', itemPath) path: string,
+  ) {
     return this.drafts.discard(identity, itemKind, path);
   }
 }

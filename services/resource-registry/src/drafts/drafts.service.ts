@@ -26,11 +26,21 @@ export class DraftsService {
   ) {}
 
   /** Whoever may write (or create) the item may keep a draft of it. */
-  async save(identity: CallerIdentity, itemKind: DraftItemKind, path: string, value: Record<string, unknown>): Promise<Draft> {
+  async save(
+    identity: CallerIdentity,
+    itemKind: DraftItemKind,
+    path: string,
+    value: Record<string, unknown>,
+  ): Promise<Draft> {
     assertDraftOwner(identity);
     this.access.assertScope(identity, 'drafts', 'write', path);
     await this.access.assertCanCreate(identity, path, { domain: itemDomain(itemKind), action: 'write' });
-    return toDraft(await this.drafts.upsert({ workspace: identity.workspace, itemKind, path, username: identity.username }, value));
+    return toDraft(
+      await this.drafts.upsert(
+        { workspace: identity.workspace, itemKind, path, username: identity.username },
+        value,
+      ),
+    );
   }
 
   /** The caller's own drafts of items it may still read, most recently saved first. */
@@ -62,9 +72,18 @@ export class DraftsService {
   }
 
   /** Drops the caller's draft; the item itself is untouched. */
-  async discard(identity: CallerIdentity, itemKind: DraftItemKind, path: string): Promise<{ discarded: true }> {
+  async discard(
+    identity: CallerIdentity,
+    itemKind: DraftItemKind,
+    path: string,
+  ): Promise<{ discarded: true }> {
     this.access.assertScope(identity, 'drafts', 'write', path);
-    const removed = await this.drafts.delete({ workspace: identity.workspace, itemKind, path, username: identity.username });
+    const removed = await this.drafts.delete({
+      workspace: identity.workspace,
+      itemKind,
+      path,
+      username: identity.username,
+    });
     if (!removed) throw draftNotFound(itemKind, path, identity.username);
     return { discarded: true };
   }
@@ -84,7 +103,9 @@ export class DraftsService {
       this.access.readFilter(identity, 'flows'),
     ]);
     const byKind = { resource: resources, script: scripts, flow: flows };
-    return (row) => byKind[row.itemKind](row.path) && scopesAllow(identity.scopes, { domain: 'drafts', action: 'read', path: row.path });
+    return (row) =>
+      byKind[row.itemKind](row.path) &&
+      scopesAllow(identity.scopes, { domain: 'drafts', action: 'read', path: row.path });
   }
 }
 

@@ -12,7 +12,11 @@ import { z } from 'zod';
  * from one workspace to another. Field names are those of the items' create requests.
  */
 export const ResourceBodySchema = z
-  .object({ resource_type: ResourceTypeNameSchema, value: JsonValueSchema, description: z.string().nullish() })
+  .object({
+    resource_type: ResourceTypeNameSchema,
+    value: JsonValueSchema,
+    description: z.string().nullish(),
+  })
   .strict();
 
 export const ScriptBodySchema = z

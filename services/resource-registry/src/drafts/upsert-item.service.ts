@@ -32,7 +32,12 @@ export class UpsertItemService {
     private readonly versions: ResourceVersionRepository,
   ) {}
 
-  async upsert(identity: CallerIdentity, path: string, item: ItemBody, manager: EntityManager): Promise<UpsertedItem> {
+  async upsert(
+    identity: CallerIdentity,
+    path: string,
+    item: ItemBody,
+    manager: EntityManager,
+  ): Promise<UpsertedItem> {
     switch (item.kind) {
       case 'resource':
         return this.resource(identity, path, item.body, manager);
@@ -43,7 +48,12 @@ export class UpsertItemService {
     }
   }
 
-  private async resource(identity: CallerIdentity, path: string, body: ResourceBody, manager: EntityManager): Promise<UpsertedItem> {
+  private async resource(
+    identity: CallerIdentity,
+    path: string,
+    body: ResourceBody,
+    manager: EntityManager,
+  ): Promise<UpsertedItem> {
     const exists = await this.readResources.exists(identity, path);
     if (exists) {
       const current = await this.readResources.require(identity, path);
@@ -54,7 +64,12 @@ export class UpsertItemService {
           { path },
         );
       }
-      await this.writeResources.update(identity, path, { value: body.value, description: body.description }, { manager });
+      await this.writeResources.update(
+        identity,
+        path,
+        { value: body.value, description: body.description },
+        { manager },
+      );
     } else {
       await this.writeResources.create(
         identity,
@@ -68,7 +83,12 @@ export class UpsertItemService {
     return { created: !exists, version };
   }
 
-  private async script(identity: CallerIdentity, path: string, body: ScriptBody, manager: EntityManager): Promise<UpsertedItem> {
+  private async script(
+    identity: CallerIdentity,
+    path: string,
+    body: ScriptBody,
+    manager: EntityManager,
+  ): Promise<UpsertedItem> {
     const exists = await this.readScripts.exists(identity, path);
     const input = {
       language: body.language,
@@ -83,9 +103,19 @@ export class UpsertItemService {
     return { created: !exists, version: null };
   }
 
-  private async flow(identity: CallerIdentity, path: string, body: FlowBody, manager: EntityManager): Promise<UpsertedItem> {
+  private async flow(
+    identity: CallerIdentity,
+    path: string,
+    body: FlowBody,
+    manager: EntityManager,
+  ): Promise<UpsertedItem> {
     const exists = await this.readFlows.exists(identity, path);
-    const definition = { summary: body.summary, description: body.description ?? null, value: body.value, schema: body.schema ?? null };
+    const definition = {
+      summary: body.summary,
+      description: body.description ?? null,
+      value: body.value,
+      schema: body.schema ?? null,
+    };
     if (exists) await this.writeFlows.update(identity, path, definition, { manager });
     else await this.writeFlows.create(identity, path, definition, { manager });
     return { created: !exists, version: null };

@@ -8,7 +8,7 @@ describe('FolderRolesCache', () => {
     let now = 0;
     let loads = 0;
     const cache = new FolderRolesCache(1_000, () => now);
-    const load = async () => roles(`u/r${++loads}`);
+    const load = () => Promise.resolve(roles(`u/r${++loads}`));
     expect(await cache.get('main', 'team', load)).toEqual(roles('u/r1'));
     now = 999;
     expect(await cache.get('main', 'team', load)).toEqual(roles('u/r1'));
@@ -19,20 +19,24 @@ describe('FolderRolesCache', () => {
 
   it('forgets everything on a local change, and never stores a read that raced with one', async () => {
     const cache = new FolderRolesCache(60_000, () => 0);
-    await cache.get('main', 'team', async () => roles('u/old'));
+    await cache.get('main', 'team', () => Promise.resolve(roles('u/old')));
     cache.invalidate();
     let release!: () => void;
-    const slow = cache.get('main', 'team', () => new Promise((resolve) => (release = () => resolve(roles('u/stale')))));
+    const slow = cache.get(
+      'main',
+      'team',
+      () => new Promise((resolve) => (release = () => resolve(roles('u/stale')))),
+    );
     cache.invalidate();
     release();
     expect(await slow).toEqual(roles('u/stale'));
-    expect(await cache.get('main', 'team', async () => roles('u/new'))).toEqual(roles('u/new'));
+    expect(await cache.get('main', 'team', () => Promise.resolve(roles('u/new')))).toEqual(roles('u/new'));
   });
 
   it('remembers a folder that does not exist too', async () => {
     let loads = 0;
     const cache = new FolderRolesCache(60_000, () => 0);
-    const missing = async () => (loads++, undefined);
+    const missing = () => (loads++, Promise.resolve(undefined));
     await cache.get('main', 'nope', missing);
     await cache.get('main', 'nope', missing);
     expect(loads).toBe(1);

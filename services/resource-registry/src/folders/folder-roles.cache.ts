@@ -23,7 +23,11 @@ export class FolderRolesCache {
     private readonly now: () => number = Date.now,
   ) {}
 
-  async get(workspace: string, name: string, load: () => Promise<FolderRoles | undefined>): Promise<FolderRoles | undefined> {
+  async get(
+    workspace: string,
+    name: string,
+    load: () => Promise<FolderRoles | undefined>,
+  ): Promise<FolderRoles | undefined> {
     const key = `${workspace}\u0000${name}`;
     const cached = this.entries.get(key);
     if (cached && cached.until > this.now()) return cached.roles;

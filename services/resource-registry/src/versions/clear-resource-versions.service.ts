@@ -23,7 +23,10 @@ export class ClearResourceVersionsService {
 
   async clear(identity: CallerIdentity, path: string): Promise<{ removed: number; kept: number | null }> {
     await this.access.assertCanWrite(identity, path, WRITE, notFoundMessage(path));
-    if (!(await this.resources.exists(identity, path))) throw new MeshError('NOT_FOUND', notFoundMessage(path), { path });
-    return this.transactions.run(undefined, (manager) => this.versions.clearPast(manager, identity.workspace, path));
+    if (!(await this.resources.exists(identity, path)))
+      throw new MeshError('NOT_FOUND', notFoundMessage(path), { path });
+    return this.transactions.run(undefined, (manager) =>
+      this.versions.clearPast(manager, identity.workspace, path),
+    );
   }
 }

@@ -10,15 +10,22 @@ export function splitHistoryRoute(segments: string | readonly string[]): { path:
   const parts = typeof segments === 'string' ? segments.split('/') : [...segments];
   const last = parts.at(-1);
   const head = parts.slice(0, -1).join('/');
-  if (last !== undefined && /^[0-9]+$/.test(last) && isItemPath(head)) return { path: head, version: Number(last) };
+  if (last !== undefined && /^[0-9]+$/.test(last) && isItemPath(head))
+    return { path: head, version: Number(last) };
   return { path: parts.join('/') };
 }
 
 /** `resources/history_restore/{path}/{version}`: the version is required. */
-export function requireVersionedRoute(segments: string | readonly string[]): { path: string; version: number } {
+export function requireVersionedRoute(segments: string | readonly string[]): {
+  path: string;
+  version: number;
+} {
   const route = splitHistoryRoute(segments);
   if (route.version === undefined) {
-    throw new MeshError('VALIDATION_FAILED', `version: the route must end in /<path>/<version number>, got "${route.path}"`);
+    throw new MeshError(
+      'VALIDATION_FAILED',
+      `version: the route must end in /<path>/<version number>, got "${route.path}"`,
+    );
   }
   return { path: route.path, version: route.version };
 }

@@ -3,8 +3,16 @@ import { diffJson, jsonEqual } from './json-diff.util.js';
 
 describe('diffJson', () => {
   it('lists added, removed and changed paths in document order', () => {
-    const from = { provider: { kind: 'openai', model: 'gpt-4o' }, system_prompt: 'be brief', temperature: 0.2 };
-    const to = { provider: { kind: 'openai', model: 'gpt-4.1' }, system_prompt: 'be brief', max_iterations: 5 };
+    const from = {
+      provider: { kind: 'openai', model: 'gpt-4o' },
+      system_prompt: 'be brief',
+      temperature: 0.2,
+    };
+    const to = {
+      provider: { kind: 'openai', model: 'gpt-4.1' },
+      system_prompt: 'be brief',
+      max_iterations: 5,
+    };
     expect(diffJson(from, to)).toEqual([
       { op: 'changed', path: 'provider.model', from: 'gpt-4o', to: 'gpt-4.1' },
       { op: 'removed', path: 'temperature', from: 0.2 },
@@ -21,13 +29,17 @@ describe('diffJson', () => {
   });
 
   it('reports a change of shape as one change at that path, and nothing for equal documents', () => {
-    expect(diffJson({ a: { b: 1 } }, { a: [1] })).toEqual([{ op: 'changed', path: 'a', from: { b: 1 }, to: [1] }]);
+    expect(diffJson({ a: { b: 1 } }, { a: [1] })).toEqual([
+      { op: 'changed', path: 'a', from: { b: 1 }, to: [1] },
+    ]);
     expect(diffJson('x', 'y')).toEqual([{ op: 'changed', path: '(root)', from: 'x', to: 'y' }]);
     expect(diffJson({ a: 1, b: [null] }, { b: [null], a: 1 })).toEqual([]);
   });
 
   it('quotes keys that are not identifiers', () => {
-    expect(diffJson({ 'x-api': 1 }, { 'x-api': 2 })).toEqual([{ op: 'changed', path: '["x-api"]', from: 1, to: 2 }]);
+    expect(diffJson({ 'x-api': 1 }, { 'x-api': 2 })).toEqual([
+      { op: 'changed', path: '["x-api"]', from: 1, to: 2 },
+    ]);
   });
 });
 

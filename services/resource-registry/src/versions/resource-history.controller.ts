@@ -27,7 +27,9 @@ export class ResourceHistoryController {
   @Get('history/*route')
   listOrShow(@CurrentIdentity() identity: CallerIdentity, @Param('route') route: string[]) {
     const { path, version: wanted } = splitHistoryRoute(route);
-    return wanted === undefined ? this.history.list(identity, path) : this.history.get(identity, path, wanted);
+    return wanted === undefined
+      ? this.history.list(identity, path)
+      : this.history.get(identity, path, wanted);
   }
 
   /** Always a list: for a path whose last segment is a number, which `history/` reads as a version. */

@@ -45,10 +45,14 @@ export class ResourceHistoryService {
   private async require(workspace: string, path: string, version: number) {
     const row = await this.versions.find(workspace, path, version);
     if (!row) {
-      throw new MeshError('NOT_FOUND', `version ${version} of resource ${path} not found (it may have been dropped or cleared)`, {
-        path,
-        version,
-      });
+      throw new MeshError(
+        'NOT_FOUND',
+        `version ${version} of resource ${path} not found (it may have been dropped or cleared)`,
+        {
+          path,
+          version,
+        },
+      );
     }
     return row;
   }

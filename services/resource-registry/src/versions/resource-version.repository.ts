@@ -16,7 +16,9 @@ export interface NewResourceVersion {
 
 @Injectable()
 export class ResourceVersionRepository {
-  constructor(@InjectRepository(ResourceVersionEntity) private readonly versions: Repository<ResourceVersionEntity>) {}
+  constructor(
+    @InjectRepository(ResourceVersionEntity) private readonly versions: Repository<ResourceVersionEntity>,
+  ) {}
 
   /**
    * Appends the next version and drops those beyond the newest `RESOURCE_VERSIONS_KEPT`, in one
@@ -60,7 +62,15 @@ export class ResourceVersionRepository {
   /** Newest first, without values. */
   list(workspace: string, path: string): Promise<ResourceVersionEntity[]> {
     return this.versions.find({
-      select: { version: true, path: true, resourceType: true, description: true, createdBy: true, createdAt: true, restoredFrom: true },
+      select: {
+        version: true,
+        path: true,
+        resourceType: true,
+        description: true,
+        createdBy: true,
+        createdAt: true,
+        restoredFrom: true,
+      },
       where: { workspaceId: workspace, path },
       order: { version: 'DESC' },
     });
@@ -72,12 +82,19 @@ export class ResourceVersionRepository {
 
   /** The newest version, as the transaction of `manager` sees it. */
   newest(manager: EntityManager, workspace: string, path: string): Promise<ResourceVersionEntity | null> {
-    return manager.findOne(ResourceVersionEntity, { where: { workspaceId: workspace, path }, order: { version: 'DESC' } });
+    return manager.findOne(ResourceVersionEntity, {
+      where: { workspaceId: workspace, path },
+      order: { version: 'DESC' },
+    });
   }
 
   /** Drops every version but the newest; returns how many went and which one stayed. */
-  async clearPast(manager: EntityManager, workspace: string, path: string): Promise<{ removed: number; kept: number | null }> {
-    const [row] = (await manager.query(
+  async clearPast(
+    manager: EntityManager,
+    workspace: string,
+    path: string,
+  ): Promise<{ removed: number; kept: number | null }> {
+    const [row] = await manager.query<Array<{ removed: number; kept: number | null }>>(
       `WITH newest AS (
          SELECT MAX("version") AS "version" FROM "resource_version" WHERE "workspace_id" = $1 AND "path" = $2
        ), dropped AS (
@@ -87,7 +104,7 @@ export class ResourceVersionRepository {
        )
        SELECT (SELECT count(*)::int FROM dropped) AS "removed", (SELECT "version" FROM newest) AS "kept"`,
       [workspace, path],
-    )) as Array<{ removed: number; kept: number | null }>;
+    );
     return { removed: row?.removed ?? 0, kept: row?.kept ?? null };
   }
 }

@@ -24,7 +24,12 @@ export class RestoreResourceVersionService {
     const old = await this.history.get(identity, path, version);
     const context: HistoryWriteContext = { restoredFrom: version };
     return this.transactions.run(undefined, async (manager) => {
-      await this.resources.update(identity, path, { value: old.value, description: old.description }, { manager, context: { ...context } });
+      await this.resources.update(
+        identity,
+        path,
+        { value: old.value, description: old.description },
+        { manager, context: { ...context } },
+      );
       const written = await this.versions.newest(manager, identity.workspace, path);
       if (!written) throw new MeshError('INTERNAL', `restoring resource ${path} wrote no version`);
       return toVersionSummary(written);
