@@ -16,6 +16,16 @@ export const processIo: SyncCommandIo = {
   settings: (workspace) => readRegistrySettings(process.env, workspace),
 };
 
+const FILE_FORMAT_HELP = `
+Each YAML or JSON file is one item and says which with kind:
+  kind: resource   path, resource_type, value, description?
+  kind: variable   path, value, is_secret?, description?   (a pulled secret has no value: pushing keeps the registry's)
+  kind: script     path, language, content, summary?, description?, lock?, schema?
+  kind: flow       path, summary?, description?, value (the OpenFlow value), schema?
+A script may instead be a code file (lookup.ts, calc.py, ...) beside a sidecar lookup.script.yaml
+holding the other fields; the language then defaults from the extension.
+Talks to the mesh at $FLOWMESH_URL (default http://127.0.0.1:8000) with $FLOWMESH_TOKEN.`;
+
 interface PushOptions {
   workspace?: string;
 }
@@ -33,6 +43,7 @@ export function registerPushCommand(program: Command, io: SyncCommandIo = proces
     )
     .argument('<paths...>', 'files or directories')
     .option('-w, --workspace <id>', 'workspace (default: $FLOWMESH_WORKSPACE or main)')
+    .addHelpText('after', FILE_FORMAT_HELP)
     .action(async (paths: string[], options: PushOptions) => {
       process.exitCode = await runPush(paths, options, io);
     });
