@@ -1,0 +1,127 @@
+// Flows benchmark: end-to-end time of a 10-step and a 40-step flow of trivial TypeScript steps,
+// ten-step flows per second with 100 in flight, and per-step overhead (one step's end to the next
+// one's start), p50/p99, on the flowmesh mesh; the same workflows in n8n (Code nodes behind a
+// webhook) in the same run when bench/flows/peer has it installed. See README.md.
+// Run: npm run build && node_modules/.bin/node bench/flows/run.js
+import { loadavg, cpus } from 'node:os';
+import { chainFlow, startFlowmesh } from './flowmesh-runner.js';
+import { startN8n } from './n8n-peer.js';
+import { ms, rate, ratio, summarize } from './stats.js';
+
+process.env.NATS_URL ??= 'nats://127.0.0.1:4222';
+process.env.DATABASE_URL ??= 'postgres://postgres@127.0.0.1:5432/postgres';
+// `npm run build` comes first (README); the mesh runs the build output as it is.
+process.env.FLOWMESH_SKIP_BUILD ??= '1';
+
+const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 30);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 5);
+const THROUGHPUT_FLOWS = Number(process.env.BENCH_THROUGHPUT_FLOWS ?? 600);
+const IN_FLIGHT = Number(process.env.BENCH_IN_FLIGHT ?? 100);
+const GAP_FLOWS = Number(process.env.BENCH_GAP_FLOWS ?? 10);
+const PEER = process.env.BENCH_PEER ?? 'auto';
+const TARGETS = { e2e40Ms: 50, stepOverheadP50Ms: 1.2, tenStepFlowsPerSecond: 300 };
+
+/** Sequential runs of one workflow: latency samples in ms. */
+async function latency(runOnce, samples, warmup) {
+  for (let i = 0; i < warmup; i++) await runOnce(i);
+  const times = [];
+  for (let i = 0; i < samples; i++) times.push((await runOnce(i)).ms);
+  return summarize(times);
+}
+
+/** `total` runs with `inFlight` outstanding at any time: completions per second. */
+async function throughput(runOnce, total, inFlight) {
+  let next = 0;
+  let done = 0;
+  const started = performance.now();
+  const lane = async () => {
+    while (next < total) {
+      const i = next++;
+      await runOnce(i);
+      done++;
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(inFlight, total) }, lane));
+  return (done * 1000) / (performance.now() - started);
+}
+
+function line(label, value) {
+  console.log(`${label.padEnd(44)} ${value}`);
+}
+
+async function benchFlowmesh() {
+  const fm = await startFlowmesh();
+  try {
+    const ten = chainFlow(10);
+    const forty = chainFlow(40);
+    const check = (steps) => async (i) => {
+      const run = await fm.run(steps === 10 ? ten : forty, { n: i });
+      return run;
+    };
+    const e2e10 = await latency(check(10), SAMPLES, WARMUP);
+    const e2e40 = await latency(check(40), SAMPLES, WARMUP);
+    // Right results: n + steps (checked on a few runs, outside the timed loops).
+    for (const steps of [10, 40]) {
+      const { id } = await fm.run(steps === 10 ? ten : forty, { n: 1000 });
+      const job = await fm.get(id);
+      if (job.result !== 1000 + steps) throw new Error(`a ${steps}-step flow returned ${JSON.stringify(job.result)}, not ${1000 + steps}`);
+    }
+    const gaps = [];
+    for (let i = 0; i < GAP_FLOWS; i++) {
+      const { id } = await fm.run(forty, { n: i });
+      gaps.push(...(await fm.stepGaps(id)));
+    }
+    const tput = await throughput(async (i) => fm.run(ten, { n: i }), THROUGHPUT_FLOWS, IN_FLIGHT);
+    return { e2e10, e2e40, gaps: summarize(gaps), tput };
+  } finally {
+    await fm.stop();
+  }
+}
+
+async function benchN8n() {
+  const n8n = await startN8n([10, 40]);
+  try {
+    const e2e10 = await latency((i) => n8n.run(10, { n: i }), SAMPLES, WARMUP);
+    const e2e40 = await latency((i) => n8n.run(40, { n: i }), SAMPLES, WARMUP);
+    const tput = await throughput((i) => n8n.run(10, { n: i }), THROUGHPUT_FLOWS, IN_FLIGHT);
+    return { version: n8n.version, e2e10, e2e40, tput };
+  } finally {
+    await n8n.stop();
+  }
+}
+
+const loadBefore = loadavg();
+console.log(`bench/flows: ${cpus().length} cores, load average ${loadBefore.map((l) => l.toFixed(2)).join(' ')}`);
+const ours = await benchFlowmesh();
+let peer;
+let peerSkipped;
+if (PEER !== 'off') {
+  try {
+    peer = await benchN8n();
+  } catch (error) {
+    peerSkipped = error instanceof Error ? error.message : String(error);
+  }
+}
+const loadAfter = loadavg();
+
+console.log('');
+line('flowmesh 10-step flow end to end', `p50 ${ms(ours.e2e10.p50)}  p99 ${ms(ours.e2e10.p99)}  (n=${ours.e2e10.n})`);
+line('flowmesh 40-step flow end to end', `p50 ${ms(ours.e2e40.p50)}  p99 ${ms(ours.e2e40.p99)}  (n=${ours.e2e40.n})`);
+line('flowmesh per-step overhead (end -> next start)', `p50 ${ms(ours.gaps.p50)}  p99 ${ms(ours.gaps.p99)}  (n=${ours.gaps.n} gaps)`);
+line(`flowmesh 10-step flows/s, ${IN_FLIGHT} in flight`, rate(ours.tput));
+if (peer) {
+  line(`n8n ${peer.version} 10 Code nodes end to end`, `p50 ${ms(peer.e2e10.p50)}  p99 ${ms(peer.e2e10.p99)}`);
+  line(`n8n ${peer.version} 40 Code nodes end to end`, `p50 ${ms(peer.e2e40.p50)}  p99 ${ms(peer.e2e40.p99)}`);
+  line(`n8n 10-node executions/s, ${IN_FLIGHT} in flight`, rate(peer.tput));
+  line('ratio n8n/flowmesh, 10 steps p50', ratio(peer.e2e10.p50, ours.e2e10.p50));
+  line('ratio n8n/flowmesh, 40 steps p50', ratio(peer.e2e40.p50, ours.e2e40.p50));
+  line('ratio flowmesh/n8n, flows per second', ratio(ours.tput, peer.tput));
+} else line('n8n peer', `skipped: ${peerSkipped ?? 'BENCH_PEER=off'}`);
+console.log(`load average before ${loadBefore.map((l) => l.toFixed(2)).join(' ')}, after ${loadAfter.map((l) => l.toFixed(2)).join(' ')}`);
+
+const missed = [];
+if (!(ours.e2e40.p50 <= TARGETS.e2e40Ms)) missed.push(`40-step p50 ${ms(ours.e2e40.p50)} > ${TARGETS.e2e40Ms} ms`);
+if (!(ours.gaps.p50 <= TARGETS.stepOverheadP50Ms)) missed.push(`per-step overhead p50 ${ms(ours.gaps.p50)} > ${TARGETS.stepOverheadP50Ms} ms`);
+if (!(ours.tput >= TARGETS.tenStepFlowsPerSecond)) missed.push(`${rate(ours.tput)} < ${TARGETS.tenStepFlowsPerSecond} ten-step flows/s`);
+console.log(missed.length ? `targets missed: ${missed.join('; ')}` : 'all targets met');
+process.exitCode = missed.length ? 1 : 0;

@@ -1,0 +1,15 @@
+/** Percentiles and formatting for the flows benchmark. */
+export function percentile(sorted, p) {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * (sorted.length - 1)))];
+}
+
+export function summarize(samples) {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return { n: sorted.length, p50: percentile(sorted, 50), p99: percentile(sorted, 99) };
+}
+
+export const ms = (value) => (Number.isFinite(value) ? `${value.toFixed(value < 10 ? 2 : 1)} ms` : 'n/a');
+export const rate = (perSecond) => (Number.isFinite(perSecond) ? `${perSecond.toFixed(1)}/s` : 'n/a');
+export const ratio = (peer, ours) =>
+  Number.isFinite(peer) && Number.isFinite(ours) && ours > 0 ? `${(peer / ours).toFixed(2)}x` : 'n/a';
