@@ -36,6 +36,8 @@ export interface ApprovalStep {
   readonly expect_error?: unknown;
   /** A check, not a request: the flow job has this status now. */
   readonly expect_status?: string;
+  /** With expect_status: the flow_status now (objects matched partially). */
+  readonly expect_flow_status?: unknown;
 }
 
 export interface RunsSpec {

@@ -207,6 +207,8 @@ async function approve(fm: FlowMesh, jobId: string, flowCase: FlowCase): Promise
     if (step.expect_status !== undefined) {
       const job = await fm.getJob(jobId);
       if (job.status !== step.expect_status) problems.push(`after the approvals so far the flow is ${job.status}, expected ${step.expect_status}`);
+      if (step.expect_flow_status !== undefined)
+        problems.push(...mismatches(job.flow_status, step.expect_flow_status, { partialObjects: true }).map((p) => `suspended flow_status ${p}`));
       continue;
     }
     const request = {
