@@ -26,6 +26,11 @@ export interface ScriptJob {
   readonly path?: string | null;
   /** The function to call (default `main`); a flow's preprocessor module runs `preprocessor`. */
   readonly entrypoint?: string;
+  /**
+   * Jobs with the same key run in the same working directory (the steps of a `same_worker` flow
+   * share `./shared`, as Windmill's): the flow run's root job id. Absent: a directory of its own.
+   */
+  readonly workdirKey?: string;
 }
 
 export interface ScriptRunOptions {
