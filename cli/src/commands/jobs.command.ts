@@ -48,7 +48,12 @@ export function registerJobsCommands(program: Command, io: SyncCommandIo = proce
     .command('resume')
     .description('approve (or with --deny, disapprove) a flow waiting on an approval step, as yourself')
     .argument('<id>', 'the suspended flow job id')
-    .option('-p, --payload <json>', 'the resume payload (JSON), seen by the next step as `resume`', parseJson, {})
+    .option(
+      '-p, --payload <json>',
+      'the resume payload (JSON), seen by the next step as `resume`',
+      parseJson,
+      {},
+    )
     .option('--deny', 'disapprove: the flow fails with SuspendedDisapproved')
     .option('--resume-id <n>', 'the resume id of the approval link to answer', parseResumeId)
     .option(...workspace)
@@ -76,7 +81,11 @@ export function registerJobsCommands(program: Command, io: SyncCommandIo = proce
     });
 }
 
-async function withApi(io: SyncCommandIo, options: JobsOptions, action: (api: JobsApi) => Promise<void>): Promise<number> {
+async function withApi(
+  io: SyncCommandIo,
+  options: JobsOptions,
+  action: (api: JobsApi) => Promise<void>,
+): Promise<number> {
   try {
     await action(new JobsApi(new RegistryHttp(io.settings(options.workspace))));
     return 0;

@@ -19,7 +19,10 @@ export function registerRunCommand(program: Command, io: SyncCommandIo = process
   program
     .command('run')
     .description('run a flow (a local OpenFlow file, or the path of a saved flow) and print its result')
-    .argument('<flow>', 'an OpenFlow file (.yaml, .yml, .json) or a saved flow path (f/<folder>/..., u/<user>/...)')
+    .argument(
+      '<flow>',
+      'an OpenFlow file (.yaml, .yml, .json) or a saved flow path (f/<folder>/..., u/<user>/...)',
+    )
     .option('-a, --args <json>', 'the flow arguments as a JSON object', parseArgsObject, {})
     .option('-w, --workspace <id>', 'workspace (default: $FLOWMESH_WORKSPACE or main)')
     .action(async (flow: string, options: RunOptions) => {

@@ -129,7 +129,11 @@ async function runStart(options: StartOptions): Promise<number> {
 }
 
 /** A first thing to try once the mesh is up: the hello example, run through the entry point. */
-async function runExampleFlow(entryUrl: string, token: string, say: (message: string) => void): Promise<void> {
+async function runExampleFlow(
+  entryUrl: string,
+  token: string,
+  say: (message: string) => void,
+): Promise<void> {
   if (!existsSync(EXAMPLE_FLOW)) return;
   await runExample({ file: EXAMPLE_FLOW, entryUrl, token, say });
 }

@@ -44,7 +44,11 @@ export class JobsApi {
   }
 
   runFlowPreview(value: unknown, args: Record<string, unknown>, path?: string): Promise<string> {
-    return this.http.post<string>('jobs/run/preview_flow', { value, args, ...(path === undefined ? {} : { path }) });
+    return this.http.post<string>('jobs/run/preview_flow', {
+      value,
+      args,
+      ...(path === undefined ? {} : { path }),
+    });
   }
 
   runFlowByPath(path: string, args: Record<string, unknown>): Promise<string> {

@@ -22,7 +22,11 @@ export async function runExample(options: RunExampleOptions): Promise<boolean> {
     const target = await readRunTarget(file);
     if (target.kind !== 'file') throw new RunTargetError(`${file} is not a flow file`);
     const api = new JobsApi(
-      new RegistryHttp({ url: options.entryUrl, token: options.token, workspace: options.workspace ?? 'main' }),
+      new RegistryHttp({
+        url: options.entryUrl,
+        token: options.token,
+        workspace: options.workspace ?? 'main',
+      }),
     );
     const jobId = await api.runFlowPreview(target.value, target.defaults);
     say(`example ${file}: job ${jobId}`);
@@ -31,7 +35,9 @@ export async function runExample(options: RunExampleOptions): Promise<boolean> {
       timeoutMs: options.timeoutMs ?? 30_000,
     });
     const result = JSON.stringify(outcome.result);
-    say(outcome.success === false ? `example ${file} failed: ${result}` : `example ${file} returned ${result}`);
+    say(
+      outcome.success === false ? `example ${file} failed: ${result}` : `example ${file} returned ${result}`,
+    );
     return outcome.success !== false;
   } catch (error) {
     if (error instanceof RegistryRequestError && error.code === 'UNAUTHENTICATED') {
@@ -40,7 +46,11 @@ export async function runExample(options: RunExampleOptions): Promise<boolean> {
       );
       return false;
     }
-    if (error instanceof RegistryRequestError || error instanceof RunTargetError || error instanceof FollowTimeoutError) {
+    if (
+      error instanceof RegistryRequestError ||
+      error instanceof RunTargetError ||
+      error instanceof FollowTimeoutError
+    ) {
       say(`example ${file} not run: ${error.message}`);
       return false;
     }

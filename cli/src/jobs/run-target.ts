@@ -5,7 +5,12 @@ import { parseOpenFlow, type SourceFormat } from '@flowmesh/contracts';
 
 /** What `flowmesh run` was asked to run: a local OpenFlow file (a preview) or a saved flow's path. */
 export type RunTarget =
-  | { readonly kind: 'file'; readonly file: string; readonly value: unknown; readonly defaults: Record<string, unknown> }
+  | {
+      readonly kind: 'file';
+      readonly file: string;
+      readonly value: unknown;
+      readonly defaults: Record<string, unknown>;
+    }
   | { readonly kind: 'path'; readonly path: string };
 
 export class RunTargetError extends Error {}
@@ -20,7 +25,9 @@ export async function readRunTarget(target: string): Promise<RunTarget> {
   try {
     text = await readFile(target, 'utf8');
   } catch (error) {
-    throw new RunTargetError(`cannot read ${target}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+    throw new RunTargetError(
+      `cannot read ${target}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
+    );
   }
   const parsed = parseOpenFlow(text, format ? { format } : {});
   if (!parsed.ok) {
@@ -39,7 +46,7 @@ function schemaDefaults(schema: Record<string, unknown> | undefined): Record<str
   const defaults: Record<string, unknown> = {};
   for (const [name, property] of Object.entries(properties as Record<string, unknown>)) {
     if (typeof property === 'object' && property !== null && 'default' in property) {
-      defaults[name] = (property as { default: unknown }).default;
+      defaults[name] = property.default;
     }
   }
   return defaults;

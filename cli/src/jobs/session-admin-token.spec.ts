@@ -15,7 +15,10 @@ describe('sessionAdminToken', () => {
 
   it('uses FLOWMESH_ADMIN_TOKEN when set, and writes nothing', async () => {
     const given = 'x'.repeat(30);
-    expect(await sessionAdminToken({ FLOWMESH_ADMIN_TOKEN: given }, dir)).toEqual({ token: given, file: undefined });
+    expect(await sessionAdminToken({ FLOWMESH_ADMIN_TOKEN: given }, dir)).toEqual({
+      token: given,
+      file: undefined,
+    });
   });
 
   it('otherwise generates one into .flowmesh/admin-token, readable by the user only, and keeps it for the next start', async () => {

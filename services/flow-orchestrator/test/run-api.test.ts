@@ -8,7 +8,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scriptStep, startRunApiMesh, type Member, type RunApiMesh } from './support/run-api-mesh.js';
 
 const hello = {
-  modules: [scriptStep('greet', 'return `Hello, ${name}!`;', { name: 'flow_input.name' }), { id: 'out', value: { type: 'identity' } }],
+  modules: [
+    scriptStep('greet', 'return `Hello, ${name}!`;', { name: 'flow_input.name' }),
+    { id: 'out', value: { type: 'identity' } },
+  ],
 };
 const failing = { modules: [scriptStep('boom', "throw new Error('no luck');")] };
 
@@ -64,7 +67,11 @@ describe('flow-orchestrator run API', () => {
     ];
     for (const [method, route] of routes) {
       const answer = await mesh.http(method, route, undefined, method === 'POST' ? {} : undefined);
-      expect([route, answer.status, answer.json<{ code: string }>().code]).toEqual([route, 401, 'UNAUTHENTICATED']);
+      expect([route, answer.status, answer.json<{ code: string }>().code]).toEqual([
+        route,
+        401,
+        'UNAUTHENTICATED',
+      ]);
     }
     const bad = await fetch(`${mesh.orchestrator.url}/api/w/main/jobs/list`, {
       headers: { authorization: 'Bearer fm_not_a_token_at_all_000000000' },
@@ -85,12 +92,24 @@ describe('flow-orchestrator run API', () => {
       result: 'Hello, mesh!',
       job_kind: 'flowpreview',
       created_by: 'admin',
-      flow_status: { modules: [{ id: 'greet', type: 'Success' }, { id: 'out', type: 'Success' }] },
+      flow_status: {
+        modules: [
+          { id: 'greet', type: 'Success' },
+          { id: 'out', type: 'Success' },
+        ],
+      },
     });
     const result = await mesh.http('GET', `jobs_u/completed/get_result/${id}`, 'admin');
-    expect([result.status, result.contentType, result.json()]).toEqual([200, expect.stringMatching(/json/), 'Hello, mesh!']);
-    const update = (await mesh.http('GET', `jobs_u/getupdate/${id}?log_offset=0`, 'admin')).json();
-    expect(update).toMatchObject({ running: false, completed: true, flow_status: { modules: expect.any(Array) } });
+    expect([result.status, result.contentType, result.json()]).toEqual([
+      200,
+      expect.stringMatching(/json/),
+      'Hello, mesh!',
+    ]);
+    const update = (await mesh.http('GET', `jobs_u/getupdate/${id}?log_offset=0`, 'admin')).json<{
+      flow_status: { modules: unknown[] };
+    }>();
+    expect(update).toMatchObject({ running: false, completed: true });
+    expect(update.flow_status.modules).toHaveLength(2);
     const logs = await mesh.http('GET', `jobs_u/get_logs/${id}`, 'admin');
     expect([logs.status, logs.contentType]).toEqual([200, expect.stringMatching(/^text\/plain/)]);
     const node = await mesh.http('GET', `jobs/result_by_id/${id}/greet`, 'admin');
@@ -98,9 +117,15 @@ describe('flow-orchestrator run API', () => {
   });
 
   it('waits for the result: 200 and the result, or 422 and the error the flow failed with', async () => {
-    const ok = await mesh.http('POST', 'jobs/run_wait_result/preview_flow', 'admin', { value: hello, args: { name: 'you' } });
+    const ok = await mesh.http('POST', 'jobs/run_wait_result/preview_flow', 'admin', {
+      value: hello,
+      args: { name: 'you' },
+    });
     expect([ok.status, ok.json()]).toEqual([200, 'Hello, you!']);
-    const failed = await mesh.http('POST', 'jobs/run_wait_result/preview_flow', 'admin', { value: failing, args: {} });
+    const failed = await mesh.http('POST', 'jobs/run_wait_result/preview_flow', 'admin', {
+      value: failing,
+      args: {},
+    });
     expect(failed.status).toBe(422);
     expect(failed.json()).toMatchObject({ error: { name: 'Error', message: 'no luck', step_id: 'boom' } });
   });
@@ -153,11 +178,16 @@ describe('flow-orchestrator run API', () => {
     expect((await completed(preview.text)).result).toBe('SHOUT');
   });
 
-  it("answers 404 for a job the caller may not read, exactly as for one that does not exist", async () => {
+  it('answers 404 for a job the caller may not read, exactly as for one that does not exist', async () => {
     const id = await run(hello, { name: 'private' }, 'alice');
     await completed(id, 'alice');
     const unknown = await mesh.http('GET', `jobs_u/get/${randomUUID()}`, 'bob');
-    for (const route of [`jobs_u/get/${id}`, `jobs_u/completed/get_result_maybe/${id}`, `jobs_u/get_logs/${id}`, `jobs/result_by_id/${id}/greet`]) {
+    for (const route of [
+      `jobs_u/get/${id}`,
+      `jobs_u/completed/get_result_maybe/${id}`,
+      `jobs_u/get_logs/${id}`,
+      `jobs/result_by_id/${id}/greet`,
+    ]) {
       const answer = await mesh.http('GET', route, 'bob');
       expect([route, answer.status, answer.json<{ code: string }>().code]).toEqual([route, 404, 'NOT_FOUND']);
     }
@@ -172,7 +202,9 @@ describe('flow-orchestrator run API', () => {
     expect(elsewhere.status).toBe(404);
     // The same over NATS.
     const jobs = createOrchestratorJobsClient(mesh.registry.client);
-    const error = await jobs.get({ actor: { token: mesh.tokens.bob }, workspace: 'main', id }).catch((e: unknown) => e);
+    const error = await jobs
+      .get({ actor: { token: mesh.tokens.bob }, workspace: 'main', id })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(MeshError);
     expect((error as MeshError).code).toBe('NOT_FOUND');
     expect((await jobs.get({ actor: { token: mesh.tokens.alice }, workspace: 'main', id })).id).toBe(id);
@@ -187,38 +219,66 @@ describe('flow-orchestrator run API', () => {
     const bobs = (await mesh.http('GET', 'jobs/list', 'bob')).json<Listed>();
     expect(bobs.map((job) => job.created_by)).toEqual(bobs.map(() => 'bob'));
     expect(bobs.map((job) => job.id)).toEqual(expect.arrayContaining([mine, failed]));
-    const failures = (await mesh.http('GET', 'jobs/list?success=false&created_by=bob', 'admin')).json<Listed>();
+    const failures = (
+      await mesh.http('GET', 'jobs/list?success=false&created_by=bob', 'admin')
+    ).json<Listed>();
     expect(failures.map((job) => job.id)).toEqual([failed]);
-    const byPath = (await mesh.http('GET', 'jobs/list?script_path_exact=u/admin/hello', 'admin')).json<Listed>();
+    const byPath = (
+      await mesh.http('GET', 'jobs/list?script_path_exact=u/admin/hello', 'admin')
+    ).json<Listed>();
     expect(byPath.length).toBeGreaterThan(0);
-    expect((await mesh.http('GET', 'jobs/list?script_path_exact=u/admin/hello', 'bob')).json<Listed>()).toEqual([]);
+    expect(
+      (await mesh.http('GET', 'jobs/list?script_path_exact=u/admin/hello', 'bob')).json<Listed>(),
+    ).toEqual([]);
     expect((await mesh.http('GET', 'jobs/list?success=maybe', 'admin')).status).toBe(400);
   });
 
   it('cancels a job for its creator: the flow ends cancelled; a second cancel is a conflict', async () => {
-    const parked = { modules: [{ ...scriptStep('wait', "return 'parked';"), suspend: { required_events: 1, timeout: 600 } }, scriptStep('after', "return 'never';")] };
+    const parked = {
+      modules: [
+        { ...scriptStep('wait', "return 'parked';"), suspend: { required_events: 1, timeout: 600 } },
+        scriptStep('after', "return 'never';"),
+      ],
+    };
     const id = await run(parked, {}, 'alice');
-    await waitFor(async () => (await mesh.http('GET', `jobs_u/get/${id}`, 'alice')).json<{ status: string }>().status === 'suspended', {
-      timeoutMs: 20_000,
-      description: 'the flow to suspend',
+    await waitFor(
+      async () =>
+        (await mesh.http('GET', `jobs_u/get/${id}`, 'alice')).json<{ status: string }>().status ===
+        'suspended',
+      {
+        timeoutMs: 20_000,
+        description: 'the flow to suspend',
+      },
+    );
+    const cancel = await mesh.http('POST', `jobs_u/queue/cancel/${id}`, 'alice', {
+      reason: 'changed my mind',
     });
-    const cancel = await mesh.http('POST', `jobs_u/queue/cancel/${id}`, 'alice', { reason: 'changed my mind' });
     expect([cancel.status, cancel.text]).toEqual([200, `job ${id} canceled`]);
     const outcome = await completed(id, 'alice');
     expect(outcome.success).toBe(false);
-    expect((await mesh.http('GET', `jobs_u/get/${id}`, 'alice')).json()).toMatchObject({ canceled: true, canceled_reason: 'changed my mind' });
+    expect((await mesh.http('GET', `jobs_u/get/${id}`, 'alice')).json()).toMatchObject({
+      canceled: true,
+      canceled_reason: 'changed my mind',
+    });
     expect((await mesh.http('POST', `jobs_u/queue/cancel/${id}`, 'alice', {})).status).toBe(409);
   });
 
   it('flowmesh run runs an example flow file, shows each step, prints the result; a failing flow exits 1', async () => {
     buildCli();
-    const env = { FLOWMESH_URL: mesh.orchestrator.url, FLOWMESH_TOKEN: mesh.tokens.admin, FLOWMESH_SKIP_BUILD: '1' };
+    const env = {
+      FLOWMESH_URL: mesh.orchestrator.url,
+      FLOWMESH_TOKEN: mesh.tokens.admin,
+      FLOWMESH_SKIP_BUILD: '1',
+    };
     const ok = await runFlowmesh(['run', 'examples/flows/hello.yaml', '--args', '{"name": "cli"}'], { env });
     expect(ok.code).toBe(0);
     expect(JSON.parse(ok.stdout)).toBe('Hello, cli!');
     expect(ok.stderr).toMatch(/job [0-9a-f-]{36} started\n✓ greet\n✓ result\n/);
 
-    const loop = await runFlowmesh(['run', 'examples/flows/loop-with-branch.yaml', '--args', '{"numbers": [3, 8]}'], { env });
+    const loop = await runFlowmesh(
+      ['run', 'examples/flows/loop-with-branch.yaml', '--args', '{"numbers": [3, 8]}'],
+      { env },
+    );
     expect(loop.code).toBe(0);
     expect(JSON.parse(loop.stdout)).toEqual({
       even: 1,
@@ -236,7 +296,9 @@ describe('flow-orchestrator run API', () => {
     expect(bad.stderr).toContain('✗ boom failed');
     expect(bad.stderr).toContain('"message": "no luck"');
 
-    const noToken = await runFlowmesh(['jobs', 'get', randomUUID()], { env: { ...env, FLOWMESH_TOKEN: 'fm_wrong_token_000000000000000' } });
+    const noToken = await runFlowmesh(['jobs', 'get', randomUUID()], {
+      env: { ...env, FLOWMESH_TOKEN: 'fm_wrong_token_000000000000000' },
+    });
     expect([noToken.code, noToken.stderr]).toEqual([1, expect.stringContaining('UNAUTHENTICATED')]);
   }, 60_000);
 });
@@ -245,6 +307,9 @@ describe('flow-orchestrator run API', () => {
 function buildCli(): void {
   const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
   const lock = join(REPO_ROOT, 'node_modules', '.cache', 'flowmesh-build.lock');
-  const result = spawnSync('flock', [lock, process.execPath, tsc, '-b', 'cli'], { cwd: REPO_ROOT, encoding: 'utf8' });
+  const result = spawnSync('flock', [lock, process.execPath, tsc, '-b', 'cli'], {
+    cwd: REPO_ROOT,
+    encoding: 'utf8',
+  });
   if (result.status !== 0) throw new Error(`cannot build the CLI:\n${result.stdout}${result.stderr}`);
 }

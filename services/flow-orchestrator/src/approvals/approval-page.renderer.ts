@@ -76,7 +76,8 @@ export function formFields(schema: Record<string, unknown> | undefined): Field[]
     const type = property.type;
     return {
       name,
-      type: type === 'string' || type === 'number' || type === 'integer' || type === 'boolean' ? type : 'json',
+      type:
+        type === 'string' || type === 'number' || type === 'integer' || type === 'boolean' ? type : 'json',
       title: typeof property.title === 'string' ? property.title : name,
       description: typeof property.description === 'string' ? property.description : undefined,
       required: required.includes(name),
@@ -92,11 +93,14 @@ function renderField(field: Field): string {
   const required = field.required && field.type !== 'boolean' ? ' required' : '';
   const label = `<label for="${id}">${escapeHtml(field.title)}${field.required ? ' *' : ''}</label>`;
   const hint = field.description ? `\n<div class="hint">${escapeHtml(field.description)}</div>` : '';
-  const initial = field.defaultValue === undefined ? '' : field.type === 'json' ? JSON.stringify(field.defaultValue) : String(field.defaultValue);
+  const initial = initialText(field);
   let input: string;
   if (field.enumValues) {
     const options = field.enumValues
-      .map((value) => `<option value="${escapeHtml(value)}"${value === initial ? ' selected' : ''}>${escapeHtml(value)}</option>`)
+      .map(
+        (value) =>
+          `<option value="${escapeHtml(value)}"${value === initial ? ' selected' : ''}>${escapeHtml(value)}</option>`,
+      )
       .join('');
     input = `<select id="${id}" name="${name}"${required}>${options}</select>`;
   } else if (field.type === 'boolean') {
@@ -110,6 +114,14 @@ function renderField(field: Field): string {
     input = `<input type="text" id="${id}" name="${name}" value="${escapeHtml(initial)}"${required}>`;
   }
   return `${label}${hint}\n${input}`;
+}
+
+/** A field's default as the text its input starts with. */
+function initialText(field: Field): string {
+  const value = field.defaultValue;
+  if (value === undefined || value === null) return '';
+  if (field.type === 'json' || typeof value === 'object') return JSON.stringify(value);
+  return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
 export function escapeHtml(text: string): string {

@@ -60,7 +60,9 @@ describe('checkApprover', () => {
   it('asks for one of the required groups', () => {
     const step = approval({ user_auth_required: true });
     expect(codeOf(() => checkApprover(step, ['finance'], user('bob'), approve))).toBe('PERMISSION_DENIED');
-    expect(codeOf(() => checkApprover(step, ['finance'], user('bob', { groups: ['all', 'finance'] }), approve))).toBeUndefined();
+    expect(
+      codeOf(() => checkApprover(step, ['finance'], user('bob', { groups: ['all', 'finance'] }), approve)),
+    ).toBeUndefined();
   });
 
   it('refuses a disapproval when the step hides cancel', () => {

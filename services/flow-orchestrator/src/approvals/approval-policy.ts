@@ -38,7 +38,8 @@ export function checkApprover(
     );
   }
   if (approver.isAdmin) return;
-  const starter = approver.name === approval.createdBy || (approver.email !== '' && approver.email === approval.email);
+  const starter =
+    approver.name === approval.createdBy || (approver.email !== '' && approver.email === approval.email);
   if (suspend.self_approval_disabled === true && starter) {
     throw new MeshError(
       'PERMISSION_DENIED',

@@ -12,7 +12,6 @@ export const ApproverQuerySchema = z.looseObject({
   payload: z.string().max(100_000).optional(),
 });
 
-
 /** `POST jobs/flow/resume/:id?approve=false&resume_id=3`. */
 export const FlowResumeQuerySchema = z.looseObject({
   approve: z

@@ -25,15 +25,16 @@ describe('ResumeFormValidator', () => {
     }
     expect(error).toBeInstanceOf(MeshError);
     expect((error as MeshError).code).toBe('VALIDATION_FAILED');
-    expect((error as MeshError).details).toEqual({
-      issues: expect.arrayContaining([
+    const { issues } = (error as MeshError).details as { issues: unknown[] };
+    expect(issues).toEqual(
+      expect.arrayContaining([
         { path: '/reason', message: "must have required property 'reason'" },
         { path: '/amount', message: 'must be >= 0' },
       ]),
-    });
+    );
   });
 
-  it('reports a form schema that is not JSON Schema as the step author\'s problem', () => {
+  it("reports a form schema that is not JSON Schema as the step author's problem", () => {
     expect(() => validator.validate({ type: 'no-such-type' }, {})).toThrow(/not a valid JSON Schema/);
   });
 });

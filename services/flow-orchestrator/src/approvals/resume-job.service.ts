@@ -40,14 +40,26 @@ export class ResumeJobService {
     private readonly authenticator: RegistryAuthenticator,
   ) {}
 
-  async bySignedLink(link: SignedLink, answer: ResumeAnswer, bearerToken: string | undefined): Promise<ResumeOutcome> {
+  async bySignedLink(
+    link: SignedLink,
+    answer: ResumeAnswer,
+    bearerToken: string | undefined,
+  ): Promise<ResumeOutcome> {
     const approval = await this.signedApproval(link);
     if (bearerToken === undefined) {
       const approver: Approver = { kind: 'anonymous', name: link.approver ?? 'anonymous' };
       return this.answer(link.workspace, approval, link.jobId, link.resumeId, approver, null, answer);
     }
     const identity = await this.authenticator.authenticate(bearerToken, link.workspace);
-    return this.answer(link.workspace, approval, link.jobId, link.resumeId, userApprover(identity), identity, answer);
+    return this.answer(
+      link.workspace,
+      approval,
+      link.jobId,
+      link.resumeId,
+      userApprover(identity),
+      identity,
+      answer,
+    );
   }
 
   /** `POST jobs/flow/resume/:id`: the caller answers as themselves. */
@@ -56,7 +68,13 @@ export class ResumeJobService {
   }
 
   /** `orchestrator.job.resume`: as the caller, or for a link holder the caller vouches for. */
-  async asCaller(caller: Caller, jobId: string, resumeId: number, answer: ResumeAnswer, as: AnswerAs): Promise<ResumeOutcome> {
+  async asCaller(
+    caller: Caller,
+    jobId: string,
+    resumeId: number,
+    answer: ResumeAnswer,
+    as: AnswerAs,
+  ): Promise<ResumeOutcome> {
     const workspace = caller.identity.workspace;
     const approval = await this.engine.suspendedApproval(workspace, jobId);
     if (!approval) throw notWaiting(jobId);

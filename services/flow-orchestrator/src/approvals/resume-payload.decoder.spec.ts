@@ -15,7 +15,9 @@ const schema = {
 
 describe('decodeFormPayload', () => {
   it('types each field as the schema says and leaves empty optional ones out', () => {
-    expect(decodeFormPayload(schema, { comment: 'ok', amount: '12.5', urgent: 'true', tags: '["a"]', note: '' })).toEqual({
+    expect(
+      decodeFormPayload(schema, { comment: 'ok', amount: '12.5', urgent: 'true', tags: '["a"]', note: '' }),
+    ).toEqual({
       comment: 'ok',
       amount: 12.5,
       urgent: true,
@@ -25,7 +27,9 @@ describe('decodeFormPayload', () => {
   });
 
   it('refuses a JSON field that is not JSON', () => {
-    expect(() => decodeFormPayload(schema, { comment: 'x', tags: '[' })).toThrow('the field "tags" must be JSON');
+    expect(() => decodeFormPayload(schema, { comment: 'x', tags: '[' })).toThrow(
+      'the field "tags" must be JSON',
+    );
   });
 });
 

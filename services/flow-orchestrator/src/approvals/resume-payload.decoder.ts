@@ -13,7 +13,8 @@ export function decodeFormPayload(
   const payload: Record<string, unknown> = {};
   for (const field of formFields(schema)) {
     const raw = form[field.name];
-    const text = typeof raw === 'string' ? raw : Array.isArray(raw) && typeof raw[0] === 'string' ? raw[0] : undefined;
+    const text =
+      typeof raw === 'string' ? raw : Array.isArray(raw) && typeof raw[0] === 'string' ? raw[0] : undefined;
     if (field.type === 'boolean') {
       payload[field.name] = text === 'true' || text === 'on';
       continue;

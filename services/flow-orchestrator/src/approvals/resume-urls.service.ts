@@ -25,7 +25,12 @@ export class ResumeUrlsService {
     @Inject(PUBLIC_URL) private readonly publicUrl: string,
   ) {}
 
-  async urls(caller: Caller, jobId: string, resumeId: number, approver: string | undefined): Promise<ResumeUrls> {
+  async urls(
+    caller: Caller,
+    jobId: string,
+    resumeId: number,
+    approver: string | undefined,
+  ): Promise<ResumeUrls> {
     await this.visibility.readable(caller, jobId);
     const workspace = caller.identity.workspace;
     const signature = this.signer.sign(workspace, jobId, resumeId, approver);

@@ -1,4 +1,16 @@
-import { Body, Controller, Get, Header, Headers, HttpCode, Param, Post, Query, Res, UseFilters } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Get,
+  Header,
+  Headers,
+  HttpCode,
+  Param,
+  Post,
+  Query,
+  Res,
+  UseFilters,
+} from '@nestjs/common';
 import type { z } from 'zod';
 import { bearerTokenOf } from '../http/bearer-token.util.js';
 import { jobIdParam } from '../http/job-id.param.js';
@@ -73,12 +85,16 @@ export class SignedApprovalsController {
     @Res({ passthrough: true }) res: HtmlResponse,
   ) {
     const signed = link(workspace, id, resumeId, signature, query);
-    if (!isForm(contentType)) return this.answer(signed, { approve: true, payload: body ?? {} }, authorization);
+    if (!isForm(contentType))
+      return this.answer(signed, { approve: true, payload: body ?? {} }, authorization);
     const approval = await this.resumes.signedApproval(signed);
     const payload = decodeFormPayload(approval.suspend.resume_form?.schema, formOf(body));
     const reply = await this.answer(signed, { approve: true, payload }, authorization);
     res.type('html');
-    return renderAnsweredPage('Approved', `Thank you: your approval was recorded (${reply.outcome === 'waiting' ? 'more approvals are needed' : 'the flow continues'}).`);
+    return renderAnsweredPage(
+      'Approved',
+      `Thank you: your approval was recorded (${reply.outcome === 'waiting' ? 'more approvals are needed' : 'the flow continues'}).`,
+    );
   }
 
   @Get('cancel/:id/:resumeId/:signature')
@@ -108,18 +124,29 @@ export class SignedApprovalsController {
     @Res({ passthrough: true }) res: HtmlResponse,
   ) {
     const signed = link(workspace, id, resumeId, signature, query);
-    if (!isForm(contentType)) return this.answer(signed, { approve: false, payload: body ?? {} }, authorization);
+    if (!isForm(contentType))
+      return this.answer(signed, { approve: false, payload: body ?? {} }, authorization);
     await this.answer(signed, { approve: false, payload: {} }, authorization);
     res.type('html');
     return renderAnsweredPage('Disapproved', 'Your disapproval was recorded: the flow will not continue.');
   }
 
-  private async answer(signed: SignedLink, answer: { approve: boolean; payload: unknown }, authorization: string | undefined) {
+  private async answer(
+    signed: SignedLink,
+    answer: { approve: boolean; payload: unknown },
+    authorization: string | undefined,
+  ) {
     return { outcome: await this.resumes.bySignedLink(signed, answer, bearerTokenOf(authorization)) };
   }
 }
 
-function link(workspace: string, jobId: string, resumeId: number, signature: string, query: ApproverQuery): SignedLink {
+function link(
+  workspace: string,
+  jobId: string,
+  resumeId: number,
+  signature: string,
+  query: ApproverQuery,
+): SignedLink {
   return { workspace, jobId, resumeId, approver: query.approver, signature };
 }
 

@@ -22,7 +22,11 @@ export class SuspendedApprovalReader {
   async read(workspace: string, jobId: string): Promise<SuspendedApproval | undefined> {
     const job = await this.jobs.load(jobId);
     if (!job || job.workspace !== workspace) return undefined;
-    const flow = isFlowKind(job.kind) ? job : job.parent_job ? await this.jobs.load(job.parent_job) : undefined;
+    const flow = isFlowKind(job.kind)
+      ? job
+      : job.parent_job
+        ? await this.jobs.load(job.parent_job)
+        : undefined;
     if (!flow || flow.status !== 'suspended' || !flow.flow_status) return undefined;
     const modules = modulesOf(flow.raw_flow);
     const gate = gateOf(flow, modules.length);
@@ -52,14 +56,16 @@ export class SuspendedApprovalReader {
     const results: Record<string, unknown> = {};
     done.forEach((module, index) => {
       const row = rows[index];
-      if (row && (row.status === 'completed' || row.status === 'failed')) results[module.id as string] = row.result;
+      if (row && (row.status === 'completed' || row.status === 'failed'))
+        results[module.id as string] = row.result;
     });
     return results;
   }
 }
 
 function modulesOf(rawFlow: Record<string, unknown> | null): ModuleDefinition[] {
-  const value = rawFlow && 'modules' in rawFlow ? rawFlow : (rawFlow?.value as Record<string, unknown> | undefined);
+  const value =
+    rawFlow && 'modules' in rawFlow ? rawFlow : (rawFlow?.value as Record<string, unknown> | undefined);
   const modules = value?.modules;
   return Array.isArray(modules) ? (modules as ModuleDefinition[]) : [];
 }

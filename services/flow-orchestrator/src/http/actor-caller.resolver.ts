@@ -9,6 +9,9 @@ export class ActorCallerResolver {
   constructor(private readonly authenticator: RegistryAuthenticator) {}
 
   async callerOf(request: { readonly actor: Actor; readonly workspace: string }): Promise<Caller> {
-    return { identity: await this.authenticator.authenticate(request.actor.token, request.workspace), actor: request.actor };
+    return {
+      identity: await this.authenticator.authenticate(request.actor.token, request.workspace),
+      actor: request.actor,
+    };
   }
 }

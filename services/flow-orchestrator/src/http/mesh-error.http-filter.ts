@@ -25,6 +25,10 @@ interface JsonResponse {
 export class MeshErrorHttpFilter implements ExceptionFilter<MeshError> {
   catch(error: MeshError, host: ArgumentsHost): void {
     if (host.getType() !== 'http') throw error;
-    host.switchToHttp().getResponse<JsonResponse>().status(HTTP_STATUS_OF[error.code]).json(error.toEnvelope());
+    host
+      .switchToHttp()
+      .getResponse<JsonResponse>()
+      .status(HTTP_STATUS_OF[error.code])
+      .json(error.toEnvelope());
   }
 }

@@ -1,5 +1,9 @@
 import { createHash } from 'node:crypto';
-import { createRegistryIdentityClient, type CallerIdentity, type RegistryIdentityClient } from '@flowmesh/contracts';
+import {
+  createRegistryIdentityClient,
+  type CallerIdentity,
+  type RegistryIdentityClient,
+} from '@flowmesh/contracts';
 import { MeshClient } from '@flowmesh/messaging';
 import { Inject, Injectable } from '@nestjs/common';
 import { AuthenticationCache } from './authentication.cache.js';

@@ -30,18 +30,25 @@ export class JobVisibility {
   async writable(caller: Caller, id: string): Promise<Job> {
     const job = await this.readable(caller, id);
     if (await this.may(caller, job, 'write')) return job;
-    throw new MeshError('PERMISSION_DENIED', `the caller may not act on job ${id}: only its creator, an admin or a writer of ${job.path ?? 'its path'} may`, {
-      id,
-    });
+    throw new MeshError(
+      'PERMISSION_DENIED',
+      `the caller may not act on job ${id}: only its creator, an admin or a writer of ${job.path ?? 'its path'} may`,
+      {
+        id,
+      },
+    );
   }
 
   /** The jobs among `jobs` the caller may read, asking the registry once per distinct path. */
   async filterReadable<T extends JobSummary>(caller: Caller, jobs: readonly T[]): Promise<T[]> {
     const byPath = new Map<string, Promise<boolean>>();
     const answers = await Promise.all(
-      jobs.map((job) => {
-        if (!this.scopeAllows(caller, job, 'read')) return false;
-        if (this.ownsOrAdmin(caller, job) || job.path === null) return this.ownsOrAdmin(caller, job);
+      jobs.map((job): Promise<boolean> => {
+        if (job.workspace !== caller.identity.workspace || !this.scopeAllows(caller, job, 'read')) {
+          return Promise.resolve(false);
+        }
+        if (this.ownsOrAdmin(caller, job)) return Promise.resolve(true);
+        if (job.path === null) return Promise.resolve(false);
         let answer = byPath.get(job.path);
         if (!answer) {
           answer = this.access.allowed(caller, job.path, 'read', 'jobs');
@@ -50,7 +57,7 @@ export class JobVisibility {
         return answer;
       }),
     );
-    return jobs.filter((job, index) => job.workspace === caller.identity.workspace && answers[index]);
+    return jobs.filter((_, index) => answers[index]);
   }
 
   private mayRead(caller: Caller, job: JobFacts): Promise<boolean> {

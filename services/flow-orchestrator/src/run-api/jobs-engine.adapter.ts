@@ -43,7 +43,11 @@ export class JobsEngineAdapter extends JobsEngine {
   }
 
   waitForResult(caller: Caller, id: string, timeoutMs: number): Promise<JobResultReply> {
-    return this.jobs.waitForResult({ ...this.as(caller), id }, { timeoutMs, earlyReturn: true }, caller.identity);
+    return this.jobs.waitForResult(
+      { ...this.as(caller), id },
+      { timeoutMs, earlyReturn: true },
+      caller.identity,
+    );
   }
 
   async resultByNode(caller: Caller, flowJobId: string, nodeId: string): Promise<unknown> {

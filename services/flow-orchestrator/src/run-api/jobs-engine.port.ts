@@ -1,4 +1,12 @@
-import type { CallerIdentity, Job, JobLogsReply, JobResultReply, JobSummary, ListJobsRequest, Suspend } from '@flowmesh/contracts';
+import type {
+  CallerIdentity,
+  Job,
+  JobLogsReply,
+  JobResultReply,
+  JobSummary,
+  ListJobsRequest,
+  Suspend,
+} from '@flowmesh/contracts';
 import type { Caller } from '../http/caller.js';
 
 /** What starting a flow takes, past who asks: a saved flow by path, or a flow value (preview). */

@@ -51,7 +51,9 @@ export class JobsHandler {
 
   @HandleRequest(contract.resultByNode)
   async resultByNode(@Payload() req: Req<'resultByNode'>) {
-    return { result: await this.read.resultByNode(await this.callers.callerOf(req), req.flow_job_id, req.node_id) };
+    return {
+      result: await this.read.resultByNode(await this.callers.callerOf(req), req.flow_job_id, req.node_id),
+    };
   }
 
   @HandleRequest(contract.cancel)
@@ -63,7 +65,10 @@ export class JobsHandler {
   async resume(@Payload() req: Req<'resume'>) {
     const caller = await this.callers.callerOf(req);
     const answer = { approve: req.approve, payload: req.payload ?? {} };
-    const as = { authenticated: req.authenticated, ...(req.approver === undefined ? {} : { approver: req.approver }) };
+    const as = {
+      authenticated: req.authenticated,
+      ...(req.approver === undefined ? {} : { approver: req.approver }),
+    };
     return { outcome: await this.resumes.asCaller(caller, req.id, req.resume_id, answer, as) };
   }
 

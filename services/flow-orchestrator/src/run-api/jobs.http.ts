@@ -41,7 +41,12 @@ export const LogOffsetQuerySchema = z.looseObject({
 export const CancelBodySchema = z.looseObject({ reason: z.string().max(1_000).optional() }).default({});
 
 const flag = z.enum(['true', 'false']).transform((value) => value === 'true');
-const csv = z.string().transform((value) => value.split(',').map((item) => item.trim()).filter(Boolean));
+const csv = z.string().transform((value) =>
+  value
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean),
+);
 
 /** `GET jobs/list?...` with Windmill's filter names. */
 export const ListJobsQuerySchema = z
@@ -83,7 +88,8 @@ export const ListJobsQuerySchema = z
       ...(query.tag === undefined ? {} : { tag: query.tag }),
       ...(query.created_before === undefined ? {} : { created_before: query.created_before }),
       ...(query.created_after === undefined ? {} : { created_after: query.created_after }),
-      include_children: query.is_flow_step === true || query.parent_job !== undefined || query.root_job !== undefined,
+      include_children:
+        query.is_flow_step === true || query.parent_job !== undefined || query.root_job !== undefined,
       limit: query.per_page,
       offset: (query.page - 1) * query.per_page,
     };

@@ -82,7 +82,11 @@ export class ReadJobService {
     };
   }
 
-  async logs(caller: Caller, id: string, offset = 0): Promise<{ logs: string; next_offset: number; completed: boolean }> {
+  async logs(
+    caller: Caller,
+    id: string,
+    offset = 0,
+  ): Promise<{ logs: string; next_offset: number; completed: boolean }> {
     const job = await this.visibility.readable(caller, id);
     const logs = await this.engine.logs(caller, id, offset);
     return { ...logs, completed: isTerminalJobStatus(job.status) };

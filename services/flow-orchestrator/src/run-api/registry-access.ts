@@ -1,4 +1,8 @@
-import { createRegistryIdentityClient, type RegistryIdentityClient, type ScopeDomain } from '@flowmesh/contracts';
+import {
+  createRegistryIdentityClient,
+  type RegistryIdentityClient,
+  type ScopeDomain,
+} from '@flowmesh/contracts';
 import { MeshClient } from '@flowmesh/messaging';
 import { Injectable } from '@nestjs/common';
 import type { Caller } from '../http/caller.js';
@@ -12,7 +16,12 @@ export class RegistryAccess {
     this.registry = createRegistryIdentityClient(mesh);
   }
 
-  async allowed(caller: Caller, path: string, action: 'read' | 'write', domain: ScopeDomain): Promise<boolean> {
+  async allowed(
+    caller: Caller,
+    path: string,
+    action: 'read' | 'write',
+    domain: ScopeDomain,
+  ): Promise<boolean> {
     const reply = await this.registry.checkAccess({
       actor: caller.actor,
       workspace: caller.identity.workspace,

@@ -6,6 +6,9 @@ import {
   type RegistryIdentityClient,
   type RegistryItemsClient,
 } from '@flowmesh/contracts';
+// The registry runs in this process (its published test entry point): real tokens, groups and
+// folders without a build of the registry on every run.
+// eslint-disable-next-line no-restricted-imports
 import { resourceRegistryDefinition } from '@flowmesh/resource-registry/definition';
 import { startTestService, type TestService } from '@flowmesh/testing';
 import { flowOrchestratorDefinition } from '../../src/flow-orchestrator.definition.js';
