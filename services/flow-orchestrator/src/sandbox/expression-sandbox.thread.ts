@@ -1,0 +1,43 @@
+import { registerHooks } from 'node:module';
+import { parentPort } from 'node:worker_threads';
+import type { EvaluationOutcome, EvaluationRequest } from './quickjs-evaluator.js';
+
+/**
+ * The sandbox thread: owns one QuickJS WASM module and evaluates one expression at a time for
+ * the host's `ExpressionThreadPool`, which ends the thread if an evaluation overruns.
+ */
+export interface ThreadRequest {
+  readonly id: number;
+  readonly request: EvaluationRequest;
+}
+export type ThreadReply = { readonly ready: true } | { readonly id: number; readonly outcome: EvaluationOutcome };
+
+// From TypeScript sources (tests), Node strips the types itself but siblings are imported as
+// `.js`, which only a build produces: map them back to `.ts`.
+if (import.meta.url.endsWith('.ts')) {
+  registerHooks({
+    resolve(specifier, context, nextResolve) {
+      if (specifier.startsWith('.') && specifier.endsWith('.js')) {
+        try {
+          return nextResolve(specifier, context);
+        } catch {
+          return nextResolve(`${specifier.slice(0, -3)}.ts`, context);
+        }
+      }
+      return nextResolve(specifier, context);
+    },
+  });
+}
+
+const port = parentPort;
+if (!port) throw new Error('expression-sandbox.thread runs only as a worker thread');
+const { newQuickJSWASMModule } = await import('quickjs-emscripten');
+const { QuickJsEvaluator } = await import('./quickjs-evaluator.js');
+const evaluator = new QuickJsEvaluator(await newQuickJSWASMModule());
+
+port.on('message', ({ id, request }: ThreadRequest) => {
+  const reply: ThreadReply = { id, outcome: evaluator.evaluate(request) };
+  port.postMessage(reply);
+});
+const ready: ThreadReply = { ready: true };
+port.postMessage(ready);
