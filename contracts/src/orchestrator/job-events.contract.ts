@@ -67,10 +67,19 @@ export const JobEarlyReturnedEventSchema = z.object({
 });
 export type JobEarlyReturnedEvent = z.infer<typeof JobEarlyReturnedEventSchema>;
 
+/** A job (and the jobs below it) was asked to stop: workers running any of its scripts abort them. */
+export const JobCancelRequestedEventSchema = z.object({
+  ...jobRef,
+  by: z.string(),
+  reason: z.string().nullable(),
+});
+export type JobCancelRequestedEvent = z.infer<typeof JobCancelRequestedEventSchema>;
+
 export const jobEvents = {
   started: defineEvent('evt.job.started', JobStartedEventSchema),
   stepCompleted: defineEvent('evt.job.step_completed', JobStepCompletedEventSchema),
   suspended: defineEvent('evt.job.suspended', JobSuspendedEventSchema),
   completed: defineEvent('evt.job.completed', JobCompletedEventSchema),
   earlyReturned: defineEvent('evt.job.early_returned', JobEarlyReturnedEventSchema),
+  cancelRequested: defineEvent('evt.job.cancel_requested', JobCancelRequestedEventSchema),
 } as const;

@@ -5,6 +5,7 @@ import {
   checkApprovalsSettings,
   toApprovalsConfig,
 } from './approvals/approvals.config.js';
+import { engineSettingsShape, toEngineSettings } from './engine/engine.settings.js';
 import { apiSettingsShape, toApiConfig } from './http/api.config.js';
 
 const TAG = /^[a-z0-9_-]+$/;
@@ -22,13 +23,15 @@ export const flowOrchestratorConfigSchema = z
         (tags) => tags.every((tag) => TAG.test(tag)),
         "must be tags of lowercase letters, digits, '-' or '_'",
       )
-      .default(['default']),
+      .default(['default', 'flow']),
+    ...engineSettingsShape,
     ...apiSettingsShape,
     ...approvalsSettingsShape,
   })
   .superRefine((env, ctx) => checkApprovalsSettings(env, ctx))
   .transform((env) => ({
     workerTags: env.FLOWMESH_WORKER_TAGS,
+    engine: toEngineSettings(env),
     api: toApiConfig(env),
     approvals: toApprovalsConfig(env),
   }));

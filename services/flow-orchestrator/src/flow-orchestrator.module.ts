@@ -4,7 +4,8 @@ import type { Logger } from '@flowmesh/telemetry';
 import { Module, type DynamicModule } from '@nestjs/common';
 import type { FlowOrchestratorConfig } from './flow-orchestrator.config.js';
 import { FLOW_ORCHESTRATOR_MIGRATIONS } from './migrations/index.js';
-import { EngineBridgeModule } from './run-api/engine-bridge.module.js';
+import type { EngineConfig } from './engine/engine.config.js';
+import { EngineModule, engineConfigOf } from './engine/engine.module.js';
 import { RunApiModule } from './run-api/run-api.module.js';
 
 /** Postgres schema that holds flow-orchestrator's tables; no other service reads it. */
@@ -16,7 +17,12 @@ export const FLOW_ORCHESTRATOR_SCHEMA = 'orchestrator';
  */
 @Module({})
 export class FlowOrchestratorModule {
-  static forRoot(config: FlowOrchestratorConfig, logger: Logger): DynamicModule {
+  static forRoot(
+    config: FlowOrchestratorConfig,
+    logger: Logger,
+    engine: EngineConfig = engineConfigOf(config),
+  ): DynamicModule {
+    const engineModule = EngineModule.forRoot(config, engine);
     return {
       module: FlowOrchestratorModule,
       imports: [
@@ -30,10 +36,12 @@ export class FlowOrchestratorModule {
           schema: FLOW_ORCHESTRATOR_SCHEMA,
           entities: [],
           migrations: FLOW_ORCHESTRATOR_MIGRATIONS,
+          poolSize: config.engine.dbPoolSize,
           logger: logger.child({ component: 'persistence' }),
         }),
+        engineModule,
         // The run API (HTTP and `orchestrator.job.*`) is the service role's; workers only run jobs.
-        ...(config.role === 'service' ? [RunApiModule.forRoot(config, { imports: [EngineBridgeModule] })] : []),
+        ...(config.role === 'service' ? [RunApiModule.forRoot(config, { imports: [engineModule] })] : []),
       ],
     };
   }

@@ -80,7 +80,7 @@ describe('flow-orchestrator worker role', () => {
     ).rejects.toBeInstanceOf(MeshError);
   });
 
-  it('takes jobs of each of its tags and, unable to run them yet, dead-letters them with the reason', async () => {
+  it('takes jobs of each of its tags and dead-letters one it has no row for, with the reason', async () => {
     const deadLetters = worker.conn.nc.subscribe(worker.conn.space.subject('dlq.>'));
     const received: DeadLetter[] = [];
     void (async () => {
@@ -93,12 +93,12 @@ describe('flow-orchestrator worker role', () => {
     await expectEventually(() => expect(received).toHaveLength(2), { timeoutMs: 10_000 });
     deadLetters.unsubscribe();
     expect(received.map((letter) => [letter.subject, letter.reason.code]).sort()).toEqual([
-      [worker.conn.space.subject('work.default.job'), 'UNSUPPORTED'],
-      [worker.conn.space.subject('work.gpu.job'), 'UNSUPPORTED'],
+      [worker.conn.space.subject('work.default.job'), 'NOT_FOUND'],
+      [worker.conn.space.subject('work.gpu.job'), 'NOT_FOUND'],
     ]);
     expect(received.map((letter) => letter.reason.message).sort()).toEqual([
-      'job job-default-1: this worker version cannot execute jobs yet',
-      'job job-gpu-1: this worker version cannot execute jobs yet',
+      'job job-default-1 not found in workspace main',
+      'job job-gpu-1 not found in workspace main',
     ]);
   });
 });

@@ -1,21 +1,34 @@
-import type { RunJobWork } from '@flowmesh/contracts';
-import { MeshError } from '@flowmesh/contracts';
-import { Injectable, Logger } from '@nestjs/common';
+import { isTerminalJobStatus, MeshError, type RunJobWork } from '@flowmesh/contracts';
+import { Injectable } from '@nestjs/common';
+import { FlowDriver } from '../engine/flow-driver.js';
+import { JobRepository } from '../jobs/job.repository.js';
+import { isFlowKind } from '../jobs/job.record.js';
+import { ScriptJobExecutor } from './script-job.executor.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
- * Runs one job. Script execution is not built yet, so a job is refused for good with a reason
- * (it goes to the dead-letter stream) rather than acked as if it had run, or retried in vain.
+ * Takes one work message: a flow job is driven (this process becomes its scheduler until it
+ * ends or parks), a script job (a step queued for this tag, or a script run) is executed. The
+ * message is acknowledged only after what it caused is committed.
  */
 @Injectable()
 export class JobRunner {
-  private readonly log = new Logger(JobRunner.name);
+  constructor(
+    private readonly jobs: JobRepository,
+    private readonly flows: FlowDriver,
+    private readonly scripts: ScriptJobExecutor,
+  ) {}
 
-  run(job: RunJobWork): Promise<void> {
-    this.log.warn(`job ${job.jobId} (workspace ${job.workspace}): this worker cannot execute jobs yet`);
-    return Promise.reject(
-      new MeshError('UNSUPPORTED', `job ${job.jobId}: this worker version cannot execute jobs yet`, {
-        jobId: job.jobId,
-      }),
-    );
+  async run(work: RunJobWork): Promise<void> {
+    const record = UUID.test(work.jobId) ? await this.jobs.load(work.jobId) : undefined;
+    if (!record || record.workspace !== work.workspace) {
+      throw new MeshError('NOT_FOUND', `job ${work.jobId} not found in workspace ${work.workspace}`);
+    }
+    if (isFlowKind(record.kind)) return this.flows.driveFromMessage(record.id);
+    if (isTerminalJobStatus(record.status)) return;
+    // AI steps are agent-runtime's: it completes them itself.
+    if (record.kind === 'aiagent' || record.kind === 'aidecision') return;
+    return this.scripts.execute(record);
   }
 }

@@ -1,19 +1,23 @@
 import type { Logger } from '@flowmesh/telemetry';
 import { Module, type DynamicModule } from '@nestjs/common';
+import { engineConfigOf } from '../engine/engine.module.js';
+import { EngineWorkerModule } from '../engine/engine-worker.module.js';
 import type { FlowOrchestratorConfig } from '../flow-orchestrator.config.js';
 import { FlowOrchestratorModule } from '../flow-orchestrator.module.js';
-import { JobRunner } from './job-runner.service.js';
 import { createRunJobHandler } from './run-job.handler.js';
 
-/** The worker role: the orchestrator's connections plus a consumer of jobs for its tags. */
+/**
+ * The worker role: the orchestrator's connections and engine, plus a consumer of jobs for its
+ * tags. It drives the flows it takes (it is their scheduler) and runs their steps.
+ */
 @Module({})
 export class OrchestratorWorkerModule {
   static forRoot(config: FlowOrchestratorConfig, logger: Logger): DynamicModule {
+    const engine = engineConfigOf(config);
     return {
       module: OrchestratorWorkerModule,
-      imports: [FlowOrchestratorModule.forRoot(config, logger)],
-      controllers: [createRunJobHandler(config.workerTags)],
-      providers: [JobRunner],
+      imports: [FlowOrchestratorModule.forRoot(config, logger, engine), EngineWorkerModule.forRoot(engine)],
+      controllers: [createRunJobHandler(config.workerTags, config.engine)],
     };
   }
 }

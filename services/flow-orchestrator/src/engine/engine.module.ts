@@ -1,0 +1,82 @@
+import { randomUUID } from 'node:crypto';
+import { Module, type DynamicModule, type Provider } from '@nestjs/common';
+import type { FlowOrchestratorConfig } from '../flow-orchestrator.config.js';
+import { CancelJobUseCase } from '../jobs/cancel-job.use-case.js';
+import { FlowDebouncer } from '../jobs/flow-debouncer.js';
+import { JobQueries } from '../jobs/job-queries.js';
+import { JobRepository } from '../jobs/job.repository.js';
+import { JobWaiter } from '../jobs/job-waiter.js';
+import { JobsService } from '../jobs/jobs.service.js';
+import { ResumeJobUseCase } from '../jobs/resume-job.use-case.js';
+import { RunFlowUseCase } from '../jobs/run-flow.use-case.js';
+import { RunScriptUseCase } from '../jobs/run-script.use-case.js';
+import { EXPRESSION_SANDBOX } from '../ports/expression-sandbox.port.js';
+import { JobTokens } from '../registry/job-tokens.js';
+import { RegistryGateway } from '../registry/registry.gateway.js';
+import { QuickJsExpressionSandbox } from '../sandbox/quickjs-expression.sandbox.js';
+import { TimerPoller } from '../scheduler/timer.poller.js';
+import { ResultCache } from './cache/result-cache.js';
+import { CancelSignals } from './cancel-signals.js';
+import { ConcurrencyLimiter } from './concurrency.limiter.js';
+import { ENGINE_CONFIG, type EngineConfig } from './engine.config.js';
+import { EngineOutbox } from './engine-outbox.js';
+import { ExpressionEvaluator } from './expressions/expression.evaluator.js';
+
+export function engineConfigOf(config: FlowOrchestratorConfig): EngineConfig {
+  const { engine } = config;
+  return {
+    instanceId: `${config.processName}-${randomUUID()}`,
+    workerTags: config.role === 'worker' ? config.workerTags : [],
+    workerConcurrency: engine.workerConcurrency,
+    ackWaitMs: engine.ackWaitMs,
+    // Below two thirds of the ack wait: a dead driver's lease is gone before its message comes back.
+    leaseTtlMs: Math.max(300, Math.floor(engine.ackWaitMs / 2)),
+    defaultTimeoutMs: engine.defaultTimeoutMs,
+    defaultMemoryMb: engine.defaultMemoryMb,
+    jobTokenTtlSeconds: engine.jobTokenTtlSeconds,
+    liveAfterMs: engine.liveAfterMs,
+    timerPollMs: engine.timerPollMs,
+    maxInlineParallelism: engine.maxInlineParallelism,
+  };
+}
+
+const CORE_PROVIDERS: Provider[] = [
+  JobRepository,
+  JobTokens,
+  RegistryGateway,
+  EngineOutbox,
+  ExpressionEvaluator,
+  ResultCache,
+  ConcurrencyLimiter,
+  CancelSignals,
+  FlowDebouncer,
+  RunFlowUseCase,
+  RunScriptUseCase,
+  CancelJobUseCase,
+  ResumeJobUseCase,
+  JobQueries,
+  JobWaiter,
+  JobsService,
+  TimerPoller,
+];
+
+/**
+ * The engine as every orchestrator process has it: the job tables, starting, reading,
+ * cancelling and resuming jobs, the outbox relay and the timer of parked jobs. The worker role
+ * adds the driver and the runners (`EngineWorkerModule`).
+ */
+@Module({})
+export class EngineModule {
+  static forRoot(config: FlowOrchestratorConfig, engineConfig: EngineConfig = engineConfigOf(config)): DynamicModule {
+    return {
+      module: EngineModule,
+      global: true,
+      providers: [
+        { provide: ENGINE_CONFIG, useValue: engineConfig },
+        { provide: EXPRESSION_SANDBOX, useFactory: () => new QuickJsExpressionSandbox() },
+        ...CORE_PROVIDERS,
+      ],
+      exports: [ENGINE_CONFIG, EXPRESSION_SANDBOX, ...CORE_PROVIDERS],
+    };
+  }
+}

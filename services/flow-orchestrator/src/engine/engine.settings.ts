@@ -1,0 +1,55 @@
+import { settings } from '@flowmesh/bootstrap';
+import { z } from 'zod';
+
+const wholeNumber = (what: string) =>
+  z.string().regex(/^\d+$/, `must be a whole number of ${what}`).transform(Number);
+
+/** Settings of the engine (scheduling, leases, limits), keyed by environment variable. */
+export const engineSettingsShape = {
+  /** Work messages a worker handles at once per tag (flows it drives, and queued steps). */
+  FLOWMESH_WORKER_CONCURRENCY: settings.positiveInt().default(64),
+  /** How long a work message may go unacknowledged before another worker gets it (ms). */
+  FLOWMESH_WORK_ACK_WAIT_MS: settings.positiveInt().default(15_000),
+  /** A script job's time limit when its step sets none (s). */
+  FLOWMESH_JOB_TIMEOUT_S: settings.positiveInt().default(900),
+  /** A script job's memory limit (MiB). */
+  FLOWMESH_JOB_MEMORY_MB: settings.positiveInt().default(1_024),
+  /** How long a run's job token lives (s). */
+  FLOWMESH_JOB_TOKEN_TTL_S: settings.positiveInt().default(24 * 60 * 60),
+  /** How often parked jobs that are due are woken (ms). */
+  FLOWMESH_TIMER_POLL_MS: settings.positiveInt().default(100),
+  /** A step running longer than this shows InProgress and writes its logs as they come (ms). */
+  FLOWMESH_LIVE_AFTER_MS: wholeNumber('milliseconds').default(100),
+  /** Children of a parallel loop run at once in one worker when the loop sets no parallelism. */
+  FLOWMESH_INLINE_PARALLELISM: settings.positiveInt().default(32),
+  /** Postgres connections of one orchestrator process. */
+  FLOWMESH_DB_POOL_SIZE: settings.positiveInt().default(20),
+};
+
+export interface EngineSettings {
+  readonly workerConcurrency: number;
+  readonly ackWaitMs: number;
+  readonly defaultTimeoutMs: number;
+  readonly defaultMemoryMb: number;
+  readonly jobTokenTtlSeconds: number;
+  readonly timerPollMs: number;
+  readonly liveAfterMs: number;
+  readonly maxInlineParallelism: number;
+  readonly dbPoolSize: number;
+}
+
+type Settings = z.output<z.ZodObject<typeof engineSettingsShape>>;
+
+export function toEngineSettings(env: Settings): EngineSettings {
+  return {
+    workerConcurrency: env.FLOWMESH_WORKER_CONCURRENCY,
+    ackWaitMs: env.FLOWMESH_WORK_ACK_WAIT_MS,
+    defaultTimeoutMs: env.FLOWMESH_JOB_TIMEOUT_S * 1000,
+    defaultMemoryMb: env.FLOWMESH_JOB_MEMORY_MB,
+    jobTokenTtlSeconds: env.FLOWMESH_JOB_TOKEN_TTL_S,
+    timerPollMs: env.FLOWMESH_TIMER_POLL_MS,
+    liveAfterMs: env.FLOWMESH_LIVE_AFTER_MS,
+    maxInlineParallelism: env.FLOWMESH_INLINE_PARALLELISM,
+    dbPoolSize: env.FLOWMESH_DB_POOL_SIZE,
+  };
+}

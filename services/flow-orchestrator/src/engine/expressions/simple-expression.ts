@@ -1,0 +1,87 @@
+/**
+ * Most transforms are a path (`flow_input.x`, `results.a.items[0]`, `flow_input.iter.value`) or
+ * a literal. Those are read here, in the host, without a sandbox round trip: only own
+ * properties of plain JSON values are followed, so nothing reachable here is not also
+ * reachable inside the sandbox. Anything else (or a path through a missing value, whose
+ * TypeError the sandbox phrases) goes to the sandbox.
+ */
+const IDENT = '[A-Za-z_$][\\w$]*';
+const SEGMENT = `(?:\\??\\.${IDENT}|\\[\\d+\\]|\\[(?:'[^'\\\\]*'|"[^"\\\\]*")\\])`;
+const PATH = new RegExp(`^(${IDENT})((?:${SEGMENT})*)$`);
+const SEGMENTS = new RegExp(SEGMENT, 'g');
+const NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
+const STRING = /^(?:'[^'\\\n]*'|"[^"\\\n]*")$/;
+
+export type SimpleExpression =
+  | { kind: 'literal'; value: unknown }
+  | { kind: 'path'; root: string; segments: Array<{ key: string | number; optional: boolean }> };
+
+const cache = new Map<string, SimpleExpression | null>();
+
+export function parseSimpleExpression(source: string): SimpleExpression | undefined {
+  const cached = cache.get(source);
+  if (cached !== undefined) return cached ?? undefined;
+  const parsed = parse(source.trim());
+  if (cache.size > 10_000) cache.clear();
+  cache.set(source, parsed ?? null);
+  return parsed;
+}
+
+function parse(expr: string): SimpleExpression | undefined {
+  if (expr === 'true') return { kind: 'literal', value: true };
+  if (expr === 'false') return { kind: 'literal', value: false };
+  if (expr === 'null') return { kind: 'literal', value: null };
+  if (NUMBER.test(expr)) return { kind: 'literal', value: Number(expr) };
+  if (STRING.test(expr)) return { kind: 'literal', value: expr.slice(1, -1) };
+  const match = PATH.exec(expr);
+  if (!match) return undefined;
+  const root = match[1]!;
+  if (root === 'undefined' || root === 'true' || root === 'false' || root === 'null') return undefined;
+  const segments: Array<{ key: string | number; optional: boolean }> = [];
+  for (const segment of match[2]!.match(SEGMENTS) ?? []) {
+    if (segment.startsWith('[')) {
+      const inner = segment.slice(1, -1);
+      segments.push({ key: /^\d+$/.test(inner) ? Number(inner) : inner.slice(1, -1), optional: false });
+    } else {
+      const optional = segment.startsWith('?.');
+      segments.push({ key: segment.slice(optional ? 2 : 1), optional });
+    }
+  }
+  return { kind: 'path', root, segments };
+}
+
+/** `{ value }` when the host can answer exactly as the sandbox would; undefined to ask the sandbox. */
+export function evaluateSimpleExpression(
+  expression: SimpleExpression,
+  context: Readonly<Record<string, unknown>>,
+): { value: unknown } | undefined {
+  if (expression.kind === 'literal') return { value: expression.value };
+  if (!Object.hasOwn(context, expression.root)) return undefined;
+  let current: unknown = context[expression.root];
+  for (const { key, optional } of expression.segments) {
+    if (current === null || current === undefined) {
+      if (optional) return { value: undefined };
+      return undefined;
+    }
+    if (Array.isArray(current)) {
+      if (key === 'length') current = current.length;
+      else if (typeof key === 'number' || /^\d+$/.test(key)) current = current[Number(key)];
+      else return undefined;
+    } else if (typeof current === 'string') {
+      if (key !== 'length') return undefined;
+      current = current.length;
+    } else if (typeof current === 'object') {
+      const name = String(key);
+      if (!Object.hasOwn(current, name)) {
+        // A missing own key reads undefined in JS too, unless the prototype has it.
+        if (name in Object.prototype) return undefined;
+        current = undefined;
+        continue;
+      }
+      current = (current as Record<string, unknown>)[name];
+    } else {
+      return undefined;
+    }
+  }
+  return { value: current };
+}

@@ -1,0 +1,244 @@
+import { jobEvents, type FlowModule, type StopAfterIf } from '@flowmesh/contracts';
+import { Injectable } from '@nestjs/common';
+import { JobRepository } from '../jobs/job.repository.js';
+import type { SqlStatement } from '../jobs/sql-batch.js';
+import { ExpressionEvaluator } from './expressions/expression.evaluator.js';
+import { withVars } from './expressions/expression-scope.js';
+import { FlowStateStore } from './flow-state.store.js';
+import type { FlowRun } from './flow-run.js';
+import { SleepGate } from './gates/sleep.gate.js';
+import type { ModuleOutcome } from './module-outcome.js';
+import { moduleStatus } from './flow-status.util.js';
+import { retryDelayMs } from './retry.policy.js';
+import { StepEventPublisher } from './step-events.publisher.js';
+import { errorObject } from './steps/leaf-step.runner.js';
+
+/**
+ * What happens when a module ends: its stop conditions, retries, `continue_on_error`, the
+ * flow's failure path and `early_return`; then one commit of the module's writes with the new
+ * status.
+ */
+@Injectable()
+export class FlowCompletion {
+  constructor(
+    private readonly evaluator: ExpressionEvaluator,
+    private readonly store: FlowStateStore,
+    private readonly sleeps: SleepGate,
+    private readonly jobs: JobRepository,
+    private readonly events: StepEventPublisher,
+  ) {}
+
+  async complete(run: FlowRun, index: number, module: FlowModule, outcome: ModuleOutcome): Promise<'continue' | 'parked'> {
+    const statements: SqlStatement[] = [...outcome.statements];
+    const fieldPath = `${run.fieldBase}modules[${index}]`;
+    if (outcome.success) {
+      let stop: StopAfterIf | undefined;
+      try {
+        stop = await this.stopCondition(run, module, outcome, fieldPath);
+      } catch (error) {
+        return this.complete(run, index, module, { ...outcome, success: false, result: { error: errorObject(error) } });
+      }
+      run.status.modules[index] = moduleStatus({
+        ...outcome.status,
+        type: 'Success',
+        id: module.id,
+        ...(run.status.retry?.failed_jobs?.length ? { failed_retries: run.status.retry.failed_jobs } : {}),
+        ...(outcome.skipped ? { skipped: true } : {}),
+      });
+      delete run.status.retry;
+      run.status.step = index + 1;
+      this.remember(run, module.id, outcome.result);
+      if (stop) this.stop(run, module, stop, outcome.result);
+      else if (outcome.stop && (module.value.type === 'branchone' || module.value.type === 'branchall')) {
+        run.ending = { success: true, result: outcome.result, skipped: outcome.stop.skipIfStopped, stop: outcome.stop };
+      }
+      await this.earlyReturn(run, module, outcome.result, statements);
+    } else {
+      const retry = await this.retry(run, index, module, outcome, fieldPath);
+      if (retry !== undefined) {
+        await this.store.save(run, statements, retry > 0 ? { wake_at: new Date(Date.now() + retry) } : {});
+        return retry > 0 ? 'parked' : 'continue';
+      }
+      run.status.modules[index] = moduleStatus({
+        ...outcome.status,
+        type: 'Failure',
+        id: module.id,
+        ...(run.status.retry?.failed_jobs?.length ? { failed_retries: run.status.retry.failed_jobs } : {}),
+      });
+      delete run.status.retry;
+      if (module.continue_on_error) {
+        run.status.step = index + 1;
+        this.remember(run, module.id, outcome.result);
+      } else {
+        this.fail(run, module.id, outcome.result);
+      }
+    }
+    await this.store.save(run, statements);
+    this.publish(run, module, outcome);
+    return 'continue';
+  }
+
+  /**
+   * The flow fails at step `stepId`: its failure module runs when it has one (and this flow is
+   * not the body of a loop or branch, whose failure is its parent's), else the flow ends with
+   * the error, `step_id` naming where it happened.
+   */
+  fail(run: FlowRun, stepId: string, result: unknown): void {
+    const error = withStepId(result, stepId);
+    const failureModule = run.value.failure_module;
+    const topLevel = run.job.kind === 'flow' || run.job.parent_job === null;
+    if (failureModule && topLevel && !run.runtime.failure) {
+      run.runtime.failure = { error };
+      run.status.step = run.modules.length;
+      run.status.failure_module = { type: 'WaitingForPriorSteps', id: failureModule.id, parent_module: stepId };
+      return;
+    }
+    run.ending = { success: false, result: { error }, skipped: false };
+  }
+
+  /** The failure module ended: the flow fails with its result, unless it returned `{ recover: true }`. */
+  async completeFailureModule(run: FlowRun, outcome: ModuleOutcome): Promise<void> {
+    run.status.failure_module = moduleStatus({
+      ...outcome.status,
+      type: outcome.success ? 'Success' : 'Failure',
+      id: run.value.failure_module!.id,
+      parent_module: run.status.failure_module.parent_module,
+    });
+    const recovered =
+      outcome.success &&
+      outcome.result !== null &&
+      typeof outcome.result === 'object' &&
+      (outcome.result as { recover?: unknown }).recover === true;
+    run.ending = { success: recovered, result: outcome.result, skipped: false };
+    await this.store.save(run, [...outcome.statements]);
+  }
+
+  private remember(run: FlowRun, id: string, result: unknown): void {
+    run.results.set(id, result);
+    run.tree.latest.set(id, result);
+  }
+
+  private async stopCondition(
+    run: FlowRun,
+    module: FlowModule,
+    outcome: ModuleOutcome,
+    fieldPath: string,
+  ): Promise<StopAfterIf | undefined> {
+    const type = module.value.type;
+    const scope = withVars(run.scope({}), { result: outcome.result, previous_result: outcome.result });
+    if (!outcome.stopHandled && module.stop_after_if) {
+      if (await this.evaluator.predicate(module.stop_after_if.expr, scope, `${fieldPath}.stop_after_if.expr`)) {
+        return module.stop_after_if;
+      }
+    }
+    const aggregate = type === 'forloopflow' || type === 'whileloopflow' || type === 'branchall';
+    if (aggregate && module.stop_after_all_iters_if) {
+      const condition = module.stop_after_all_iters_if;
+      if (await this.evaluator.predicate(condition.expr, scope, `${fieldPath}.stop_after_all_iters_if.expr`)) {
+        return condition;
+      }
+    }
+    return undefined;
+  }
+
+  /**
+   * A stop condition fired: with `error_message` set the flow fails with an EarlyStopError
+   * (the default message when it is empty); otherwise it ends with this step's result, marked
+   * skipped when `skip_if_stopped`.
+   */
+  private stop(run: FlowRun, module: FlowModule, condition: StopAfterIf, result: unknown): void {
+    if (condition.error_message !== undefined && condition.error_message !== null) {
+      const message = condition.error_message === '' ? `Flow early stop: ${condition.expr}` : condition.error_message;
+      const error: Record<string, unknown> = { name: 'EarlyStopError', message, step_id: module.id };
+      if (condition.error_include_result) error.result = result;
+      run.ending = { success: false, result: { error }, skipped: false };
+      return;
+    }
+    const skipIfStopped = condition.skip_if_stopped === true;
+    run.ending = { success: true, result, skipped: skipIfStopped, stop: { skipIfStopped } };
+  }
+
+  /** Milliseconds before the retry, or undefined when the step is not retried. */
+  private async retry(
+    run: FlowRun,
+    index: number,
+    module: FlowModule,
+    outcome: ModuleOutcome,
+    fieldPath: string,
+  ): Promise<number | undefined> {
+    if (!module.retry) return undefined;
+    const failCount = run.status.retry?.fail_count ?? 0;
+    const delayMs = retryDelayMs(module.retry, failCount);
+    if (delayMs === undefined) return undefined;
+    if (module.retry.retry_if) {
+      const error = (outcome.result as { error?: unknown } | null)?.error ?? null;
+      const scope = withVars(run.scope({}), { result: outcome.result, error, previous_result: outcome.result });
+      const again = await this.evaluator
+        .predicate(module.retry.retry_if.expr, scope, `${fieldPath}.retry.retry_if.expr`)
+        .catch(() => false);
+      if (!again) return undefined;
+    }
+    const failedJobs = [...(run.status.retry?.failed_jobs ?? [])];
+    if (outcome.status.job) failedJobs.push(outcome.status.job);
+    run.status.retry = { fail_count: failCount + 1, failed_jobs: failedJobs };
+    run.status.modules[index] = { type: 'WaitingForPriorSteps', id: module.id, failed_retries: failedJobs };
+    if (delayMs > 0) run.runtime.retry = { step: index, at: Date.now() + delayMs };
+    return delayMs;
+  }
+
+  /** A root flow's `early_return`: a step id whose result answers synchronous callers, or an expression. */
+  private async earlyReturn(run: FlowRun, module: FlowModule, result: unknown, statements: SqlStatement[]): Promise<void> {
+    const early = run.value.early_return;
+    if (!early || run.job.parent_job !== null || run.runtime.earlyResult) return;
+    let value: unknown;
+    if (early === module.id) {
+      value = result;
+    } else if (!run.modules.some((m) => m.id === early)) {
+      const scope = withVars(run.scope({}), { result, previous_result: result });
+      value = await this.evaluator.evaluate(early, scope, 'value.early_return').catch(() => undefined);
+      if (value === null) value = undefined;
+    }
+    if (value === undefined) return;
+    run.runtime.earlyResult = { value, stepId: module.id };
+    statements.push(
+      this.jobs.event(
+        jobEvents.earlyReturned,
+        {
+          job_id: run.id,
+          workspace: run.job.workspace,
+          root_job: run.job.root_job,
+          parent_job: null,
+          step_id: module.id,
+          at: new Date().toISOString(),
+        },
+        `early:${run.id}`,
+      ),
+    );
+  }
+
+  private publish(run: FlowRun, module: FlowModule, outcome: ModuleOutcome): void {
+    if (run.ephemeral) return;
+    this.events.stepCompleted({
+      job_id: run.id,
+      workspace: run.job.workspace,
+      root_job: run.job.root_job,
+      parent_job: run.job.parent_job,
+      step_id: module.id,
+      ...(outcome.status.job ? { step_job: outcome.status.job } : {}),
+      success: outcome.success,
+      skipped: outcome.skipped === true,
+      duration_ms: 0,
+      completed_at: new Date().toISOString(),
+    });
+  }
+}
+
+/** A failure's error object, with the step it happened at (kept when a deeper step set it). */
+export function withStepId(result: unknown, stepId: string): Record<string, unknown> {
+  const error = (result as { error?: unknown } | null)?.error;
+  if (error !== null && typeof error === 'object' && !Array.isArray(error)) {
+    const object = error as Record<string, unknown>;
+    return object.step_id === undefined ? { ...object, step_id: stepId } : object;
+  }
+  return { name: 'Error', message: JSON.stringify(result) ?? 'failed', step_id: stepId };
+}

@@ -1,0 +1,280 @@
+import {
+  isTerminalJobStatus,
+  type FlowModule,
+  type FlowStatusModule,
+} from '@flowmesh/contracts';
+import { Inject, Injectable } from '@nestjs/common';
+import type { JobRecord } from '../jobs/job.record.js';
+import { JobRepository } from '../jobs/job.repository.js';
+import { ENGINE_CONFIG, type EngineConfig } from './engine.config.js';
+import type { ResultsReader } from './expressions/expression-scope.js';
+import { FlowCompletion } from './flow-completion.js';
+import { FlowFinisher, type DriveEnd } from './flow-finisher.js';
+import { FlowRun, RunTree } from './flow-run.js';
+import { FlowStarter } from './flow-starter.js';
+import { FlowStateStore } from './flow-state.store.js';
+import { ApprovalGate, NO_RESUME, type ResumeVars } from './gates/approval.gate.js';
+import { ModuleResults } from './module-results.js';
+import { done, type ChildDriver, type ChildOutcome, type ModuleContext, type ModuleProgress, type ModuleSlot } from './module-outcome.js';
+import { AgentStepExecutor } from './modules/agent-step.executor.js';
+import { BranchExecutor } from './modules/branch.executor.js';
+import { childOutcomeOf } from './modules/child-results.js';
+import { LeafExecutor } from './modules/leaf.executor.js';
+import { LoopExecutor } from './modules/loop.executor.js';
+import { SubflowExecutor } from './modules/subflow.executor.js';
+import { SleepGate } from './gates/sleep.gate.js';
+import { FlowEnvResolver } from './steps/flow-env.resolver.js';
+import { errorObject } from './steps/leaf-step.runner.js';
+
+type StepProgress = 'continue' | 'parked';
+
+const PARKED_CHILD: ChildOutcome = { kind: 'parked' };
+
+/**
+ * Drives flow jobs: advances `flow_status` module by module in this process (the steps whose
+ * tag it serves run here too), committing each step once with the status it produces, until the
+ * flow ends or parks (approval, sleep, retry delay, a step queued for another tag). A flow job
+ * is driven by one process at a time (its lease); a wake-up that races the driver makes it look
+ * again before it lets go.
+ */
+@Injectable()
+export class FlowDriver implements ChildDriver {
+  /** Flow jobs being driven in this process: a message for one of them only wakes its driver. */
+  private readonly active = new Set<string>();
+
+  constructor(
+    private readonly jobs: JobRepository,
+    private readonly store: FlowStateStore,
+    private readonly starter: FlowStarter,
+    private readonly completion: FlowCompletion,
+    private readonly finisher: FlowFinisher,
+    private readonly results: ModuleResults,
+    private readonly approvals: ApprovalGate,
+    private readonly sleeps: SleepGate,
+    private readonly flowEnv: FlowEnvResolver,
+    private readonly leaf: LeafExecutor,
+    private readonly loops: LoopExecutor,
+    private readonly branches: BranchExecutor,
+    private readonly subflows: SubflowExecutor,
+    private readonly agents: AgentStepExecutor,
+    @Inject(ENGINE_CONFIG) private readonly config: EngineConfig,
+  ) {}
+
+  /** A work message for flow job `jobId`: drive it until it ends or parks. */
+  async driveFromMessage(jobId: string): Promise<void> {
+    for (;;) {
+      const record = this.active.has(jobId) ? undefined : await this.jobs.acquireLease(jobId, this.owner, this.config.leaseTtlMs);
+      if (!record) {
+        // Driven elsewhere (or here): counting the wake-up makes that driver look again before it parks.
+        await this.jobs.query(`UPDATE job SET wake_seq = wake_seq + 1 WHERE id = $1`, [jobId]);
+        return;
+      }
+      if (isTerminalJobStatus(record.status)) {
+        await this.jobs.releaseLease(jobId, this.owner, record.wake_seq);
+        return;
+      }
+      const end = await this.drive(this.open(record, undefined), true);
+      if (end) return;
+      if (await this.jobs.releaseLease(jobId, this.owner, record.wake_seq)) return;
+    }
+  }
+
+  async driveChild(parent: FlowRun, child: JobRecord | string): Promise<ChildOutcome> {
+    const id = typeof child === 'string' ? child : child.id;
+    let record = typeof child === 'string' ? undefined : child;
+    for (;;) {
+      if (!record) {
+        if (this.active.has(id)) return PARKED_CHILD;
+        record = await this.jobs.acquireLease(id, this.owner, this.config.leaseTtlMs);
+        if (!record) return PARKED_CHILD;
+      }
+      if (isTerminalJobStatus(record.status)) return childOutcomeOf(record);
+      const end = await this.drive(this.open(record, parent), false);
+      if (end) return { kind: 'done', success: end.success, result: end.result, ...(end.stop ? { stop: end.stop } : {}), record: end.record };
+      if (await this.jobs.releaseLease(id, this.owner, record.wake_seq)) return PARKED_CHILD;
+      record = undefined;
+    }
+  }
+
+  async driveEphemeral(parent: FlowRun, child: JobRecord): Promise<ChildOutcome> {
+    const run = this.open(child, parent, true);
+    const end = await this.drive(run, false);
+    if (!end) throw new Error(`a squashed iteration of ${parent.id} cannot wait (approval, sleep or a step on another tag)`);
+    return { kind: 'done', success: end.success, result: end.result, ...(end.stop ? { stop: end.stop } : {}), record: end.record };
+  }
+
+  private get owner(): string {
+    return this.config.instanceId;
+  }
+
+  private open(record: JobRecord, parent: FlowRun | undefined, ephemeral = false): FlowRun {
+    const tree = parent?.tree ?? new RunTree(record.root_job);
+    const base = parent ? `${parent.fieldBase}` : 'value.';
+    let run: FlowRun | undefined;
+    const fallback: ResultsReader = {
+      get: async (id) => {
+        const own = await this.results.ownResult(run!, id);
+        if (own.found) return own;
+        if (parent) return parent.reader.get(id);
+        if (tree.latest.has(id)) return { found: true, value: tree.latest.get(id) };
+        if (ephemeral) return { found: false, value: undefined };
+        const latest = await this.jobs.latestStepResult(record.root_job, id);
+        return { found: latest.found, value: latest.result };
+      },
+      all: async () => ({
+        ...(parent ? await parent.reader.all() : Object.fromEntries(tree.latest)),
+        ...(await this.results.ownResults(run!)),
+      }),
+    };
+    run = new FlowRun(record, tree, parent, fallback, base, ephemeral);
+    return run;
+  }
+
+  /** Drives until the flow ends (its end) or parks (undefined). */
+  private async drive(run: FlowRun, wakeParent: boolean): Promise<DriveEnd | undefined> {
+    this.active.add(run.id);
+    try {
+      if ((await this.starter.start(run)) === 'parked') return undefined;
+      for (;;) {
+        if (run.cancelRequest && !run.ending) run.ending = this.finisher.cancelled(run);
+        if (run.ending) return await this.finisher.finish(run, wakeParent);
+        if ((await this.step(run)) === 'parked') return undefined;
+      }
+    } finally {
+      this.active.delete(run.id);
+    }
+  }
+
+  private async step(run: FlowRun): Promise<StepProgress> {
+    const index = run.status.step;
+    if (index < run.modules.length) return this.advance(run, index);
+    if (run.runtime.failure) return this.runFailureModule(run);
+    // Every module ran: a `suspend` on the last one still waits for its approvals.
+    const gate = await this.approvals.decide(run, index);
+    if (gate.kind === 'wait') return this.sleeps.parkForApproval(run, index, gate);
+    if (gate.kind === 'fail') {
+      this.completion.fail(run, run.modules.at(-1)?.id ?? 'approval', gate.result);
+      await this.store.save(run);
+      return 'continue';
+    }
+    run.ending = { success: true, result: await this.results.previousResult(run, index), skipped: false };
+    return 'continue';
+  }
+
+  private async advance(run: FlowRun, index: number): Promise<StepProgress> {
+    const module = run.modules[index]!;
+    let status = run.status.modules[index]!;
+    const previousResult = await this.results.previousResult(run, index);
+    let resume: ResumeVars = NO_RESUME;
+    if (status.type === 'WaitingForPriorSteps' || status.type === 'WaitingForEvents') {
+      const gate = await this.approvals.decide(run, index);
+      if (gate.kind === 'wait') return this.sleeps.parkForApproval(run, index, gate);
+      if (gate.kind === 'fail') {
+        run.status.modules[index] = { type: 'Failure', id: module.id };
+        this.completion.fail(run, module.id, gate.result);
+        await this.store.save(run, [], { status: 'running' });
+        return 'continue';
+      }
+      resume = gate.vars;
+      if (status.type === 'WaitingForEvents' || run.runtime.suspendTimeout) {
+        delete run.runtime.suspendTimeout;
+        status = run.status.modules[index] = { type: 'WaitingForPriorSteps', id: module.id };
+        await this.store.save(run, [], { status: 'running' });
+      }
+      const scope = run.scope(await this.vars(run, previousResult, resume));
+      const sleep = await this.sleeps.beforeStep(run, index, module, scope, `${run.fieldBase}modules[${index}]`);
+      if (sleep === 'parked') return 'parked';
+      if (sleep !== 'ok') return this.completion.complete(run, index, module, sleep);
+      if (run.runtime.retry?.step === index) {
+        if (Date.now() < run.runtime.retry.at) return this.sleeps.parkUntil(run, run.runtime.retry.at);
+        delete run.runtime.retry;
+      }
+    } else {
+      resume = await this.approvals.varsFor(run, index);
+    }
+    const ctx = await this.context(run, index, module, status, previousResult, resume);
+    const progress = await this.execute(ctx);
+    if (progress.kind === 'parked') return 'parked';
+    return this.completion.complete(run, index, module, progress.outcome);
+  }
+
+  private async runFailureModule(run: FlowRun): Promise<StepProgress> {
+    const module = run.value.failure_module!;
+    const status = run.status.failure_module;
+    const error = run.runtime.failure!.error;
+    const ctx = await this.context(run, 'failure', module, status, { error }, NO_RESUME, { error });
+    const progress = await this.leaf.run(ctx);
+    if (progress.kind === 'parked') return 'parked';
+    await this.completion.completeFailureModule(run, progress.outcome);
+    return 'continue';
+  }
+
+  private async context(
+    run: FlowRun,
+    slot: ModuleSlot,
+    module: FlowModule,
+    status: FlowStatusModule,
+    previousResult: unknown,
+    resume: ResumeVars,
+    extraVars: Record<string, unknown> = {},
+  ): Promise<ModuleContext> {
+    const vars = { ...(await this.vars(run, previousResult, resume)), ...extraVars };
+    const fieldPath = typeof slot === 'number' ? `${run.fieldBase}modules[${slot}]` : `${run.fieldBase}${slot}_module`;
+    return {
+      run,
+      slot,
+      module,
+      fieldPath,
+      status,
+      scope: run.scope(vars),
+      previousResult,
+      retryArgs: await this.results.retryArgs(run, module),
+      saveProgress: async (progress, statements = []) => {
+        if (typeof slot === 'number') run.status.modules[slot] = progress;
+        else if (slot === 'failure') run.status.failure_module = { ...progress, parent_module: run.status.failure_module.parent_module };
+        else run.status.preprocessor_module = progress;
+        await this.store.save(run, statements);
+      },
+    };
+  }
+
+  private async vars(run: FlowRun, previousResult: unknown, resume: ResumeVars): Promise<Record<string, unknown>> {
+    const vars: Record<string, unknown> = {
+      previous_result: previousResult,
+      resume: resume.resume,
+      resumes: resume.resumes,
+      approvers: resume.approvers,
+    };
+    if (run.runtime.envJob) vars.flow_env = await this.flowEnv.resolve(run.runtime.envJob, run.runtime.tokenJob ?? run.id);
+    return vars;
+  }
+
+  private async execute(ctx: ModuleContext): Promise<ModuleProgress> {
+    const type = ctx.module.value.type;
+    if (type === 'rawscript' || type === 'script' || type === 'identity') return this.leaf.run(ctx);
+    const waiting = ctx.status.type === 'WaitingForPriorSteps' || ctx.status.type === 'WaitingForEvents';
+    if (waiting) {
+      try {
+        const bypass = await this.leaf.skipOrMock(ctx);
+        if (bypass) return done(bypass);
+      } catch (error) {
+        return done({ success: false, result: { error: errorObject(error) }, status: {}, statements: [] });
+      }
+    }
+    switch (type) {
+      case 'forloopflow':
+        return this.loops.forLoop(ctx, this);
+      case 'whileloopflow':
+        return this.loops.whileLoop(ctx, this);
+      case 'branchone':
+        return this.branches.branchOne(ctx, this);
+      case 'branchall':
+        return this.branches.branchAll(ctx, this);
+      case 'flow':
+        return this.subflows.run(ctx, this);
+      case 'aiagent':
+      case 'aidecision':
+        return this.agents.run(ctx);
+    }
+  }
+}

@@ -1,0 +1,113 @@
+import { jobEvents, type JobStatus } from '@flowmesh/contracts';
+import { Injectable } from '@nestjs/common';
+import type { JobRecord } from '../jobs/job.record.js';
+import { JobRepository } from '../jobs/job.repository.js';
+import type { SqlStatement } from '../jobs/sql-batch.js';
+import { ResultCache } from './cache/result-cache.js';
+import { CancelSignals } from './cancel-signals.js';
+import { ConcurrencyLimiter } from './concurrency.limiter.js';
+import { EngineOutbox } from './engine-outbox.js';
+import type { FlowRun, StopSignal } from './flow-run.js';
+
+/** How a flow job ended, as its parent (or the driver) reads it. */
+export interface DriveEnd {
+  readonly success: boolean;
+  readonly result: unknown;
+  readonly stop?: StopSignal;
+  readonly record: JobRecord;
+}
+
+/**
+ * Ends a flow job in one commit: its terminal status and result, the completed event of a run,
+ * its concurrency slot, its result cache entry, and the wake-up of a parent waiting elsewhere.
+ */
+@Injectable()
+export class FlowFinisher {
+  constructor(
+    private readonly jobs: JobRepository,
+    private readonly cache: ResultCache,
+    private readonly concurrency: ConcurrencyLimiter,
+    private readonly outbox: EngineOutbox,
+    private readonly cancels: CancelSignals,
+  ) {}
+
+  /** Windmill's result of a cancelled job. */
+  cancelled(run: FlowRun): NonNullable<FlowRun['ending']> {
+    const by = run.cancelRequest?.by ?? 'unknown';
+    const reason = run.cancelRequest?.reason ?? null;
+    return {
+      success: false,
+      skipped: false,
+      result: {
+        error: {
+          name: 'Canceled',
+          message: `Job canceled: ${reason ?? 'no reason given'} by ${by}`,
+          reason,
+          canceler: by,
+        },
+      },
+    };
+  }
+
+  async finish(run: FlowRun, wakeParent: boolean): Promise<DriveEnd> {
+    const ending = run.ending!;
+    const status: JobStatus = run.cancelRequest ? 'cancelled' : ending.success ? 'completed' : 'failed';
+    if (ending.stop) run.runtime.stopped = ending.stop;
+    const now = new Date();
+    let record: JobRecord = {
+      ...run.job,
+      status,
+      result: ending.result,
+      skipped: ending.skipped,
+      flow_status: run.status,
+      runtime: run.runtime,
+      completed_at: now,
+      started_at: run.job.started_at ?? now,
+      duration_ms: now.getTime() - (run.job.started_at ?? now).getTime(),
+    };
+    if (run.ephemeral) return { success: status === 'completed', result: ending.result, ...(ending.stop ? { stop: ending.stop } : {}), record };
+    const statements: SqlStatement[] = [
+      this.jobs.finish(run.id, {
+        status,
+        result: ending.result,
+        skipped: ending.skipped,
+        flow_status: run.status,
+        runtime: run.runtime,
+      }),
+    ];
+    if (run.runtime.concurrencyKey) statements.push(...this.concurrency.release(run.runtime.concurrencyKey, run.id));
+    if (status === 'completed' && run.runtime.cacheKey && run.runtime.cacheTtlS) {
+      statements.push(this.cache.store(run.runtime.cacheKey, ending.result, run.runtime.cacheTtlS));
+    }
+    if (run.job.parent_job === null) {
+      statements.push(
+        this.jobs.event(
+          jobEvents.completed,
+          {
+            job_id: run.id,
+            workspace: run.job.workspace,
+            root_job: run.job.root_job,
+            parent_job: null,
+            kind: run.job.kind,
+            path: run.job.path,
+            status,
+            success: status === 'completed',
+            duration_ms: record.duration_ms,
+            completed_at: now.toISOString(),
+          },
+          `completed:${run.id}`,
+        ),
+      );
+      this.cancels.forget(run.id);
+    } else if (wakeParent) {
+      statements.push(this.jobs.wake(run.job.parent_job, `child-${run.id}`));
+    }
+    const rows = await run.serialize(() =>
+      this.jobs.execute<{ id: string; duration_ms: number | null; completed_at: Date }>(statements, 'SELECT * FROM s0'),
+    );
+    this.outbox.wake();
+    const row = rows[0];
+    if (row) record = { ...record, duration_ms: row.duration_ms, completed_at: row.completed_at };
+    return { success: status === 'completed', result: ending.result, ...(ending.stop ? { stop: ending.stop } : {}), record };
+  }
+}

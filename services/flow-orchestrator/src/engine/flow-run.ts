@@ -1,0 +1,81 @@
+import type { FlowModule, FlowStatus, FlowValue } from '@flowmesh/contracts';
+import type { JobRecord, JobRuntime } from '../jobs/job.record.js';
+import type { ExpressionScope, ResultsReader } from './expressions/expression-scope.js';
+
+/** State shared by every flow of one tree driven in this process. */
+export class RunTree {
+  /** The latest result of each step id anywhere in the tree (a while loop's previous iteration). */
+  readonly latest = new Map<string, unknown>();
+  constructor(readonly rootJob: string) {}
+}
+
+export interface StopSignal {
+  readonly skipIfStopped: boolean;
+}
+
+/**
+ * One flow job being driven: its row, its flow value, its status (authoritative while this
+ * process holds the lease; written on every step), and the results of its finished modules.
+ */
+export class FlowRun {
+  readonly value: FlowValue;
+  status: FlowStatus;
+  runtime: JobRuntime;
+  /** Results of this flow's modules by id, read lazily from the database after a restart. */
+  readonly results = new Map<string, unknown>();
+  /** Where JSON paths of this flow's fields start: `value.` for a root flow, deeper for a body. */
+  readonly fieldBase: string;
+  cancelRequest: { by: string; reason: string | null } | undefined;
+  /** Set by a step that ended the flow (stop_after_if, a failure without handler, ...). */
+  ending: { success: boolean; result: unknown; skipped: boolean; stop?: StopSignal } | undefined;
+  private writes: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    readonly job: JobRecord,
+    readonly tree: RunTree,
+    readonly parent: FlowRun | undefined,
+    /** Reads results the flow does not hold itself (ancestors, the tree, the database). */
+    private readonly fallback: ResultsReader,
+    fieldBase: string,
+    /** A squashed loop body: runs in memory, writes nothing. */
+    readonly ephemeral = false,
+  ) {
+    this.value = job.raw_flow as unknown as FlowValue;
+    this.status = job.flow_status!;
+    this.runtime = job.runtime;
+    this.fieldBase = fieldBase;
+    this.cancelRequest = job.canceled_by ? { by: job.canceled_by, reason: job.canceled_reason } : undefined;
+  }
+
+  get id(): string {
+    return this.job.id;
+  }
+
+  get modules(): FlowModule[] {
+    return this.value.modules;
+  }
+
+  /** The flow's own input: its args (a loop iteration's include `iter`). */
+  get flowInput(): Record<string, unknown> {
+    return this.job.args;
+  }
+
+  /** Writes of this flow's row happen in order, whatever awaits them. */
+  serialize<T>(write: () => Promise<T>): Promise<T> {
+    const next = this.writes.then(write, write);
+    this.writes = next.catch(() => undefined);
+    return next;
+  }
+
+  readonly reader: ResultsReader = {
+    get: async (id) => {
+      if (this.results.has(id)) return { found: true, value: this.results.get(id) };
+      return this.fallback.get(id);
+    },
+    all: async () => ({ ...(await this.fallback.all()), ...Object.fromEntries(this.results) }),
+  };
+
+  scope(vars: Readonly<Record<string, unknown>>): ExpressionScope {
+    return { flowInput: this.flowInput, results: this.reader, vars };
+  }
+}

@@ -1,0 +1,119 @@
+import { randomUUID } from 'node:crypto';
+import {
+  agentStepContract,
+  isTerminalJobStatus,
+  MeshError,
+  type AiAgent,
+  type InputTransform,
+} from '@flowmesh/contracts';
+import { MeshClient } from '@flowmesh/messaging';
+import { Injectable } from '@nestjs/common';
+import type { JobRecord } from '../../jobs/job.record.js';
+import { JobRepository } from '../../jobs/job.repository.js';
+import { JobTokens } from '../../registry/job-tokens.js';
+import { childPath } from '../child-flows.js';
+import { ExpressionEvaluator } from '../expressions/expression.evaluator.js';
+import { evaluateInputTransforms } from '../input-transforms.js';
+import { done, PARKED, type ModuleContext, type ModuleOutcome, type ModuleProgress } from '../module-outcome.js';
+import { ScopedTokens } from '../scoped-token.js';
+import { errorObject } from '../steps/leaf-step.runner.js';
+import { stepTag } from '../step-tags.js';
+import { endedRecord, leafRecord } from './leaf-record.js';
+import { outcomeOf } from './leaf.executor.js';
+
+/**
+ * aiagent and aidecision steps: a job handed to agent-runtime (`agent.step.start`), which runs
+ * it and completes it (`orchestrator.agent_step.complete`); the flow parks meanwhile. Without an
+ * agent-runtime answering, the step fails at once.
+ */
+@Injectable()
+export class AgentStepExecutor {
+  constructor(
+    private readonly evaluator: ExpressionEvaluator,
+    private readonly jobs: JobRepository,
+    private readonly client: MeshClient,
+    private readonly tokens: JobTokens,
+    private readonly scopedTokens: ScopedTokens,
+  ) {}
+
+  async run(ctx: ModuleContext): Promise<ModuleProgress> {
+    if (ctx.status.type === 'InProgress' && ctx.status.job) {
+      const row = await this.jobs.load(ctx.status.job);
+      if (row && isTerminalJobStatus(row.status)) return done(withActions(outcomeOf(row), row));
+      if (row) return PARKED;
+    }
+    const { run, module } = ctx;
+    const value = module.value as AiAgent | { type: 'aidecision'; input_transforms: Record<string, InputTransform> };
+    const jobId = randomUUID();
+    const tag = stepTag(run, module);
+    const base = {
+      id: jobId,
+      kind: value.type,
+      tag,
+      path: childPath(run, module.id),
+      args: {} as Record<string, unknown>,
+      runtime: { tokenJob: run.runtime.tokenJob ?? run.id, dispatched: true },
+    } as const;
+    let record: JobRecord;
+    try {
+      const scoped = await this.scopedTokens.forModule(run, module, jobId);
+      const args = await evaluateInputTransforms(
+        this.evaluator,
+        value.input_transforms as Record<string, InputTransform>,
+        ctx.scope,
+        `${ctx.fieldPath}.value.input_transforms`,
+      );
+      record = { ...leafRecord(run, module, { ...base, args, runtime: { ...base.runtime, tokenJob: scoped.tokenJob } }), status: 'running', started_at: new Date() };
+      await ctx.saveProgress({ type: 'InProgress', id: module.id, job: jobId }, [...scoped.statements, this.jobs.insert(record)]);
+    } catch (error) {
+      const failed = leafRecord(run, module, base);
+      return done(this.end(failed, { error: errorObject(error) }));
+    }
+    try {
+      const reply = await this.client.request(agentStepContract.start, {
+        job_id: jobId,
+        workspace: run.job.workspace,
+        kind: value.type,
+        root_job: run.job.root_job,
+        flow_job: run.id,
+        step_id: module.id,
+        module: value as unknown as Record<string, unknown>,
+        args: record.args,
+        tag,
+        job_token: await this.tokens.tokenOf(record.runtime.tokenJob!),
+        flow_input: run.flowInput,
+      });
+      if (reply.accepted) return PARKED;
+      return done(this.end(record, { error: { name: 'AgentStepRefused', message: `agent-runtime refused step ${module.id}` } }));
+    } catch (error) {
+      const unanswered = error instanceof MeshError && (error.code === 'UNAVAILABLE' || error.code === 'TIMEOUT');
+      const result = unanswered
+        ? {
+            error: {
+              name: 'AgentRuntimeUnavailable',
+              message: `no agent runtime answered: step ${module.id} (${value.type}) could not start (${error.message})`,
+            },
+          }
+        : { error: errorObject(error) };
+      return done(this.end(record, result));
+    }
+  }
+
+  private end(record: JobRecord, result: unknown): ModuleOutcome {
+    const row = endedRecord(record, { success: false, result, startedAt: record.started_at ?? new Date(), durationMs: 0 });
+    return { success: false, result, status: { job: record.id }, statements: [this.jobs.insert(row, { upsert: true })] };
+  }
+}
+
+function withActions(outcome: ModuleOutcome, row: JobRecord): ModuleOutcome {
+  const actions = row.runtime.agentActions;
+  if (!actions) return outcome;
+  return {
+    ...outcome,
+    status: {
+      ...outcome.status,
+      agent_actions: actions as never,
+      ...(row.runtime.agentActionsSuccess ? { agent_actions_success: row.runtime.agentActionsSuccess } : {}),
+    },
+  };
+}

@@ -1,0 +1,195 @@
+import { randomUUID } from 'node:crypto';
+import type { FlowStatusModule, ForloopFlow, WhileloopFlow } from '@flowmesh/contracts';
+import { Injectable } from '@nestjs/common';
+import type { SqlStatement } from '../../jobs/sql-batch.js';
+import { ExpressionEvaluator } from '../expressions/expression.evaluator.js';
+import { withVars } from '../expressions/expression-scope.js';
+import { evaluateTransform, withIter } from '../input-transforms.js';
+import { done, PARKED, type ChildDriver, type ModuleContext, type ModuleOutcome, type ModuleProgress } from '../module-outcome.js';
+import { errorObject } from '../steps/leaf-step.runner.js';
+import { BodyRunner, type BodySpec, type EndedChild } from './body-runner.js';
+import { childOutcomeOf, isEnded, recordChildEnd } from './child-results.js';
+
+/**
+ * forloopflow and whileloopflow. Each iteration is a child flow job whose input is the flow's
+ * plus `iter` ({index, value}); the loop's result is the array of iteration results (a failed
+ * iteration's is null under skip_failures). A loop breaks when its stop_after_if is true for an
+ * iteration's result, or when a step inside an iteration stops early.
+ */
+@Injectable()
+export class LoopExecutor {
+  constructor(
+    private readonly evaluator: ExpressionEvaluator,
+    private readonly bodies: BodyRunner,
+  ) {}
+
+  async forLoop(ctx: ModuleContext, driver: ChildDriver): Promise<ModuleProgress> {
+    const loop = ctx.module.value as ForloopFlow;
+    let status = ctx.status;
+    if (status.type !== 'InProgress' || !status.iterator) {
+      let itered: unknown[];
+      try {
+        itered = await this.iterator(ctx, loop);
+      } catch (error) {
+        return done(failure(error));
+      }
+      if (itered.length === 0) {
+        return done({
+          success: true,
+          result: [],
+          status: { iterator: { index: 0, itered: [], itered_len: 0 }, flow_jobs: [], flow_jobs_success: [] },
+          statements: [],
+        });
+      }
+      status = {
+        type: 'InProgress',
+        id: ctx.module.id,
+        iterator: { index: 0, itered, itered_len: itered.length },
+        flow_jobs: loop.parallel ? itered.map(() => randomUUID()) : [],
+        flow_jobs_success: loop.parallel ? itered.map(() => false) : [],
+      };
+      if (loop.parallel) await ctx.saveProgress(status);
+    }
+    const itered = status.iterator!.itered ?? [];
+    const body = (k: number): BodySpec => ({
+      modules: loop.modules,
+      suffix: `${loop.parallel ? 'forloop' : 'loop'}-${k}`,
+      args: withIter(ctx.run.flowInput, { index: k, value: itered[k] }),
+    });
+    if (loop.parallel) return this.parallel(ctx, driver, loop, status, itered.map((_, k) => body(k)));
+    return this.sequential(ctx, driver, loop, status, (k) => (k < itered.length ? body(k) : undefined));
+  }
+
+  whileLoop(ctx: ModuleContext, driver: ChildDriver): Promise<ModuleProgress> {
+    const loop = ctx.module.value as WhileloopFlow;
+    const status: FlowStatusModule =
+      ctx.status.type === 'InProgress' && ctx.status.flow_jobs
+        ? ctx.status
+        : { type: 'InProgress', id: ctx.module.id, iterator: { index: 0, itered: [] }, flow_jobs: [], flow_jobs_success: [] };
+    // The implicit iterator is the counter: iter.value equals iter.index.
+    return this.sequential(ctx, driver, loop, status, (k) => ({
+      modules: loop.modules,
+      suffix: `loop-${k}`,
+      args: withIter(ctx.run.flowInput, { index: k, value: k }),
+    }));
+  }
+
+  private async sequential(
+    ctx: ModuleContext,
+    driver: ChildDriver,
+    loop: ForloopFlow | WhileloopFlow,
+    status: FlowStatusModule,
+    bodyAt: (k: number) => BodySpec | undefined,
+  ): Promise<ModuleProgress> {
+    const ids = status.flow_jobs!;
+    const rows = ctx.run.ephemeral ? new Map() : await this.bodies.childRows(ids);
+    const results: unknown[] = ids.map((id) => {
+      const row = rows.get(id);
+      return row && isEnded(row) ? resultOf(childOutcomeOf(row) as EndedChild, loop.skip_failures) : undefined;
+    });
+    let token: string | undefined;
+    let k = ids.length - 1;
+    let outcome: EndedChild | undefined;
+    const last = k >= 0 ? rows.get(ids[k]!) : undefined;
+    if (last && isEnded(last)) {
+      outcome = childOutcomeOf(last) as EndedChild;
+    } else if (last) {
+      const resumed = await this.bodies.resume(ctx, driver, last);
+      if (resumed.kind === 'parked') return PARKED;
+      outcome = resumed;
+    }
+    for (;;) {
+      if (outcome) {
+        recordChildEnd(status, k, outcome.record);
+        results[k] = resultOf(outcome, loop.skip_failures);
+        if (!outcome.success && !loop.skip_failures) return done(this.failed(status, outcome));
+        if (outcome.stop || (await this.stopsAfter(ctx, outcome.result, results.slice(0, k + 1)))) break;
+      }
+      const body = bodyAt(k + 1);
+      if (!body) break;
+      k += 1;
+      let extra: SqlStatement[] = [];
+      if (!token) {
+        const scoped = await this.bodies.bodyToken(ctx);
+        token = scoped.tokenJob;
+        extra = scoped.statements;
+      }
+      status.flow_jobs!.push(randomUUID());
+      status.iterator = { ...status.iterator, index: k };
+      const child = this.bodies.newChild(ctx, body, token, status.flow_jobs![k]);
+      const driven = await this.bodies.startAndDrive(ctx, driver, child, status, extra);
+      if (driven.kind === 'parked') return PARKED;
+      outcome = driven;
+    }
+    return done(this.succeeded(ctx, status, results));
+  }
+
+  private async parallel(
+    ctx: ModuleContext,
+    driver: ChildDriver,
+    loop: ForloopFlow,
+    status: FlowStatusModule,
+    bodies: BodySpec[],
+  ): Promise<ModuleProgress> {
+    let limit = this.bodies.defaultParallelism;
+    if (loop.parallelism) {
+      try {
+        const value = await evaluateTransform(this.evaluator, loop.parallelism, ctx.scope, `${ctx.fieldPath}.value.parallelism`);
+        if (typeof value === 'number' && value >= 1) limit = Math.floor(value);
+      } catch (error) {
+        return done(failure(error));
+      }
+    }
+    const { tokenJob } = await this.bodies.bodyToken(ctx);
+    const outcomes = await this.bodies.runParallel(ctx, driver, status, bodies, limit, tokenJob, (ended) => {
+      status.iterator = { ...status.iterator, index: ended };
+    });
+    if (outcomes.some((outcome) => outcome === undefined)) return PARKED;
+    const ends = outcomes as EndedChild[];
+    const failed = ends.find((outcome) => !outcome.success);
+    status.iterator = { ...status.iterator, index: bodies.length };
+    if (failed && !loop.skip_failures) return done(this.failed(status, failed));
+    return done(this.succeeded(ctx, status, ends.map((outcome) => resultOf(outcome, loop.skip_failures))));
+  }
+
+  private async iterator(ctx: ModuleContext, loop: ForloopFlow): Promise<unknown[]> {
+    const value = await evaluateTransform(this.evaluator, loop.iterator, ctx.scope, `${ctx.fieldPath}.value.iterator`);
+    if (!Array.isArray(value)) {
+      throw new Error(
+        `${ctx.fieldPath}.value.iterator: expected an array value in the iterator expression, found: ${JSON.stringify(value) ?? 'undefined'}`,
+      );
+    }
+    return value;
+  }
+
+  /** The loop's own stop_after_if, after one iteration: `result` is that iteration's. */
+  private async stopsAfter(ctx: ModuleContext, result: unknown, soFar: unknown[]): Promise<boolean> {
+    const condition = ctx.module.stop_after_if;
+    if (!condition) return false;
+    const scope = withVars(ctx.scope, { result, previous_result: result, all_iters: soFar });
+    return this.evaluator.predicate(condition.expr, scope, `${ctx.fieldPath}.stop_after_if.expr`);
+  }
+
+  private succeeded(_ctx: ModuleContext, status: FlowStatusModule, results: unknown[]): ModuleOutcome {
+    return { success: true, result: results, status: moduleFields(status), statements: [], stopHandled: true };
+  }
+
+  private failed(status: FlowStatusModule, outcome: EndedChild): ModuleOutcome {
+    return { success: false, result: outcome.result, status: moduleFields(status), statements: [], stopHandled: true };
+  }
+}
+
+function resultOf(outcome: EndedChild, skipFailures: boolean): unknown {
+  return !outcome.success && skipFailures ? null : outcome.result;
+}
+
+function failure(error: unknown): ModuleOutcome {
+  return { success: false, result: { error: errorObject(error) }, status: {}, statements: [] };
+}
+
+function moduleFields(status: FlowStatusModule): Partial<FlowStatusModule> {
+  const { type: _type, id: _id, ...fields } = status;
+  return fields;
+}
+
+export { recordChildEnd };

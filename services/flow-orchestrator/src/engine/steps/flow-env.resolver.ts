@@ -1,0 +1,53 @@
+import { Injectable } from '@nestjs/common';
+import { JobRepository } from '../../jobs/job.repository.js';
+import { hasReferences, RegistryGateway } from '../../registry/registry.gateway.js';
+import { JobTokens } from '../../registry/job-tokens.js';
+
+const TTL_MS = 60_000;
+
+/**
+ * A flow's `flow_env` with its `$var:`/`$res:` references resolved as the run, kept in memory
+ * only (resolved values may be secrets: they are never written anywhere).
+ */
+@Injectable()
+export class FlowEnvResolver {
+  private readonly cache = new Map<string, { at: number; value: Promise<Record<string, unknown>> }>();
+
+  constructor(
+    private readonly jobs: JobRepository,
+    private readonly registry: RegistryGateway,
+    private readonly tokens: JobTokens,
+  ) {}
+
+  resolve(envJob: string | undefined, tokenJob: string): Promise<Record<string, unknown>> {
+    if (!envJob) return Promise.resolve({});
+    const cached = this.cache.get(envJob);
+    if (cached && Date.now() - cached.at < TTL_MS) return cached.value;
+    const value = this.load(envJob, tokenJob);
+    if (this.cache.size > 1_000) this.cache.clear();
+    this.cache.set(envJob, { at: Date.now(), value });
+    value.catch(() => this.cache.delete(envJob));
+    return value;
+  }
+
+  private async load(envJob: string, tokenJob: string): Promise<Record<string, unknown>> {
+    const rows = await this.jobs.query<{ flow_env: Record<string, unknown> | null; workspace: string }>(
+      `SELECT raw_flow->'flow_env' AS flow_env, workspace FROM job WHERE id = $1`,
+      [envJob],
+    );
+    const env = rows[0]?.flow_env ?? {};
+    if (!hasReferences(env)) return env;
+    const token = await this.tokens.tokenOf(tokenJob);
+    return (await this.registry.interpolate(token, rows[0]!.workspace, env)) as Record<string, unknown>;
+  }
+}
+
+/** `flow_env` as process environment: strings as they are, other JSON values as JSON. */
+export function envStrings(env: Record<string, unknown>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(env)) {
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(key)) continue;
+    out[key] = typeof value === 'string' ? value : JSON.stringify(value);
+  }
+  return out;
+}

@@ -1,0 +1,125 @@
+import { MeshError, type JobKind, type ScriptLanguage } from '@flowmesh/contracts';
+import { Inject, Injectable } from '@nestjs/common';
+import { JobRepository } from '../../jobs/job.repository.js';
+import type { SqlStatement } from '../../jobs/sql-batch.js';
+import { JobError, SCRIPT_RUNNER_REGISTRY, type ScriptRunnerRegistry } from '../../ports/script-runner.port.js';
+import { JobTokens } from '../../registry/job-tokens.js';
+import { hasReferences, RegistryGateway } from '../../registry/registry.gateway.js';
+import { ENGINE_CONFIG, type EngineConfig } from '../engine.config.js';
+import { envStrings, FlowEnvResolver } from './flow-env.resolver.js';
+import { LogBuffer } from './log-buffer.js';
+
+/** One script or identity job, ready to run. */
+export interface LeafJob {
+  readonly id: string;
+  readonly workspace: string;
+  readonly rootJob: string;
+  readonly flowJob: string | null;
+  readonly stepId: string | null;
+  readonly kind: JobKind;
+  readonly language: ScriptLanguage | null;
+  readonly content: string | null;
+  readonly lock: string | null;
+  readonly path: string | null;
+  /** As stored: `$var:`/`$res:` references are resolved only here, just before running. */
+  readonly args: Record<string, unknown>;
+  readonly timeoutMs: number;
+  readonly memoryMb: number;
+  readonly tokenJob: string;
+  readonly envJob: string | undefined;
+  readonly entrypoint: string | undefined;
+  readonly onBehalfOf: string;
+  /** Jobs with one key share a working directory (a same_worker flow's steps). */
+  readonly workdirKey: string | undefined;
+}
+
+export interface LeafRun {
+  readonly success: boolean;
+  /** The result, or `{ error: { name, message, stack? } }`. */
+  readonly result: unknown;
+  readonly startedAt: Date;
+  readonly durationMs: number;
+  /** The job's last log lines, to commit with its result. */
+  readonly logs: SqlStatement | undefined;
+}
+
+/** Runs a leaf job with the runner of its language, as the run's identity. */
+@Injectable()
+export class LeafStepRunner {
+  constructor(
+    @Inject(SCRIPT_RUNNER_REGISTRY) private readonly runners: ScriptRunnerRegistry,
+    @Inject(ENGINE_CONFIG) private readonly config: EngineConfig,
+    private readonly jobs: JobRepository,
+    private readonly registry: RegistryGateway,
+    private readonly tokens: JobTokens,
+    private readonly flowEnv: FlowEnvResolver,
+  ) {}
+
+  async run(job: LeafJob, signal?: AbortSignal): Promise<LeafRun> {
+    const startedAt = new Date();
+    const logs = new LogBuffer(job.id, (s) => this.jobs.execute([s]).then(() => undefined), this.config.liveAfterMs);
+    let success = true;
+    let result: unknown;
+    try {
+      result = await this.execute(job, logs, signal);
+    } catch (error) {
+      success = false;
+      result = { error: errorObject(error) };
+    }
+    return {
+      success,
+      result,
+      startedAt,
+      durationMs: Date.now() - startedAt.getTime(),
+      logs: await logs.close(),
+    };
+  }
+
+  private async execute(job: LeafJob, logs: LogBuffer, signal: AbortSignal | undefined): Promise<unknown> {
+    if (job.kind === 'identity') return job.args.previous_result ?? null;
+    if (!job.language || job.content === null) throw new JobError('ExecutionErr', `job ${job.id} has no code to run`);
+    const token = await this.tokens.tokenOf(job.tokenJob);
+    const args = hasReferences(job.args)
+      ? ((await this.registry.interpolate(token, job.workspace, job.args)) as Record<string, unknown>)
+      : job.args;
+    const flowEnv = envStrings(await this.flowEnv.resolve(job.envJob, job.tokenJob));
+    const env: Record<string, string> = {
+      ...flowEnv,
+      WM_TOKEN: token,
+      WM_WORKSPACE: job.workspace,
+      WM_JOB_ID: job.id,
+      WM_ROOT_FLOW_JOB_ID: job.rootJob,
+      WM_PERMISSIONED_AS: job.onBehalfOf,
+      ...(job.flowJob ? { WM_FLOW_JOB_ID: job.flowJob } : {}),
+      ...(job.stepId ? { WM_FLOW_STEP_ID: job.stepId } : {}),
+      ...(job.path ? { WM_JOB_PATH: job.path } : {}),
+    };
+    return this.runners.run(
+      {
+        id: job.id,
+        workspace: job.workspace,
+        language: job.language,
+        content: job.content,
+        args,
+        env,
+        timeoutMs: job.timeoutMs,
+        memoryMb: job.memoryMb,
+        lock: job.lock,
+        path: job.path,
+        ...(job.entrypoint ? { entrypoint: job.entrypoint } : {}),
+        ...(job.workdirKey ? { workdirKey: job.workdirKey } : {}),
+      },
+      logs.push,
+      signal ? { signal } : {},
+    );
+  }
+}
+
+/** Any failure as the `{ name, message, stack? }` a failed job returns. */
+export function errorObject(error: unknown): Record<string, unknown> {
+  if (error instanceof MeshError) return { name: error.code, message: error.message };
+  if (error instanceof JobError) return error.toJSON();
+  // The engine's own failures: never its stack.
+  if (error instanceof Error) return { name: error.name || 'Error', message: error.message };
+  return { name: 'Error', message: String(error) };
+}

@@ -1,0 +1,91 @@
+import type { FlowStatus, JobKind, JobStatus } from '@flowmesh/contracts';
+
+/** A job's tag rule and other engine state that is not part of the public job. */
+export interface JobRuntime {
+  /** The run asked for a tag: its steps run on it (unless `preserve_step_tags` and they name their own). */
+  customTag?: boolean;
+  preserveStepTags?: boolean;
+  /** Every step of the flow runs in the process that drives it, whatever its tag. */
+  sameWorker?: boolean;
+  /** Id of the job whose token this job acts with (itself, or an ancestor). */
+  tokenJob?: string;
+  /** Wall-clock limit of a script job. */
+  timeoutMs?: number;
+  /** The job has a work message of its own (else it is driven inside its parent's driver). */
+  dispatched?: boolean;
+  /** The step `i` of this flow sleeps until `at` (epoch ms) before it starts. */
+  sleep?: { step: number; at: number };
+  /** The step `i` of this flow is retried at `at` (epoch ms). */
+  retry?: { step: number; at: number };
+  /** The approval gate in front of step `i` times out at `at` (epoch ms). */
+  suspendTimeout?: { step: number; at: number };
+  /** The result a synchronous caller gets from `early_return`, once known. */
+  earlyResult?: { value: unknown; stepId: string | null };
+  applyPreprocessor?: boolean;
+  /** Concurrency key a root flow holds a slot under. */
+  concurrencyKey?: string;
+  /** Result cache key of this job (set when `cache_ttl` applies). */
+  cacheKey?: string;
+  cacheTtlS?: number;
+  deleteAfterSecs?: number;
+  /** Debounce key of a job waiting out its debounce delay. */
+  debounceKey?: string;
+  /** Arguments accumulated from debounced runs, appended when the job starts. */
+  accumulateArgs?: string[];
+  /** The step (a leaf job in a flow) reads `flow_env` of this flow job. */
+  envJob?: string;
+  /** A leaf step's entrypoint (`preprocessor` for the preprocessor module). */
+  entrypoint?: string;
+  memoryMb?: number;
+  /** The flow ended because a step's stop_after_if fired (its parent loop breaks, its branch stops its flow). */
+  stopped?: { skipIfStopped: boolean };
+  /** The start checks of the flow (skip_expr, cache) ran. */
+  startChecked?: boolean;
+  /** The error a flow's failure module handles, with the step that failed. */
+  failure?: { error: unknown };
+  /** Actions an agent-runtime step reported, copied to its module status when it ends. */
+  agentActions?: unknown[];
+  agentActionsSuccess?: boolean[];
+}
+
+/** A row of `job`, as the engine reads and writes it. */
+export interface JobRecord {
+  id: string;
+  workspace: string;
+  kind: JobKind;
+  parent_job: string | null;
+  root_job: string;
+  path: string | null;
+  script_hash: string | null;
+  flow_step_id: string | null;
+  language: string | null;
+  raw_code: string | null;
+  raw_lock: string | null;
+  raw_flow: Record<string, unknown> | null;
+  args: Record<string, unknown>;
+  status: JobStatus;
+  result: unknown;
+  flow_status: FlowStatus | null;
+  runtime: JobRuntime;
+  created_by: string;
+  on_behalf_of: string;
+  email: string;
+  tag: string;
+  priority: number | null;
+  skipped: boolean;
+  canceled_by: string | null;
+  canceled_reason: string | null;
+  created_at: Date;
+  scheduled_for: Date | null;
+  started_at: Date | null;
+  completed_at: Date | null;
+  duration_ms: number | null;
+  wake_at: Date | null;
+  wake_seq: number;
+}
+
+export const FLOW_KINDS: readonly JobKind[] = ['flow', 'flowpreview'];
+
+export function isFlowKind(kind: JobKind): boolean {
+  return kind === 'flow' || kind === 'flowpreview';
+}

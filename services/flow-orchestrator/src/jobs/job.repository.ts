@@ -1,0 +1,330 @@
+import { randomUUID } from 'node:crypto';
+import { runJobWork, validationError, type EventContract, type JobStatus } from '@flowmesh/contracts';
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import type { z } from 'zod';
+import type { JobRecord, JobRuntime } from './job.record.js';
+import { combineStatements, type SqlStatement } from './sql-batch.js';
+
+const COLUMNS = [
+  'id',
+  'workspace',
+  'kind',
+  'parent_job',
+  'root_job',
+  'path',
+  'script_hash',
+  'flow_step_id',
+  'language',
+  'raw_code',
+  'raw_lock',
+  'raw_flow',
+  'args',
+  'status',
+  'result',
+  'flow_status',
+  'runtime',
+  'created_by',
+  'on_behalf_of',
+  'email',
+  'tag',
+  'priority',
+  'skipped',
+  'canceled_by',
+  'canceled_reason',
+  'created_at',
+  'scheduled_for',
+  'started_at',
+  'completed_at',
+  'duration_ms',
+  'wake_at',
+] as const;
+type Column = (typeof COLUMNS)[number];
+
+const TERMINAL_COLUMNS = [
+  'status',
+  'result',
+  'args',
+  'runtime',
+  'started_at',
+  'completed_at',
+  'duration_ms',
+  'skipped',
+  'delete_after',
+];
+const JSON_COLUMNS = new Set<Column>(['raw_flow', 'args', 'result', 'flow_status', 'runtime']);
+const SELECT_COLUMNS = [...COLUMNS, 'wake_seq'].join(', ');
+
+export type NewJob = Omit<JobRecord, 'wake_seq' | 'created_at'> & { created_at?: Date };
+export type JobUpdate = Partial<Omit<JobRecord, 'id' | 'wake_seq'>>;
+
+/**
+ * The job tables, in SQL: the engine's hot path writes a step's result, its flow's status and
+ * the messages they cause as one statement (`combineStatements`), so every builder here returns
+ * a statement and `execute` runs a batch of them.
+ */
+@Injectable()
+export class JobRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  async execute<Row = Record<string, unknown>>(
+    statements: readonly SqlStatement[],
+    finalSql?: string,
+  ): Promise<Row[]> {
+    if (statements.length === 0) return [];
+    const { sql, params } = combineStatements(statements, finalSql);
+    return this.rows<Row>(sql, params);
+  }
+
+  query<Row>(sql: string, params: readonly unknown[]): Promise<Row[]> {
+    return this.rows<Row>(sql, params);
+  }
+
+  transaction<T>(work: (query: <Row>(sql: string, params: readonly unknown[]) => Promise<Row[]>) => Promise<T>) {
+    return this.dataSource.transaction((manager) =>
+      work(async <Row>(sql: string, params: readonly unknown[]) => rowsOf<Row>(await manager.query(sql, params as unknown[]))),
+    );
+  }
+
+  /** Rows of a query: TypeORM answers an UPDATE or DELETE with `[rows, count]`, anything else with rows. */
+  private async rows<Row>(sql: string, params: readonly unknown[]): Promise<Row[]> {
+    return rowsOf<Row>(await this.dataSource.query(sql, params as unknown[]));
+  }
+
+  // ---- statements ---------------------------------------------------------------------------
+
+  /**
+   * A new job row. `lease` makes this process its driver from the start (a child flow driven
+   * in-process); `upsert` replaces the terminal fields of a row written earlier (a long step's
+   * running row gets its result).
+   */
+  insert(
+    job: NewJob,
+    options: { onConflictDoNothing?: boolean; upsert?: boolean; lease?: { owner: string; ttlMs: number } } = {},
+  ): SqlStatement {
+    const columns = COLUMNS.filter((column) => column !== 'created_at' || job.created_at !== undefined);
+    const params = columns.map((column) => encode(column, job[column as keyof NewJob]));
+    const values = columns.map((column, i) => (JSON_COLUMNS.has(column) ? `$${i + 1}::jsonb` : `$${i + 1}`));
+    const names: string[] = [...columns];
+    const deleteAfterSecs = job.runtime?.deleteAfterSecs;
+    if (deleteAfterSecs !== undefined && job.completed_at) {
+      params.push(new Date(job.completed_at.getTime() + deleteAfterSecs * 1000));
+      names.push('delete_after');
+      values.push(`$${params.length}`);
+    }
+    if (options.lease) {
+      params.push(options.lease.owner, options.lease.ttlMs);
+      names.push('lease_owner', 'lease_until');
+      values.push(`$${params.length - 1}`, `now() + $${params.length} * interval '1 millisecond'`);
+    }
+    let conflict = '';
+    if (options.onConflictDoNothing) conflict = ' ON CONFLICT (id) DO NOTHING';
+    if (options.upsert) {
+      conflict = ` ON CONFLICT (id) DO UPDATE SET ${TERMINAL_COLUMNS.map((c) => `${c} = EXCLUDED.${c}`).join(', ')}`;
+    }
+    return {
+      sql: `INSERT INTO job (${names.join(', ')}) VALUES (${values.join(', ')})${conflict}`,
+      params,
+    };
+  }
+
+  /** Sets the given fields; RETURNING the cancel request so a driver learns of it for free. */
+  update(id: string, fields: JobUpdate, extraSet: readonly string[] = []): SqlStatement {
+    const entries = Object.entries(fields).filter(([, value]) => value !== undefined) as Array<[Column, unknown]>;
+    const params: unknown[] = [id];
+    const sets = entries.map(([column, value]) => {
+      params.push(encode(column, value));
+      return `${column} = $${params.length}${JSON_COLUMNS.has(column) ? '::jsonb' : ''}`;
+    });
+    return {
+      sql: `UPDATE job SET ${[...sets, ...extraSet].join(', ')} WHERE id = $1 RETURNING id, canceled_by, canceled_reason`,
+      params,
+    };
+  }
+
+  /** The job ends: its terminal fields, and the lease it held is released. */
+  finish(
+    id: string,
+    fields: { status: JobStatus; result: unknown; skipped?: boolean; flow_status?: unknown; runtime?: JobRuntime },
+  ): SqlStatement {
+    const params: unknown[] = [id, fields.status, JSON.stringify(fields.result ?? null), fields.skipped ?? false];
+    const sets = [
+      // A job cancelled while it ran ends cancelled, whatever it returned.
+      `status = CASE WHEN canceled_by IS NOT NULL THEN 'cancelled' ELSE $2 END`,
+      'result = $3::jsonb',
+      'skipped = $4',
+      'completed_at = now()',
+      'started_at = COALESCE(started_at, now())',
+      'duration_ms = GREATEST(0, floor(extract(epoch FROM (now() - COALESCE(started_at, now()))) * 1000))::int',
+      'lease_owner = NULL',
+      'lease_until = NULL',
+      'wake_at = NULL',
+      `delete_after = CASE WHEN (runtime->>'deleteAfterSecs') IS NOT NULL
+         THEN now() + (runtime->>'deleteAfterSecs')::int * interval '1 second' ELSE NULL END`,
+    ];
+    if (fields.flow_status !== undefined) {
+      params.push(JSON.stringify(fields.flow_status));
+      sets.push(`flow_status = $${params.length}::jsonb`);
+    }
+    if (fields.runtime !== undefined) {
+      params.push(JSON.stringify(fields.runtime));
+      sets.push(`runtime = $${params.length}::jsonb`);
+    }
+    return {
+      sql: `UPDATE job SET ${sets.join(', ')} WHERE id = $1 AND status NOT IN ('completed','failed','cancelled')
+            RETURNING id, status, duration_ms, completed_at`,
+      params,
+    };
+  }
+
+  /** Wakes a parked flow job: counts the wake-up and queues a message that drives it again. */
+  wake(jobId: string, reason: string): SqlStatement {
+    return {
+      sql: `WITH woken AS (UPDATE job SET wake_seq = wake_seq + 1 WHERE id = $1
+              AND status NOT IN ('completed','failed','cancelled') RETURNING id, tag, workspace)
+            INSERT INTO outbox_message (id, subject, payload, headers, msg_id)
+            SELECT gen_random_uuid(), 'work.' || tag || '.job',
+                   jsonb_build_object('jobId', id, 'workspace', workspace), '{}'::jsonb, $2
+            FROM woken ON CONFLICT (msg_id) DO NOTHING`,
+      params: [jobId, `wake:${jobId}:${reason}:${randomUUID()}`],
+    };
+  }
+
+  /** A work message for a job on `tag` (`work.<tag>.job`). */
+  dispatch(job: { id: string; workspace: string; tag: string }, msgId = `run:${job.id}`): SqlStatement {
+    return this.outbox(`work.${job.tag}.job`, runJobWork.payload.parse({ jobId: job.id, workspace: job.workspace }), msgId);
+  }
+
+  event<P extends z.ZodType>(contract: EventContract<P>, payload: z.input<P>, msgId: string): SqlStatement {
+    const checked = contract.payload.safeParse(payload);
+    if (!checked.success) throw validationError(`event ${contract.subject}`, checked.error);
+    return this.outbox(contract.subject, checked.data, msgId);
+  }
+
+  private outbox(subject: string, payload: unknown, msgId: string): SqlStatement {
+    return {
+      sql: `INSERT INTO outbox_message (id, subject, payload, headers, msg_id)
+            VALUES ($1, $2, $3::jsonb, '{}'::jsonb, $4) ON CONFLICT (msg_id) DO NOTHING`,
+      params: [randomUUID(), subject, JSON.stringify(payload), msgId],
+    };
+  }
+
+  log(jobId: string, chunk: string): SqlStatement {
+    return { sql: `INSERT INTO job_log (job_id, chunk) VALUES ($1, $2)`, params: [jobId, chunk] };
+  }
+
+  // ---- reads --------------------------------------------------------------------------------
+
+  async load(id: string): Promise<JobRecord | undefined> {
+    const rows = await this.rows<RawRow>(`SELECT ${SELECT_COLUMNS} FROM job WHERE id = $1`, [id]);
+    return rows[0] ? decode(rows[0]) : undefined;
+  }
+
+  async loadMany(ids: readonly string[]): Promise<Map<string, JobRecord>> {
+    if (ids.length === 0) return new Map();
+    const rows = await this.rows<RawRow>(
+      `SELECT ${SELECT_COLUMNS} FROM job WHERE id = ANY($1::uuid[])`,
+      [ids],
+    );
+    return new Map(rows.map((row) => [row.id, decode(row)]));
+  }
+
+  /** Results of jobs, in the order of `ids` (undefined for a job that does not exist). */
+  async results(ids: readonly string[]): Promise<Array<{ status: JobStatus; result: unknown } | undefined>> {
+    if (ids.length === 0) return [];
+    const rows = await this.rows<{ id: string; status: JobStatus; result: unknown }>(
+      `SELECT id, status, result FROM job WHERE id = ANY($1::uuid[])`,
+      [ids],
+    );
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    return ids.map((id) => byId.get(id));
+  }
+
+  /** The latest ended job that ran step `stepId` anywhere in the tree of `rootJob`. */
+  async latestStepResult(rootJob: string, stepId: string): Promise<{ found: boolean; result: unknown }> {
+    const rows = await this.rows<{ result: unknown }>(
+      `SELECT result FROM job WHERE root_job = $1 AND flow_step_id = $2
+         AND kind NOT IN ('flow','flowpreview') AND status IN ('completed','failed')
+       ORDER BY completed_at DESC LIMIT 1`,
+      [rootJob, stepId],
+    );
+    return rows[0] ? { found: true, result: rows[0].result } : { found: false, result: undefined };
+  }
+
+  /** Takes the job for `owner` unless another live process drives it; the row as of now. */
+  async acquireLease(id: string, owner: string, ttlMs: number): Promise<JobRecord | undefined> {
+    const rows = await this.rows<RawRow>(
+      `UPDATE job SET lease_owner = $2, lease_until = now() + $3 * interval '1 millisecond'
+       WHERE id = $1 AND (lease_owner IS NULL OR lease_owner = $2 OR lease_until < now())
+       RETURNING ${SELECT_COLUMNS}`,
+      [id, owner, ttlMs],
+    );
+    return rows[0] ? decode(rows[0]) : undefined;
+  }
+
+  /** Gives the job back; false when it was woken since `seenWakeSeq` (the caller drives it again). */
+  async releaseLease(id: string, owner: string, seenWakeSeq: number): Promise<boolean> {
+    const rows = await this.rows<unknown>(
+      `UPDATE job SET lease_owner = NULL, lease_until = NULL
+       WHERE id = $1 AND lease_owner = $2 AND wake_seq = $3 RETURNING id`,
+      [id, owner, seenWakeSeq],
+    );
+    return rows.length > 0;
+  }
+
+  async renewLeases(owner: string, ttlMs: number): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE job SET lease_until = now() + $2 * interval '1 millisecond' WHERE lease_owner = $1`,
+      [owner, ttlMs],
+    );
+  }
+
+  /** A process stopping hands its flow jobs back: released, and each queued to be driven elsewhere. */
+  async releaseAll(owner: string): Promise<number> {
+    const rows = await this.rows<unknown>(
+      `WITH freed AS (
+         UPDATE job SET lease_owner = NULL, lease_until = NULL, wake_seq = wake_seq + 1
+         WHERE lease_owner = $1 AND status NOT IN ('completed','failed','cancelled')
+         RETURNING id, tag, workspace)
+       INSERT INTO outbox_message (id, subject, payload, headers, msg_id)
+       SELECT gen_random_uuid(), 'work.' || tag || '.job', jsonb_build_object('jobId', id, 'workspace', workspace),
+              '{}'::jsonb, 'released:' || id || ':' || gen_random_uuid()
+       FROM freed RETURNING 1`,
+      [owner],
+    );
+    return rows.length;
+  }
+
+  async wakeSeq(id: string): Promise<number | undefined> {
+    const rows = await this.rows<{ wake_seq: number }>(`SELECT wake_seq FROM job WHERE id = $1`, [
+      id,
+    ]);
+    return rows[0]?.wake_seq;
+  }
+}
+
+function rowsOf<Row>(raw: unknown): Row[] {
+  if (Array.isArray(raw) && raw.length === 2 && Array.isArray(raw[0]) && typeof raw[1] === 'number') {
+    return raw[0] as Row[];
+  }
+  return raw as Row[];
+}
+
+interface RawRow extends Record<string, unknown> {
+  id: string;
+}
+
+function encode(column: Column, value: unknown): unknown {
+  if (value === undefined) return JSON_COLUMNS.has(column) ? (column === 'args' || column === 'runtime' ? '{}' : null) : null;
+  if (JSON_COLUMNS.has(column)) return value === null ? null : JSON.stringify(value);
+  return value;
+}
+
+function decode(row: RawRow): JobRecord {
+  return {
+    ...(row as unknown as JobRecord),
+    args: (row.args as Record<string, unknown> | null) ?? {},
+    runtime: (row.runtime as JobRuntime | null) ?? {},
+    priority: row.priority === null || row.priority === undefined ? null : Number(row.priority),
+  };
+}

@@ -1,0 +1,87 @@
+import { jobEvents, type JobStatus } from '@flowmesh/contracts';
+import { Inject, Injectable } from '@nestjs/common';
+import { CancelSignals } from '../engine/cancel-signals.js';
+import { ENGINE_CONFIG, type EngineConfig } from '../engine/engine.config.js';
+import { EngineOutbox } from '../engine/engine-outbox.js';
+import { leafJobOf } from '../engine/modules/leaf.executor.js';
+import { LeafStepRunner } from '../engine/steps/leaf-step.runner.js';
+import type { JobRecord } from '../jobs/job.record.js';
+import { JobRepository } from '../jobs/job.repository.js';
+import type { SqlStatement } from '../jobs/sql-batch.js';
+
+/**
+ * Runs a script job that came through the work stream: a flow step whose tag another worker
+ * serves, or a script run on its own. Its result, its logs and the wake-up of its flow commit
+ * together; a job found `running` (its worker died) runs again.
+ */
+@Injectable()
+export class ScriptJobExecutor {
+  constructor(
+    private readonly jobs: JobRepository,
+    private readonly runner: LeafStepRunner,
+    private readonly outbox: EngineOutbox,
+    private readonly cancels: CancelSignals,
+    @Inject(ENGINE_CONFIG) private readonly config: EngineConfig,
+  ) {}
+
+  async execute(record: JobRecord): Promise<void> {
+    const root = record.parent_job === null;
+    const start: SqlStatement[] = [
+      {
+        sql: `UPDATE job SET status = 'running', started_at = COALESCE(started_at, now()) WHERE id = $1 AND status IN ('queued', 'running')`,
+        params: [record.id],
+      },
+    ];
+    if (root && record.status === 'queued') {
+      start.push(
+        this.jobs.event(
+          jobEvents.started,
+          {
+            job_id: record.id,
+            workspace: record.workspace,
+            root_job: record.root_job,
+            parent_job: null,
+            kind: record.kind,
+            path: record.path,
+            tag: record.tag,
+            started_at: new Date().toISOString(),
+          },
+          `started:${record.id}`,
+        ),
+      );
+    }
+    await this.jobs.execute(start);
+    const outcome = await this.runner.run(
+      leafJobOf(record, { timeoutMs: this.config.defaultTimeoutMs, memoryMb: this.config.defaultMemoryMb }),
+      this.cancels.signalFor(record.root_job),
+    );
+    const status: JobStatus = outcome.success ? 'completed' : 'failed';
+    const end: SqlStatement[] = [this.jobs.finish(record.id, { status, result: outcome.result })];
+    if (outcome.logs) end.push(outcome.logs);
+    if (record.parent_job) {
+      end.push(this.jobs.wake(record.parent_job, `step-${record.id}`));
+    } else {
+      end.push(
+        this.jobs.event(
+          jobEvents.completed,
+          {
+            job_id: record.id,
+            workspace: record.workspace,
+            root_job: record.root_job,
+            parent_job: null,
+            kind: record.kind,
+            path: record.path,
+            status,
+            success: outcome.success,
+            duration_ms: outcome.durationMs,
+            completed_at: new Date().toISOString(),
+          },
+          `completed:${record.id}`,
+        ),
+      );
+      this.cancels.forget(record.id);
+    }
+    await this.jobs.execute(end);
+    this.outbox.wake();
+  }
+}
