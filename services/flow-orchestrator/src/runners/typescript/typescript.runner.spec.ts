@@ -1,0 +1,236 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { JobError, type ScriptJob } from '../../ports/script-runner.port.js';
+import { TypeScriptRunner } from './typescript.runner.js';
+
+const runner = new TypeScriptRunner({
+  warmThreads: 1,
+  defaultMemoryMb: 128,
+  jobsPerThread: 1_000,
+  idleMs: 5_000,
+  maxResultBytes: 64 * 1024,
+});
+
+let sequence = 0;
+function job(content: string, extra: Partial<ScriptJob> = {}): ScriptJob {
+  sequence += 1;
+  return {
+    id: `job-${sequence}`,
+    workspace: 'main',
+    language: 'bun',
+    content,
+    args: {},
+    env: {},
+    timeoutMs: 10_000,
+    memoryMb: 128,
+    ...extra,
+  };
+}
+
+async function failure(promise: Promise<unknown>): Promise<JobError> {
+  const error: unknown = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(JobError);
+  return error as JobError;
+}
+
+beforeAll(() => {
+  runner.start();
+});
+
+afterAll(async () => {
+  await runner.close();
+});
+
+describe('TypeScriptRunner: arguments and results', () => {
+  it('passes arguments by name, whatever their order, with defaults for missing ones', async () => {
+    const content = `
+      interface Options { upper?: boolean }
+      export async function main(greeting: string, name: string = "world", opts: Options = {}): Promise<string> {
+        const text: string = \`\${greeting}, \${name}\`;
+        return opts.upper ? text.toUpperCase() : text;
+      }`;
+    await expect(runner.run(job(content, { args: { name: 'ada', greeting: 'hi', extra: 1 } }), () => {})).resolves.toBe('hi, ada');
+    await expect(runner.run(job(content, { args: { greeting: 'yo', opts: { upper: true } } }), () => {})).resolves.toBe('YO, WORLD');
+  });
+
+  it('reads arrow functions, destructured parameters and other entrypoints', async () => {
+    await expect(
+      runner.run(job('export const main = async (a: number, b: number) => a * b;', { args: { b: 6, a: 7 } }), () => {}),
+    ).resolves.toBe(42);
+    await expect(
+      runner.run(job('export function main({ a, b }: { a: number; b: number }) { return a - b }', { args: { a: 5, b: 2 } }), () => {}),
+    ).resolves.toBe(3);
+    await expect(
+      runner.run(
+        job('export function main() { return 1 }\nexport function preprocessor(event: { kind: string }) { return { kind: event.kind } }', {
+          args: { event: { kind: 'webhook' } },
+          entrypoint: 'preprocessor',
+        }),
+        () => {},
+      ),
+    ).resolves.toEqual({ kind: 'webhook' });
+  });
+
+  it('gives arrays and objects of the job realm, and returns null for undefined', async () => {
+    await expect(
+      runner.run(job('export function main(xs: number[]) { return [xs instanceof Array, xs.map((x) => x + 1)] }', { args: { xs: [1, 2] } }), () => {}),
+    ).resolves.toEqual([true, [2, 3]]);
+    await expect(runner.run(job('export function main() {}'), () => {})).resolves.toBeNull();
+  });
+
+  it('runs TypeScript that needs more than type erasure (enums)', async () => {
+    const content = 'enum Color { Red = "red", Blue = "blue" }\nexport function main(): string { return Color.Blue }';
+    await expect(runner.run(job(content), () => {})).resolves.toBe('blue');
+  });
+
+  it('fails clearly on a missing main, a result that is not JSON, and a result over the size limit', async () => {
+    expect((await failure(runner.run(job('export const x = 1'), () => {}))).message).toBe(
+      'the script exports no function named main',
+    );
+    const notJson = await failure(runner.run(job('export function main() { return 10n }'), () => {}));
+    expect(notJson.name).toBe('ExecutionErr');
+    expect(notJson.message).toMatch(/^the result is not JSON: .*BigInt/);
+    const big = await failure(runner.run(job('export function main() { return "x".repeat(100_000) }'), () => {}));
+    expect(big.name).toBe('ResultTooLarge');
+    expect(big.message).toBe('the result is 97.7 KiB, over the limit of 64 KiB (FLOWMESH_MAX_RESULT_BYTES)');
+  });
+});
+
+describe('TypeScriptRunner: errors and logs', () => {
+  it('turns a thrown error into a JobError with its name, message and stack', async () => {
+    const content = `
+      class QuotaError extends Error { constructor(m: string) { super(m); this.name = 'QuotaError'; } }
+      export function main() { throw new QuotaError('quota reached for acme'); }`;
+    const error = await failure(runner.run(job(content, { path: 'f/demo/quota' }), () => {}));
+    expect(error.name).toBe('QuotaError');
+    expect(error.message).toBe('quota reached for acme');
+    expect(error.jobStack).toMatch(/QuotaError: quota reached for acme\n\s+at main \(file:\/\/\/f\/demo\/quota\.ts:3:/);
+    const thrownString = await failure(runner.run(job('export async function main() { throw "plain" }'), () => {}));
+    expect([thrownString.name, thrownString.message]).toEqual(['Error', 'plain']);
+  });
+
+  it('reports a syntax error', async () => {
+    const error = await failure(runner.run(job('export function main( { return 1 }'), () => {}));
+    expect(error.name).toBe('SyntaxError');
+  });
+
+  it('captures console and process.stdout output line by line', async () => {
+    const lines: string[] = [];
+    const content = `
+      export function main() {
+        console.log('one', { a: 1 }, [2]);
+        console.error('two\\nthree');
+        console.log('%s has %d items', 'cart', 3);
+        process.stdout.write('partial ');
+        process.stdout.write('line\\n');
+        process.stderr.write('no newline at the end');
+        return 'ok';
+      }`;
+    await expect(runner.run(job(content), (line) => lines.push(line))).resolves.toBe('ok');
+    expect(lines).toEqual(['one {"a":1} [2]', 'two', 'three', 'cart has 3 items', 'partial line', 'no newline at the end']);
+  });
+
+  it('delivers log lines while the job still runs', async () => {
+    const controller = new AbortController();
+    let sawLine!: () => void;
+    const firstLine = new Promise<void>((resolve) => (sawLine = resolve));
+    const running = runner.run(
+      job('export async function main() { console.log("started"); await new Promise((r) => setTimeout(r, 60_000)); }'),
+      (line) => line === 'started' && sawLine(),
+      { signal: controller.signal },
+    );
+    let ended = false;
+    void running.catch(() => undefined).finally(() => (ended = true));
+    await firstLine;
+    expect(ended).toBe(false);
+    controller.abort();
+    const error = await failure(running);
+    expect([error.name, error.message]).toEqual(['Canceled', 'the job was canceled']);
+  });
+});
+
+describe('TypeScriptRunner: limits', () => {
+  it('stops an endless loop at the time limit, and the next job runs', async () => {
+    const started = Date.now();
+    const error = await failure(runner.run(job('export function main() { for (;;) {} }', { timeoutMs: 300 }), () => {}));
+    expect([error.name, error.message]).toEqual([
+      'Timeout',
+      'the job did not finish within its time limit of 300 ms and was stopped',
+    ]);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    await expect(runner.run(job('export function main() { return 2 }'), () => {})).resolves.toBe(2);
+  });
+
+  it('stops a job at its memory limit', async () => {
+    const content = 'export function main() { const keep: number[][] = []; for (;;) keep.push(new Array(100_000).fill(1)); }';
+    const error = await failure(runner.run(job(content, { memoryMb: 48, timeoutMs: 60_000 }), () => {}));
+    expect([error.name, error.message]).toEqual([
+      'MemoryLimitExceeded',
+      'the job exceeded its memory limit of 48 MiB (JavaScript heap)',
+    ]);
+  });
+
+  it('fails a job whose timer callback throws', async () => {
+    const content = `export async function main() {
+      setTimeout(() => { throw new RangeError('from a timer'); }, 1);
+      await new Promise((r) => setTimeout(r, 5_000));
+    }`;
+    const error = await failure(runner.run(job(content), () => {}));
+    expect([error.name, error.message]).toEqual(['RangeError', 'from a timer']);
+  });
+});
+
+describe('TypeScriptRunner: isolation', () => {
+  it('a global or prototype change by one job is invisible to the next, in the same thread', async () => {
+    await runner.run(
+      job('export function main() { (globalThis as any).leak = "secret"; (Object.prototype as any).polluted = 1; Array.prototype.map = () => []; return 1 }'),
+      () => {},
+    );
+    await expect(
+      runner.run(
+        job('export function main() { return [typeof (globalThis as any).leak, ({} as any).polluted ?? "clean", [1].map((x) => x * 2)] }'),
+        () => {},
+      ),
+    ).resolves.toEqual(['undefined', 'clean', [2]]);
+  });
+
+  it('a job sees its own environment, not the worker process environment', async () => {
+    process.env.FLOWMESH_TEST_SECRET = 'host-only';
+    const content = `import nodeProcess from 'node:process';
+      export function main() {
+        return [process.env.WM_WORKSPACE, Bun.env.WM_WORKSPACE, Deno.env.get('WM_WORKSPACE'),
+          process.env.FLOWMESH_TEST_SECRET ?? null, nodeProcess.env.FLOWMESH_TEST_SECRET ?? null, nodeProcess.env.WM_WORKSPACE];
+      }`;
+    await expect(runner.run(job(content, { env: { WM_WORKSPACE: 'acme' } }), () => {})).resolves.toEqual([
+      'acme',
+      'acme',
+      'acme',
+      null,
+      null,
+      'acme',
+    ]);
+  });
+
+  it('imports Node built-ins and refuses what the worker cannot resolve', async () => {
+    const content = `import { createHash } from 'node:crypto';
+      export function main(text: string) { return createHash('sha256').update(text).digest('hex').slice(0, 8) }`;
+    await expect(runner.run(job(content, { args: { text: 'abc' } }), () => {})).resolves.toBe('ba7816bf');
+    const missing = await failure(runner.run(job('import * as wmill from "windmill-client";\nexport function main() { return 1 }'), () => {}));
+    expect(missing.name).toBe('ImportError');
+    expect(missing.message).toMatch(/^import of 'windmill-client' failed: /);
+    const url = await failure(runner.run(job('import x from "https://deno.land/x/mod.ts";\nexport function main() { return x }'), () => {}));
+    expect(url.message).toMatch(/URL and registry imports are not supported/);
+  });
+
+  it('a job cannot reach the thread realm through the context it is given', async () => {
+    const content = `export function main() {
+      const viaConsole = (console.log as any).constructor('return typeof require + typeof process.binding')();
+      const viaGlobal = (globalThis as any).constructor.constructor('return typeof process.binding')();
+      const viaTimer = typeof setTimeout(() => {}, 1);
+      return [viaConsole, viaGlobal, viaTimer];
+    }`;
+    await expect(runner.run(job(content), () => {})).resolves.toEqual(['undefinedundefined', 'undefined', 'number']);
+  });
+});

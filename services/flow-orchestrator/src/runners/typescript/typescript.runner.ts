@@ -1,0 +1,102 @@
+import type { ScriptLanguage } from '@flowmesh/contracts';
+import {
+  JobError,
+  type LogLineSink,
+  type ScriptJob,
+  type ScriptRunner,
+  type ScriptRunOptions,
+} from '../../ports/script-runner.port.js';
+import { jobErrors } from '../job-errors.js';
+import { TypeScriptThreadPool, type JobThread, type ThreadEvent, type TypeScriptPoolOptions } from './typescript-thread.pool.js';
+
+export interface TypeScriptRunnerOptions extends TypeScriptPoolOptions {
+  readonly maxResultBytes: number;
+}
+
+/**
+ * `bun`, `bunnative`, `deno` and `nativets` scripts on Node's own TypeScript type stripping, in
+ * warm worker threads: a job's cost is a fresh V8 context and a module compile, not a process
+ * or thread start. The time limit ends the thread; the memory limit is the thread's heap limit.
+ */
+export class TypeScriptRunner implements ScriptRunner {
+  readonly languages: readonly ScriptLanguage[] = ['bun', 'bunnative', 'deno', 'nativets'];
+  private readonly pool: TypeScriptThreadPool;
+
+  constructor(private readonly options: TypeScriptRunnerOptions) {
+    this.pool = new TypeScriptThreadPool(options);
+  }
+
+  start(): void {
+    this.pool.start();
+  }
+
+  close(): Promise<void> {
+    return this.pool.close();
+  }
+
+  async run(job: ScriptJob, onLog: LogLineSink, options: ScriptRunOptions = {}): Promise<unknown> {
+    const { signal } = options;
+    if (signal?.aborted) throw jobErrors.canceled();
+    const thread = await this.pool.acquire(job.memoryMb);
+    return new Promise<unknown>((resolve, reject) => {
+      let settled = false;
+      const finish = (outcome: { value: unknown } | { error: JobError }, reusable: boolean): void => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        if (reusable) this.pool.release(thread, true);
+        else this.pool.retire(thread);
+        if ('error' in outcome) reject(outcome.error);
+        else resolve(outcome.value);
+      };
+      const timer = setTimeout(() => finish({ error: jobErrors.timeout(job.timeoutMs) }, false), job.timeoutMs);
+      const onAbort = (): void => finish({ error: jobErrors.canceled() }, false);
+      signal?.addEventListener('abort', onAbort, { once: true });
+      thread.listener = (event) => this.onEvent(event, job, thread, onLog, finish);
+      thread.post({
+        content: job.content,
+        argsJson: JSON.stringify(job.args),
+        env: job.env,
+        entrypoint: job.entrypoint ?? 'main',
+        maxResultBytes: this.options.maxResultBytes,
+        path: job.path ?? null,
+      });
+    });
+  }
+
+  private onEvent(
+    event: ThreadEvent,
+    job: ScriptJob,
+    thread: JobThread,
+    onLog: LogLineSink,
+    finish: (outcome: { value: unknown } | { error: JobError }, reusable: boolean) => void,
+  ): void {
+    switch (event.type) {
+      case 'log':
+        onLog(event.line);
+        return;
+      case 'done':
+        if (!event.ok) {
+          finish({ error: new JobError(event.error.name, event.error.message, event.error.stack) }, event.reusable);
+        } else if (event.json === undefined) {
+          finish({ error: jobErrors.resultTooLarge(event.bytes, this.options.maxResultBytes) }, event.reusable);
+        } else {
+          finish({ value: JSON.parse(event.json) as unknown }, event.reusable);
+        }
+        return;
+      case 'exit':
+        finish(
+          {
+            error: event.outOfMemory
+              ? jobErrors.memory(thread.memoryMb, 'JavaScript heap')
+              : new JobError('ExecutionErr', `job ${job.id}: ${event.message}`),
+          },
+          false,
+        );
+        return;
+      case 'ready':
+        return;
+    }
+  }
+}
