@@ -15,3 +15,5 @@ export { SnakeNamingStrategy, snakeCase } from './snake-naming.strategy.js';
 export { CreatedAtColumn, UpdatedAtColumn, UuidPrimaryColumn } from './columns.js';
 // Re-exported so services inject repositories without depending on @nestjs/typeorm themselves.
 export { InjectRepository, InjectDataSource, InjectEntityManager } from '@nestjs/typeorm';
+/** The data source class, also the Nest token a service's `DataSource` is injected by. */
+export { DataSource } from 'typeorm';

@@ -6,6 +6,7 @@ export * from './mesh/free-port.js';
 export * from './mesh/ensure-built.js';
 export * from './wait/wait-for.js';
 export * from './service/start-test-service.js';
+export * from './service/describe-service-basics.js';
 export * from './mesh/run-cli.js';
 export * from './fake-providers/recording-server.js';
 export * from './fake-providers/anthropic/anthropic-fake.server.js';

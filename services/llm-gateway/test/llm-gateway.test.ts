@@ -1,49 +1,5 @@
-import { pingContract } from '@flowmesh/contracts';
-import { startTestService, type TestService } from '@flowmesh/testing';
-import { DataSource } from 'typeorm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describeServiceBasics } from '@flowmesh/testing';
 import manifest from '../package.json' with { type: 'json' };
 import { llmGatewayDefinition } from '../src/llm-gateway.definition.js';
 
-describe('llm-gateway', () => {
-  let service: TestService;
-
-  beforeAll(async () => {
-    service = await startTestService(llmGatewayDefinition);
-  });
-
-  afterAll(async () => {
-    await service?.stop();
-  });
-
-  it('answers its ping over NATS with its name, version and healthy dependencies', async () => {
-    const reply = await service.client.request(pingContract('llm-gateway'), {});
-    expect(reply).toMatchObject({
-      service: 'llm-gateway',
-      version: manifest.version,
-      checks: { nats: 'up', postgres: 'up' },
-    });
-    expect(reply.uptimeMs).toBeGreaterThanOrEqual(0);
-  });
-
-  it('is ready over HTTP once NATS and Postgres answer, and names itself on every response', async () => {
-    const ready = await fetch(`${service.url}/readyz`);
-    expect(ready.status).toBe(200);
-    expect(await ready.json()).toMatchObject({
-      status: 'ok',
-      info: { nats: { status: 'up' }, postgres: { status: 'up' } },
-    });
-    const unknown = await fetch(`${service.url}/no-such-route`);
-    expect(unknown.status).toBe(404);
-    expect(unknown.headers.get('x-flowmesh-service')).toBe('llm-gateway');
-  });
-
-  it('migrated its own schema, "llm_gateway", and nothing else', async () => {
-    const rows: Array<{ schema: string }> = await service.running.app
-      .get(DataSource)
-      .query(
-        `SELECT table_schema AS "schema" FROM information_schema.tables WHERE table_name = 'outbox_message'`,
-      );
-    expect(rows.map((row) => row.schema)).toEqual(['llm_gateway']);
-  });
-});
+describeServiceBasics(llmGatewayDefinition, { version: manifest.version, schema: 'llm_gateway' });
