@@ -22,3 +22,4 @@ export {
 export { SERVICE_CONFIG } from './config/service-config.token.js';
 export * as settings from './config/setting.schemas.js';
 export { SERVICE_HEADER } from './http/service-header.middleware.js';
+export { HTTP_STATUS_OF, MeshErrorHttpFilter } from './http/mesh-error-http.filter.js';

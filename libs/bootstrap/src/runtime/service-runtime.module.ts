@@ -1,9 +1,11 @@
 import type { RequestContract } from '@flowmesh/contracts';
 import { Module, type DynamicModule } from '@nestjs/common';
+import { APP_FILTER } from '@nestjs/core';
 import { TerminusModule } from '@nestjs/terminus';
 import type { ServiceConfig } from '../config/service-config.js';
 import { DependencyChecks } from '../health/dependency-checks.service.js';
 import { HealthController } from '../health/health.controller.js';
+import { MeshErrorHttpFilter } from '../http/mesh-error-http.filter.js';
 import { LifecycleHealthIndicator } from '../health/lifecycle.health-indicator.js';
 import { NatsHealthIndicator } from '../health/nats.health-indicator.js';
 import { PostgresHealthIndicator } from '../health/postgres.health-indicator.js';
@@ -19,7 +21,7 @@ export interface ServiceRuntimeOptions {
   readonly rootModule: DynamicModule;
 }
 
-/** What every service has around its own module: config, identity, health and ping. */
+/** What every service has around its own module: config, identity, health, ping and HTTP error answers. */
 @Module({})
 export class ServiceRuntimeModule {
   static forRoot(options: ServiceRuntimeOptions): DynamicModule {
@@ -31,7 +33,13 @@ export class ServiceRuntimeModule {
         TerminusModule.forRoot({ errorLogStyle: 'json' }),
       ],
       controllers: [HealthController, createPingController(options.pingContract)],
-      providers: [NatsHealthIndicator, PostgresHealthIndicator, LifecycleHealthIndicator, DependencyChecks],
+      providers: [
+        NatsHealthIndicator,
+        PostgresHealthIndicator,
+        LifecycleHealthIndicator,
+        DependencyChecks,
+        { provide: APP_FILTER, useClass: MeshErrorHttpFilter },
+      ],
     };
   }
 }

@@ -4,17 +4,15 @@ import {
   ListConversationsRequestSchema,
   type Actor,
 } from '@flowmesh/contracts';
-import { Controller, Delete, Get, Param, Query, UseFilters } from '@nestjs/common';
+import { Controller, Delete, Get, Param, Query } from '@nestjs/common';
 import { BearerActor } from '../http/bearer-actor.decorator.js';
 import { ListQuerySchema, parseHttpRequest } from '../http/http-request.util.js';
-import { MeshErrorHttpFilter } from '../http/mesh-error.http-filter.js';
 import { DeleteConversationService } from './delete-conversation.service.js';
 import { ListConversationMessagesService } from './list-conversation-messages.service.js';
 import { ListConversationsService } from './list-conversations.service.js';
 
 /** Admin HTTP API of chat conversations; every answer is limited to flows the bearer may read. */
 @Controller('api/w/:workspace/conversations')
-@UseFilters(new MeshErrorHttpFilter())
 export class ConversationHttpController {
   constructor(
     private readonly listing: ListConversationsService,

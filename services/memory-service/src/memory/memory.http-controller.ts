@@ -4,17 +4,15 @@ import {
   ListMemoriesRequestSchema,
   type Actor,
 } from '@flowmesh/contracts';
-import { Controller, Delete, Get, Param, Query, UseFilters } from '@nestjs/common';
+import { Controller, Delete, Get, Param, Query } from '@nestjs/common';
 import { BearerActor } from '../http/bearer-actor.decorator.js';
 import { ListQuerySchema, parseHttpRequest } from '../http/http-request.util.js';
-import { MeshErrorHttpFilter } from '../http/mesh-error.http-filter.js';
 import { DeleteMemoryService } from './delete-memory.service.js';
 import { GetMemoryService } from './get-memory.service.js';
 import { ListMemoriesService } from './list-memories.service.js';
 
 /** Admin HTTP API of agent memories; every answer is limited to flows the bearer may read. */
 @Controller('api/w/:workspace/ai_memory')
-@UseFilters(new MeshErrorHttpFilter())
 export class MemoryHttpController {
   constructor(
     private readonly listing: ListMemoriesService,

@@ -1,7 +1,6 @@
 import { PersistenceModule } from '@flowmesh/persistence';
 import type { Logger } from '@flowmesh/telemetry';
 import { Global, Module, type DynamicModule } from '@nestjs/common';
-import { APP_FILTER } from '@nestjs/core';
 import { AccessService } from '../access/access.service.js';
 import { CheckAccessHandler } from '../access/check-access.handler.js';
 import { AuthenticateHandler } from '../auth/authenticate.handler.js';
@@ -13,7 +12,6 @@ import { FolderEntity } from '../folders/folder.entity.js';
 import { FolderRepository } from '../folders/folder.repository.js';
 import { GroupMemberEntity } from '../groups/group-member.entity.js';
 import { WorkspaceGroupEntity } from '../groups/workspace-group.entity.js';
-import { MeshErrorHttpFilter } from '../http/mesh-error-http.filter.js';
 import { ApiTokenEntity } from '../tokens/api-token.entity.js';
 import { IssueJobTokenHandler } from '../tokens/issue-job-token.handler.js';
 import { IssueJobTokenService } from '../tokens/issue-job-token.service.js';
@@ -93,7 +91,6 @@ export class IdentityModule {
         { provide: IDENTITY_CONFIG, useValue: config },
         { provide: IDENTITY_LOGGER, useValue: logger },
         { provide: JobTokenSigner, useFactory: () => createJobTokenSigner(config, logger) },
-        { provide: APP_FILTER, useClass: MeshErrorHttpFilter },
         { provide: AuthenticationCache, useValue: new AuthenticationCache(config.authCacheMs) },
         IdentityRepository,
         AuthenticateService,
