@@ -12,6 +12,7 @@ import { CredentialsModule } from './credentials/credentials.module.js';
 import { EmbedHandler } from './embeddings/embed.handler.js';
 import { EmbedService } from './embeddings/embed.service.js';
 import { ChatCompletionsService } from './http/chat-completions.service.js';
+import { ChatFastLane } from './http/chat-fast-lane.js';
 import { EDGE_CONFIG } from './http/edge.config.js';
 import { ModelsAndEmbeddingsService } from './http/models-and-embeddings.service.js';
 import { OpenAIApiController, WorkspaceProxyController } from './http/openai-api.controller.js';
@@ -63,6 +64,7 @@ export class LlmGatewayModule {
         ListModelsService,
         ProviderCallerService,
         ChatCompletionsService,
+        ChatFastLane,
         ModelsAndEmbeddingsService,
         WorkspaceProxyService,
       ],

@@ -2,9 +2,38 @@ import type { Logger } from '@flowmesh/telemetry';
 import { Inject, Injectable, type BeforeApplicationShutdown } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AUDIT_LOGGER } from './audit.config.js';
-import { LlmCallAuditEntity } from './llm-call-audit.entity.js';
+import type { LlmCallAuditEntity } from './llm-call-audit.entity.js';
 
 export type LlmCallAuditRow = Omit<LlmCallAuditEntity, 'id' | 'createdAt'>;
+
+/** Column order of the INSERT; values come from the row in this order. */
+const COLUMNS: ReadonlyArray<readonly [string, keyof LlmCallAuditRow]> = [
+  ['workspace', 'workspace'],
+  ['identity', 'identity'],
+  ['identity_kind', 'identityKind'],
+  ['job_id', 'jobId'],
+  ['source', 'source'],
+  ['operation', 'operation'],
+  ['resource', 'resource'],
+  ['provider', 'provider'],
+  ['model', 'model'],
+  ['response_model', 'responseModel'],
+  ['stream', 'stream'],
+  ['input_tokens', 'inputTokens'],
+  ['output_tokens', 'outputTokens'],
+  ['cache_read_tokens', 'cacheReadTokens'],
+  ['cache_write_tokens', 'cacheWriteTokens'],
+  ['reasoning_tokens', 'reasoningTokens'],
+  ['status', 'status'],
+  ['http_status', 'httpStatus'],
+  ['error_class', 'errorClass'],
+  ['latency_ms', 'latencyMs'],
+  ['time_to_first_chunk_ms', 'timeToFirstChunkMs'],
+  ['request_body', 'requestBody'],
+  ['response_body', 'responseBody'],
+];
+const JSON_COLUMNS = new Set<keyof LlmCallAuditRow>(['requestBody', 'responseBody']);
+const INSERT_PREFIX = `INSERT INTO "llm_call_audit" (${COLUMNS.map(([column]) => `"${column}"`).join(', ')}) VALUES `;
 
 /** Rows written in one INSERT at most. */
 const MAX_BATCH = 200;
@@ -56,11 +85,24 @@ export class LlmCallAuditWriter implements BeforeApplicationShutdown {
     return timer;
   }
 
+  /**
+   * One parameterized multi-row INSERT per batch, written by hand: TypeORM's insert builder cost
+   * more CPU per row than the rest of a proxied call (measured in bench/gateway).
+   */
   private async write(rows: LlmCallAuditRow[]): Promise<void> {
     for (let start = 0; start < rows.length; start += MAX_BATCH) {
       const batch = rows.slice(start, start + MAX_BATCH);
+      const params: unknown[] = [];
+      const tuples = batch.map((row) => {
+        const placeholders = COLUMNS.map(([, field]) => {
+          const value = row[field];
+          params.push(JSON_COLUMNS.has(field) && value !== null ? JSON.stringify(value) : value);
+          return `$${params.length}`;
+        });
+        return `(${placeholders.join(', ')})`;
+      });
       try {
-        await this.dataSource.createQueryBuilder().insert().into(LlmCallAuditEntity).values(batch).execute();
+        await this.dataSource.query(INSERT_PREFIX + tuples.join(', '), params);
       } catch (error) {
         this.logger.warn(
           { rows: batch.length, error: error instanceof Error ? error.message : String(error) },

@@ -35,19 +35,26 @@ export class ChatCompletionsService {
     @Inject(EDGE_CONFIG) private readonly config: EdgeConfig,
   ) {}
 
-  async handle(req: IncomingMessage & { body?: unknown }, res: ServerResponse, route: { workspace?: string; resource?: string } = {}): Promise<void> {
+  /** `rawBody`: the body as received, forwarded as is on the pass-through path (the fast lane has it). */
+  async handle(
+    req: IncomingMessage & { body?: unknown },
+    res: ServerResponse,
+    route: { workspace?: string; resource?: string } = {},
+    rawBody?: Buffer,
+  ): Promise<void> {
     const abort = abortOnClose(res);
     try {
-      const parsed = OpenAIChatRequestSchema.safeParse(req.body);
       const resolved = await this.callers.resolve(req.headers, route);
-      if (!parsed.success) {
-        const issue = parsed.error.issues[0];
-        throw invalid(issue?.path.join('.') || 'body', issue?.message ?? 'is not a chat completion request');
-      }
       const adapter = this.registry.get(resolved.kind);
       if (adapter.transport === 'http' && PASS_THROUGH_KINDS.has(resolved.kind)) {
-        await this.passThrough(resolved, adapter, parsed.data, res, abort.signal);
+        // The provider checks the body it speaks; the gateway needs only what it routes by.
+        await this.passThrough(resolved, adapter, passThroughBody(req.body), res, abort.signal, rawBody);
       } else {
+        const parsed = OpenAIChatRequestSchema.safeParse(req.body);
+        if (!parsed.success) {
+          const issue = parsed.error.issues[0];
+          throw invalid(issue?.path.join('.') || 'body', issue?.message ?? 'is not a chat completion request');
+        }
         await this.translated(resolved, parsed.data, res, abort.signal);
       }
     } catch (error) {
@@ -63,6 +70,7 @@ export class ChatCompletionsService {
     body: OpenAIChatRequest,
     res: ServerResponse,
     signal: AbortSignal,
+    rawBody?: Buffer,
   ): Promise<void> {
     const stream = body.stream === true;
     const { credentials } = resolved;
@@ -85,7 +93,7 @@ export class ChatCompletionsService {
     try {
       const upstream = await this.executor.send(
         adapter,
-        { method: 'POST', url: endpoint.url, headers: endpoint.headers, body: Buffer.from(JSON.stringify(body)) },
+        { method: 'POST', url: endpoint.url, headers: endpoint.headers, body: rawBody ?? Buffer.from(JSON.stringify(body)) },
         credentials,
         signal,
         body.model,
@@ -184,6 +192,15 @@ export class ChatCompletionsService {
       return;
     }
   }
+}
+
+/** The few fields a forwarded body must have; the rest is the provider's to judge. */
+function passThroughBody(body: unknown): OpenAIChatRequest {
+  const candidate = body as Partial<OpenAIChatRequest> | null | undefined;
+  if (typeof candidate !== 'object' || candidate === null) throw invalid('body', 'must be a JSON object');
+  if (typeof candidate.model !== 'string' || candidate.model === '') throw invalid('model', 'must be a non-empty string');
+  if (!Array.isArray(candidate.messages) || candidate.messages.length === 0) throw invalid('messages', 'needs at least one message');
+  return candidate as OpenAIChatRequest;
 }
 
 /** A provider error event as the thrown error `toHttpError` maps (status from its class). */
