@@ -1,4 +1,4 @@
-import { SuspendSchema, type FlowStatus, type Suspend } from '@flowmesh/contracts';
+import { isTerminalJobStatus, SuspendSchema, type FlowStatus, type Suspend } from '@flowmesh/contracts';
 import { Injectable } from '@nestjs/common';
 import { isFlowKind, type JobRecord } from '../jobs/job.record.js';
 import { JobRepository } from '../jobs/job.repository.js';
@@ -10,43 +10,57 @@ interface ModuleDefinition {
 }
 
 /**
- * The approval a flow waits on, read from the engine's rows: the flow job (or, for a step's job,
- * its flow), the gate in front of the step after the one with `suspend` (Windmill's layout: that
- * next module is `WaitingForEvents`), the step's `suspend` from the flow value the run started
- * with, and the approvals it has had so far.
+ * The approval a flow waits on, read from the engine's rows the way its resume use case finds
+ * it: the step's own job names its flow; a flow job names itself or the flow below it that is
+ * suspended (a loop iteration, a branch), whose gate (`WaitingForEvents`, or the engine's
+ * timeout record) stands after the step with `suspend`. The approvals so far are the step's
+ * `job_resume` rows.
  */
 @Injectable()
 export class SuspendedApprovalReader {
   constructor(private readonly jobs: JobRepository) {}
 
   async read(workspace: string, jobId: string): Promise<SuspendedApproval | undefined> {
-    const job = await this.jobs.load(jobId);
-    if (!job || job.workspace !== workspace) return undefined;
-    const flow = isFlowKind(job.kind)
-      ? job
-      : job.parent_job
-        ? await this.jobs.load(job.parent_job)
-        : undefined;
-    if (!flow || flow.status !== 'suspended' || !flow.flow_status) return undefined;
+    const target = await this.jobs.load(jobId);
+    if (!target || target.workspace !== workspace) return undefined;
+    const flow = await this.waitingFlow(target);
+    if (!flow?.flow_status || isTerminalJobStatus(flow.status) || flow.status !== 'suspended')
+      return undefined;
     const modules = modulesOf(flow.raw_flow);
-    const gate = gateOf(flow, modules.length);
-    const stepIndex = gate === undefined ? -1 : gate - 1;
+    const stepIndex = isFlowKind(target.kind)
+      ? gateOf(flow) - 1
+      : modules.findIndex((module) => module.id === target.flow_step_id);
     const definition = modules[stepIndex];
     const parsed = SuspendSchema.safeParse(definition?.suspend);
-    if (!definition || !parsed.success) return undefined;
+    const stepJobId = isFlowKind(target.kind) ? flow.flow_status.modules[stepIndex]?.job : target.id;
+    if (!definition || !parsed.success || stepJobId === undefined) return undefined;
     const suspend: Suspend = parsed.data;
-    const stepStatus = flow.flow_status.modules[stepIndex];
-    const received = stepStatus?.approvers?.length ?? 0;
+    const required = suspend.required_events ?? 0;
+    if (required <= 0) return undefined;
+    const [answers] = await this.jobs.query<{ approved: number }>(
+      `SELECT count(*) FILTER (WHERE approved)::int AS approved FROM job_resume WHERE suspended_job = $1`,
+      [stepJobId],
+    );
     return {
       flowJobId: flow.id,
       stepId: typeof definition.id === 'string' ? definition.id : String(stepIndex),
-      stepJobId: stepStatus?.job,
+      stepJobId,
       suspend,
       createdBy: flow.created_by,
       email: flow.email,
-      remaining: Math.max(1, (suspend.required_events ?? 1) - received),
+      remaining: Math.max(1, required - (answers?.approved ?? 0)),
       context: { flow_input: flow.args, results: await this.resultsOf(flow.flow_status) },
     };
+  }
+
+  private async waitingFlow(target: JobRecord): Promise<JobRecord | undefined> {
+    if (!isFlowKind(target.kind)) return target.parent_job ? this.jobs.load(target.parent_job) : undefined;
+    if (target.status === 'suspended') return target;
+    const rows = await this.jobs.query<{ id: string }>(
+      `SELECT id FROM job WHERE root_job = $1 AND status = 'suspended' ORDER BY created_at LIMIT 1`,
+      [target.root_job],
+    );
+    return rows[0] ? this.jobs.load(rows[0].id) : undefined;
   }
 
   /** Results of the flow's steps that have ended, by step id, for `user_groups_required` expressions. */
@@ -70,10 +84,9 @@ function modulesOf(rawFlow: Record<string, unknown> | null): ModuleDefinition[] 
   return Array.isArray(modules) ? (modules as ModuleDefinition[]) : [];
 }
 
-/** Index of the module the flow waits in front of: the engine's gate, its `WaitingForEvents` module, or the end. */
-function gateOf(flow: JobRecord, moduleCount: number): number | undefined {
+/** Index of the module the flow waits in front of: the engine's timeout record, or its `WaitingForEvents` module. */
+function gateOf(flow: JobRecord): number {
   const fromRuntime = flow.runtime.suspendTimeout?.step;
   if (fromRuntime !== undefined) return fromRuntime;
-  const waiting = flow.flow_status?.modules.findIndex((module) => module.type === 'WaitingForEvents') ?? -1;
-  return waiting >= 0 ? waiting : moduleCount;
+  return flow.flow_status?.modules.findIndex((module) => module.type === 'WaitingForEvents') ?? -1;
 }
