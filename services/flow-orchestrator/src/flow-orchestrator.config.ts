@@ -7,6 +7,7 @@ import {
 } from './approvals/approvals.config.js';
 import { engineSettingsShape, toEngineSettings } from './engine/engine.settings.js';
 import { apiSettingsShape, toApiConfig } from './http/api.config.js';
+import { scriptRunnersSettingsShape, toScriptRunnersConfig } from './runners/script-runners.config.js';
 
 const TAG = /^[a-z0-9_-]+$/;
 
@@ -27,6 +28,7 @@ export const flowOrchestratorConfigSchema = z
     ...engineSettingsShape,
     ...apiSettingsShape,
     ...approvalsSettingsShape,
+    ...scriptRunnersSettingsShape,
   })
   .superRefine((env, ctx) => checkApprovalsSettings(env, ctx))
   .transform((env) => ({
@@ -34,6 +36,7 @@ export const flowOrchestratorConfigSchema = z
     engine: toEngineSettings(env),
     api: toApiConfig(env),
     approvals: toApprovalsConfig(env),
+    runners: toScriptRunnersConfig(env),
   }));
 
 export type FlowOrchestratorConfig = ServiceConfig<z.output<typeof flowOrchestratorConfigSchema>>;

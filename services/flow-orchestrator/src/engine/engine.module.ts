@@ -73,7 +73,7 @@ export class EngineModule {
       global: true,
       providers: [
         { provide: ENGINE_CONFIG, useValue: engineConfig },
-        { provide: EXPRESSION_SANDBOX, useFactory: () => new QuickJsExpressionSandbox() },
+        { provide: EXPRESSION_SANDBOX, useFactory: () => new QuickJsExpressionSandbox(config.runners.sandbox) },
         ...CORE_PROVIDERS,
       ],
       exports: [ENGINE_CONFIG, EXPRESSION_SANDBOX, ...CORE_PROVIDERS],

@@ -4,6 +4,7 @@ import { engineConfigOf } from '../engine/engine.module.js';
 import { EngineWorkerModule } from '../engine/engine-worker.module.js';
 import type { FlowOrchestratorConfig } from '../flow-orchestrator.config.js';
 import { FlowOrchestratorModule } from '../flow-orchestrator.module.js';
+import { ScriptRunnersModule } from '../runners/script-runners.module.js';
 import { createRunJobHandler } from './run-job.handler.js';
 
 /**
@@ -16,7 +17,16 @@ export class OrchestratorWorkerModule {
     const engine = engineConfigOf(config);
     return {
       module: OrchestratorWorkerModule,
-      imports: [FlowOrchestratorModule.forRoot(config, logger, engine), EngineWorkerModule.forRoot(engine)],
+      imports: [
+        FlowOrchestratorModule.forRoot(config, logger, engine),
+        EngineWorkerModule.forRoot(
+          engine,
+          ScriptRunnersModule.forRoot(config.runners, {
+            workerTags: config.workerTags,
+            defaultMemoryMb: engine.defaultMemoryMb,
+          }),
+        ),
+      ],
       controllers: [createRunJobHandler(config.workerTags, config.engine)],
     };
   }

@@ -1,0 +1,84 @@
+/**
+ * Runs a python3 job (given to `python3 -c`): reads the arguments as JSON from fd 3, imports
+ * the script from its file, calls the entrypoint with the arguments its signature names
+ * (`**kwargs` takes the rest), awaits a coroutine, and writes `{"ok": true, "result": ...}` or
+ * `{"ok": false, "error": {name, message, stack}}` to fd 4. stdout and stderr stay the script's.
+ * The traceback keeps only the script's own frames.
+ */
+export const PYTHON_WRAPPER = String.raw`
+import asyncio, datetime, decimal, importlib.util, inspect, json, os, sys, traceback
+
+def _describe(error, script_path):
+    tb = error.__traceback__
+    while tb is not None and tb.tb_frame.f_code.co_filename != script_path:
+        tb = tb.tb_next
+    stack = "".join(traceback.format_exception(type(error), error, tb))
+    return {"name": type(error).__name__, "message": str(error), "stack": stack}
+
+def _default(value):
+    if isinstance(value, (datetime.datetime, datetime.date, datetime.time)):
+        return value.isoformat()
+    if isinstance(value, decimal.Decimal):
+        return float(value)
+    if isinstance(value, (set, frozenset, tuple)):
+        return list(value)
+    raise TypeError("Object of type " + type(value).__name__ + " is not JSON serializable")
+
+def _call(fn, args):
+    params = inspect.signature(fn).parameters.values()
+    positional, named = [], {}
+    takes_rest = False
+    for param in params:
+        if param.kind == param.VAR_KEYWORD:
+            takes_rest = True
+        elif param.kind == param.VAR_POSITIONAL:
+            continue
+        elif param.name in args:
+            if param.kind == param.POSITIONAL_ONLY:
+                positional.append(args[param.name])
+            else:
+                named[param.name] = args[param.name]
+    if takes_rest:
+        for key, value in args.items():
+            named.setdefault(key, value)
+    value = fn(*positional, **named)
+    if inspect.isawaitable(value):
+        async def settle():
+            return await value
+        value = asyncio.run(settle())
+    return value
+
+def _run():
+    script_path, entrypoint = sys.argv[1], sys.argv[2]
+    with os.fdopen(3, "r", encoding="utf-8") as source:
+        args = json.loads(source.read() or "{}")
+    out = os.fdopen(4, "w", encoding="utf-8")
+    sys.path.insert(0, os.getcwd())
+    try:
+        spec = importlib.util.spec_from_file_location("script", script_path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        fn = getattr(module, entrypoint, None)
+        if not callable(fn):
+            reply = {"ok": False, "error": {"name": "ExecutionErr", "message": "the script defines no function named " + entrypoint}}
+        else:
+            value = _call(fn, args)
+            try:
+                text = json.dumps(value, default=_default, allow_nan=False)
+            except (TypeError, ValueError) as error:
+                reply = {"ok": False, "error": {"name": "ExecutionErr", "message": "the result is not JSON: " + str(error)}}
+            else:
+                sys.stdout.flush()
+                sys.stderr.flush()
+                out.write('{"ok": true, "result": ' + text + "}")
+                out.close()
+                return
+    except BaseException as error:
+        reply = {"ok": False, "error": _describe(error, script_path)}
+    sys.stdout.flush()
+    sys.stderr.flush()
+    out.write(json.dumps(reply))
+    out.close()
+
+_run()
+`;

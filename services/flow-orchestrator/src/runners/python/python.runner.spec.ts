@@ -1,0 +1,142 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { JobError, type ScriptJob } from '../../ports/script-runner.port.js';
+import { JobWorkdirs } from '../process/job-workdir.js';
+import { PythonRunner } from './python.runner.js';
+
+let root: string;
+let runner: PythonRunner;
+
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'python-runner-'));
+  runner = new PythonRunner(
+    { executable: 'python3', path: process.env.PATH ?? '/usr/bin:/bin', maxResultBytes: 64 * 1024 },
+    new JobWorkdirs(root),
+  );
+});
+
+afterAll(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+let sequence = 0;
+function job(content: string, extra: Partial<ScriptJob> = {}): ScriptJob {
+  sequence += 1;
+  return { id: `py-${sequence}`, workspace: 'main', language: 'python3', content, args: {}, env: {}, timeoutMs: 20_000, memoryMb: 256, ...extra };
+}
+
+async function failure(promise: Promise<unknown>): Promise<JobError> {
+  const error: unknown = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(JobError);
+  return error as JobError;
+}
+
+describe('PythonRunner', () => {
+  it('calls main with keyword arguments by name, defaults and **kwargs', async () => {
+    const content = [
+      'def main(x: int, name: str = "world", *, flag=False, **rest):',
+      '    return {"x": x * 2, "name": name, "flag": flag, "rest": rest, "none": None}',
+    ].join('\n');
+    await expect(runner.run(job(content, { args: { extra: 1, x: 4, flag: true } }), () => {})).resolves.toEqual({
+      x: 8,
+      name: 'world',
+      flag: true,
+      rest: { extra: 1 },
+      none: null,
+    });
+  });
+
+  it('awaits an async main and calls another entrypoint', async () => {
+    const content = 'import asyncio\nasync def main(n):\n    await asyncio.sleep(0)\n    return n + 1\ndef preprocessor(event):\n    return event["kind"]';
+    await expect(runner.run(job(content, { args: { n: 1 } }), () => {})).resolves.toBe(2);
+    await expect(runner.run(job(content, { args: { event: { kind: 'http' } }, entrypoint: 'preprocessor' }), () => {})).resolves.toBe('http');
+  });
+
+  it('turns an exception into its class name, message and the script frames of its traceback', async () => {
+    const content = 'def helper():\n    raise ValueError("negative value")\n\ndef main():\n    helper()';
+    const error = await failure(runner.run(job(content), () => {}));
+    expect([error.name, error.message]).toEqual(['ValueError', 'negative value']);
+    expect(error.jobStack).toMatch(/main\.py", line 5, in main/);
+    expect(error.jobStack).not.toMatch(/<string>/);
+  });
+
+  it('passes stdout and stderr line by line, while the job runs', async () => {
+    const controller = new AbortController();
+    let sawLine!: () => void;
+    const started = new Promise<void>((resolve) => (sawLine = resolve));
+    const lines: string[] = [];
+    const content = 'import sys, time\ndef main():\n    print("first")\n    print("to stderr", file=sys.stderr)\n    time.sleep(60)';
+    const running = runner.run(
+      job(content),
+      (line) => {
+        lines.push(line);
+        if (line === 'to stderr') sawLine();
+      },
+      { signal: controller.signal },
+    );
+    await started;
+    expect(lines).toEqual(['first', 'to stderr']);
+    controller.abort();
+    expect((await failure(running)).name).toBe('Canceled');
+  });
+
+  it('kills the job and everything it started at the time limit', async () => {
+    const pidFile = join(root, 'child.pid');
+    const content = [
+      'import subprocess',
+      'def main():',
+      '    child = subprocess.Popen(["sleep", "300"])',
+      `    open(${JSON.stringify(pidFile)}, "w").write(str(child.pid))`,
+      '    child.wait()',
+    ].join('\n');
+    const error = await failure(runner.run(job(content, { timeoutMs: 1_500 }), () => {}));
+    expect([error.name, error.message]).toEqual([
+      'Timeout',
+      'the job did not finish within its time limit of 1500 ms and was stopped',
+    ]);
+    const pid = Number(await readFile(pidFile, 'utf8'));
+    await expect.poll(() => existsSync(`/proc/${pid}`) && !(readProcState(pid) === 'Z'), { timeout: 5_000 }).toBe(false);
+  });
+
+  it('stops a job at its memory limit', async () => {
+    const content = 'def main():\n    blocks = []\n    while True:\n        blocks.append(bytearray(16 * 1024 * 1024))';
+    const error = await failure(runner.run(job(content, { memoryMb: 128 }), () => {}));
+    expect([error.name, error.message]).toEqual(['MemoryLimitExceeded', 'the job exceeded its memory limit of 128 MiB (MemoryError)']);
+  });
+
+  it('refuses a result over the size limit or not JSON', async () => {
+    const big = await failure(runner.run(job('def main():\n    return "x" * 100000'), () => {}));
+    expect(big.name).toBe('ResultTooLarge');
+    const notJson = await failure(runner.run(job('def main():\n    return object()'), () => {}));
+    expect(notJson.name).toBe('ExecutionErr');
+    expect(notJson.message).toMatch(/^the result is not JSON: Object of type object is not JSON serializable/);
+  });
+
+  it('sees the job environment and not the worker environment', async () => {
+    process.env.FLOWMESH_TEST_SECRET = 'host-only';
+    const content = 'import os\ndef main():\n    return [os.environ.get("WM_WORKSPACE"), os.environ.get("FLOWMESH_TEST_SECRET")]';
+    await expect(runner.run(job(content, { env: { WM_WORKSPACE: 'acme' } }), () => {})).resolves.toEqual(['acme', null]);
+  });
+
+  it('shares ./shared between jobs of one workdirKey only', async () => {
+    const write = 'def main():\n    open("shared/note.txt", "w").write("kept")\n    return 1';
+    const read = 'import os\ndef main():\n    return open("shared/note.txt").read() if os.path.exists("shared/note.txt") else None';
+    await runner.run(job(write, { workdirKey: 'run-1' }), () => {});
+    await expect(runner.run(job(read, { workdirKey: 'run-1' }), () => {})).resolves.toBe('kept');
+    await expect(runner.run(job(read, { workdirKey: 'run-2' }), () => {})).resolves.toBeNull();
+  });
+});
+
+function readProcState(pid: number): string | undefined {
+  try {
+    return /\) (\S)/.exec(readFileSync(`/proc/${pid}/stat`, 'utf8'))?.[1];
+  } catch {
+    return undefined;
+  }
+}

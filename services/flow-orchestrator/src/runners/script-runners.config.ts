@@ -1,0 +1,58 @@
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { settings } from '@flowmesh/bootstrap';
+import type { z } from 'zod';
+import type { ExpressionSandboxLimits } from '../sandbox/quickjs-expression.sandbox.js';
+
+/** Settings of the script runners and the expression sandbox, keyed by environment variable. */
+export const scriptRunnersSettingsShape = {
+  /** Largest result a script job may return (bytes). */
+  FLOWMESH_MAX_RESULT_BYTES: settings.positiveInt().default(2 * 1024 * 1024),
+  /** TypeScript worker threads kept started per memory limit. */
+  FLOWMESH_TS_WARM_THREADS: settings.positiveInt().default(2),
+  /** Jobs one TypeScript thread runs before it is replaced. */
+  FLOWMESH_TS_JOBS_PER_THREAD: settings.positiveInt().default(1_000),
+  /** The python3 and bash executables (names on PATH or absolute paths). */
+  FLOWMESH_PYTHON: settings.text().default('python3'),
+  FLOWMESH_BASH: settings.text().default('bash'),
+  /** Where subprocess jobs get their working directories. */
+  FLOWMESH_JOB_DIR: settings.text().default(join(tmpdir(), 'flowmesh-jobs')),
+  /** PATH of subprocess jobs (the worker's own environment is not passed on). */
+  PATH: settings.text().default('/usr/local/bin:/usr/bin:/bin'),
+  /** Time limit of one flow expression (ms). */
+  FLOWMESH_EXPR_TIMEOUT_MS: settings.positiveInt().default(1_000),
+  /** Memory limit of one flow expression (MiB). */
+  FLOWMESH_EXPR_MEMORY_MB: settings.positiveInt().default(32),
+  /** Sandbox threads evaluating expressions at once. */
+  FLOWMESH_EXPR_THREADS: settings.positiveInt().default(Math.min(2, availableParallelism())),
+};
+
+export interface ScriptRunnersConfig {
+  readonly maxResultBytes: number;
+  readonly typescriptWarmThreads: number;
+  readonly typescriptJobsPerThread: number;
+  readonly pythonExecutable: string;
+  readonly bashExecutable: string;
+  readonly jobDir: string;
+  readonly subprocessPath: string;
+  readonly sandbox: Partial<ExpressionSandboxLimits>;
+}
+
+type Settings = z.output<z.ZodObject<typeof scriptRunnersSettingsShape>>;
+
+export function toScriptRunnersConfig(env: Settings): ScriptRunnersConfig {
+  return {
+    maxResultBytes: env.FLOWMESH_MAX_RESULT_BYTES,
+    typescriptWarmThreads: env.FLOWMESH_TS_WARM_THREADS,
+    typescriptJobsPerThread: env.FLOWMESH_TS_JOBS_PER_THREAD,
+    pythonExecutable: env.FLOWMESH_PYTHON,
+    bashExecutable: env.FLOWMESH_BASH,
+    jobDir: env.FLOWMESH_JOB_DIR,
+    subprocessPath: env.PATH,
+    sandbox: {
+      timeoutMs: env.FLOWMESH_EXPR_TIMEOUT_MS,
+      memoryBytes: env.FLOWMESH_EXPR_MEMORY_MB * 1024 * 1024,
+      threads: env.FLOWMESH_EXPR_THREADS,
+    },
+  };
+}

@@ -1,0 +1,72 @@
+import { execFile } from 'node:child_process';
+import type { ScriptLanguage } from '@flowmesh/contracts';
+import type { OnModuleDestroy } from '@nestjs/common';
+import type { ScriptRunner } from '../ports/script-runner.port.js';
+import { BashRunner } from './bash/bash.runner.js';
+import { LanguageRunnerRegistry } from './language-runner.registry.js';
+import { PostgresqlRunner } from './postgresql/postgresql.runner.js';
+import { JobWorkdirs } from './process/job-workdir.js';
+import { PythonRunner } from './python/python.runner.js';
+import type { ScriptRunnersConfig } from './script-runners.config.js';
+import { TypeScriptRunner } from './typescript/typescript.runner.js';
+
+export interface ScriptRunnersDeployment {
+  /** Tags of this worker, named when a language is not served here. */
+  readonly workerTags: readonly string[];
+  /** The memory limit most jobs ask for, whose TypeScript threads are started at once. */
+  readonly defaultMemoryMb: number;
+  /** Which worker tags run a language this worker does not, when the deployment knows. */
+  readonly tagsServing?: (language: ScriptLanguage) => readonly string[];
+}
+
+/**
+ * The runners of one worker process and their lifetime: TypeScript threads start warm, the
+ * interpreters are looked for once (a missing python3 makes python3 an unsupported language
+ * here rather than a failure of every such job), and everything stops with the module.
+ */
+export class ScriptRunnersHost implements OnModuleDestroy {
+  private constructor(
+    readonly registry: LanguageRunnerRegistry,
+    private readonly typescript: TypeScriptRunner,
+    readonly missing: readonly string[],
+  ) {}
+
+  static async start(config: ScriptRunnersConfig, deployment: ScriptRunnersDeployment): Promise<ScriptRunnersHost> {
+    const workdirs = new JobWorkdirs(config.jobDir);
+    const typescript = new TypeScriptRunner({
+      warmThreads: config.typescriptWarmThreads,
+      defaultMemoryMb: deployment.defaultMemoryMb,
+      jobsPerThread: config.typescriptJobsPerThread,
+      idleMs: 60_000,
+      maxResultBytes: config.maxResultBytes,
+    });
+    typescript.start();
+    const runners: ScriptRunner[] = [
+      typescript,
+      new PostgresqlRunner({ maxResultBytes: config.maxResultBytes, connectTimeoutMs: 10_000 }),
+    ];
+    const missing: string[] = [];
+    const [python, bash] = await Promise.all([
+      answers(config.pythonExecutable, config.subprocessPath),
+      answers(config.bashExecutable, config.subprocessPath),
+    ]);
+    const processOptions = { path: config.subprocessPath, maxResultBytes: config.maxResultBytes };
+    if (python) runners.push(new PythonRunner({ ...processOptions, executable: config.pythonExecutable }, workdirs));
+    else missing.push(config.pythonExecutable);
+    if (bash) runners.push(new BashRunner({ ...processOptions, executable: config.bashExecutable }, workdirs));
+    else missing.push(config.bashExecutable);
+    const registry = new LanguageRunnerRegistry(runners, deployment.workerTags, deployment.tagsServing);
+    return new ScriptRunnersHost(registry, typescript, missing);
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.typescript.close();
+  }
+}
+
+/** Whether the interpreter runs at all (`--version`), on the PATH jobs get. */
+function answers(executable: string, path: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    execFile(executable, ['--version'], { timeout: 10_000, env: { PATH: path } }, (error) => resolve(!error));
+  });
+}

@@ -1,0 +1,38 @@
+import { Logger, Module, type DynamicModule } from '@nestjs/common';
+import { SCRIPT_RUNNER_REGISTRY } from '../ports/script-runner.port.js';
+import type { ScriptRunnersConfig } from './script-runners.config.js';
+import { ScriptRunnersHost, type ScriptRunnersDeployment } from './script-runners.host.js';
+
+/**
+ * The script runners of a worker, bound to `SCRIPT_RUNNER_REGISTRY`: TypeScript (`bun`,
+ * `bunnative`, `deno`, `nativets`) in warm threads, `python3` and `bash` as subprocesses,
+ * `postgresql` against a resource. Give it to `EngineWorkerModule.forRoot`.
+ */
+@Module({})
+export class ScriptRunnersModule {
+  static forRoot(config: ScriptRunnersConfig, deployment: ScriptRunnersDeployment): DynamicModule {
+    return {
+      module: ScriptRunnersModule,
+      providers: [
+        {
+          provide: ScriptRunnersHost,
+          useFactory: async () => {
+            const host = await ScriptRunnersHost.start(config, deployment);
+            if (host.missing.length > 0) {
+              new Logger(ScriptRunnersModule.name).warn(
+                `not found, so their languages are not served here: ${host.missing.join(', ')}`,
+              );
+            }
+            return host;
+          },
+        },
+        {
+          provide: SCRIPT_RUNNER_REGISTRY,
+          useFactory: (host: ScriptRunnersHost) => host.registry,
+          inject: [ScriptRunnersHost],
+        },
+      ],
+      exports: [SCRIPT_RUNNER_REGISTRY],
+    };
+  }
+}
