@@ -69,8 +69,9 @@ try {
   });
 
   const gatewayPort = await freePort();
-  // BENCH_GATEWAY_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/gw-prof' profiles the gateway.
-  const nodeArgs = (process.env.BENCH_GATEWAY_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  // The young generation capped as it should be in deployment (NODE_OPTIONS): see README.md.
+  // BENCH_GATEWAY_NODE_ARGS='--max-semi-space-size=8 --cpu-prof --cpu-prof-dir=/tmp/p' profiles the gateway.
+  const nodeArgs = (process.env.BENCH_GATEWAY_NODE_ARGS ?? '--max-semi-space-size=8').split(' ').filter(Boolean);
   const gateway = startProcess('llm-gateway', [...nodeArgs, 'services/llm-gateway/dist/main.js'], {
     ...common,
     PORT: String(gatewayPort),

@@ -23,7 +23,8 @@ export function parseExtraHeaders(text: string): { headers: Record<string, strin
     entries = [];
     for (const pair of trimmed.split(/[;\n]/).map((p) => p.trim()).filter(Boolean)) {
       const colon = pair.indexOf(':');
-      if (colon <= 0) return { problem: `"${pair.split(':')[0]}" is not a "Name: value" pair` };
+      // Not echoed: a malformed entry may be a value (a key) without its name.
+      if (colon <= 0) return { problem: `entry ${entries.length + 1} is not a "Name: value" pair` };
       entries.push([pair.slice(0, colon).trim(), pair.slice(colon + 1).trim()]);
     }
   }
