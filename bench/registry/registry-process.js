@@ -1,41 +1,42 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { pingContract } from '@flowmesh/contracts';
 
 const MAIN = fileURLToPath(new URL('../../services/resource-registry/dist/main.js', import.meta.url));
+const READY = /"msg":"ready: /;
 
 /**
  * The registry as it runs in a mesh: its own process (built `dist/main.js`), so the benchmark's
- * client and the service do not share an event loop. Resolves once it answers its ping.
+ * client and the service do not share an event loop. Resolves once it logs "ready", which it does
+ * after every handler listens (its ping alone answers before the others subscribe).
  */
-export async function startRegistryProcess(env, client) {
+export async function startRegistryProcess(env) {
   // BENCH_NODE_ARGS: extra node flags for the registry (`--cpu-prof --cpu-prof-dir=/tmp/prof`).
   const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const child = spawn(process.execPath, [...nodeArgs, MAIN], {
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let stderr = '';
   // Logs are JSON lines on stdout; kept to explain a failed start.
-  child.stdout.setEncoding('utf8').on('data', (chunk) => (stderr += chunk));
-  child.stderr.setEncoding('utf8').on('data', (chunk) => (stderr += chunk));
+  let output = '';
   const exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const code = await Promise.race([
-      exited,
-      new Promise((resolve) => setTimeout(() => resolve(undefined), 200)),
-    ]);
-    if (code !== undefined)
-      throw new Error(`the registry exited with ${code} before it was ready:\n${stderr}`);
-    const up = await client.request(pingContract('resource-registry'), {}, { timeoutMs: 500 }).then(
-      () => true,
-      () => false,
-    );
-    if (up) break;
-    if (Date.now() > deadline)
-      throw new Error(`the registry did not answer its ping within 60 s:\n${stderr}`);
+  const ready = new Promise((resolve) => {
+    const collect = (chunk) => {
+      output += chunk;
+      if (READY.test(output)) resolve(true);
+    };
+    child.stdout.setEncoding('utf8').on('data', collect);
+    child.stderr.setEncoding('utf8').on('data', collect);
+  });
+  const timeout = new Promise((resolve) => setTimeout(() => resolve('timeout'), 60_000).unref());
+  const outcome = await Promise.race([ready, exited.then((code) => ({ code })), timeout]);
+  if (outcome !== true) {
+    child.kill('SIGKILL');
+    const why =
+      outcome === 'timeout'
+        ? 'did not log "ready" within 60 s'
+        : `exited with ${outcome.code} before it was ready`;
+    throw new Error(`the registry ${why}:\n${output}`);
   }
   return {
     pid: child.pid,

@@ -97,18 +97,16 @@ async function main() {
 
   const conn = await connectMesh({ url: NATS_URL, name: 'bench-registry-client', prefix });
   const client = new MeshClient(conn);
-  const registry = await startRegistryProcess(
-    {
-      NATS_URL,
-      DATABASE_URL: databaseUrlFor(dbName),
-      FLOWMESH_SUBJECT_PREFIX: prefix,
-      FLOWMESH_ADMIN_TOKEN: adminToken,
-      FLOWMESH_ADMIN_EMAIL: 'admin@example.test',
-      PORT: '0',
-      LOG_LEVEL: 'warn',
-    },
-    client,
-  );
+  const registry = await startRegistryProcess({
+    NATS_URL,
+    DATABASE_URL: databaseUrlFor(dbName),
+    FLOWMESH_SUBJECT_PREFIX: prefix,
+    FLOWMESH_ADMIN_TOKEN: adminToken,
+    FLOWMESH_ADMIN_EMAIL: 'admin@example.test',
+    PORT: '0',
+    // info: the registry's "ready" line is what the benchmark waits for.
+    LOG_LEVEL: 'info',
+  });
   const pool = new pg.Pool({ connectionString: databaseUrlFor(dbName), max: 10 });
   try {
     const { items, bench } = await seed(client, adminToken);
