@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import { Injectable } from '@nestjs/common';
 import { JobRepository } from '../jobs/job.repository.js';
 import type { SqlStatement } from '../jobs/sql-batch.js';
@@ -6,9 +7,10 @@ import { NO_RESULTS } from './expressions/expression-scope.js';
 import type { FlowRun } from './flow-run.js';
 
 /**
- * `concurrent_limit` / `concurrency_key` / `concurrency_time_window_s` of a flow: at most
- * `limit` runs with the same key at once (running, or started within the window when one is
- * set). A run over the limit waits queued and is woken when a run of its key ends.
+ * `concurrent_limit` / `concurrency_key` / `concurrency_time_window_s` of a flow (and a
+ * rawscript's own `concurrent_limit` / `custom_concurrency_key`): at most `limit` jobs with the
+ * same key run at once. A run over the limit waits queued and is woken when a run of its key
+ * ends; a step waits in its worker.
  */
 @Injectable()
 export class ConcurrencyLimiter {
@@ -25,24 +27,46 @@ export class ConcurrencyLimiter {
   }
 
   /** Takes a slot for the run; false when the limit is reached. */
-  async tryAcquire(run: FlowRun, key: string): Promise<boolean> {
-    const limit = run.value.concurrent_limit ?? 0;
-    const windowS = run.value.concurrency_time_window_s ?? 0;
+  tryAcquire(run: FlowRun, key: string): Promise<boolean> {
+    return this.tryAcquireSlot(key, run.id, run.value.concurrent_limit ?? 0, run.value.concurrency_time_window_s ?? 0);
+  }
+
+  /**
+   * Takes a slot of `key` for `jobId` unless `limit` jobs hold one. A slot is held until its job
+   * ends; with a window, a slot older than the window no longer counts (a job that died holding
+   * one stops blocking the others).
+   */
+  async tryAcquireSlot(key: string, jobId: string, limit: number, windowS: number): Promise<boolean> {
     return this.jobs.transaction(async (query) => {
       await query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [key]);
       const [row] = await query<{ n: number }>(
         `SELECT count(*)::int AS n FROM concurrency_slot
-         WHERE key = $1 AND job_id <> $2
-           AND (ended_at IS NULL OR started_at > now() - $3 * interval '1 second')`,
-        [key, run.id, windowS],
+         WHERE key = $1 AND job_id <> $2 AND ended_at IS NULL
+           AND ($3 = 0 OR started_at > now() - $3 * interval '1 second')`,
+        [key, jobId, windowS],
       );
       if ((row?.n ?? 0) >= limit) return false;
       await query(
-        `INSERT INTO concurrency_slot (key, job_id) VALUES ($1, $2) ON CONFLICT (key, job_id) DO NOTHING`,
-        [key, run.id],
+        `INSERT INTO concurrency_slot (key, job_id) VALUES ($1, $2)
+         ON CONFLICT (key, job_id) DO UPDATE SET started_at = now(), ended_at = NULL`,
+        [key, jobId],
       );
       return true;
     });
+  }
+
+  /** Waits (in this process) for a slot: a step with its own concurrent_limit. */
+  async acquireSlot(key: string, jobId: string, limit: number, windowS: number, signal?: AbortSignal): Promise<void> {
+    let pause = 20;
+    while (!(await this.tryAcquireSlot(key, jobId, limit, windowS))) {
+      if (signal?.aborted) throw new Error(`canceled while waiting for a concurrency slot of ${key}`);
+      await delay(pause);
+      pause = Math.min(pause * 2, 250);
+    }
+  }
+
+  async releaseSlot(key: string, jobId: string): Promise<void> {
+    await this.jobs.query(`UPDATE concurrency_slot SET ended_at = now() WHERE key = $1 AND job_id = $2`, [key, jobId]);
   }
 
   /** The run ended: its slot frees, and the oldest run waiting on the key is woken. */

@@ -18,6 +18,7 @@ import { BodyRunner } from './modules/body-runner.js';
 import { BranchExecutor } from './modules/branch.executor.js';
 import { LeafExecutor } from './modules/leaf.executor.js';
 import { LoopExecutor } from './modules/loop.executor.js';
+import { StepDebouncer } from './modules/step-debouncer.js';
 import { SubflowExecutor } from './modules/subflow.executor.js';
 import { ScopedTokens } from './scoped-token.js';
 import { StepEventPublisher } from './step-events.publisher.js';
@@ -36,6 +37,7 @@ const WORKER_PROVIDERS: Provider[] = [
   SleepGate,
   LeafExecutor,
   LoopExecutor,
+  StepDebouncer,
   BranchExecutor,
   SubflowExecutor,
   AgentStepExecutor,

@@ -30,7 +30,15 @@ export class FlowCompletion {
 
   async complete(run: FlowRun, index: number, module: FlowModule, outcome: ModuleOutcome): Promise<'continue' | 'parked'> {
     const statements: SqlStatement[] = [...outcome.statements];
-    const fieldPath = `${run.fieldBase}modules[${index}]`;
+    const fieldPath = run.modulePath(index);
+    if (outcome.success && module.retry?.retry_if) {
+      // retry_if may ask for another attempt on a result too ("based on error or result").
+      const retry = await this.retry(run, index, module, outcome, fieldPath);
+      if (retry !== undefined) {
+        await this.store.save(run, statements, retry > 0 ? { wake_at: new Date(Date.now() + retry) } : {});
+        return retry > 0 ? 'parked' : 'continue';
+      }
+    }
     if (outcome.success) {
       let stop: StopAfterIf | undefined;
       try {
@@ -170,8 +178,9 @@ export class FlowCompletion {
     const failCount = run.status.retry?.fail_count ?? 0;
     const delayMs = retryDelayMs(module.retry, failCount);
     if (delayMs === undefined) return undefined;
+    if (outcome.success && !module.retry.retry_if) return undefined;
     if (module.retry.retry_if) {
-      const error = (outcome.result as { error?: unknown } | null)?.error ?? null;
+      const error = outcome.success ? null : ((outcome.result as { error?: unknown } | null)?.error ?? null);
       const scope = withVars(run.scope({}), { result: outcome.result, error, previous_result: outcome.result });
       const again = await this.evaluator
         .predicate(module.retry.retry_if.expr, scope, `${fieldPath}.retry.retry_if.expr`)

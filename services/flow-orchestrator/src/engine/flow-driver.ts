@@ -25,6 +25,8 @@ import { SubflowExecutor } from './modules/subflow.executor.js';
 import { SleepGate } from './gates/sleep.gate.js';
 import { FlowEnvResolver } from './steps/flow-env.resolver.js';
 import { errorObject } from './steps/leaf-step.runner.js';
+import { ExpressionError } from '../ports/expression-sandbox.port.js';
+import { JobError } from '../ports/script-runner.port.js';
 
 type StepProgress = 'continue' | 'parked';
 
@@ -109,7 +111,6 @@ export class FlowDriver implements ChildDriver {
 
   private open(record: JobRecord, parent: FlowRun | undefined, ephemeral = false): FlowRun {
     const tree = parent?.tree ?? new RunTree(record.root_job);
-    const base = parent ? `${parent.fieldBase}` : 'value.';
     let run: FlowRun | undefined;
     const fallback: ResultsReader = {
       get: async (id) => {
@@ -126,7 +127,7 @@ export class FlowDriver implements ChildDriver {
         ...(await this.results.ownResults(run!)),
       }),
     };
-    run = new FlowRun(record, tree, parent, fallback, base, ephemeral);
+    run = new FlowRun(record, tree, parent, fallback, ephemeral);
     return run;
   }
 
@@ -182,7 +183,7 @@ export class FlowDriver implements ChildDriver {
         await this.store.save(run, [], { status: 'running' });
       }
       const scope = run.scope(await this.vars(run, previousResult, resume));
-      const sleep = await this.sleeps.beforeStep(run, index, module, scope, `${run.fieldBase}modules[${index}]`);
+      const sleep = await this.sleeps.beforeStep(run, index, module, scope, run.modulePath(index));
       if (sleep === 'parked') return 'parked';
       if (sleep !== 'ok') return this.completion.complete(run, index, module, sleep);
       if (run.runtime.retry?.step === index) {
@@ -194,7 +195,7 @@ export class FlowDriver implements ChildDriver {
     }
     const ctx = await this.context(run, index, module, status, previousResult, resume);
     const progress = await this.execute(ctx);
-    if (progress.kind === 'parked') return 'parked';
+    if (progress.kind === 'parked') return progress.wakeAt ? this.sleeps.parkUntil(run, progress.wakeAt) : 'parked';
     return this.completion.complete(run, index, module, progress.outcome);
   }
 
@@ -219,7 +220,7 @@ export class FlowDriver implements ChildDriver {
     extraVars: Record<string, unknown> = {},
   ): Promise<ModuleContext> {
     const vars = { ...(await this.vars(run, previousResult, resume)), ...extraVars };
-    const fieldPath = typeof slot === 'number' ? `${run.fieldBase}modules[${slot}]` : `${run.fieldBase}${slot}_module`;
+    const fieldPath = typeof slot === 'number' ? run.modulePath(slot) : `${run.fieldBase}${slot}_module`;
     return {
       run,
       slot,
@@ -249,7 +250,17 @@ export class FlowDriver implements ChildDriver {
     return vars;
   }
 
+  /** Runs the module; an expression or job failure inside it is the module's failure, not the engine's. */
   private async execute(ctx: ModuleContext): Promise<ModuleProgress> {
+    try {
+      return await this.executeModule(ctx);
+    } catch (error) {
+      if (!(error instanceof ExpressionError) && !(error instanceof JobError)) throw error;
+      return done({ success: false, result: { error: errorObject(error) }, status: {}, statements: [] });
+    }
+  }
+
+  private async executeModule(ctx: ModuleContext): Promise<ModuleProgress> {
     const type = ctx.module.value.type;
     if (type === 'rawscript' || type === 'script' || type === 'identity') return this.leaf.run(ctx);
     const waiting = ctx.status.type === 'WaitingForPriorSteps' || ctx.status.type === 'WaitingForEvents';

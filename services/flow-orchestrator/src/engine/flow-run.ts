@@ -36,14 +36,13 @@ export class FlowRun {
     readonly parent: FlowRun | undefined,
     /** Reads results the flow does not hold itself (ancestors, the tree, the database). */
     private readonly fallback: ResultsReader,
-    fieldBase: string,
     /** A squashed loop body: runs in memory, writes nothing. */
     readonly ephemeral = false,
   ) {
     this.value = job.raw_flow as unknown as FlowValue;
     this.status = job.flow_status!;
     this.runtime = job.runtime;
-    this.fieldBase = fieldBase;
+    this.fieldBase = job.runtime.fieldBase ?? 'value.';
     this.cancelRequest = job.canceled_by ? { by: job.canceled_by, reason: job.canceled_reason } : undefined;
   }
 
@@ -53,6 +52,11 @@ export class FlowRun {
 
   get modules(): FlowModule[] {
     return this.value.modules;
+  }
+
+  /** Where module `index` sits in the flow document: `value.modules[1].value.branches[0].modules[2]`. */
+  modulePath(index: number): string {
+    return `${this.fieldBase}${this.runtime.modulesField ?? 'modules'}[${index}]`;
   }
 
   /** The flow's own input: its args (a loop iteration's include `iter`). */

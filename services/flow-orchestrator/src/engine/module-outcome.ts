@@ -20,7 +20,10 @@ export interface ModuleOutcome {
   readonly stopHandled?: boolean;
 }
 
-export type ModuleProgress = { readonly kind: 'done'; readonly outcome: ModuleOutcome } | { readonly kind: 'parked' };
+export type ModuleProgress =
+  | { readonly kind: 'done'; readonly outcome: ModuleOutcome }
+  /** The module waits; `wakeAt` (epoch ms) when the flow must look again by itself. */
+  | { readonly kind: 'parked'; readonly wakeAt?: number };
 
 export const PARKED: ModuleProgress = { kind: 'parked' };
 

@@ -37,8 +37,16 @@ export interface JobRuntime {
   /** A leaf step's entrypoint (`preprocessor` for the preprocessor module). */
   entrypoint?: string;
   memoryMb?: number;
+  /** A step's own concurrency limit (rawscript `concurrent_limit`, `custom_concurrency_key`). */
+  concurrency?: { key: string; limit: number; windowS: number };
+  /** A debounced step waits until `at` under `key` (a later run's step with the key replaces it). */
+  debounce?: { key: string; at: number };
   /** The flow ended because a step's stop_after_if fired (its parent loop breaks, its branch stops its flow). */
   stopped?: { skipIfStopped: boolean };
+  /** Where this body's modules sit in the flow document (`value.modules[2].value.`), for error paths. */
+  fieldBase?: string;
+  /** `default` for the default branch of a branchone (its modules are `default[i]`). */
+  modulesField?: 'modules' | 'default';
   /** The start checks of the flow (skip_expr, cache) ran. */
   startChecked?: boolean;
   /** The error a flow's failure module handles, with the step that failed. */

@@ -240,11 +240,11 @@ export class JobRepository {
     return ids.map((id) => byId.get(id));
   }
 
-  /** The latest ended job that ran step `stepId` anywhere in the tree of `rootJob`. */
+  /** The latest ended job that ran step `stepId` anywhere in the tree of `rootJob` (not a loop's or branch's body). */
   async latestStepResult(rootJob: string, stepId: string): Promise<{ found: boolean; result: unknown }> {
     const rows = await this.rows<{ result: unknown }>(
       `SELECT result FROM job WHERE root_job = $1 AND flow_step_id = $2
-         AND kind NOT IN ('flow','flowpreview') AND status IN ('completed','failed')
+         AND kind <> 'flowpreview' AND status IN ('completed','failed')
        ORDER BY completed_at DESC LIMIT 1`,
       [rootJob, stepId],
     );

@@ -72,7 +72,8 @@ export class JobsService {
   /** Waits until the job ends (or its flow returns early), then answers as `getResult`; `completed` false on timeout. */
   async waitForResult(req: JobIdRequest, options: WaitForResultOptions, caller?: CallerIdentity): Promise<JobResultReply> {
     if (!caller) await this.authenticate(req);
-    await this.getJob(req, caller ?? ({} as CallerIdentity));
+    const record = await this.jobs.load(req.id);
+    if (!record || record.workspace !== req.workspace) throw new MeshError('NOT_FOUND', `job ${req.id} not found`, { id: req.id });
     return this.waiter.wait(req.workspace, req.id, options.timeoutMs, options.earlyReturn === true);
   }
 

@@ -1,5 +1,5 @@
 import { isTerminalJobStatus, MeshError, type RunJobWork } from '@flowmesh/contracts';
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { FlowDriver } from '../engine/flow-driver.js';
 import { JobRepository } from '../jobs/job.repository.js';
 import { isFlowKind } from '../jobs/job.record.js';
@@ -20,7 +20,21 @@ export class JobRunner {
     private readonly scripts: ScriptJobExecutor,
   ) {}
 
+  private readonly log = new Logger(JobRunner.name);
+
   async run(work: RunJobWork): Promise<void> {
+    try {
+      await this.take(work);
+    } catch (error) {
+      // A MeshError is a verdict on the message; anything else is the engine's own failure, retried.
+      if (!(error instanceof MeshError)) {
+        this.log.error(`job ${work.jobId}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+      }
+      throw error;
+    }
+  }
+
+  private async take(work: RunJobWork): Promise<void> {
     const record = UUID.test(work.jobId) ? await this.jobs.load(work.jobId) : undefined;
     if (!record || record.workspace !== work.workspace) {
       throw new MeshError('NOT_FOUND', `job ${work.jobId} not found in workspace ${work.workspace}`);

@@ -15,6 +15,9 @@ export interface BodySpec {
   /** `loop-3`, `forloop-3`, `branchall-1`: the body's path under the flow's. */
   readonly suffix: string;
   readonly args: Record<string, unknown>;
+  /** Where the body's modules sit in the flow document (`value.modules[0].value.`). */
+  readonly fieldBase: string;
+  readonly modulesField?: 'modules' | 'default';
 }
 
 export type EndedChild = Extract<ChildOutcome, { kind: 'done' }>;
@@ -49,6 +52,8 @@ export class BodyRunner {
   newChild(ctx: ModuleContext, spec: BodySpec, tokenJob: string, id: string = randomUUID()): JobRecord {
     const record = bodyRecord(ctx.run, { id, module: ctx.module, modules: spec.modules, suffix: spec.suffix, args: spec.args });
     record.runtime.tokenJob = tokenJob;
+    record.runtime.fieldBase = spec.fieldBase;
+    if (spec.modulesField === 'default') record.runtime.modulesField = 'default';
     return record;
   }
 
@@ -113,6 +118,22 @@ export class BodyRunner {
       await ctx.saveProgress(status);
     });
     return outcomes;
+  }
+
+  /** The one job a squashed loop commits: its iterations' results (kind identity, as it runs no code). */
+  squashedRow(ctx: ModuleContext, id: string, result: unknown, success: boolean): ReturnType<JobRepository['insert']> {
+    const now = new Date();
+    const record = {
+      ...this.newChild(ctx, { modules: [], suffix: ctx.module.id, args: {}, fieldBase: `${ctx.fieldPath}.value.` }, ctx.run.runtime.tokenJob ?? ctx.run.id, id),
+      kind: 'identity' as const,
+      raw_flow: null,
+      flow_status: null,
+      status: success ? ('completed' as const) : ('failed' as const),
+      result,
+      completed_at: now,
+      duration_ms: 0,
+    };
+    return this.jobs.insert(record);
   }
 
   private async insertAndDrive(ctx: ModuleContext, driver: ChildDriver, child: JobRecord): Promise<ChildOutcome> {

@@ -52,6 +52,9 @@ export class BranchExecutor {
       modules,
       suffix: `branchone-${chosen.type === 'branch' ? chosen.branch + 1 : 0}`,
       args: ctx.run.flowInput,
+      ...(chosen.type === 'branch'
+        ? { fieldBase: `${ctx.fieldPath}.value.branches[${chosen.branch}].` }
+        : { fieldBase: `${ctx.fieldPath}.value.`, modulesField: 'default' as const }),
     };
     const child = this.bodies.newChild(ctx, body, tokenJob);
     const status: FlowStatusModule = { type: 'InProgress', id: ctx.module.id, job: child.id, branch_chosen: chosen };
@@ -68,6 +71,7 @@ export class BranchExecutor {
       modules: branch.modules,
       suffix: `branchall-${index}`,
       args: ctx.run.flowInput,
+      fieldBase: `${ctx.fieldPath}.value.branches[${index}].`,
     }));
     const skips = value.branches.map((branch) => branch.skip_failure === true);
     let status = ctx.status;

@@ -8,6 +8,7 @@ import { JobTokens } from '../../registry/job-tokens.js';
 import { RegistryGateway } from '../../registry/registry.gateway.js';
 import { ResultCache } from '../cache/result-cache.js';
 import { CancelSignals } from '../cancel-signals.js';
+import { resolveKey } from '../concurrency.limiter.js';
 import { childPath } from '../child-flows.js';
 import { ENGINE_CONFIG, type EngineConfig } from '../engine.config.js';
 import { EngineOutbox } from '../engine-outbox.js';
@@ -18,6 +19,7 @@ import { ScopedTokens } from '../scoped-token.js';
 import { errorObject, LeafStepRunner, type LeafJob } from '../steps/leaf-step.runner.js';
 import { isValidTag, stepTag } from '../step-tags.js';
 import { endedRecord, leafRecord } from './leaf-record.js';
+import { StepDebouncer } from './step-debouncer.js';
 
 interface PreparedLeaf {
   readonly record: JobRecord;
@@ -44,6 +46,7 @@ export class LeafExecutor {
     private readonly cache: ResultCache,
     private readonly outbox: EngineOutbox,
     private readonly cancels: CancelSignals,
+    private readonly debouncer: StepDebouncer,
     @Inject(ENGINE_CONFIG) private readonly config: EngineConfig,
   ) {}
 
@@ -52,12 +55,18 @@ export class LeafExecutor {
     if (existing && !ctx.run.ephemeral) {
       const row = await this.jobs.load(existing);
       if (row && isTerminalJobStatus(row.status)) return done(outcomeOf(row));
+      if (row?.runtime.debounce) return this.afterDebounce(ctx, row);
       // Queued for another worker, or handed to agent-runtime: it will wake the flow.
       if (row?.runtime.dispatched) return PARKED;
     }
     const jobId = existing ?? randomUUID();
     const { module } = ctx;
-    const bypass = await this.skipOrMock(ctx, jobId);
+    let bypass: ModuleOutcome | undefined;
+    try {
+      bypass = await this.skipOrMock(ctx, jobId);
+    } catch (error) {
+      return done(this.failedBeforeRun(ctx, jobId, error));
+    }
     if (bypass) return done(bypass);
     if (module.value.type === 'identity') return done(this.identity(ctx, jobId, ctx.previousResult, false));
 
@@ -68,11 +77,42 @@ export class LeafExecutor {
       return done(this.failedBeforeRun(ctx, jobId, error));
     }
     const { record, statements, cacheKey } = prepared;
+    if (module.debouncing?.debounce_delay_s && !ctx.run.ephemeral) {
+      const at = await this.debouncer.register(ctx, record, module.debouncing, statements);
+      await ctx.saveProgress({ type: 'InProgress', id: module.id, job: jobId });
+      if (at > Date.now()) return { kind: 'parked', wakeAt: at };
+      return this.launch(ctx, { ...record, runtime: withoutDebounce(record.runtime) }, [], cacheKey);
+    }
+    return this.launch(ctx, record, statements, cacheKey);
+  }
+
+  /** A debounced step whose wait is over runs (with the arguments gathered from the runs it replaced). */
+  private async afterDebounce(ctx: ModuleContext, row: JobRecord): Promise<ModuleProgress> {
+    const wait = row.runtime.debounce!;
+    if (Date.now() < wait.at) return { kind: 'parked', wakeAt: wait.at };
+    await this.debouncer.release(wait.key, row.id);
+    const record: JobRecord = { ...row, runtime: withoutDebounce(row.runtime) };
+    return this.launch(ctx, record, [], undefined);
+  }
+
+  /** Runs the step here, or queues it for its tag and parks the flow. */
+  private async launch(
+    ctx: ModuleContext,
+    record: JobRecord,
+    statements: SqlStatement[],
+    cacheKey: string | undefined,
+  ): Promise<ModuleProgress> {
+    const { module } = ctx;
+    const jobId = record.id;
     if (cacheKey) {
       const cached = await this.cache.lookup(cacheKey);
       if (cached.hit) return done(this.ended(record, statements, { success: true, result: cached.result }));
     }
-    const inline = ctx.run.runtime.sameWorker || ctx.run.value.same_worker || this.config.workerTags.includes(record.tag);
+    const inline =
+      ctx.run.ephemeral ||
+      ctx.run.runtime.sameWorker ||
+      ctx.run.value.same_worker ||
+      this.config.workerTags.includes(record.tag);
     if (!inline) {
       const queued: JobRecord = { ...record, runtime: { ...record.runtime, dispatched: true } };
       await ctx.saveProgress({ type: 'InProgress', id: module.id, job: jobId }, [
@@ -211,6 +251,12 @@ export class LeafExecutor {
       timeoutMs: await this.timeoutMs(ctx),
       ...(entrypoint ? { entrypoint } : {}),
     };
+    if (value.type === 'rawscript' && value.concurrent_limit) {
+      const key = value.custom_concurrency_key
+        ? await resolveKey(this.evaluator, value.custom_concurrency_key, run.job.workspace, args, `${ctx.fieldPath}.value.custom_concurrency_key`)
+        : `${run.job.workspace}/script/${code.path ?? module.id}`;
+      runtime.concurrency = { key, limit: value.concurrent_limit, windowS: value.concurrency_time_window_s ?? 0 };
+    }
     const record = leafRecord(run, module, { id: jobId, tag, args, runtime, ...code });
     const cacheKey = module.cache_ttl
       ? ResultCache.key(['step', run.job.workspace, run.job.path ?? run.job.root_job, module.id, code.path, code.hash, code.content, args])
@@ -235,6 +281,11 @@ function leafRuntime(ctx: ModuleContext): JobRuntime {
   if (ctx.run.runtime.sameWorker || ctx.run.value.same_worker) runtime.sameWorker = true;
   if (ctx.module.delete_after_secs !== undefined) runtime.deleteAfterSecs = ctx.module.delete_after_secs;
   return runtime;
+}
+
+function withoutDebounce(runtime: JobRuntime): JobRuntime {
+  const { debounce: _debounce, ...rest } = runtime;
+  return rest;
 }
 
 export function outcomeOf(row: JobRecord): ModuleOutcome {
@@ -268,6 +319,7 @@ export function leafJobOf(record: JobRecord, defaults?: { timeoutMs: number; mem
     entrypoint: record.runtime.entrypoint,
     onBehalfOf: record.on_behalf_of,
     workdirKey: record.runtime.sameWorker ? record.root_job : undefined,
+    concurrency: record.runtime.concurrency,
   };
 }
 

@@ -51,10 +51,12 @@ export class LoopExecutor {
       if (loop.parallel) await ctx.saveProgress(status);
     }
     const itered = status.iterator!.itered ?? [];
+    if (loop.squash) return this.squashed(ctx, driver, loop, itered);
     const body = (k: number): BodySpec => ({
       modules: loop.modules,
       suffix: `${loop.parallel ? 'forloop' : 'loop'}-${k}`,
       args: withIter(ctx.run.flowInput, { index: k, value: itered[k] }),
+      fieldBase: `${ctx.fieldPath}.value.`,
     });
     if (loop.parallel) return this.parallel(ctx, driver, loop, status, itered.map((_, k) => body(k)));
     return this.sequential(ctx, driver, loop, status, (k) => (k < itered.length ? body(k) : undefined));
@@ -71,6 +73,7 @@ export class LoopExecutor {
       modules: loop.modules,
       suffix: `loop-${k}`,
       args: withIter(ctx.run.flowInput, { index: k, value: k }),
+      fieldBase: `${ctx.fieldPath}.value.`,
     }));
   }
 
@@ -150,6 +153,49 @@ export class LoopExecutor {
     status.iterator = { ...status.iterator, index: bodies.length };
     if (failed && !loop.skip_failures) return done(this.failed(status, failed));
     return done(this.succeeded(ctx, status, ends.map((outcome) => resultOf(outcome, loop.skip_failures))));
+  }
+
+  /**
+   * `squash`: the iterations run in memory in this worker, one after the other (or together when
+   * `parallel`), without a job each; the loop commits once, as one job holding every result. A
+   * restart runs the whole loop again.
+   */
+  private async squashed(ctx: ModuleContext, driver: ChildDriver, loop: ForloopFlow, itered: unknown[]): Promise<ModuleProgress> {
+    const { tokenJob, statements } = await this.bodies.bodyToken(ctx);
+    const results: unknown[] = [];
+    const runOne = async (k: number): Promise<EndedChild> => {
+      const child = this.bodies.newChild(ctx, {
+          modules: loop.modules,
+          suffix: `loop-${k}`,
+          args: withIter(ctx.run.flowInput, { index: k, value: itered[k] }),
+          fieldBase: `${ctx.fieldPath}.value.`,
+        }, tokenJob);
+      return (await driver.driveEphemeral(ctx.run, child)) as EndedChild;
+    };
+    const ends: EndedChild[] = [];
+    if (loop.parallel) {
+      ends.push(...(await Promise.all(itered.map((_, k) => runOne(k)))));
+    } else {
+      for (let k = 0; k < itered.length; k++) {
+        const end = await runOne(k);
+        ends.push(end);
+        if (!end.success && !loop.skip_failures) break;
+        if (end.stop || (await this.stopsAfter(ctx, end.result, [...ends.map((e) => resultOf(e, loop.skip_failures))]))) break;
+      }
+    }
+    for (const end of ends) results.push(resultOf(end, loop.skip_failures));
+    const failed = ends.find((end) => !end.success);
+    const jobId = randomUUID();
+    const success = !failed || loop.skip_failures;
+    const result = success ? results : failed.result;
+    const row = this.bodies.squashedRow(ctx, jobId, result, success);
+    return done({
+      success,
+      result,
+      status: { job: jobId, iterator: { index: ends.length, itered, itered_len: itered.length } },
+      statements: [...statements, row],
+      stopHandled: true,
+    });
   }
 
   private async iterator(ctx: ModuleContext, loop: ForloopFlow): Promise<unknown[]> {

@@ -5,6 +5,7 @@ import type { SqlStatement } from '../../jobs/sql-batch.js';
 import { JobError, SCRIPT_RUNNER_REGISTRY, type ScriptRunnerRegistry } from '../../ports/script-runner.port.js';
 import { JobTokens } from '../../registry/job-tokens.js';
 import { hasReferences, RegistryGateway } from '../../registry/registry.gateway.js';
+import { ConcurrencyLimiter } from '../concurrency.limiter.js';
 import { ENGINE_CONFIG, type EngineConfig } from '../engine.config.js';
 import { envStrings, FlowEnvResolver } from './flow-env.resolver.js';
 import { LogBuffer } from './log-buffer.js';
@@ -31,6 +32,8 @@ export interface LeafJob {
   readonly onBehalfOf: string;
   /** Jobs with one key share a working directory (a same_worker flow's steps). */
   readonly workdirKey: string | undefined;
+  /** The step's own concurrency limit: it waits for a slot of its key before it runs. */
+  readonly concurrency: { key: string; limit: number; windowS: number } | undefined;
 }
 
 export interface LeafRun {
@@ -53,6 +56,7 @@ export class LeafStepRunner {
     private readonly registry: RegistryGateway,
     private readonly tokens: JobTokens,
     private readonly flowEnv: FlowEnvResolver,
+    private readonly concurrency: ConcurrencyLimiter,
   ) {}
 
   async run(job: LeafJob, signal?: AbortSignal): Promise<LeafRun> {
@@ -61,7 +65,17 @@ export class LeafStepRunner {
     let success = true;
     let result: unknown;
     try {
-      result = await this.execute(job, logs, signal);
+      if (job.concurrency) {
+        const { key, limit, windowS } = job.concurrency;
+        await this.concurrency.acquireSlot(key, job.id, limit, windowS, signal);
+        try {
+          result = await this.execute(job, logs, signal);
+        } finally {
+          await this.concurrency.releaseSlot(key, job.id);
+        }
+      } else {
+        result = await this.execute(job, logs, signal);
+      }
     } catch (error) {
       success = false;
       result = { error: errorObject(error) };
