@@ -9,7 +9,14 @@ const completion = JSON.stringify({
   object: 'chat.completion',
   created,
   model: 'gpt-4o-mini-2024-07-18',
-  choices: [{ index: 0, message: { role: 'assistant', content: 'Hello! How can I help?', refusal: null }, logprobs: null, finish_reason: 'stop' }],
+  choices: [
+    {
+      index: 0,
+      message: { role: 'assistant', content: 'Hello! How can I help?', refusal: null },
+      logprobs: null,
+      finish_reason: 'stop',
+    },
+  ],
   usage: { prompt_tokens: 9, completion_tokens: 7, total_tokens: 16 },
 });
 const chunk = (delta, finish = null) =>
@@ -43,7 +50,10 @@ const server = http.createServer((req, res) => {
       });
       return;
     }
-    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(completion) });
+    res.writeHead(200, {
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(completion),
+    });
     res.end(completion);
   });
 });

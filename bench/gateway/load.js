@@ -3,7 +3,9 @@
 import { Pool } from 'undici';
 
 export function percentile(sorted, p) {
-  return sorted.length === 0 ? Number.NaN : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * (sorted.length - 1)))];
+  return sorted.length === 0
+    ? Number.NaN
+    : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * (sorted.length - 1)))];
 }
 
 export function summarize(samples) {
@@ -20,7 +22,12 @@ export function target(name, url, path, headers) {
 /** One request; resolves to [total ms, ms to the first body byte]. Fails loudly on a bad status. */
 export async function once(t, body) {
   const started = performance.now();
-  const { statusCode, body: stream } = await t.pool.request({ method: 'POST', path: t.path, headers: t.headers, body });
+  const { statusCode, body: stream } = await t.pool.request({
+    method: 'POST',
+    path: t.path,
+    headers: t.headers,
+    body,
+  });
   let first = Number.NaN;
   let text = '';
   for await (const chunk of stream) {
@@ -45,7 +52,11 @@ export async function interleaved(targets, body, rounds) {
       firsts[index].push(first);
     }
   }
-  return targets.map((t, index) => ({ name: t.name, total: summarize(totals[index]), first: summarize(firsts[index]) }));
+  return targets.map((t, index) => ({
+    name: t.name,
+    total: summarize(totals[index]),
+    first: summarize(firsts[index]),
+  }));
 }
 
 /** `concurrency` closed loops for `seconds`: requests/s and latency under load. */

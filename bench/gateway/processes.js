@@ -32,7 +32,11 @@ export const startFakeUpstream = () => startScript('./fake-upstream.js');
 
 /** A node process; its stderr is kept for the error message if it fails to come up. */
 export function startProcess(name, args, env) {
-  const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', process.env.BENCH_CHILD_STDOUT ? 'inherit' : 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, args, {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', process.env.BENCH_CHILD_STDOUT ? 'inherit' : 'ignore', 'pipe'],
+  });
   let stderr = '';
   child.stderr.on('data', (part) => (stderr = (stderr + part).slice(-4000)));
   child.describe = () => `${name} (pid ${child.pid}) stderr:\n${stderr}`;

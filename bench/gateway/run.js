@@ -9,7 +9,16 @@ import { createRegistryIdentityClient, createRegistryItemsClient, STREAMS } from
 import { connectMesh, MeshClient } from '@flowmesh/messaging';
 import pg from 'pg';
 import { interleaved, target, throughput } from './load.js';
-import { cpuMs, freePort, rssMiB, startFakeUpstream, startProcess, startScript, stopProcess, waitUntilUp } from './processes.js';
+import {
+  cpuMs,
+  freePort,
+  rssMiB,
+  startFakeUpstream,
+  startProcess,
+  startScript,
+  stopProcess,
+  waitUntilUp,
+} from './processes.js';
 
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -25,7 +34,11 @@ const databaseUrl = Object.assign(new URL(DATABASE_URL), { pathname: `/${databas
 const adminToken = `fm_bench_${randomBytes(24).toString('base64url')}`;
 const providerKey = `sk-bench-${randomBytes(16).toString('hex')}`;
 
-const chatBody = JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Say hello' }], max_tokens: 16 });
+const chatBody = JSON.stringify({
+  model: 'gpt-4o-mini',
+  messages: [{ role: 'user', content: 'Say hello' }],
+  max_tokens: 16,
+});
 const streamBody = JSON.stringify({
   model: 'gpt-4o-mini',
   messages: [{ role: 'user', content: 'Say hello' }],
@@ -60,7 +73,12 @@ try {
   const mesh = new MeshClient(conn);
   const inMain = { actor: { token: adminToken }, workspace: 'main' };
   await createRegistryIdentityClient(mesh).createFolder({ ...inMain, name: 'bench' });
-  await createRegistryItemsClient(mesh).createVariable({ ...inMain, path: 'f/bench/openai_key', value: providerKey, is_secret: true });
+  await createRegistryItemsClient(mesh).createVariable({
+    ...inMain,
+    path: 'f/bench/openai_key',
+    value: providerKey,
+    is_secret: true,
+  });
   await createRegistryItemsClient(mesh).createResource({
     ...inMain,
     path: 'f/bench/openai',
@@ -71,7 +89,9 @@ try {
   const gatewayPort = await freePort();
   // The young generation capped as it should be in deployment (NODE_OPTIONS): see README.md.
   // BENCH_GATEWAY_NODE_ARGS='--max-semi-space-size=8 --cpu-prof --cpu-prof-dir=/tmp/p' profiles the gateway.
-  const nodeArgs = (process.env.BENCH_GATEWAY_NODE_ARGS ?? '--max-semi-space-size=8').split(' ').filter(Boolean);
+  const nodeArgs = (process.env.BENCH_GATEWAY_NODE_ARGS ?? '--max-semi-space-size=8')
+    .split(' ')
+    .filter(Boolean);
   const gateway = startProcess('llm-gateway', [...nodeArgs, 'services/llm-gateway/dist/main.js'], {
     ...common,
     PORT: String(gatewayPort),
@@ -81,7 +101,11 @@ try {
   await waitUntilUp(gateway, `http://127.0.0.1:${gatewayPort}/readyz`);
 
   const portkeyPort = await freePort();
-  const portkey = startProcess('portkey', ['node_modules/@portkey-ai/gateway/build/start-server.js', `--port=${portkeyPort}`, '--headless'], {});
+  const portkey = startProcess(
+    'portkey',
+    ['node_modules/@portkey-ai/gateway/build/start-server.js', `--port=${portkeyPort}`, '--headless'],
+    {},
+  );
   children.push(portkey);
   await waitUntilUp(portkey, `http://127.0.0.1:${portkeyPort}/`);
 
@@ -90,7 +114,9 @@ try {
 
   const targets = [
     target('direct (fake)', fake.url, '/v1/chat/completions', { authorization: `Bearer ${providerKey}` }),
-    target('raw node proxy', rawProxy.url, '/v1/chat/completions', { authorization: `Bearer ${providerKey}` }),
+    target('raw node proxy', rawProxy.url, '/v1/chat/completions', {
+      authorization: `Bearer ${providerKey}`,
+    }),
     target('llm-gateway', `http://127.0.0.1:${gatewayPort}`, '/v1/chat/completions', {
       authorization: `Bearer ${adminToken}`,
       'x-flowmesh-provider-resource': 'f/bench/openai',
@@ -108,7 +134,9 @@ try {
   await interleaved(targets, streamBody, 100);
 
   const before = loadavg();
-  console.log(`llm-gateway benchmark (Node ${process.version}, load average ${before.map((v) => v.toFixed(2)).join(' ')})\n`);
+  console.log(
+    `llm-gateway benchmark (Node ${process.version}, load average ${before.map((v) => v.toFixed(2)).join(' ')})\n`,
+  );
 
   const sequential = await interleaved(targets, chatBody, SEQUENTIAL);
   const [d1, , g1, p1] = sequential;
@@ -124,8 +152,11 @@ try {
   const streams = await interleaved(targets, streamBody, STREAMED);
   const [ds, , gs, ps] = streams;
   console.log(`streaming, ${STREAMED} requests each, interleaved: time to first byte of the stream`);
-  for (const row of streams) console.log(`  ${pad(row.name, 15)} p50 ${ms(row.first.p50)}  p99 ${ms(row.first.p99)}`);
-  console.log(`  TTFT added by llm-gateway: p50 ${ms(gs.first.p50 - ds.first.p50)}   (portkey: ${ms(ps.first.p50 - ds.first.p50)})\n`);
+  for (const row of streams)
+    console.log(`  ${pad(row.name, 15)} p50 ${ms(row.first.p50)}  p99 ${ms(row.first.p99)}`);
+  console.log(
+    `  TTFT added by llm-gateway: p50 ${ms(gs.first.p50 - ds.first.p50)}   (portkey: ${ms(ps.first.p50 - ds.first.p50)})\n`,
+  );
 
   console.log(`concurrency ${CONCURRENCY}, ${SECONDS} s per target, two rounds (best of each):`);
   let peakRss = rssMiB(gateway.pid);
@@ -153,10 +184,14 @@ try {
     );
   }
   const ratio = best.get(ours.name).rate / best.get(theirs.name).rate;
-  console.log(`  llm-gateway / portkey throughput: ${ratio.toFixed(2)}x   (llm-gateway / direct: ${(best.get(ours.name).rate / best.get(direct.name).rate).toFixed(2)}x)\n`);
+  console.log(
+    `  llm-gateway / portkey throughput: ${ratio.toFixed(2)}x   (llm-gateway / direct: ${(best.get(ours.name).rate / best.get(direct.name).rate).toFixed(2)}x)\n`,
+  );
 
   const after = loadavg();
-  console.log(`llm-gateway resident memory: peak ${peakRss.toFixed(0)} MiB under load, now ${rssMiB(gateway.pid).toFixed(0)} MiB`);
+  console.log(
+    `llm-gateway resident memory: peak ${peakRss.toFixed(0)} MiB under load, now ${rssMiB(gateway.pid).toFixed(0)} MiB`,
+  );
   console.log(`load average at the end: ${after.map((v) => v.toFixed(2)).join(' ')}\n`);
 
   const checks = [
@@ -180,9 +215,12 @@ try {
 process.exit(exitCode);
 
 async function cleanup() {
-  const conn = await connectMesh({ url: NATS_URL, name: 'bench-gateway-cleanup', prefix }).catch(() => undefined);
+  const conn = await connectMesh({ url: NATS_URL, name: 'bench-gateway-cleanup', prefix }).catch(
+    () => undefined,
+  );
   if (conn) {
-    for (const stream of Object.values(STREAMS)) await conn.jsm.streams.delete(conn.space.streamName(stream.name)).catch(() => false);
+    for (const stream of Object.values(STREAMS))
+      await conn.jsm.streams.delete(conn.space.streamName(stream.name)).catch(() => false);
     await conn.drain();
   }
   const client = new pg.Client({ connectionString: DATABASE_URL });

@@ -74,7 +74,9 @@ const SIX_TO_FOUR = ipaddr.parseCIDR('2002::/16');
 const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3');
 
 function matchesAny(address: ipaddr.IPv4 | ipaddr.IPv6, list: readonly Range[]): boolean {
-  return list.some((range) => range[0].kind() === address.kind() && address.match(range as [ipaddr.IPv4, number]));
+  return list.some(
+    (range) => range[0].kind() === address.kind() && address.match(range as [ipaddr.IPv4, number]),
+  );
 }
 
 /** The IPv4 address an IPv6 address stands for (mapped, NAT64, 6to4), if it carries one. */

@@ -42,7 +42,9 @@ describe('createGuardedLookup', () => {
       address: '93.184.216.34',
       family: 4,
     });
-    expect((await lookupOnce(lookup, 'api.example.com', true)).address).toEqual([{ address: '93.184.216.34', family: 4 }]);
+    expect((await lookupOnce(lookup, 'api.example.com', true)).address).toEqual([
+      { address: '93.184.216.34', family: 4 },
+    ]);
   });
 
   it('refuses a name with any internal address, naming the host but not what it resolved to', async () => {
@@ -50,7 +52,9 @@ describe('createGuardedLookup', () => {
     const { error } = await lookupOnce(lookup, 'rebind.example.com', true);
     expect(error).toBeInstanceOf(OutboundRefusedError);
     expect(error).toMatchObject({ reason: 'private', address: '10.0.0.7' });
-    expect(error?.message).toBe('outbound request to "rebind.example.com" refused: not an allowed destination');
+    expect(error?.message).toBe(
+      'outbound request to "rebind.example.com" refused: not an allowed destination',
+    );
   });
 
   it('lets the allow-list through', async () => {
@@ -61,8 +65,12 @@ describe('createGuardedLookup', () => {
   it('refuses metadata names without resolving them, and passes DNS failures on', async () => {
     const resolve = resolver(answers);
     const lookup = createGuardedLookup(new OutboundPolicy('0.0.0.0/0'), resolve);
-    expect((await lookupOnce(lookup, 'metadata.google.internal', false)).error).toMatchObject({ reason: 'metadata_host' });
+    expect((await lookupOnce(lookup, 'metadata.google.internal', false)).error).toMatchObject({
+      reason: 'metadata_host',
+    });
     expect(resolve.calls).toEqual([]);
-    expect((await lookupOnce(lookup, 'missing.example.com', false)).error).toMatchObject({ code: 'ENOTFOUND' });
+    expect((await lookupOnce(lookup, 'missing.example.com', false)).error).toMatchObject({
+      code: 'ENOTFOUND',
+    });
   });
 });

@@ -2,7 +2,11 @@ import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'nod
 import type { OutboundPolicy } from './outbound-policy.js';
 import { OutboundRefusedError } from './outbound-refused.error.js';
 
-type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+type LookupCallback = (
+  error: NodeJS.ErrnoException | null,
+  address: string | LookupAddress[],
+  family?: number,
+) => void;
 
 /** `dns.lookup`'s shape, as `net.connect({ lookup })` calls it. */
 export type LookupFunction = (hostname: string, options: LookupOptions, callback: LookupCallback) => void;
@@ -22,7 +26,7 @@ export type ResolveAll = (
  */
 export function createGuardedLookup(
   policy: OutboundPolicy,
-  resolveAll: ResolveAll = dnsLookup as unknown as ResolveAll,
+  resolveAll: ResolveAll = dnsLookup,
 ): LookupFunction {
   return (hostname, options, callback) => {
     if (policy.isRefusedHostName(hostname)) {
@@ -33,7 +37,8 @@ export function createGuardedLookup(
       if (error) return callback(error, '');
       for (const { address } of addresses) {
         const verdict = policy.checkAddress(address);
-        if (!verdict.allowed) return callback(new OutboundRefusedError(hostname, verdict.category, address), '');
+        if (!verdict.allowed)
+          return callback(new OutboundRefusedError(hostname, verdict.category, address), '');
       }
       const first = addresses[0];
       if (options.all) callback(null, addresses);

@@ -9,4 +9,9 @@ export {
   createOutboundDispatcher,
   type OutboundDispatcherOptions,
 } from './outbound-dispatcher.js';
-export { checkedUrl, createOutboundFetch, type OutboundFetch, type OutboundFetchOptions } from './outbound-fetch.js';
+export {
+  checkedUrl,
+  createOutboundFetch,
+  type OutboundFetch,
+  type OutboundFetchOptions,
+} from './outbound-fetch.js';

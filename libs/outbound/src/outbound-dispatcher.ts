@@ -23,7 +23,7 @@ export function createGuardedConnector(
   const connect = buildConnector({
     ...options.connect,
     lookup: createGuardedLookup(policy, options.resolveAll),
-  } as buildConnector.BuildOptions);
+  });
   return (target, callback) => {
     const host = normalizeHostName(target.hostname);
     if (isIP(host) !== 0) {
@@ -41,7 +41,10 @@ export function createGuardedConnector(
  * An undici dispatcher for user-given URLs: pass it as `dispatcher` to undici's `request` or
  * `fetch`. Keep one per process (it pools connections per origin).
  */
-export function createOutboundDispatcher(policy: OutboundPolicy, options: OutboundDispatcherOptions = {}): Agent {
+export function createOutboundDispatcher(
+  policy: OutboundPolicy,
+  options: OutboundDispatcherOptions = {},
+): Agent {
   const { connect, resolveAll, ...agentOptions } = options;
   return new Agent({
     ...agentOptions,

@@ -9,7 +9,14 @@ const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
  * Headers that carry credentials, dropped when a redirect leaves the origin (the Fetch spec
  * drops only `authorization`; provider keys travel in the others).
  */
-const CREDENTIAL_HEADERS = ['authorization', 'proxy-authorization', 'cookie', 'x-api-key', 'api-key', 'x-goog-api-key'];
+const CREDENTIAL_HEADERS = [
+  'authorization',
+  'proxy-authorization',
+  'cookie',
+  'x-api-key',
+  'api-key',
+  'x-goog-api-key',
+];
 
 export interface OutboundFetchOptions {
   readonly policy: OutboundPolicy;
@@ -31,13 +38,16 @@ export type OutboundFetch = (url: string | URL, init?: RequestInit) => Promise<R
  */
 export function createOutboundFetch(options: OutboundFetchOptions): OutboundFetch {
   const maxRedirects = options.maxRedirects ?? 5;
-  const dropOnCrossOrigin = [...CREDENTIAL_HEADERS, ...(options.credentialHeaders ?? []).map((h) => h.toLowerCase())];
+  const dropOnCrossOrigin = [
+    ...CREDENTIAL_HEADERS,
+    ...(options.credentialHeaders ?? []).map((h) => h.toLowerCase()),
+  ];
 
   return async (input, init = {}) => {
     let url = checkedUrl(options.policy, input);
     let method = (init.method ?? 'GET').toUpperCase();
     let body = init.body;
-    const headers = new Headers(init.headers as ConstructorParameters<typeof Headers>[0]);
+    const headers = new Headers(init.headers);
     for (let hop = 0; ; hop++) {
       const response = await fetchOnce(url, {
         ...init,
@@ -53,10 +63,14 @@ export function createOutboundFetch(options: OutboundFetchOptions): OutboundFetc
       if (hop >= maxRedirects) throw new OutboundRefusedError(url.hostname, 'redirect_limit');
 
       const next = checkedUrl(options.policy, new URL(location, url));
-      if (response.status === 303 || ((response.status === 301 || response.status === 302) && method === 'POST')) {
+      if (
+        response.status === 303 ||
+        ((response.status === 301 || response.status === 302) && method === 'POST')
+      ) {
         method = method === 'HEAD' ? 'HEAD' : 'GET';
         body = null;
-        for (const name of ['content-type', 'content-length', 'content-encoding', 'content-language']) headers.delete(name);
+        for (const name of ['content-type', 'content-length', 'content-encoding', 'content-language'])
+          headers.delete(name);
       } else if (body != null && !isReplayable(body)) {
         throw new Error(`cannot follow a ${response.status} redirect with a streamed request body`);
       }
@@ -86,7 +100,8 @@ export function checkedUrl(policy: OutboundPolicy, input: string | URL): URL {
     // The text is not echoed: a malformed URL may still hold a key.
     throw new OutboundRefusedError('(invalid URL)', 'invalid_url');
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new OutboundRefusedError(url.host, 'scheme');
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new OutboundRefusedError(url.host, 'scheme');
   if (!url.hostname) throw new OutboundRefusedError(url.host, 'invalid_url');
   const host = normalizeHostName(url.hostname);
   if (policy.isRefusedHostName(host)) throw new OutboundRefusedError(url.hostname, 'metadata_host');
@@ -95,5 +110,10 @@ export function checkedUrl(policy: OutboundPolicy, input: string | URL): URL {
 }
 
 function isReplayable(body: NonNullable<RequestInit['body']>): boolean {
-  return typeof body === 'string' || body instanceof Uint8Array || body instanceof ArrayBuffer || body instanceof URLSearchParams;
+  return (
+    typeof body === 'string' ||
+    body instanceof Uint8Array ||
+    body instanceof ArrayBuffer ||
+    body instanceof URLSearchParams
+  );
 }

@@ -45,12 +45,17 @@ describe('OutboundPolicy', () => {
     expect(strict.checkAddress(address)).toEqual({ allowed: false, category });
   });
 
-  it.each(['8.8.8.8', '1.1.1.1', '172.32.0.1', '100.128.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8', '64:ff9b::8.8.8.8'])(
-    'allows the public address %s',
-    (address) => {
-      expect(strict.checkAddress(address)).toEqual({ allowed: true });
-    },
-  );
+  it.each([
+    '8.8.8.8',
+    '1.1.1.1',
+    '172.32.0.1',
+    '100.128.0.1',
+    '2606:4700:4700::1111',
+    '::ffff:8.8.8.8',
+    '64:ff9b::8.8.8.8',
+  ])('allows the public address %s', (address) => {
+    expect(strict.checkAddress(address)).toEqual({ allowed: true });
+  });
 
   it('allows what the allow-list names, in both address families and through IPv4-mapped IPv6', () => {
     const policy = new OutboundPolicy('127.0.0.0/8, fd00::/8 ,10.0.0.5');

@@ -1,4 +1,4 @@
-import ipaddr from 'ipaddr.js';
+import type ipaddr from 'ipaddr.js';
 import { embeddedIPv4, parseAddress, refusedCategory, type RefusedCategory } from './address-ranges.js';
 import { parseAllowCidrs, type AllowedCidr } from './allow-cidrs.js';
 import { OutboundRefusedError } from './outbound-refused.error.js';
@@ -16,8 +16,7 @@ const METADATA_HOSTS = new Set([
 ]);
 
 export type AddressVerdict =
-  | { readonly allowed: true }
-  | { readonly allowed: false; readonly category: RefusedCategory };
+  { readonly allowed: true } | { readonly allowed: false; readonly category: RefusedCategory };
 
 /**
  * Which destinations a user-given URL may reach: public unicast addresses, plus whatever the
@@ -31,8 +30,8 @@ export class OutboundPolicy {
   constructor(allowCidrs: string | readonly string[] | readonly AllowedCidr[] = []) {
     this.allowed =
       typeof allowCidrs === 'string' || allowCidrs.every((entry) => typeof entry === 'string')
-        ? parseAllowCidrs(allowCidrs as string | readonly string[])
-        : (allowCidrs as readonly AllowedCidr[]);
+        ? parseAllowCidrs(allowCidrs)
+        : allowCidrs;
   }
 
   /** The verdict on one IP address (as DNS returns it, or an IP literal from a URL). */
@@ -64,7 +63,10 @@ export class OutboundPolicy {
   }
 }
 
-function covers(range: readonly [ipaddr.IPv4 | ipaddr.IPv6, number], address: ipaddr.IPv4 | ipaddr.IPv6): boolean {
+function covers(
+  range: readonly [ipaddr.IPv4 | ipaddr.IPv6, number],
+  address: ipaddr.IPv4 | ipaddr.IPv6,
+): boolean {
   return range[0].kind() === address.kind() && address.match(range as [ipaddr.IPv4, number]);
 }
 

@@ -25,7 +25,12 @@ async function startServer(routes: (req: IncomingMessage, port: number) => [numb
     let body = '';
     req.on('data', (chunk: Buffer) => (body += chunk.toString()));
     req.on('end', () => {
-      seen.push({ method: req.method ?? '', url: req.url ?? '', authorization: req.headers.authorization, body });
+      seen.push({
+        method: req.method ?? '',
+        url: req.url ?? '',
+        authorization: req.headers.authorization,
+        body,
+      });
       const [status, headers] = routes(req, (server.address() as AddressInfo).port);
       res.writeHead(status, headers).end(status === 200 ? 'ok' : '');
     });
@@ -55,14 +60,19 @@ describe('createOutboundFetch', () => {
     const policy = new OutboundPolicy(allow);
     const dispatcher = createOutboundDispatcher(policy, { resolveAll });
     dispatchers.push(dispatcher);
-    return createOutboundFetch({ policy, dispatcher, ...(maxRedirects === undefined ? {} : { maxRedirects }) });
+    return createOutboundFetch({
+      policy,
+      dispatcher,
+      ...(maxRedirects === undefined ? {} : { maxRedirects }),
+    });
   }
 
   beforeAll(async () => {
     server = await startServer((req, port) => {
       const path = req.url ?? '/';
       if (path === '/to-metadata') return [302, { location: 'http://169.254.169.254/latest/meta-data/' }];
-      if (path === '/to-metadata-name') return [302, { location: 'http://metadata.google.internal/computeMetadata/v1/' }];
+      if (path === '/to-metadata-name')
+        return [302, { location: 'http://metadata.google.internal/computeMetadata/v1/' }];
       if (path === '/to-internal-name') return [302, { location: `http://internal.test:${port}/ok` }];
       if (path === '/to-file') return [302, { location: 'file:///etc/passwd' }];
       if (path === '/loop') return [302, { location: '/loop' }];
@@ -82,8 +92,12 @@ describe('createOutboundFetch', () => {
     const before = server.seen.length;
     const strict = guardedFetch('');
     await expect(strict(`http://127.0.0.1:${server.port}/ok`)).rejects.toMatchObject({ reason: 'loopback' });
-    await expect(strict(`http://provider.test:${server.port}/ok`)).rejects.toBeInstanceOf(OutboundRefusedError);
-    await expect(strict(`http://[::ffff:127.0.0.1]:${server.port}/ok`)).rejects.toMatchObject({ reason: 'loopback' });
+    await expect(strict(`http://provider.test:${server.port}/ok`)).rejects.toBeInstanceOf(
+      OutboundRefusedError,
+    );
+    await expect(strict(`http://[::ffff:127.0.0.1]:${server.port}/ok`)).rejects.toMatchObject({
+      reason: 'loopback',
+    });
     // The dispatcher alone guards undici's `request` too (the gateway's hot path uses it).
     const dispatcher = createOutboundDispatcher(new OutboundPolicy(), { resolveAll });
     dispatchers.push(dispatcher);
@@ -100,7 +114,9 @@ describe('createOutboundFetch', () => {
 
   it('re-checks every redirect: metadata address, metadata name, a name resolving internally, another scheme', async () => {
     const fetch = guardedFetch('127.0.0.1/32');
-    await expect(fetch(`http://127.0.0.1:${server.port}/to-metadata`)).rejects.toMatchObject({ reason: 'metadata' });
+    await expect(fetch(`http://127.0.0.1:${server.port}/to-metadata`)).rejects.toMatchObject({
+      reason: 'metadata',
+    });
     await expect(fetch(`http://127.0.0.1:${server.port}/to-metadata-name`)).rejects.toMatchObject({
       reason: 'metadata_host',
     });
@@ -109,7 +125,9 @@ describe('createOutboundFetch', () => {
       reason: 'loopback',
       address: '127.0.0.2',
     });
-    await expect(fetch(`http://127.0.0.1:${server.port}/to-file`)).rejects.toMatchObject({ reason: 'scheme' });
+    await expect(fetch(`http://127.0.0.1:${server.port}/to-file`)).rejects.toMatchObject({
+      reason: 'scheme',
+    });
     await expect(guardedFetch('127.0.0.1/32', 3)(`http://127.0.0.1:${server.port}/loop`)).rejects.toThrow(
       'too many redirects',
     );
@@ -126,7 +144,9 @@ describe('createOutboundFetch', () => {
     expect(kept.status).toBe(200);
     const changed = await fetch(`http://127.0.0.1:${server.port}/see-other`, { method: 'POST', body: 'x' });
     expect(changed.status).toBe(200);
-    expect(server.seen.map(({ method, url, body, authorization }) => ({ method, url, body, authorization }))).toEqual([
+    expect(
+      server.seen.map(({ method, url, body, authorization }) => ({ method, url, body, authorization })),
+    ).toEqual([
       { method: 'POST', url: '/same-origin', body: '{"a":1}', authorization: 'Bearer same-origin-key' },
       { method: 'POST', url: '/ok', body: '{"a":1}', authorization: 'Bearer same-origin-key' },
       { method: 'POST', url: '/see-other', body: 'x', authorization: undefined },

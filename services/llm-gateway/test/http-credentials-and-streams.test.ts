@@ -29,7 +29,10 @@ describe('llm-gateway HTTP: cached credentials, secrets out of logs, keepalives'
     fake.setDefaultReply({ text: 'ok' });
     cast = await startGatewayCast({
       captureLogs: true,
-      gatewayEnv: { FLOWMESH_GATEWAY_SSE_KEEPALIVE_MS: String(KEEPALIVE_MS), FLOWMESH_GATEWAY_CREDENTIALS_TTL_MS: '600000' },
+      gatewayEnv: {
+        FLOWMESH_GATEWAY_SSE_KEEPALIVE_MS: String(KEEPALIVE_MS),
+        FLOWMESH_GATEWAY_CREDENTIALS_TTL_MS: '600000',
+      },
     });
     const conn = cast.registry.conn;
     conn.nc.subscribe(conn.space.subject('registry.resource.get_value_interpolated'), {
@@ -55,8 +58,17 @@ describe('llm-gateway HTTP: cached credentials, secrets out of logs, keepalives'
 
     // The resource now points at another secret: a resource change event.
     const inMain = { actor: cast.admin, workspace: WORKSPACE };
-    await cast.items.createVariable({ ...inMain, path: 'f/ai/rotating_key2', value: SECOND_KEY, is_secret: true });
-    await cast.items.updateResourceValue({ ...inMain, path: 'f/ai/rotating', value: { base_url: `${fake.url}/v1`, api_key: '$var:f/ai/rotating_key2' } });
+    await cast.items.createVariable({
+      ...inMain,
+      path: 'f/ai/rotating_key2',
+      value: SECOND_KEY,
+      is_secret: true,
+    });
+    await cast.items.updateResourceValue({
+      ...inMain,
+      path: 'f/ai/rotating',
+      value: { base_url: `${fake.url}/v1`, api_key: '$var:f/ai/rotating_key2' },
+    });
     await waitFor(async () => (await ask(), keyOfLastCall() === `Bearer ${SECOND_KEY}`), {
       description: 'a call with the key of the updated resource',
     });
@@ -73,13 +85,21 @@ describe('llm-gateway HTTP: cached credentials, secrets out of logs, keepalives'
     const controller = new AbortController();
     const response = await fetch(`${cast.gateway.url}/v1/chat/completions`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${cast.reader.token}`, 'content-type': 'application/json', ...cast.headers('f/ai/rotating') },
-      body: JSON.stringify({ model: 'gpt-4o-mini', stream: true, messages: [{ role: 'user', content: 'think slowly' }] }),
+      headers: {
+        authorization: `Bearer ${cast.reader.token}`,
+        'content-type': 'application/json',
+        ...cast.headers('f/ai/rotating'),
+      },
+      body: JSON.stringify({
+        model: 'gpt-4o-mini',
+        stream: true,
+        messages: [{ role: 'user', content: 'think slowly' }],
+      }),
       signal: controller.signal,
     });
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toContain('text/event-stream');
-    const reader = response.body!.getReader();
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
     const decoder = new TextDecoder();
     let received = '';
     try {
@@ -93,13 +113,24 @@ describe('llm-gateway HTTP: cached credentials, secrets out of logs, keepalives'
     } finally {
       controller.abort();
     }
-    expect(received).toMatch(/^(: keepalive\n\n)*data: \{.*"chat\.completion\.chunk".*\n\n(: keepalive\n\n){2}$/s);
-    await waitFor(() => fake.chatRequests().at(-1)?.aborted, { description: 'the upstream call to be aborted' });
+    expect(received).toMatch(
+      /^(: keepalive\n\n)*data: \{.*"chat\.completion\.chunk".*\n\n(: keepalive\n\n){2}$/s,
+    );
+    await waitFor(() => fake.chatRequests().at(-1)?.aborted, {
+      description: 'the upstream call to be aborted',
+    });
   });
 
   it('never writes a secret or a caller token to either service log', async () => {
     // A failing call too: the provider quotes part of the key back in its error.
-    fake.reply({ error: { status: 401, message: `Incorrect API key provided: ${THIRD_KEY}.`, type: 'invalid_request_error', code: 'invalid_api_key' } });
+    fake.reply({
+      error: {
+        status: 401,
+        message: `Incorrect API key provided: ${THIRD_KEY}.`,
+        type: 'invalid_request_error',
+        code: 'invalid_api_key',
+      },
+    });
     const failure = await ask().catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(OpenAI.AuthenticationError);
     expect((failure as Error).message).not.toContain(THIRD_KEY);

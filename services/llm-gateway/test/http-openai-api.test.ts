@@ -19,7 +19,12 @@ describe('llm-gateway HTTP: OpenAI API with an OpenAI-compatible provider behind
   let fake: FakeOpenAI;
 
   const client = (token: string, resource = 'f/ai/openai') =>
-    new OpenAI({ apiKey: token, baseURL: `${cast.gateway.url}/v1`, defaultHeaders: cast.headers(resource), maxRetries: 0 });
+    new OpenAI({
+      apiKey: token,
+      baseURL: `${cast.gateway.url}/v1`,
+      defaultHeaders: cast.headers(resource),
+      maxRetries: 0,
+    });
 
   beforeAll(async () => {
     fake = await startFakeOpenAI({ apiKey: SECRET });
@@ -97,11 +102,17 @@ describe('llm-gateway HTTP: OpenAI API with an OpenAI-compatible provider behind
       messages: [{ role: 'user', content: 'Weather in Paris as JSON' }],
       response_format: {
         type: 'json_schema',
-        json_schema: { name: 'weather', strict: true, schema: { type: 'object', properties: { city: { type: 'string' } } } },
+        json_schema: {
+          name: 'weather',
+          strict: true,
+          schema: { type: 'object', properties: { city: { type: 'string' } } },
+        },
       },
     });
     expect(completion.choices[0]?.message.content).toBe('{"city":"Paris","temp":12}');
-    expect(fake.lastRequest().body).toMatchObject({ response_format: { type: 'json_schema', json_schema: { name: 'weather' } } });
+    expect(fake.lastRequest().body).toMatchObject({
+      response_format: { type: 'json_schema', json_schema: { name: 'weather' } },
+    });
 
     const dataSource = cast.gateway.running.app.get(DataSource);
     const rows = await waitFor(
@@ -134,7 +145,10 @@ describe('llm-gateway HTTP: OpenAI API with an OpenAI-compatible provider behind
   it('lists models and computes embeddings through the provider', async () => {
     const models = await client(cast.reader.token).models.list();
     expect(models.data.map((model) => model.id)).toContain('gpt-4o-mini');
-    const embeddings = await client(cast.reader.token).embeddings.create({ model: 'text-embedding-3-small', input: ['a', 'b'] });
+    const embeddings = await client(cast.reader.token).embeddings.create({
+      model: 'text-embedding-3-small',
+      input: ['a', 'b'],
+    });
     expect(embeddings.data).toHaveLength(2);
     expect(embeddings.data[0]?.embedding.length).toBeGreaterThan(0);
   });
@@ -148,7 +162,11 @@ describe('llm-gateway HTTP: OpenAI API with an OpenAI-compatible provider behind
     const hidden = await ask(client(cast.stranger.token)).catch((error: unknown) => error);
     expect(hidden).toBeInstanceOf(OpenAI.NotFoundError);
     expect((hidden as InstanceType<typeof OpenAI.NotFoundError>).message).not.toContain(SECRET);
-    const noHeader = new OpenAI({ apiKey: cast.reader.token, baseURL: `${cast.gateway.url}/v1`, maxRetries: 0 });
+    const noHeader = new OpenAI({
+      apiKey: cast.reader.token,
+      baseURL: `${cast.gateway.url}/v1`,
+      maxRetries: 0,
+    });
     await expect(ask(noHeader)).rejects.toBeInstanceOf(OpenAI.BadRequestError);
     const response = await fetch(`${cast.gateway.url}/v1/chat/completions`, {
       method: 'POST',
@@ -156,12 +174,22 @@ describe('llm-gateway HTTP: OpenAI API with an OpenAI-compatible provider behind
       body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }),
     });
     expect(response.status).toBe(401);
-    expect(await response.json()).toMatchObject({ error: { type: 'authentication_error', code: 'invalid_api_key' } });
+    expect(await response.json()).toMatchObject({
+      error: { type: 'authentication_error', code: 'invalid_api_key' },
+    });
     expect(fake.requests.length).toBe(before);
   });
 
   it('maps a provider error to its OpenAI status without the provider quoting the key back', async () => {
-    fake.reply({ error: { status: 429, message: 'Rate limit reached', type: 'requests', code: 'rate_limit_exceeded', headers: { 'retry-after': '7' } } });
+    fake.reply({
+      error: {
+        status: 429,
+        message: 'Rate limit reached',
+        type: 'requests',
+        code: 'rate_limit_exceeded',
+        headers: { 'retry-after': '7' },
+      },
+    });
     const error = await client(cast.reader.token)
       .chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] })
       .catch((caught: unknown) => caught);

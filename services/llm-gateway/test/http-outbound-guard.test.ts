@@ -10,8 +10,13 @@ describe('llm-gateway HTTP: the SSRF guard on provider base URLs, with no allow-
   let fake: FakeOpenAI;
 
   const ask = (resource: string) =>
-    new OpenAI({ apiKey: cast.reader.token, baseURL: `${cast.gateway.url}/v1`, defaultHeaders: cast.headers(resource), maxRetries: 0 })
-      .chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] })
+    new OpenAI({
+      apiKey: cast.reader.token,
+      baseURL: `${cast.gateway.url}/v1`,
+      defaultHeaders: cast.headers(resource),
+      maxRetries: 0,
+    }).chat.completions
+      .create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] })
       .catch((error: unknown) => error);
 
   beforeAll(async () => {
@@ -21,10 +26,30 @@ describe('llm-gateway HTTP: the SSRF guard on provider base URLs, with no allow-
     cast = await startGatewayCast({ gatewayEnv: { FLOWMESH_OUTBOUND_ALLOW_CIDRS: '' } });
     const port = new URL(fake.url).port;
     await cast.providerResource('f/ai/loopback', 'customai', { base_url: `${fake.url}/v1` }, KEY);
-    await cast.providerResource('f/ai/localhost', 'customai', { base_url: `http://localhost:${port}/v1` }, KEY);
-    await cast.providerResource('f/ai/mapped', 'customai', { base_url: `http://[::ffff:127.0.0.1]:${port}/v1` }, KEY);
-    await cast.providerResource('f/ai/metadata', 'openai', { base_url: 'http://169.254.169.254/latest' }, KEY);
-    await cast.providerResource('f/ai/metadata-name', 'openai', { base_url: 'http://metadata.google.internal/v1' }, KEY);
+    await cast.providerResource(
+      'f/ai/localhost',
+      'customai',
+      { base_url: `http://localhost:${port}/v1` },
+      KEY,
+    );
+    await cast.providerResource(
+      'f/ai/mapped',
+      'customai',
+      { base_url: `http://[::ffff:127.0.0.1]:${port}/v1` },
+      KEY,
+    );
+    await cast.providerResource(
+      'f/ai/metadata',
+      'openai',
+      { base_url: 'http://169.254.169.254/latest' },
+      KEY,
+    );
+    await cast.providerResource(
+      'f/ai/metadata-name',
+      'openai',
+      { base_url: 'http://metadata.google.internal/v1' },
+      KEY,
+    );
   });
 
   afterAll(async () => {

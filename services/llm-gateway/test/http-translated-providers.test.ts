@@ -47,7 +47,11 @@ async function collect(stream: AsyncIterable<OpenAI.ChatCompletionChunk>): Promi
       }
     }
   }
-  return { calls: [...calls.entries()].sort(([a], [b]) => a - b).map(([, call]) => call), finish, ...(usage ? { usage } : {}) };
+  return {
+    calls: [...calls.entries()].sort(([a], [b]) => a - b).map(([, call]) => call),
+    finish,
+    ...(usage ? { usage } : {}),
+  };
 }
 
 describe('llm-gateway HTTP: the OpenAI SDK against Anthropic, Gemini and Bedrock, and the Anthropic SDK through the workspace proxy', () => {
@@ -57,7 +61,12 @@ describe('llm-gateway HTTP: the OpenAI SDK against Anthropic, Gemini and Bedrock
   let bedrock: FakeBedrock;
 
   const openai = (resource: string) =>
-    new OpenAI({ apiKey: cast.reader.token, baseURL: `${cast.gateway.url}/v1`, defaultHeaders: cast.headers(resource), maxRetries: 0 });
+    new OpenAI({
+      apiKey: cast.reader.token,
+      baseURL: `${cast.gateway.url}/v1`,
+      defaultHeaders: cast.headers(resource),
+      maxRetries: 0,
+    });
 
   const streamWeather = (resource: string, model: string) =>
     openai(resource).chat.completions.create({
@@ -74,7 +83,9 @@ describe('llm-gateway HTTP: the OpenAI SDK against Anthropic, Gemini and Bedrock
       startFakeGemini({ apiKey: GEMINI_KEY }),
       startFakeBedrock({ bearerToken: BEDROCK_KEY, region: 'us-east-1' }),
     ]);
-    cast = await startGatewayCast({ gatewayEnv: { FLOWMESH_GATEWAY_EXTRA_HEADERS: '{"x-team":"platform"}' } });
+    cast = await startGatewayCast({
+      gatewayEnv: { FLOWMESH_GATEWAY_EXTRA_HEADERS: '{"x-team":"platform"}' },
+    });
     await cast.providerResource('f/ai/claude', 'anthropic', { base_url: anthropic.url }, ANTHROPIC_KEY);
     await cast.providerResource(
       'f/ai/gemini',
@@ -82,7 +93,12 @@ describe('llm-gateway HTTP: the OpenAI SDK against Anthropic, Gemini and Bedrock
       { base_url: `${gemini.url}/v1beta`, custom_headers: { 'x-resource': 'gemini' } },
       GEMINI_KEY,
     );
-    await cast.providerResource('f/ai/bedrock', 'aws_bedrock', { base_url: bedrock.url, region: 'us-east-1' }, BEDROCK_KEY);
+    await cast.providerResource(
+      'f/ai/bedrock',
+      'aws_bedrock',
+      { base_url: bedrock.url, region: 'us-east-1' },
+      BEDROCK_KEY,
+    );
   });
 
   afterAll(async () => {
@@ -101,17 +117,27 @@ describe('llm-gateway HTTP: the OpenAI SDK against Anthropic, Gemini and Bedrock
       usage: { input_tokens: 400, output_tokens: 60, cache_read_input_tokens: 1800 },
     });
     const answer = await collect(await streamWeather('f/ai/claude', 'claude-sonnet-4-5'));
-    expect(answer.calls.map((call) => ({ ...call, arguments: JSON.parse(call.arguments) as unknown }))).toEqual([
+    expect(
+      answer.calls.map((call) => ({ ...call, arguments: JSON.parse(call.arguments) as unknown })),
+    ).toEqual([
       { id: 'toolu_paris', name: 'get_weather', arguments: { city: 'Paris' } },
       { id: 'toolu_tokyo', name: 'get_weather', arguments: { city: 'Tokyo' } },
     ]);
     expect(answer.finish).toBe('tool_calls');
-    expect(answer.usage).toMatchObject({ prompt_tokens: 2200, completion_tokens: 60, prompt_tokens_details: { cached_tokens: 1800 } });
+    expect(answer.usage).toMatchObject({
+      prompt_tokens: 2200,
+      completion_tokens: 60,
+      prompt_tokens_details: { cached_tokens: 1800 },
+    });
     const sent = anthropic.lastRequest();
     expect(sent.path).toBe('/v1/messages');
     expect(sent.headers['x-api-key'] ?? sent.headers.authorization).toContain(ANTHROPIC_KEY);
     expect(sent.headers['x-team']).toBe('platform');
-    expect(sent.body).toMatchObject({ model: 'claude-sonnet-4-5', stream: true, tools: [{ name: 'get_weather' }] });
+    expect(sent.body).toMatchObject({
+      model: 'claude-sonnet-4-5',
+      stream: true,
+      tools: [{ name: 'get_weather' }],
+    });
   });
 
   it('Gemini: whole function calls become OpenAI tool-call chunks, configured and resource headers included', async () => {
@@ -124,7 +150,9 @@ describe('llm-gateway HTTP: the OpenAI SDK against Anthropic, Gemini and Bedrock
       usage: { promptTokenCount: 12, candidatesTokenCount: 8 },
     });
     const answer = await collect(await streamWeather('f/ai/gemini', 'gemini-2.5-flash'));
-    expect(answer.calls.map((call) => ({ name: call.name, arguments: JSON.parse(call.arguments) as unknown }))).toEqual([
+    expect(
+      answer.calls.map((call) => ({ name: call.name, arguments: JSON.parse(call.arguments) as unknown })),
+    ).toEqual([
       { name: 'get_weather', arguments: { city: 'Paris' } },
       { name: 'get_weather', arguments: { city: 'Tokyo' } },
     ]);
@@ -148,8 +176,12 @@ describe('llm-gateway HTTP: the OpenAI SDK against Anthropic, Gemini and Bedrock
       stopReason: 'tool_use',
       usage: { inputTokens: 412, outputTokens: 38 },
     });
-    const answer = await collect(await streamWeather('f/ai/bedrock', 'anthropic.claude-3-5-sonnet-20240620-v1:0'));
-    expect(answer.calls.map((call) => ({ ...call, arguments: JSON.parse(call.arguments) as unknown }))).toEqual([
+    const answer = await collect(
+      await streamWeather('f/ai/bedrock', 'anthropic.claude-3-5-sonnet-20240620-v1:0'),
+    );
+    expect(
+      answer.calls.map((call) => ({ ...call, arguments: JSON.parse(call.arguments) as unknown })),
+    ).toEqual([
       { id: 'tooluse_paris', name: 'get_weather', arguments: { city: 'Paris' } },
       { id: 'tooluse_tokyo', name: 'get_weather', arguments: { city: 'Tokyo' } },
     ]);
@@ -161,7 +193,11 @@ describe('llm-gateway HTTP: the OpenAI SDK against Anthropic, Gemini and Bedrock
   });
 
   it('answers a non-streaming completion from Anthropic in the chat.completion shape', async () => {
-    anthropic.reply({ content: [{ type: 'text', text: 'Bonjour.' }], stop_reason: 'end_turn', usage: { input_tokens: 5, output_tokens: 2 } });
+    anthropic.reply({
+      content: [{ type: 'text', text: 'Bonjour.' }],
+      stop_reason: 'end_turn',
+      usage: { input_tokens: 5, output_tokens: 2 },
+    });
     const completion = await openai('f/ai/claude').chat.completions.create({
       model: 'claude-sonnet-4-5',
       messages: [
@@ -171,9 +207,15 @@ describe('llm-gateway HTTP: the OpenAI SDK against Anthropic, Gemini and Bedrock
       max_tokens: 100,
     });
     expect(completion.object).toBe('chat.completion');
-    expect(completion.choices[0]).toMatchObject({ message: { role: 'assistant', content: 'Bonjour.' }, finish_reason: 'stop' });
+    expect(completion.choices[0]).toMatchObject({
+      message: { role: 'assistant', content: 'Bonjour.' },
+      finish_reason: 'stop',
+    });
     expect(completion.usage).toMatchObject({ prompt_tokens: 5, completion_tokens: 2, total_tokens: 7 });
-    expect(anthropic.lastRequest().body).toMatchObject({ system: expect.anything() as unknown, max_tokens: 100 });
+    expect(anthropic.lastRequest().body).toMatchObject({
+      system: expect.anything() as unknown,
+      max_tokens: 100,
+    });
   });
 
   it('the Anthropic SDK works unchanged through the workspace proxy, streaming and not', async () => {
@@ -183,10 +225,20 @@ describe('llm-gateway HTTP: the OpenAI SDK against Anthropic, Gemini and Bedrock
       defaultHeaders: { 'x-flowmesh-provider-resource': 'f/ai/claude' },
       maxRetries: 0,
     });
-    anthropic.reply({ content: [{ type: 'text', text: 'Hi there.' }], stop_reason: 'end_turn', usage: { input_tokens: 3, output_tokens: 3 } });
-    const message = await sdk.messages.create({ model: 'claude-sonnet-4-5', max_tokens: 64, messages: [{ role: 'user', content: 'Hi' }] });
+    anthropic.reply({
+      content: [{ type: 'text', text: 'Hi there.' }],
+      stop_reason: 'end_turn',
+      usage: { input_tokens: 3, output_tokens: 3 },
+    });
+    const message = await sdk.messages.create({
+      model: 'claude-sonnet-4-5',
+      max_tokens: 64,
+      messages: [{ role: 'user', content: 'Hi' }],
+    });
     expect(message.content).toEqual([expect.objectContaining({ type: 'text', text: 'Hi there.' })]);
-    expect(anthropic.lastRequest().headers['x-api-key'] ?? anthropic.lastRequest().headers.authorization).toContain(ANTHROPIC_KEY);
+    expect(
+      anthropic.lastRequest().headers['x-api-key'] ?? anthropic.lastRequest().headers.authorization,
+    ).toContain(ANTHROPIC_KEY);
 
     anthropic.reply({
       content: [{ type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: { city: 'Paris' } }],
@@ -197,10 +249,19 @@ describe('llm-gateway HTTP: the OpenAI SDK against Anthropic, Gemini and Bedrock
       model: 'claude-sonnet-4-5',
       max_tokens: 64,
       messages: [{ role: 'user', content: 'Weather in Paris?' }],
-      tools: [{ name: 'get_weather', input_schema: { type: 'object', properties: { city: { type: 'string' } } } }],
+      tools: [
+        { name: 'get_weather', input_schema: { type: 'object', properties: { city: { type: 'string' } } } },
+      ],
     });
     const final = await stream.finalMessage();
     expect(final.stop_reason).toBe('tool_use');
-    expect(final.content).toEqual([expect.objectContaining({ type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: { city: 'Paris' } })]);
+    expect(final.content).toEqual([
+      expect.objectContaining({
+        type: 'tool_use',
+        id: 'toolu_1',
+        name: 'get_weather',
+        input: { city: 'Paris' },
+      }),
+    ]);
   });
 });

@@ -1,5 +1,12 @@
 import { createOpenAI } from '@ai-sdk/openai';
-import { startFakeBedrock, startFakeGemini, startFakeOpenAI, type FakeBedrock, type FakeGemini, type FakeOpenAI } from '@flowmesh/testing';
+import {
+  startFakeBedrock,
+  startFakeGemini,
+  startFakeOpenAI,
+  type FakeBedrock,
+  type FakeGemini,
+  type FakeOpenAI,
+} from '@flowmesh/testing';
 import { jsonSchema, streamText, tool } from 'ai';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -32,7 +39,12 @@ describe('llm-gateway HTTP: the workspace proxy in each execution mode, and the 
     cast = await startGatewayCast();
     await cast.providerResource('f/ai/openai', 'openai', { base_url: `${openaiFake.url}/v1` }, OPENAI_KEY);
     await cast.providerResource('f/ai/gemini', 'googleai', { base_url: `${gemini.url}/v1beta` }, GEMINI_KEY);
-    await cast.providerResource('f/ai/bedrock', 'aws_bedrock', { base_url: bedrock.url, region: 'us-east-1' }, BEDROCK_KEY);
+    await cast.providerResource(
+      'f/ai/bedrock',
+      'aws_bedrock',
+      { base_url: bedrock.url, region: 'us-east-1' },
+      BEDROCK_KEY,
+    );
   });
 
   afterAll(async () => {
@@ -40,7 +52,7 @@ describe('llm-gateway HTTP: the workspace proxy in each execution mode, and the 
     await Promise.all([openaiFake?.close(), gemini?.close(), bedrock?.close()]);
   });
 
-  it('forwards an OpenAI-shaped request to an OpenAI-compatible provider as sent, with the gateway\'s auth', async () => {
+  it("forwards an OpenAI-shaped request to an OpenAI-compatible provider as sent, with the gateway's auth", async () => {
     openaiFake.reply({ text: 'forwarded' });
     const completion = await proxyClient('f/ai/openai').chat.completions.create({
       model: 'gpt-4o-mini',
@@ -63,18 +75,34 @@ describe('llm-gateway HTTP: the workspace proxy in each execution mode, and the 
         'content-type': 'application/json',
         'x-flowmesh-provider-resource': 'f/ai/openai',
       },
-      body: JSON.stringify({ model: 'gpt-4o-mini', prompt: 'def one():\n    ', suffix: '\n', max_tokens: 16 }),
+      body: JSON.stringify({
+        model: 'gpt-4o-mini',
+        prompt: 'def one():\n    ',
+        suffix: '\n',
+        max_tokens: 16,
+      }),
     });
     expect(response.status).toBe(200);
-    expect(await response.json()).toMatchObject({ object: 'chat.completion', choices: [{ message: { content: 'return 1' } }] });
+    expect(await response.json()).toMatchObject({
+      object: 'chat.completion',
+      choices: [{ message: { content: 'return 1' } }],
+    });
     const sent = openaiFake.lastRequest();
     expect(sent.path).toBe('/v1/chat/completions');
-    expect(sent.body).toMatchObject({ model: 'gpt-4o-mini', max_tokens: 16, messages: [{ role: 'system' }, { role: 'user' }] });
+    expect(sent.body).toMatchObject({
+      model: 'gpt-4o-mini',
+      max_tokens: 16,
+      messages: [{ role: 'system' }, { role: 'user' }],
+    });
     expect(JSON.stringify(sent.body)).toContain('def one():');
   });
 
-  it('answers Google AI in OpenAI\'s shape (translated both ways), model list included', async () => {
-    gemini.reply({ parts: [{ text: 'Bonjour' }], finishReason: 'STOP', usage: { promptTokenCount: 4, candidatesTokenCount: 2 } });
+  it("answers Google AI in OpenAI's shape (translated both ways), model list included", async () => {
+    gemini.reply({
+      parts: [{ text: 'Bonjour' }],
+      finishReason: 'STOP',
+      usage: { promptTokenCount: 4, candidatesTokenCount: 2 },
+    });
     const completion = await proxyClient('f/ai/gemini').chat.completions.create({
       model: 'gemini-2.5-flash',
       messages: [{ role: 'user', content: 'Hello in French' }],
@@ -85,8 +113,12 @@ describe('llm-gateway HTTP: the workspace proxy in each execution mode, and the 
     expect(gemini.lastRequest().headers['x-goog-api-key']).toBe(GEMINI_KEY);
   });
 
-  it('answers Bedrock in OpenAI\'s shape through the SDK, streaming', async () => {
-    bedrock.reply({ content: [{ text: 'Hello from Bedrock' }], stopReason: 'end_turn', usage: { inputTokens: 5, outputTokens: 4 } });
+  it("answers Bedrock in OpenAI's shape through the SDK, streaming", async () => {
+    bedrock.reply({
+      content: [{ text: 'Hello from Bedrock' }],
+      stopReason: 'end_turn',
+      usage: { inputTokens: 5, outputTokens: 4 },
+    });
     const stream = await proxyClient('f/ai/bedrock').chat.completions.create({
       model: 'anthropic.claude-3-5-sonnet-20240620-v1:0',
       messages: [{ role: 'user', content: 'Hello' }],
@@ -115,12 +147,18 @@ describe('llm-gateway HTTP: the workspace proxy in each execution mode, and the 
       tools: {
         get_weather: tool({
           description: 'Get weather',
-          inputSchema: jsonSchema<{ city: string }>({ type: 'object', properties: { city: { type: 'string' } }, required: ['city'] }),
+          inputSchema: jsonSchema<{ city: string }>({
+            type: 'object',
+            properties: { city: { type: 'string' } },
+            required: ['city'],
+          }),
         }),
       },
     });
     const calls = await result.toolCalls;
-    expect(calls.map((call) => ({ name: call.toolName, input: call.input }))).toEqual([{ name: 'get_weather', input: { city: 'Paris' } }]);
+    expect(calls.map((call) => ({ name: call.toolName, input: call.input }))).toEqual([
+      { name: 'get_weather', input: { city: 'Paris' } },
+    ]);
     expect(await result.finishReason).toBe('tool-calls');
   });
 });

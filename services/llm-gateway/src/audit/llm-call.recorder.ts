@@ -73,7 +73,14 @@ export class LlmCall {
     if (this.done) return;
     this.done = true;
     this.span.end(outcome);
-    this.write('ok', outcome.httpStatus, undefined, outcome.usage, outcome.responseModel, outcome.responseBody);
+    this.write(
+      'ok',
+      outcome.httpStatus,
+      undefined,
+      outcome.usage,
+      outcome.responseModel,
+      outcome.responseBody,
+    );
   }
 
   fail(failure: LlmCallFailure): void {
@@ -124,5 +131,5 @@ export class LlmCall {
 /** A body as a jsonb column takes it: objects as they are, text wrapped, nothing as null. */
 function asJsonb(body: unknown): object | null {
   if (body === undefined || body === null) return null;
-  return typeof body === 'object' ? body : { text: String(body) };
+  return typeof body === 'object' ? body : { text: typeof body === 'string' ? body : JSON.stringify(body) };
 }

@@ -5,7 +5,10 @@ import { Payload } from '@nestjs/microservices';
 import { RegistryCredentialsResolver } from './registry-credentials.resolver.js';
 
 /** The gateway's durables on the registry's item events (one per filter subject). */
-const durable = (event: string) => ({ durable: `llm-gateway-credentials-${event}`, deliverPolicy: 'new' as const });
+const durable = (event: string) => ({
+  durable: `llm-gateway-credentials-${event}`,
+  deliverPolicy: 'new' as const,
+});
 
 /** The events after which cached credentials may be wrong. */
 const INVALIDATING_EVENTS = [

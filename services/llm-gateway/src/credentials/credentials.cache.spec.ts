@@ -12,7 +12,7 @@ describe('CredentialsCache', () => {
     let now = 0;
     const cache = new CredentialsCache<string>({ ttlMs: 1000, maxEntries: 10, now: () => now });
     let calls = 0;
-    const resolve = async () => `v${++calls}`;
+    const resolve = () => Promise.resolve(`v${++calls}`);
     expect(await cache.get('main', 'f/ai/openai', 'token-a', resolve)).toBe('v1');
     expect(await cache.get('main', 'f/ai/openai', 'token-a', resolve)).toBe('v1');
     expect(await cache.get('main', 'f/ai/openai', 'token-b', resolve)).toBe('v2');
@@ -32,21 +32,23 @@ describe('CredentialsCache', () => {
     gate.resolve('v');
     expect(await both).toEqual(['v', 'v']);
     expect(calls).toBe(1);
-    await expect(cache.get('main', 'q', 't', () => Promise.reject(new Error('denied')))).rejects.toThrow('denied');
-    expect(await cache.get('main', 'q', 't', async () => 'later')).toBe('later');
+    await expect(cache.get('main', 'q', 't', () => Promise.reject(new Error('denied')))).rejects.toThrow(
+      'denied',
+    );
+    expect(await cache.get('main', 'q', 't', () => Promise.resolve('later'))).toBe('later');
   });
 
   it('drops every caller of a resource, or of a workspace, on invalidation', async () => {
     const cache = new CredentialsCache<string>({ ttlMs: 60_000, maxEntries: 10 });
-    await cache.get('main', 'a', 't1', async () => 'a1');
-    await cache.get('main', 'a', 't2', async () => 'a2');
-    await cache.get('main', 'b', 't1', async () => 'b1');
-    await cache.get('other', 'a', 't1', async () => 'o1');
+    await cache.get('main', 'a', 't1', () => Promise.resolve('a1'));
+    await cache.get('main', 'a', 't2', () => Promise.resolve('a2'));
+    await cache.get('main', 'b', 't1', () => Promise.resolve('b1'));
+    await cache.get('other', 'a', 't1', () => Promise.resolve('o1'));
     expect(cache.invalidateResource('main', 'a')).toBe(2);
-    expect(await cache.get('main', 'a', 't1', async () => 'a1-new')).toBe('a1-new');
-    expect(await cache.get('main', 'b', 't1', async () => 'unused')).toBe('b1');
+    expect(await cache.get('main', 'a', 't1', () => Promise.resolve('a1-new'))).toBe('a1-new');
+    expect(await cache.get('main', 'b', 't1', () => Promise.resolve('unused'))).toBe('b1');
     expect(cache.invalidateWorkspace('main')).toBe(2);
-    expect(await cache.get('other', 'a', 't1', async () => 'unused')).toBe('o1');
+    expect(await cache.get('other', 'a', 't1', () => Promise.resolve('unused'))).toBe('o1');
   });
 
   it('does not store a value resolved before an invalidation that landed meanwhile', async () => {
@@ -56,22 +58,22 @@ describe('CredentialsCache', () => {
     cache.invalidateResource('main', 'a');
     old.resolve('stale');
     expect(await pending).toBe('stale');
-    expect(await cache.get('main', 'a', 't', async () => 'fresh')).toBe('fresh');
+    expect(await cache.get('main', 'a', 't', () => Promise.resolve('fresh'))).toBe('fresh');
 
     const beforeWorkspaceDrop = deferred<string>();
     const second = cache.get('main', 'c', 't', () => beforeWorkspaceDrop.promise);
     cache.invalidateWorkspace('main');
     beforeWorkspaceDrop.resolve('stale');
     await second;
-    expect(await cache.get('main', 'c', 't', async () => 'fresh')).toBe('fresh');
+    expect(await cache.get('main', 'c', 't', () => Promise.resolve('fresh'))).toBe('fresh');
   });
 
   it('keeps at most maxEntries, dropping the oldest', async () => {
     const cache = new CredentialsCache<string>({ ttlMs: 60_000, maxEntries: 2 });
-    await cache.get('w', 'a', 't', async () => 'a');
-    await cache.get('w', 'b', 't', async () => 'b');
-    await cache.get('w', 'c', 't', async () => 'c');
+    await cache.get('w', 'a', 't', () => Promise.resolve('a'));
+    await cache.get('w', 'b', 't', () => Promise.resolve('b'));
+    await cache.get('w', 'c', 't', () => Promise.resolve('c'));
     expect(cache.size).toBe(2);
-    expect(await cache.get('w', 'a', 't', async () => 'a-again')).toBe('a-again');
+    expect(await cache.get('w', 'a', 't', () => Promise.resolve('a-again'))).toBe('a-again');
   });
 });

@@ -57,7 +57,8 @@ export class CredentialsCache<T> {
     const resolution = resolve().then(
       (value) => {
         this.inflight.delete(key);
-        if (this.generationOf(scope, workspace) === generation) this.store(key, { value, scope, workspace, expiresAt: this.now() + this.options.ttlMs });
+        if (this.generationOf(scope, workspace) === generation)
+          this.store(key, { value, scope, workspace, expiresAt: this.now() + this.options.ttlMs });
         return value;
       },
       (error: unknown) => {

@@ -1,5 +1,5 @@
 import { settings } from '@flowmesh/bootstrap';
-import { z } from 'zod';
+import { type z } from 'zod';
 
 export interface CredentialsConfig {
   /** How long resolved credentials are reused before the registry is asked again. */

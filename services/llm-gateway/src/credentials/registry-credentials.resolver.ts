@@ -51,7 +51,9 @@ export class RegistryCredentialsResolver extends CredentialsResolver {
 
   /** Credentials and caller identity; `kind` (when given) must be the resource's own type. */
   async resolveProvider(query: CredentialsQuery): Promise<ResolvedProvider> {
-    const resolved = await this.cache.get(query.workspace, query.resource, query.actor.token, () => this.fetch(query));
+    const resolved = await this.cache.get(query.workspace, query.resource, query.actor.token, () =>
+      this.fetch(query),
+    );
     if (query.kind !== undefined && query.kind !== resolved.kind) {
       throw new MeshError(
         'VALIDATION_FAILED',

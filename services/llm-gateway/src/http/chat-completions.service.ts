@@ -53,7 +53,10 @@ export class ChatCompletionsService {
         const parsed = OpenAIChatRequestSchema.safeParse(req.body);
         if (!parsed.success) {
           const issue = parsed.error.issues[0];
-          throw invalid(issue?.path.join('.') || 'body', issue?.message ?? 'is not a chat completion request');
+          throw invalid(
+            issue?.path.join('.') || 'body',
+            issue?.message ?? 'is not a chat completion request',
+          );
         }
         await this.translated(resolved, parsed.data, res, abort.signal);
       }
@@ -85,7 +88,9 @@ export class ChatCompletionsService {
       workspace: resolved.workspace,
       resource: resolved.resource,
       identity: resolved.identity,
-      ...(body.max_completion_tokens ?? body.max_tokens ? { maxTokens: (body.max_completion_tokens ?? body.max_tokens) as number } : {}),
+      ...((body.max_completion_tokens ?? body.max_tokens)
+        ? { maxTokens: (body.max_completion_tokens ?? body.max_tokens) as number }
+        : {}),
       ...(body.temperature != null ? { temperature: body.temperature } : {}),
       requestBody: body,
     });
@@ -93,14 +98,19 @@ export class ChatCompletionsService {
     try {
       const upstream = await this.executor.send(
         adapter,
-        { method: 'POST', url: endpoint.url, headers: endpoint.headers, body: rawBody ?? Buffer.from(JSON.stringify(body)) },
+        {
+          method: 'POST',
+          url: endpoint.url,
+          headers: endpoint.headers,
+          body: rawBody ?? Buffer.from(JSON.stringify(body)),
+        },
         credentials,
         signal,
         body.model,
       );
       const answer = await forwardAnswer(upstream, res, {
         keepaliveMs: this.config.sseKeepaliveMs,
-        normalizeUsage: adapter.normalizeUsage,
+        normalizeUsage: (raw) => adapter.normalizeUsage(raw),
         onFirstChunk: () => call.markFirstChunk(),
         ...(lazy ? { lazy } : {}),
       });
@@ -114,7 +124,12 @@ export class ChatCompletionsService {
     }
   }
 
-  private async translated(resolved: CallerProvider, body: OpenAIChatRequest, res: ServerResponse, signal: AbortSignal): Promise<void> {
+  private async translated(
+    resolved: CallerProvider,
+    body: OpenAIChatRequest,
+    res: ServerResponse,
+    signal: AbortSignal,
+  ): Promise<void> {
     const mapped = mapOpenAIChatRequest(body);
     const events = this.runner.run(
       {
@@ -129,7 +144,8 @@ export class ChatCompletionsService {
       signal,
     );
     const id = `chatcmpl-${randomUUID().replaceAll('-', '')}`;
-    if (mapped.stream) await this.streamEvents(events, res, new OpenAIChunkEncoder(id, mapped.model, mapped.includeUsage));
+    if (mapped.stream)
+      await this.streamEvents(events, res, new OpenAIChunkEncoder(id, mapped.model, mapped.includeUsage));
     else await this.completion(events, res, id, mapped.model);
   }
 
@@ -138,7 +154,11 @@ export class ChatCompletionsService {
    * interval of silence), so a failure that comes sooner (rate limit after retries) is still an
    * HTTP error status the SDKs raise as such.
    */
-  private async streamEvents(events: AsyncIterable<ChatEvent>, res: ServerResponse, encoder: OpenAIChunkEncoder): Promise<void> {
+  private async streamEvents(
+    events: AsyncIterable<ChatEvent>,
+    res: ServerResponse,
+    encoder: OpenAIChunkEncoder,
+  ): Promise<void> {
     const lazy = new LazySseResponse(res, this.config.sseKeepaliveMs);
     try {
       for await (const event of events) {
@@ -156,12 +176,21 @@ export class ChatCompletionsService {
     }
   }
 
-  private async completion(events: AsyncIterable<ChatEvent>, res: ServerResponse, id: string, model: string): Promise<void> {
+  private async completion(
+    events: AsyncIterable<ChatEvent>,
+    res: ServerResponse,
+    id: string,
+    model: string,
+  ): Promise<void> {
     for await (const event of events) {
       if (event.type === 'error') throw errorOf(event.error);
       if (event.type !== 'message') continue;
-      const text = event.message.content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('');
-      const reasoning = event.message.content.flatMap((part) => (part.type === 'reasoning' ? [part.text] : [])).join('');
+      const text = event.message.content
+        .flatMap((part) => (part.type === 'text' ? [part.text] : []))
+        .join('');
+      const reasoning = event.message.content
+        .flatMap((part) => (part.type === 'reasoning' ? [part.text] : []))
+        .join('');
       const toolCalls = event.message.toolCalls ?? [];
       const body = {
         id: event.responseId ?? id,
@@ -177,7 +206,13 @@ export class ChatCompletionsService {
               refusal: null,
               ...(reasoning ? { reasoning_content: reasoning } : {}),
               ...(toolCalls.length > 0
-                ? { tool_calls: toolCalls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } })) }
+                ? {
+                    tool_calls: toolCalls.map((call) => ({
+                      id: call.id,
+                      type: 'function',
+                      function: { name: call.name, arguments: call.arguments },
+                    })),
+                  }
                 : {}),
             },
             logprobs: null,
@@ -198,8 +233,10 @@ export class ChatCompletionsService {
 function passThroughBody(body: unknown): OpenAIChatRequest {
   const candidate = body as Partial<OpenAIChatRequest> | null | undefined;
   if (typeof candidate !== 'object' || candidate === null) throw invalid('body', 'must be a JSON object');
-  if (typeof candidate.model !== 'string' || candidate.model === '') throw invalid('model', 'must be a non-empty string');
-  if (!Array.isArray(candidate.messages) || candidate.messages.length === 0) throw invalid('messages', 'needs at least one message');
+  if (typeof candidate.model !== 'string' || candidate.model === '')
+    throw invalid('model', 'must be a non-empty string');
+  if (!Array.isArray(candidate.messages) || candidate.messages.length === 0)
+    throw invalid('messages', 'needs at least one message');
   return candidate as OpenAIChatRequest;
 }
 

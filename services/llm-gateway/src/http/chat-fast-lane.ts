@@ -51,7 +51,12 @@ export class ChatFastLane implements OnApplicationBootstrap {
       raw = await readBody(req, this.config.maxBodyBytes);
       req.body = raw.length > 0 ? (JSON.parse(raw.toString('utf8')) as unknown) : undefined;
     } catch (error) {
-      sendHttpError(res, error instanceof MeshError ? error : new MeshError('VALIDATION_FAILED', 'the body is not valid JSON', { param: 'body' }));
+      sendHttpError(
+        res,
+        error instanceof MeshError
+          ? error
+          : new MeshError('VALIDATION_FAILED', 'the body is not valid JSON', { param: 'body' }),
+      );
       return;
     }
     await this.chat.handle(req, res, {}, raw);
@@ -74,7 +79,7 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
       }
       chunks.push(chunk);
     });
-    req.once('end', () => resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size)));
+    req.once('end', () => resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size)));
     req.once('error', reject);
   });
 }

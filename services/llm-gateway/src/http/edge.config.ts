@@ -1,6 +1,6 @@
 import { settings } from '@flowmesh/bootstrap';
 import { outboundAllowCidrsSetting, type AllowedCidr } from '@flowmesh/outbound';
-import { z } from 'zod';
+import { type z } from 'zod';
 import { extraHeadersSetting } from '../proxy/extra-headers.setting.js';
 
 /** Settings of the gateway's HTTP surfaces and of its calls out. */

@@ -24,17 +24,30 @@ export class ModelsAndEmbeddingsService {
     res.once('close', () => controller.abort());
     try {
       const resolved = await this.callers.resolve(req.headers, route);
-      const models = await this.executor.listModels(this.registry.get(resolved.kind), resolved.credentials, controller.signal);
+      const models = await this.executor.listModels(
+        this.registry.get(resolved.kind),
+        resolved.credentials,
+        controller.signal,
+      );
       sendJson(res, {
         object: 'list',
-        data: models.map((model) => ({ id: model.id, object: 'model', created: 0, owned_by: model.ownedBy ?? resolved.kind })),
+        data: models.map((model) => ({
+          id: model.id,
+          object: 'model',
+          created: 0,
+          owned_by: model.ownedBy ?? resolved.kind,
+        })),
       });
     } catch (error) {
       sendHttpError(res, error);
     }
   }
 
-  async embeddings(req: IncomingMessage & { body?: unknown }, res: ServerResponse, route: { workspace?: string } = {}): Promise<void> {
+  async embeddings(
+    req: IncomingMessage & { body?: unknown },
+    res: ServerResponse,
+    route: { workspace?: string } = {},
+  ): Promise<void> {
     const controller = new AbortController();
     res.once('close', () => {
       if (!res.writableFinished) controller.abort();
@@ -42,7 +55,11 @@ export class ModelsAndEmbeddingsService {
     try {
       const resolved = await this.callers.resolve(req.headers, route);
       const parsed = OpenAIEmbeddingsRequestSchema.safeParse(req.body);
-      if (!parsed.success) throw invalid(parsed.error.issues[0]?.path.join('.') || 'body', parsed.error.issues[0]?.message ?? 'is invalid');
+      if (!parsed.success)
+        throw invalid(
+          parsed.error.issues[0]?.path.join('.') || 'body',
+          parsed.error.issues[0]?.message ?? 'is invalid',
+        );
       const body = parsed.data;
       const input = typeof body.input === 'string' ? [body.input] : body.input;
       const adapter = this.registry.get(resolved.kind);
@@ -60,25 +77,42 @@ export class ModelsAndEmbeddingsService {
       try {
         const result = await this.executor.embed(
           adapter,
-          { model: body.model, input, ...(body.dimensions !== undefined ? { dimensions: body.dimensions } : {}) },
+          {
+            model: body.model,
+            input,
+            ...(body.dimensions !== undefined ? { dimensions: body.dimensions } : {}),
+          },
           resolved.credentials,
           controller.signal,
         );
-        const usage = { inputTokens: result.inputTokens, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 };
+        const usage = {
+          inputTokens: result.inputTokens,
+          outputTokens: 0,
+          cacheReadTokens: 0,
+          cacheWriteTokens: 0,
+          reasoningTokens: 0,
+        };
         call.succeed({ usage, responseModel: result.model, httpStatus: 200 });
         sendJson(res, {
           object: 'list',
           data: result.embeddings.map((vector, index) => ({
             object: 'embedding',
             index,
-            embedding: body.encoding_format === 'base64' ? Buffer.from(new Float32Array(vector).buffer).toString('base64') : vector,
+            embedding:
+              body.encoding_format === 'base64'
+                ? Buffer.from(new Float32Array(vector).buffer).toString('base64')
+                : vector,
           })),
           model: result.model,
           usage: { prompt_tokens: result.inputTokens, total_tokens: result.inputTokens },
         });
       } catch (error) {
         const failure = toHttpError(error);
-        call.fail({ errorClass: failure.errorClass, httpStatus: failure.status, cancelled: controller.signal.aborted });
+        call.fail({
+          errorClass: failure.errorClass,
+          httpStatus: failure.status,
+          cancelled: controller.signal.aborted,
+        });
         throw error;
       }
     } catch (error) {

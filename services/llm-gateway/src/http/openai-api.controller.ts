@@ -38,7 +38,11 @@ export class WorkspaceProxyController {
   constructor(private readonly proxy: WorkspaceProxyService) {}
 
   @All('*path')
-  forward(@Param('workspace') workspace: string, @Req() req: Request, @Res() res: ServerResponse): Promise<void> {
+  forward(
+    @Param('workspace') workspace: string,
+    @Req() req: Request,
+    @Res() res: ServerResponse,
+  ): Promise<void> {
     const url = req.url ?? '';
     const path = url.slice(url.indexOf(PROXY_PREFIX) + PROXY_PREFIX.length).split('?')[0] ?? '';
     return this.proxy.handle(req, res, workspace, decodeURIComponent(path));

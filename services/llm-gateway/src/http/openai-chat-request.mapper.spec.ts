@@ -18,11 +18,19 @@ describe('mapOpenAIChatRequest', () => {
         {
           role: 'assistant',
           content: null,
-          tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }],
+          tool_calls: [
+            {
+              id: 'call_1',
+              type: 'function',
+              function: { name: 'get_weather', arguments: '{"city":"Paris"}' },
+            },
+          ],
         },
         { role: 'tool', tool_call_id: 'call_1', content: 'rainy, 12C' },
       ],
-      tools: [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object' }, strict: true } }],
+      tools: [
+        { type: 'function', function: { name: 'get_weather', parameters: { type: 'object' }, strict: true } },
+      ],
       tool_choice: { type: 'function', function: { name: 'get_weather' } },
       parallel_tool_calls: false,
       max_completion_tokens: 256,
@@ -38,8 +46,17 @@ describe('mapOpenAIChatRequest', () => {
         system: 'Be terse.\n\nUse tools.',
         messages: [
           { role: 'user', content: [{ type: 'text', text: 'Weather in Paris?' }] },
-          { role: 'assistant', content: [], toolCalls: [{ id: 'call_1', name: 'get_weather', arguments: '{"city":"Paris"}' }] },
-          { role: 'tool', toolCallId: 'call_1', name: 'get_weather', content: [{ type: 'text', text: 'rainy, 12C' }] },
+          {
+            role: 'assistant',
+            content: [],
+            toolCalls: [{ id: 'call_1', name: 'get_weather', arguments: '{"city":"Paris"}' }],
+          },
+          {
+            role: 'tool',
+            toolCallId: 'call_1',
+            name: 'get_weather',
+            content: [{ type: 'text', text: 'rainy, 12C' }],
+          },
         ],
         tools: [{ name: 'get_weather', parameters: { type: 'object' }, strict: true }],
         toolChoice: { type: 'tool', name: 'get_weather' },
@@ -66,7 +83,10 @@ describe('mapOpenAIChatRequest', () => {
           ],
         },
       ],
-      response_format: { type: 'json_schema', json_schema: { name: 'answer', schema: { type: 'object' }, strict: true } },
+      response_format: {
+        type: 'json_schema',
+        json_schema: { name: 'answer', schema: { type: 'object' }, strict: true },
+      },
     });
     expect(mapped.parameters.messages[0]).toEqual({
       role: 'user',
@@ -76,7 +96,12 @@ describe('mapOpenAIChatRequest', () => {
         { type: 'inline_data', mediaType: 'application/pdf', data: 'JVBERi0=', filename: 'a.pdf' },
       ],
     });
-    expect(mapped.parameters.responseFormat).toEqual({ type: 'json_schema', name: 'answer', schema: { type: 'object' }, strict: true });
+    expect(mapped.parameters.responseFormat).toEqual({
+      type: 'json_schema',
+      name: 'answer',
+      schema: { type: 'object' },
+      strict: true,
+    });
     expect(mapped.stream).toBe(false);
   });
 
@@ -89,13 +114,22 @@ describe('mapOpenAIChatRequest', () => {
       }
       return undefined;
     };
-    expect(refusal({ model: 'm', messages: [{ role: 'tool', tool_call_id: 'nope', content: 'x' }] })).toEqual([
+    expect(refusal({ model: 'm', messages: [{ role: 'tool', tool_call_id: 'nope', content: 'x' }] })).toEqual(
+      ['VALIDATION_FAILED', 'messages[0].tool_call_id answers no earlier tool call ("nope")'],
+    );
+    expect(
+      refusal({
+        model: 'm',
+        messages: [
+          { role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://example.com/a.png' } }] },
+        ],
+      }),
+    ).toEqual([
       'VALIDATION_FAILED',
-      'messages[0].tool_call_id answers no earlier tool call ("nope")',
+      'messages[0].content[0].image_url.url must be a base64 data: URL (the gateway does not fetch URLs)',
     ]);
     expect(
-      refusal({ model: 'm', messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://example.com/a.png' } }] }] }),
-    ).toEqual(['VALIDATION_FAILED', 'messages[0].content[0].image_url.url must be a base64 data: URL (the gateway does not fetch URLs)']);
-    expect(refusal({ model: 'm', messages: [{ role: 'user', content: 'hi' }], reasoning_effort: 'extreme' })?.[0]).toBe('VALIDATION_FAILED');
+      refusal({ model: 'm', messages: [{ role: 'user', content: 'hi' }], reasoning_effort: 'extreme' })?.[0],
+    ).toBe('VALIDATION_FAILED');
   });
 });

@@ -8,7 +8,11 @@ import {
   type RequestUserPart,
   REASONING_EFFORTS,
 } from '@flowmesh/contracts';
-import type { OpenAIChatRequest, OpenAIMessage, OpenAIUserContentPart } from './openai-chat-request.schema.js';
+import type {
+  OpenAIChatRequest,
+  OpenAIMessage,
+  OpenAIUserContentPart,
+} from './openai-chat-request.schema.js';
 
 /** An OpenAI request as one normalized call: the model apart, since it is not a chat parameter. */
 export interface MappedChatCall {
@@ -47,8 +51,14 @@ export function mapOpenAIChatRequest(body: OpenAIChatRequest): MappedChatCall {
         return;
       case 'tool': {
         const name = toolNames.get(message.tool_call_id);
-        if (!name) throw invalid(`${at}.tool_call_id`, `answers no earlier tool call ("${message.tool_call_id}")`);
-        messages.push({ role: 'tool', toolCallId: message.tool_call_id, name, content: [{ type: 'text', text: textOf(message.content) }] });
+        if (!name)
+          throw invalid(`${at}.tool_call_id`, `answers no earlier tool call ("${message.tool_call_id}")`);
+        messages.push({
+          role: 'tool',
+          toolCallId: message.tool_call_id,
+          name,
+          content: [{ type: 'text', text: textOf(message.content) }],
+        });
         return;
       }
     }
@@ -70,7 +80,9 @@ export function mapOpenAIChatRequest(body: OpenAIChatRequest): MappedChatCall {
     ...(body.tool_choice !== undefined
       ? {
           toolChoice:
-            typeof body.tool_choice === 'string' ? body.tool_choice : { type: 'tool' as const, name: body.tool_choice.function.name },
+            typeof body.tool_choice === 'string'
+              ? body.tool_choice
+              : { type: 'tool' as const, name: body.tool_choice.function.name },
         }
       : {}),
     ...(body.parallel_tool_calls !== undefined ? { parallelToolCalls: body.parallel_tool_calls } : {}),
@@ -97,8 +109,16 @@ export function mapOpenAIChatRequest(body: OpenAIChatRequest): MappedChatCall {
   };
 }
 
-function assistantMessage(message: Extract<OpenAIMessage, { role: 'assistant' }>, toolNames: Map<string, string>): ChatRequestMessage {
-  const text = message.content == null ? '' : typeof message.content === 'string' ? message.content : message.content.map((part) => (part.type === 'text' ? part.text : '')).join('');
+function assistantMessage(
+  message: Extract<OpenAIMessage, { role: 'assistant' }>,
+  toolNames: Map<string, string>,
+): ChatRequestMessage {
+  const text =
+    message.content == null
+      ? ''
+      : typeof message.content === 'string'
+        ? message.content
+        : message.content.map((part) => (part.type === 'text' ? part.text : '')).join('');
   const toolCalls = (message.tool_calls ?? []).map((call) => {
     toolNames.set(call.id, call.function.name);
     return { id: call.id, name: call.function.name, arguments: call.function.arguments };
@@ -117,7 +137,8 @@ function userParts(content: string | OpenAIUserContentPart[], at: string): Reque
       case 'image_url':
         return inlineData(part.image_url.url, `${where}.image_url.url`);
       case 'file': {
-        if (!part.file.file_data) throw invalid(`${where}.file`, 'must carry file_data (uploaded file ids are not supported)');
+        if (!part.file.file_data)
+          throw invalid(`${where}.file`, 'must carry file_data (uploaded file ids are not supported)');
         return inlineData(part.file.file_data, `${where}.file.file_data`, part.file.filename);
       }
       default:
@@ -129,10 +150,12 @@ function userParts(content: string | OpenAIUserContentPart[], at: string): Reque
 function inlineData(url: string, where: string, filename?: string): RequestUserPart {
   const match = DATA_URL.exec(url);
   if (!match) throw invalid(where, 'must be a base64 data: URL (the gateway does not fetch URLs)');
-  return { type: 'inline_data', mediaType: match[1] as string, data: match[2] as string, ...(filename ? { filename } : {}) };
+  return { type: 'inline_data', mediaType: match[1], data: match[2], ...(filename ? { filename } : {}) };
 }
 
-function responseFormat(format: NonNullable<OpenAIChatRequest['response_format']>): NonNullable<ChatParameters['responseFormat']> {
+function responseFormat(
+  format: NonNullable<OpenAIChatRequest['response_format']>,
+): NonNullable<ChatParameters['responseFormat']> {
   if (format.type !== 'json_schema') return { type: format.type };
   const spec = format.json_schema;
   return {

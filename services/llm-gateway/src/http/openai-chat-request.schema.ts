@@ -12,12 +12,21 @@ const ImagePart = z.looseObject({
 });
 const FilePart = z.looseObject({
   type: z.literal('file'),
-  file: z.looseObject({ file_data: z.string().optional(), filename: z.string().optional(), file_id: z.string().optional() }),
+  file: z.looseObject({
+    file_data: z.string().optional(),
+    filename: z.string().optional(),
+    file_id: z.string().optional(),
+  }),
 });
 const RefusalPart = z.looseObject({ type: z.literal('refusal'), refusal: z.string() });
 const AudioPart = z.looseObject({ type: z.literal('input_audio') });
 
-export const OpenAIUserContentPartSchema = z.discriminatedUnion('type', [TextPart, ImagePart, FilePart, AudioPart]);
+export const OpenAIUserContentPartSchema = z.discriminatedUnion('type', [
+  TextPart,
+  ImagePart,
+  FilePart,
+  AudioPart,
+]);
 export type OpenAIUserContentPart = z.infer<typeof OpenAIUserContentPartSchema>;
 
 const OpenAIToolCallSchema = z.looseObject({

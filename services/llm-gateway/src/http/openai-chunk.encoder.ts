@@ -62,7 +62,10 @@ export class OpenAIChunkEncoder {
           `"tool_calls":[{"index":${event.index},"id":${JSON.stringify(event.id)},"type":"function","function":{"name":${JSON.stringify(event.name)},"arguments":""}}]`,
         );
       case 'tool_call_delta':
-        this.sentArguments.set(event.index, (this.sentArguments.get(event.index) ?? 0) + event.arguments.length);
+        this.sentArguments.set(
+          event.index,
+          (this.sentArguments.get(event.index) ?? 0) + event.arguments.length,
+        );
         return event.arguments ? this.toolArguments(event.index, event.arguments) : '';
       case 'tool_call_finished': {
         const sent = this.sentArguments.get(event.index) ?? 0;
@@ -78,7 +81,9 @@ export class OpenAIChunkEncoder {
       case 'message': {
         const usage = event.usage ?? this.usage;
         const usageFrame =
-          this.includeUsage && usage ? `${this.prefix},"choices":[],"usage":${JSON.stringify(openAIUsage(usage))}}\n\n` : '';
+          this.includeUsage && usage
+            ? `${this.prefix},"choices":[],"usage":${JSON.stringify(openAIUsage(usage))}}\n\n`
+            : '';
         return `${usageFrame}data: [DONE]\n\n`;
       }
       case 'error':

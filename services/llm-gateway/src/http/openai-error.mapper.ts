@@ -3,7 +3,12 @@ import { findOutboundRefusal } from '@flowmesh/outbound';
 
 /** OpenAI's error JSON: what the official SDKs turn into typed errors by status. */
 export interface OpenAIErrorBody {
-  readonly error: { readonly message: string; readonly type: string; readonly param: string | null; readonly code: string | null };
+  readonly error: {
+    readonly message: string;
+    readonly type: string;
+    readonly param: string | null;
+    readonly code: string | null;
+  };
 }
 
 export interface HttpError {
@@ -49,7 +54,13 @@ export function openAIErrorBody(error: ProviderError): OpenAIErrorBody {
 }
 
 function isProviderError(details: unknown): details is ProviderError {
-  return typeof details === 'object' && details !== null && 'class' in details && typeof (details as { class: unknown }).class === 'string' && (details as { class: string }).class in CLASS_STATUS;
+  return (
+    typeof details === 'object' &&
+    details !== null &&
+    'class' in details &&
+    typeof details.class === 'string' &&
+    (details as { class: string }).class in CLASS_STATUS
+  );
 }
 
 /**
@@ -62,7 +73,14 @@ export function toHttpError(error: unknown): HttpError {
   if (refusal) {
     return {
       status: 400,
-      body: { error: { message: refusal.message, type: 'invalid_request_error', param: null, code: 'outbound_refused' } },
+      body: {
+        error: {
+          message: refusal.message,
+          type: 'invalid_request_error',
+          param: null,
+          code: 'outbound_refused',
+        },
+      },
       errorClass: 'outbound_refused',
     };
   }
@@ -74,20 +92,31 @@ export function toHttpError(error: unknown): HttpError {
         status,
         body: openAIErrorBody(details),
         errorClass: details.class,
-        ...(details.retryAfterMs !== undefined ? { retryAfterSeconds: Math.max(1, Math.ceil(details.retryAfterMs / 1000)) } : {}),
+        ...(details.retryAfterMs !== undefined
+          ? { retryAfterSeconds: Math.max(1, Math.ceil(details.retryAfterMs / 1000)) }
+          : {}),
       };
     }
     const [status, type, code] = CODE_STATUS[error.code];
     const param = (error.details as { param?: unknown } | undefined)?.param;
     return {
       status,
-      body: { error: { message: error.message, type, param: typeof param === 'string' ? param : null, code } },
+      body: {
+        error: { message: error.message, type, param: typeof param === 'string' ? param : null, code },
+      },
       errorClass: error.code.toLowerCase(),
     };
   }
   return {
     status: 500,
-    body: { error: { message: 'the gateway failed to handle the request', type: 'server_error', param: null, code: 'internal_error' } },
+    body: {
+      error: {
+        message: 'the gateway failed to handle the request',
+        type: 'server_error',
+        param: null,
+        code: 'internal_error',
+      },
+    },
     errorClass: 'internal',
   };
 }

@@ -1,6 +1,9 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { Injectable } from '@nestjs/common';
-import { RegistryCredentialsResolver, type ResolvedProvider } from '../credentials/registry-credentials.resolver.js';
+import {
+  RegistryCredentialsResolver,
+  type ResolvedProvider,
+} from '../credentials/registry-credentials.resolver.js';
 import { providerCaller, type ProviderCaller } from './provider-caller.js';
 
 /** A caller with the provider resource it named, resolved. */
@@ -15,7 +18,10 @@ export type CallerProvider = ResolvedProvider & ProviderCaller;
 export class ProviderCallerService {
   constructor(private readonly resolver: RegistryCredentialsResolver) {}
 
-  async resolve(headers: IncomingHttpHeaders, route: { workspace?: string; resource?: string } = {}): Promise<CallerProvider> {
+  async resolve(
+    headers: IncomingHttpHeaders,
+    route: { workspace?: string; resource?: string } = {},
+  ): Promise<CallerProvider> {
     const caller = providerCaller(headers, route);
     const resolved = await this.resolver.resolveProvider({
       actor: { token: caller.token },

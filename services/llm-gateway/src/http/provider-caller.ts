@@ -24,12 +24,22 @@ export function providerCaller(
 ): ProviderCaller {
   const authorization = headers.authorization;
   const token = authorization?.startsWith('Bearer ') ? authorization.slice(7).trim() : '';
-  if (!token) throw new MeshError('UNAUTHENTICATED', 'missing bearer token: send Authorization: Bearer <registry token>');
-  const resource = (route.resource ?? single(headers[PROVIDER_RESOURCE_HEADER]) ?? '').replace(/^\$res:/, '').trim();
+  if (!token)
+    throw new MeshError(
+      'UNAUTHENTICATED',
+      'missing bearer token: send Authorization: Bearer <registry token>',
+    );
+  const resource = (route.resource ?? single(headers[PROVIDER_RESOURCE_HEADER]) ?? '')
+    .replace(/^\$res:/, '')
+    .trim();
   if (!resource) {
-    throw new MeshError('VALIDATION_FAILED', `name the provider resource in the ${PROVIDER_RESOURCE_HEADER} header (e.g. f/ai/openai)`, {
-      param: PROVIDER_RESOURCE_HEADER,
-    });
+    throw new MeshError(
+      'VALIDATION_FAILED',
+      `name the provider resource in the ${PROVIDER_RESOURCE_HEADER} header (e.g. f/ai/openai)`,
+      {
+        param: PROVIDER_RESOURCE_HEADER,
+      },
+    );
   }
   const workspace = route.workspace ?? single(headers[WORKSPACE_HEADER])?.trim() ?? DEFAULT_WORKSPACE;
   return { token, workspace: workspace || DEFAULT_WORKSPACE, resource };

@@ -1,7 +1,14 @@
 import { z } from 'zod';
 
 /** Headers a configuration may not set: they belong to the HTTP connection, not the call. */
-const CONNECTION_HEADERS = new Set(['host', 'content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade']);
+const CONNECTION_HEADERS = new Set([
+  'host',
+  'content-length',
+  'transfer-encoding',
+  'connection',
+  'keep-alive',
+  'upgrade',
+]);
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 /**
@@ -17,11 +24,16 @@ export function parseExtraHeaders(text: string): { headers: Record<string, strin
     try {
       entries = Object.entries(JSON.parse(trimmed) as Record<string, unknown>);
     } catch {
-      return { problem: 'must be a JSON object of header names to values, or "Name: value" pairs separated by ";"' };
+      return {
+        problem: 'must be a JSON object of header names to values, or "Name: value" pairs separated by ";"',
+      };
     }
   } else {
     entries = [];
-    for (const pair of trimmed.split(/[;\n]/).map((p) => p.trim()).filter(Boolean)) {
+    for (const pair of trimmed
+      .split(/[;\n]/)
+      .map((p) => p.trim())
+      .filter(Boolean)) {
       const colon = pair.indexOf(':');
       // Not echoed: a malformed entry may be a value (a key) without its name.
       if (colon <= 0) return { problem: `entry ${entries.length + 1} is not a "Name: value" pair` };
@@ -33,7 +45,8 @@ export function parseExtraHeaders(text: string): { headers: Record<string, strin
     const lower = name.toLowerCase();
     // Values are never echoed: a configured header may hold a key.
     if (!HEADER_NAME.test(name)) return { problem: `"${name}" is not a valid header name` };
-    if (CONNECTION_HEADERS.has(lower)) return { problem: `"${lower}" is a connection header and cannot be set` };
+    if (CONNECTION_HEADERS.has(lower))
+      return { problem: `"${lower}" is a connection header and cannot be set` };
     if (typeof value !== 'string') return { problem: `the value of "${lower}" must be a string` };
     headers[lower] = value;
   }

@@ -12,7 +12,13 @@ describe('fimToChatCompletion', () => {
       stop: ['\n\n'],
       stream: true,
     });
-    expect(chat).toMatchObject({ model: 'gpt-4o-mini', max_tokens: 64, temperature: 0, stop: ['\n\n'], stream: true });
+    expect(chat).toMatchObject({
+      model: 'gpt-4o-mini',
+      max_tokens: 64,
+      temperature: 0,
+      stop: ['\n\n'],
+      stream: true,
+    });
     const [system, user] = chat.messages as Array<{ role: string; content: string }>;
     expect(system?.role).toBe('system');
     expect(user?.content).toBe(

@@ -31,7 +31,12 @@ const endpoints = new WeakMap<ProviderCredentials, Map<string, Endpoint>>();
  * The chat URL and headers for a model, as the adapter builds them, remembered per resolved
  * credentials (cached objects, so this is one map lookup per request).
  */
-export function chatEndpoint(adapter: HttpProviderAdapter, credentials: ProviderCredentials, model: string, stream: boolean): Endpoint {
+export function chatEndpoint(
+  adapter: HttpProviderAdapter,
+  credentials: ProviderCredentials,
+  model: string,
+  stream: boolean,
+): Endpoint {
   let byModel = endpoints.get(credentials);
   if (!byModel) {
     byModel = new Map();
@@ -40,7 +45,11 @@ export function chatEndpoint(adapter: HttpProviderAdapter, credentials: Provider
   const key = stream ? `s:${model}` : `n:${model}`;
   let endpoint = byModel.get(key);
   if (!endpoint) {
-    const probe: ChatCall = { model, stream, messages: [{ role: 'user', content: [{ type: 'text', text: '' }] }] };
+    const probe: ChatCall = {
+      model,
+      stream,
+      messages: [{ role: 'user', content: [{ type: 'text', text: '' }] }],
+    };
     const built = adapter.buildRequest(probe, credentials);
     endpoint = { url: built.url, headers: built.headers };
     byModel.set(key, endpoint);
@@ -76,7 +85,9 @@ export async function forwardAnswer(
 ): Promise<ForwardedAnswer> {
   const contentType = upstream.headers['content-type'] ?? 'application/json';
   if (contentType.includes('text/event-stream')) {
-    const writer = options.lazy ? options.lazy.open() : new SseResponseWriter(res, options.keepaliveMs, upstream.status);
+    const writer = options.lazy
+      ? options.lazy.open()
+      : new SseResponseWriter(res, options.keepaliveMs, upstream.status);
     const tail: Uint8Array[] = [];
     let first = true;
     for await (const chunk of upstream.body) {
@@ -113,7 +124,10 @@ interface OpenAIShapedAnswer {
   choices?: Array<{ finish_reason?: string | null }>;
 }
 
-function summaryOfJson(body: Buffer, normalizeUsage: (raw: unknown) => ChatUsage | undefined): ForwardedAnswer {
+function summaryOfJson(
+  body: Buffer,
+  normalizeUsage: (raw: unknown) => ChatUsage | undefined,
+): ForwardedAnswer {
   let parsed: OpenAIShapedAnswer;
   try {
     parsed = JSON.parse(body.toString('utf8')) as OpenAIShapedAnswer;
@@ -123,7 +137,10 @@ function summaryOfJson(body: Buffer, normalizeUsage: (raw: unknown) => ChatUsage
   return summary(parsed, normalizeUsage);
 }
 
-function summary(answer: OpenAIShapedAnswer, normalizeUsage: (raw: unknown) => ChatUsage | undefined): ForwardedAnswer {
+function summary(
+  answer: OpenAIShapedAnswer,
+  normalizeUsage: (raw: unknown) => ChatUsage | undefined,
+): ForwardedAnswer {
   const usage = answer.usage ? normalizeUsage(answer.usage) : undefined;
   const finishReason = answer.choices?.find((choice) => choice.finish_reason)?.finish_reason ?? undefined;
   return {
@@ -135,7 +152,10 @@ function summary(answer: OpenAIShapedAnswer, normalizeUsage: (raw: unknown) => C
 }
 
 /** Usage and finish reason from the last `data:` frames of an OpenAI-shaped stream. */
-export function summaryOfStreamTail(tail: string, normalizeUsage: (raw: unknown) => ChatUsage | undefined): ForwardedAnswer {
+export function summaryOfStreamTail(
+  tail: string,
+  normalizeUsage: (raw: unknown) => ChatUsage | undefined,
+): ForwardedAnswer {
   const merged: OpenAIShapedAnswer = {};
   for (const line of tail.split('\n')) {
     if (!line.startsWith('data:')) continue;

@@ -42,7 +42,12 @@ export class WorkspaceProxyService {
     @Inject(EDGE_CONFIG) private readonly config: EdgeConfig,
   ) {}
 
-  async handle(req: ProxiedRequest, res: ServerResponse, workspace: string, providerPath: string): Promise<void> {
+  async handle(
+    req: ProxiedRequest,
+    res: ServerResponse,
+    workspace: string,
+    providerPath: string,
+  ): Promise<void> {
     try {
       const resolved = await this.callers.resolve(withAnthropicKey(req.headers), { workspace });
       const adapter = this.registry.get(resolved.kind);
@@ -61,7 +66,10 @@ export class WorkspaceProxyService {
       if (operation === 'chat/completions') return await this.chat.handle(req, res, route);
       if (operation === 'embeddings') return await this.modelsAndEmbeddings.embeddings(req, res, route);
       if (operation === 'models') return await this.modelsAndEmbeddings.models(req, res, route);
-      throw new MeshError('NOT_FOUND', `the ${resolved.kind} proxy serves chat/completions, embeddings and models, not ${path}`);
+      throw new MeshError(
+        'NOT_FOUND',
+        `the ${resolved.kind} proxy serves chat/completions, embeddings and models, not ${path}`,
+      );
     } catch (error) {
       sendHttpError(res, error);
     }
@@ -79,7 +87,13 @@ export class WorkspaceProxyService {
     const json = req.body as { model?: unknown; stream?: unknown } | undefined;
     const model = typeof json?.model === 'string' ? json.model : '(none)';
     const built = adapter.buildProxyRequest!(
-      { method: req.method ?? 'GET', path, query: queryOf(req.url), headers: lowerHeaders(req.headers), ...(body ? { body } : {}) },
+      {
+        method: req.method ?? 'GET',
+        path,
+        query: queryOf(req.url),
+        headers: lowerHeaders(req.headers),
+        ...(body ? { body } : {}),
+      },
       resolved.credentials,
     );
     const abort = abortOnClose(res);
@@ -100,14 +114,18 @@ export class WorkspaceProxyService {
       const upstream = await this.executor.send(adapter, built, resolved.credentials, abort.signal, model);
       const answer = await forwardAnswer(upstream, res, {
         keepaliveMs: this.config.sseKeepaliveMs,
-        normalizeUsage: adapter.normalizeUsage,
+        normalizeUsage: (raw) => adapter.normalizeUsage(raw),
         onFirstChunk: () => call.markFirstChunk(),
         ...(lazy ? { lazy } : {}),
       });
       call.succeed({ ...answer, httpStatus: upstream.status });
     } catch (error) {
       const failure = toHttpError(error);
-      call.fail({ errorClass: failure.errorClass, httpStatus: failure.status, cancelled: abort.signal.aborted });
+      call.fail({
+        errorClass: failure.errorClass,
+        httpStatus: failure.status,
+        cancelled: abort.signal.aborted,
+      });
       throw error;
     } finally {
       lazy?.dispose();

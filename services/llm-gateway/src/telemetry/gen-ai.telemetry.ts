@@ -117,7 +117,11 @@ export class GenAiTelemetry {
     if (call.temperature !== undefined) attributes[ATTR_GEN_AI_REQUEST_TEMPERATURE] = call.temperature;
     if (call.topP !== undefined) attributes[ATTR_GEN_AI_REQUEST_TOP_P] = call.topP;
     if (call.conversationId) attributes[ATTR_GEN_AI_CONVERSATION_ID] = call.conversationId;
-    const span = this.tracer.startSpan(`${call.operation} ${call.model}`, { kind: SpanKind.CLIENT, attributes }, parent);
+    const span = this.tracer.startSpan(
+      `${call.operation} ${call.model}`,
+      { kind: SpanKind.CLIENT, attributes },
+      parent,
+    );
     return new GenAiSpan(this, span, call, trace.setSpan(parent, span));
   }
 
@@ -130,12 +134,21 @@ export class GenAiTelemetry {
     };
     if (call.serverAddress) base[ATTR_SERVER_ADDRESS] = call.serverAddress;
     if (outcome.responseModel) base[ATTR_GEN_AI_RESPONSE_MODEL] = outcome.responseModel;
-    this.duration.record(seconds, outcome.errorType ? { ...base, [ATTR_ERROR_TYPE]: outcome.errorType } : base);
+    this.duration.record(
+      seconds,
+      outcome.errorType ? { ...base, [ATTR_ERROR_TYPE]: outcome.errorType } : base,
+    );
     if (firstChunkSeconds !== undefined) this.firstChunk.record(firstChunkSeconds, base);
     // The conventions say not to report counts the provider did not give.
     if (outcome.usage) {
-      this.tokens.record(outcome.usage.inputTokens, { ...base, [ATTR_GEN_AI_TOKEN_TYPE]: GEN_AI_TOKEN_TYPE.input });
-      this.tokens.record(outcome.usage.outputTokens, { ...base, [ATTR_GEN_AI_TOKEN_TYPE]: GEN_AI_TOKEN_TYPE.output });
+      this.tokens.record(outcome.usage.inputTokens, {
+        ...base,
+        [ATTR_GEN_AI_TOKEN_TYPE]: GEN_AI_TOKEN_TYPE.input,
+      });
+      this.tokens.record(outcome.usage.outputTokens, {
+        ...base,
+        [ATTR_GEN_AI_TOKEN_TYPE]: GEN_AI_TOKEN_TYPE.output,
+      });
     }
   }
 }
@@ -171,12 +184,14 @@ export class GenAiSpan {
     if (this.ended) return;
     this.ended = true;
     const seconds = this.elapsedMs() / 1000;
-    const firstChunkSeconds = this.timeToFirstChunkMs === undefined ? undefined : this.timeToFirstChunkMs / 1000;
+    const firstChunkSeconds =
+      this.timeToFirstChunkMs === undefined ? undefined : this.timeToFirstChunkMs / 1000;
     const attributes: Attributes = {};
     if (outcome.responseModel) attributes[ATTR_GEN_AI_RESPONSE_MODEL] = outcome.responseModel;
     if (outcome.responseId) attributes[ATTR_GEN_AI_RESPONSE_ID] = outcome.responseId;
     if (outcome.finishReason) attributes[ATTR_GEN_AI_RESPONSE_FINISH_REASONS] = [outcome.finishReason];
-    if (firstChunkSeconds !== undefined) attributes[ATTR_GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK] = firstChunkSeconds;
+    if (firstChunkSeconds !== undefined)
+      attributes[ATTR_GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK] = firstChunkSeconds;
     const usage = outcome.usage;
     if (usage) {
       attributes[ATTR_GEN_AI_USAGE_INPUT_TOKENS] = usage.inputTokens;

@@ -22,7 +22,11 @@ export const FOLDER = 'ai';
 export class CapturedLog extends Writable {
   readonly lines: string[] = [];
 
-  override _write(chunk: Buffer | string, _encoding: BufferEncoding, done: (error?: Error | null) => void): void {
+  override _write(
+    chunk: Buffer | string,
+    _encoding: BufferEncoding,
+    done: (error?: Error | null) => void,
+  ): void {
     this.lines.push(...String(chunk).split('\n').filter(Boolean));
     done();
   }
@@ -44,7 +48,12 @@ export interface GatewayCast {
   readonly items: RegistryItemsClient;
   readonly identity: RegistryIdentityClient;
   /** Creates (or replaces) a provider resource whose key is a secret variable beside it. */
-  providerResource(path: string, type: string, value: Record<string, unknown>, secretKey?: string): Promise<void>;
+  providerResource(
+    path: string,
+    type: string,
+    value: Record<string, unknown>,
+    secretKey?: string,
+  ): Promise<void>;
   /** Headers the gateway's HTTP API wants for `resource`. */
   headers(resource: string): Record<string, string>;
   stop(): Promise<void>;
@@ -94,7 +103,12 @@ export async function startGatewayCast(options: GatewayCastOptions = {}): Promis
     });
     const started = gateway;
 
-    const providerResource = async (path: string, type: string, value: Record<string, unknown>, secretKey?: string) => {
+    const providerResource = async (
+      path: string,
+      type: string,
+      value: Record<string, unknown>,
+      secretKey?: string,
+    ) => {
       let stored = value;
       if (secretKey !== undefined) {
         const variable = `${path}_key`;
@@ -103,7 +117,8 @@ export async function startGatewayCast(options: GatewayCastOptions = {}): Promis
         else await items.createVariable({ ...inMain, path: variable, value: secretKey, is_secret: true });
         stored = { ...value, api_key: `$var:${variable}` };
       }
-      if ((await items.resourceExists({ ...inMain, path })).exists) await items.updateResourceValue({ ...inMain, path, value: stored });
+      if ((await items.resourceExists({ ...inMain, path })).exists)
+        await items.updateResourceValue({ ...inMain, path, value: stored });
       else await items.createResource({ ...inMain, path, resource_type: type, value: stored });
     };
 
@@ -118,7 +133,10 @@ export async function startGatewayCast(options: GatewayCastOptions = {}): Promis
       items,
       identity,
       providerResource,
-      headers: (resource) => ({ 'x-flowmesh-provider-resource': resource, 'x-flowmesh-workspace': WORKSPACE }),
+      headers: (resource) => ({
+        'x-flowmesh-provider-resource': resource,
+        'x-flowmesh-workspace': WORKSPACE,
+      }),
       stop: async () => {
         await started.stop();
         await registry.stop();
