@@ -34,7 +34,7 @@ describe('llm-gateway HTTP: OpenAI API with an OpenAI-compatible provider behind
     await cast.providerResource(
       'f/ai/openai',
       'openai',
-      { base_url: `${fake.url}/v1`, custom_headers: { 'x-override': 'from-resource' } },
+      { base_url: `${fake.url}/v1`, custom_headers: { 'X-Override': 'from-resource' } },
       SECRET,
     );
   });

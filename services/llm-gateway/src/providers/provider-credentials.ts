@@ -82,7 +82,9 @@ export function credentialsFromResourceValue(kind: AIProviderKind, value: unknow
     aws_secret_access_key: text('aws_secret_access_key'),
     aws_session_token: text('aws_session_token'),
     enable_1m_context: fields.enable_1m_context === true,
-    custom_headers: isStringRecord(headers) ? headers : {},
+    // Lowercased, so a resource's `Authorization` replaces the adapter's `authorization` rather
+    // than going out beside it (header names are case-insensitive; object keys are not).
+    custom_headers: isStringRecord(headers) ? lowercaseNames(headers) : {},
     api_version: text('api_version'),
     account_id: text('account_id'),
   });
@@ -94,4 +96,8 @@ function isStringRecord(value: unknown): value is Record<string, string> {
     value !== null &&
     Object.values(value).every((entry) => typeof entry === 'string')
   );
+}
+
+function lowercaseNames(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
 }
