@@ -100,7 +100,7 @@ export class FlowFinisher {
       );
       this.cancels.forget(run.id);
     } else if (wakeParent) {
-      statements.push(this.jobs.wake(run.job.parent_job, `child-${run.id}`));
+      statements.push(...this.jobs.wake(run.job.parent_job, `child-${run.id}`));
     }
     const rows = await run.serialize(() =>
       this.jobs.execute<{ id: string; duration_ms: number | null; completed_at: Date }>(statements, 'SELECT * FROM s0'),

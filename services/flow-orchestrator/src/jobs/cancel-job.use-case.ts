@@ -44,10 +44,10 @@ export class CancelJobUseCase {
     const statements: SqlStatement[] = [];
     for (const row of marked) {
       if (isFlowKind(row.kind)) {
-        statements.push(this.jobs.wake(row.id, 'cancel'));
+        statements.push(...this.jobs.wake(row.id, 'cancel'));
       } else if (row.status === 'queued' || row.kind === 'aiagent' || row.kind === 'aidecision') {
         statements.push(this.jobs.finish(row.id, { status: 'cancelled', result }));
-        if (row.parent_job) statements.push(this.jobs.wake(row.parent_job, `cancel-${row.id}`));
+        if (row.parent_job) statements.push(...this.jobs.wake(row.parent_job, `cancel-${row.id}`));
       }
     }
     statements.push(

@@ -177,17 +177,25 @@ export class JobRepository {
     };
   }
 
-  /** Wakes a parked flow job: counts the wake-up and queues a message that drives it again. */
-  wake(jobId: string, reason: string): SqlStatement {
-    return {
-      sql: `WITH woken AS (UPDATE job SET wake_seq = wake_seq + 1 WHERE id = $1
-              AND status NOT IN ('completed','failed','cancelled') RETURNING id, tag, workspace)
-            INSERT INTO outbox_message (id, subject, payload, headers, msg_id)
-            SELECT gen_random_uuid(), 'work.' || tag || '.job',
-                   jsonb_build_object('jobId', id, 'workspace', workspace), '{}'::jsonb, $2
-            FROM woken ON CONFLICT (msg_id) DO NOTHING`,
-      params: [jobId, `wake:${jobId}:${reason}:${randomUUID()}`],
-    };
+  /**
+   * Wakes a parked flow job: counts the wake-up (its driver, if it has one now, looks again) and
+   * queues a message that drives it again. Two statements, so they combine with others.
+   */
+  wake(jobId: string, reason: string): SqlStatement[] {
+    return [
+      {
+        sql: `UPDATE job SET wake_seq = wake_seq + 1 WHERE id = $1 AND status NOT IN ('completed','failed','cancelled')`,
+        params: [jobId],
+      },
+      {
+        sql: `INSERT INTO outbox_message (id, subject, payload, headers, msg_id)
+              SELECT gen_random_uuid(), 'work.' || tag || '.job',
+                     jsonb_build_object('jobId', id, 'workspace', workspace), '{}'::jsonb, $2
+              FROM job WHERE id = $1 AND status NOT IN ('completed','failed','cancelled')
+              ON CONFLICT (msg_id) DO NOTHING`,
+        params: [jobId, `wake:${jobId}:${reason}:${randomUUID()}`],
+      },
+    ];
   }
 
   /** A work message for a job on `tag` (`work.<tag>.job`). */

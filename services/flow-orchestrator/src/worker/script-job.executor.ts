@@ -59,7 +59,7 @@ export class ScriptJobExecutor {
     const end: SqlStatement[] = [this.jobs.finish(record.id, { status, result: outcome.result })];
     if (outcome.logs) end.push(outcome.logs);
     if (record.parent_job) {
-      end.push(this.jobs.wake(record.parent_job, `step-${record.id}`));
+      end.push(...this.jobs.wake(record.parent_job, `step-${record.id}`));
     } else {
       end.push(
         this.jobs.event(

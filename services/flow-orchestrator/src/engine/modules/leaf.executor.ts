@@ -259,7 +259,7 @@ export class LeafExecutor {
     }
     const record = leafRecord(run, module, { id: jobId, tag, args, runtime, ...code });
     const cacheKey = module.cache_ttl
-      ? ResultCache.key(['step', run.job.workspace, run.job.path ?? run.job.root_job, module.id, code.path, code.hash, code.content, args])
+      ? ResultCache.key(['step', run.job.workspace, run.job.path, module.id, code.path, code.hash, code.content, args])
       : undefined;
     return { record, statements, cacheKey };
   }

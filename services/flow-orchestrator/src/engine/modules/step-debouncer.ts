@@ -61,8 +61,9 @@ export class StepDebouncer {
           [current.job_id],
         );
         if (current.parent_job) {
-          const wake = this.jobs.wake(current.parent_job, `debounced-${current.job_id}`);
-          await query(wake.sql, wake.params);
+          for (const wake of this.jobs.wake(current.parent_job, `debounced-${current.job_id}`)) {
+            await query(wake.sql, wake.params);
+          }
         }
       }
       const capped = debouncing.max_total_debounces_amount !== undefined && times >= debouncing.max_total_debounces_amount;

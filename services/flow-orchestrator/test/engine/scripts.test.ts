@@ -1,0 +1,164 @@
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEngineMesh, type EngineMesh } from '../support/engine-mesh.js';
+
+/** An inline TypeScript step: `main(<params>) { <body> }`, its params fed from expressions. */
+function ts(id: string, params: Record<string, string>, body: string, extra: Record<string, unknown> = {}) {
+  return {
+    id,
+    value: {
+      type: 'rawscript',
+      language: 'bun',
+      content: `import { appendFileSync, readFileSync, existsSync, writeFileSync, mkdirSync } from 'node:fs';\nexport async function main(${Object.keys(params).join(', ')}) { ${body} }`,
+      input_transforms: Object.fromEntries(Object.entries(params).map(([name, expr]) => [name, { type: 'javascript', expr }])),
+    },
+    ...extra,
+  };
+}
+
+describe('script steps', () => {
+  let mesh: EngineMesh;
+  let dir: string;
+  const lines = (name: string) => readFileSync(join(dir, name), 'utf8').trim().split('\n');
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'fm-engine-scripts-'));
+    // This worker serves `default` and `flow`; a second one serves only `other`.
+    mesh = await startEngineMesh();
+    await mesh.addWorker({ FLOWMESH_WORKER_TAGS: 'other' });
+    await mesh.items.createVariable({ actor: mesh.admin, workspace: 'main', path: 'u/admin/word', value: 'secret-word', is_secret: true });
+  }, 90_000);
+  afterAll(async () => {
+    await mesh?.stop();
+  });
+
+  it('passes arguments by name, returns the result, and chains results', async () => {
+    const job = await mesh.runFlow(
+      { modules: [ts('a', { x: 'flow_input.x' }, 'return x * 2;'), ts('b', { y: 'results.a', z: 'previous_result' }, 'return { y, z };')] },
+      { x: 21 },
+    );
+    expect(job.result).toEqual({ y: 42, z: 42 });
+  });
+
+  it('a thrown error fails the flow with its name, message and the step id', async () => {
+    const job = await mesh.runFlow({ modules: [ts('boom', {}, "throw new TypeError('bad input');")] });
+    expect(job.status).toBe('failed');
+    expect(job.result).toMatchObject({ error: { name: 'TypeError', message: 'bad input', step_id: 'boom' } });
+  });
+
+  it('the failure module gets the error (message, name, step_id); the flow fails with its result', async () => {
+    const job = await mesh.runFlow({
+      modules: [ts('boom', {}, "throw new Error('kaput');")],
+      failure_module: ts('failure', { message: 'error.message', name: 'error.name', step: 'error.step_id' }, 'return { handled: [message, name, step] };'),
+    });
+    expect(job.status).toBe('failed');
+    expect(job.result).toEqual({ handled: ['kaput', 'Error', 'boom'] });
+    expect(job.flow_status!.failure_module).toMatchObject({ type: 'Success', parent_module: 'boom' });
+  });
+
+  it('retries a failing step with the same arguments until it succeeds', async () => {
+    const file = join(dir, 'retry');
+    const job = await mesh.runFlow({
+      modules: [
+        ts('flaky', { n: '7' }, `appendFileSync('${file}', 'x\\n'); if (readFileSync('${file}', 'utf8').length < 6) throw new Error('not yet'); return n;`, {
+          retry: { constant: { attempts: 3, seconds: 0 } },
+        }),
+      ],
+    });
+    expect(job.result).toBe(7);
+    expect(lines('retry')).toHaveLength(3);
+    expect(job.flow_status!.modules[0]!.failed_retries).toHaveLength(2);
+  });
+
+  it('cache_ttl answers a step from the cache for the same arguments', async () => {
+    const file = join(dir, 'cache');
+    const flow = (n: number) => ({
+      modules: [ts('cached', { n: `${n}` }, `appendFileSync('${file}', 'run\\n'); return n * 10;`, { cache_ttl: 60 })],
+    });
+    expect((await mesh.runFlow(flow(1))).result).toBe(10);
+    expect((await mesh.runFlow(flow(1))).result).toBe(10);
+    expect((await mesh.runFlow(flow(2))).result).toBe(20);
+    expect(lines('cache')).toHaveLength(2);
+  });
+
+  it('resolves $var: arguments just before the step runs, and never stores the secret', async () => {
+    const job = await mesh.runFlow({
+      modules: [
+        {
+          id: 's',
+          value: {
+            type: 'rawscript',
+            language: 'bun',
+            content: 'export function main(word: string) { return word.length; }',
+            input_transforms: { word: { type: 'static', value: '$var:u/admin/word' } },
+          },
+        },
+      ],
+    });
+    expect(job.result).toBe('secret-word'.length);
+    const step = await mesh.get(job.flow_status!.modules[0]!.job!);
+    expect(step.args).toEqual({ word: '$var:u/admin/word' });
+  });
+
+  it('flow_env is the environment of every step', async () => {
+    const job = await mesh.runFlow({ flow_env: { REGION: 'eu-west' }, modules: [ts('e', {}, 'return process.env.REGION;')] });
+    expect(job.result).toBe('eu-west');
+  });
+
+  it("a step whose tag this worker does not serve runs on that tag's worker, and the flow waits without a worker", async () => {
+    const job = await mesh.runFlow({
+      modules: [
+        ts('here', {}, 'return 1;'),
+        { ...ts('there', { p: 'previous_result' }, 'return p + 1;'), value: { ...ts('x', { p: 'previous_result' }, 'return p + 1;').value, tag: 'other' } },
+        ts('back', { p: 'previous_result' }, 'return p + 1;'),
+      ],
+    });
+    expect(job.result).toBe(3);
+    expect((await mesh.get(job.flow_status!.modules[1]!.job!)).tag).toBe('other');
+  });
+
+  it('timeout ends a step that runs too long', async () => {
+    const job = await mesh.runFlow({
+      modules: [ts('slow', {}, 'await new Promise((r) => setTimeout(r, 5000)); return 1;', { timeout: { type: 'static', value: 1 } })],
+    });
+    expect(job.status).toBe('failed');
+    expect(job.result).toMatchObject({ error: { step_id: 'slow' } });
+  });
+
+  it('same_worker steps share the ./shared folder', async () => {
+    const job = await mesh.runFlow({
+      same_worker: true,
+      modules: [
+        ts('w', {}, "mkdirSync('./shared', { recursive: true }); writeFileSync('./shared/f', 'kept'); return 1;"),
+        ts('r', {}, "return readFileSync('./shared/f', 'utf8');"),
+      ],
+    });
+    expect(job.result).toBe('kept');
+  });
+
+  it('a loop of 200 script steps finishes with every result in order', async () => {
+    const started = Date.now();
+    const job = await mesh.runFlow(
+      {
+        modules: [
+          {
+            id: 'l',
+            value: {
+              type: 'forloopflow',
+              skip_failures: false,
+              parallel: true,
+              parallelism: { type: 'static', value: 20 },
+              iterator: { type: 'javascript', expr: 'Array.from({ length: 200 }, (_, i) => i)' },
+              modules: [ts('sq', { i: 'flow_input.iter.value' }, 'return i * i;')],
+            },
+          },
+        ],
+      },
+      {},
+      {},
+    );
+    expect(job.result).toEqual(Array.from({ length: 200 }, (_, i) => i * i));
+    expect(Date.now() - started).toBeLessThan(20_000);
+  });
+});
