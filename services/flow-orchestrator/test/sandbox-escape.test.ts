@@ -68,10 +68,16 @@ const HOSTILE: Array<{ name: string; modules: unknown[]; field: RegExp; why?: Re
     field: /modules\[0\]\.sleep(\.expr)?/,
   },
   {
-    name: 'an array memory bomb in skip_if',
-    modules: [{ id: 'a', skip_if: { expr: '(() => { const a = []; for (;;) a.push(new Array(100000).fill(7)); })()' }, value: echo({}) }],
+    name: 'a 64 MB allocation in skip_if (over the memory limit at once)',
+    modules: [{ id: 'a', skip_if: { expr: "'x'.repeat(1 << 26).length > 0" }, value: echo({}) }],
     field: /modules\[0\]\.skip_if(\.expr)?/,
     why: /memory/i,
+  },
+  {
+    name: 'an array growing without end in an input transform (stopped by a limit)',
+    modules: [{ id: 'a', value: echo({ x: js('(() => { const a = []; for (let i = 0; ; i++) a[i] = i * 1.5; })()') }) }],
+    field: /modules\[0\]\.value\.input_transforms\.x(\.expr)?/,
+    why: /memory|time/i,
   },
   {
     name: 'a string memory bomb in an iterator',
@@ -194,7 +200,7 @@ describe('hostile expressions are contained and reported with their field', () =
       { n: 1 },
     );
     expect(job.status, JSON.stringify(job.result)).toBe('completed');
-    expect(job.result).toEqual({ fromExpr: ['clean', 'clean', [2, 4], [3], [1]], inScript: ['clean', 'clean'] });
+    expect(job.result).toEqual({ fromExpr: ['clean', 'clean', [2, 4], [3], 1], inScript: ['clean', 'clean'] });
   }, 120_000);
 });
 
