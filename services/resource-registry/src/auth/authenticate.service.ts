@@ -25,10 +25,11 @@ export class AuthenticateService {
     const key = `${workspace}\n${hashApiToken(token)}`;
     const cached = this.cache.get(key, now.getTime());
     if (cached && (cached.expiresAt === null || cached.expiresAt > now)) return cached;
+    const generation = this.cache.generation;
     const result = token.startsWith(JOB_TOKEN_PREFIX)
       ? await this.authenticateJob(token, workspace, now)
       : await this.authenticateApiToken(token, workspace, now);
-    this.cache.set(key, result, now.getTime());
+    this.cache.set(key, result, now.getTime(), generation);
     return result;
   }
 

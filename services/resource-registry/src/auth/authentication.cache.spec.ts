@@ -30,4 +30,14 @@ describe('AuthenticationCache', () => {
     expect(cache.get('a', 1)).toBeUndefined();
     expect(cache.get('c', 1)).toBe(value);
   });
+
+  it('does not keep what a read that began before a clear found (a token revoked meanwhile)', () => {
+    const cache = new AuthenticationCache(1_000);
+    const begun = cache.generation;
+    cache.clear();
+    cache.set('k', value, 0, begun);
+    expect(cache.get('k', 1)).toBeUndefined();
+    cache.set('k', value, 0, cache.generation);
+    expect(cache.get('k', 1)).toBe(value);
+  });
 });

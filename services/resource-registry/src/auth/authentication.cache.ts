@@ -8,6 +8,7 @@ import type { Authenticated } from './authenticated.js';
  */
 export class AuthenticationCache {
   private readonly entries = new Map<string, { value: Authenticated; until: number }>();
+  private cleared = 0;
 
   constructor(
     private readonly ttlMs: number,
@@ -22,14 +23,24 @@ export class AuthenticationCache {
     return undefined;
   }
 
-  set(key: string, value: Authenticated, nowMs: number): void {
-    if (this.ttlMs <= 0) return;
+  /** Changes with every `clear()`: take it before reading, hand it to `set`. */
+  get generation(): number {
+    return this.cleared;
+  }
+
+  /**
+   * Keeps `value` unless the cache was cleared since `readSince` (the generation when the read
+   * began): that read may have seen a token or a membership as it was before the change.
+   */
+  set(key: string, value: Authenticated, nowMs: number, readSince = this.cleared): void {
+    if (this.ttlMs <= 0 || readSince !== this.cleared) return;
     // Simple bound: a burst of distinct tokens starts the cache over rather than growing it.
     if (this.entries.size >= this.maxEntries) this.entries.clear();
     this.entries.set(key, { value, until: nowMs + this.ttlMs });
   }
 
   clear(): void {
+    this.cleared++;
     this.entries.clear();
   }
 }

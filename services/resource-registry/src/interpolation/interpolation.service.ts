@@ -29,17 +29,14 @@ export class InterpolationService {
 
   /** A resource's value resolved; an `ai_agent`'s tools stay as written (they resolve when a tool runs). */
   async resourceValue(identity: CallerIdentity, path: string): Promise<unknown> {
-    const row = await this.resources.require(identity, path);
-    return this.interpolator(identity).resolveResource(row.path, row.resourceType, row.value);
+    const resource = await this.resources.requireValue(identity, path);
+    return this.interpolator(identity).resolveResource(path, resource.resourceType, resource.value);
   }
 
   private interpolator(identity: CallerIdentity): Interpolator {
     const reader: ReferenceReader = {
       readVariable: (path) => this.variables.getValue(identity, path),
-      readResource: async (path) => {
-        const row = await this.resources.require(identity, path);
-        return { resourceType: row.resourceType, value: row.value };
-      },
+      readResource: (path) => this.resources.requireValue(identity, path),
     };
     return new Interpolator(reader, {
       maxDepth: this.config.maxInterpolationDepth,

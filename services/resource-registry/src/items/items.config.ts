@@ -17,6 +17,11 @@ import {
  *   message limit, so whatever the registry accepts can also be read back over NATS.
  * - `FLOWMESH_REGISTRY_MAX_INTERPOLATION_DEPTH` (default 10): how many `$res:` hops one
  *   interpolation follows.
+ * - `FLOWMESH_REGISTRY_READ_CACHE_MS` (default 1000, 0: off): how long interpolation may use a
+ *   resource or variable row read earlier. Writes drop rows at once in this process and, through
+ *   their events, within milliseconds in other replicas; this is the bound if an event is lost.
+ * - `FLOWMESH_REGISTRY_READ_CACHE_BYTES` (default 32 MiB): the most those rows may weigh (as JSON
+ *   text), the oldest dropped first.
  */
 export const itemsSettingsShape = {
   FLOWMESH_SECRET_KEYS: z.string().optional(),
@@ -32,6 +37,16 @@ export const itemsSettingsShape = {
     .transform(Number)
     .refine((depth) => depth <= 100, 'must be at most 100')
     .default(10),
+  FLOWMESH_REGISTRY_READ_CACHE_MS: z
+    .string()
+    .regex(/^\d+$/, 'must be a whole number of milliseconds (0 turns the cache off)')
+    .transform(Number)
+    .default(1_000),
+  FLOWMESH_REGISTRY_READ_CACHE_BYTES: z
+    .string()
+    .regex(/^\d+$/, 'must be a whole number of bytes')
+    .transform(Number)
+    .default(32 * 1024 * 1024),
   NODE_ENV: z.string().optional(),
 };
 
@@ -39,6 +54,8 @@ export interface ItemsConfig {
   readonly secretKeys: SecretKeyring;
   readonly maxValueBytes: number;
   readonly maxInterpolationDepth: number;
+  /** Interpolation's read cache of resource and variable rows (0 ms: off). */
+  readonly readCache: { readonly ttlMs: number; readonly maxBytes: number };
 }
 
 type ItemsSettings = z.output<z.ZodObject<typeof itemsSettingsShape>>;
@@ -74,5 +91,6 @@ export function toItemsConfig(env: ItemsSettings): ItemsConfig {
     secretKeys: parsed?.keyring ?? insecureDevelopmentKeyring(),
     maxValueBytes: env.FLOWMESH_REGISTRY_MAX_VALUE_BYTES,
     maxInterpolationDepth: env.FLOWMESH_REGISTRY_MAX_INTERPOLATION_DEPTH,
+    readCache: { ttlMs: env.FLOWMESH_REGISTRY_READ_CACHE_MS, maxBytes: env.FLOWMESH_REGISTRY_READ_CACHE_BYTES },
   };
 }

@@ -11,6 +11,8 @@ import { WriteFlowsService } from '../flows/write-flows.service.js';
 import { InterpolateHandler } from '../interpolation/interpolate.handler.js';
 import { InterpolationService } from '../interpolation/interpolation.service.js';
 import { ItemEventWriter } from '../item-events/item-event.writer.js';
+import { ItemEventsCacheListener } from '../item-events/item-events.cache-listener.js';
+import { ItemWriteInvalidation } from '../item-events/item-write.invalidation.js';
 import { ItemTransactions } from '../item-events/item-transactions.js';
 import { RegistryOutboxRelay } from '../item-events/registry-outbox.relay.js';
 import { BuiltinResourceTypesService } from '../resource-types/builtin-resource-types.service.js';
@@ -42,6 +44,7 @@ import { VariableRepository } from '../variables/variable.repository.js';
 import { VariablesController } from '../variables/variables.controller.js';
 import { VariablesHandler } from '../variables/variables.handler.js';
 import { WriteVariablesService } from '../variables/write-variables.service.js';
+import { ItemReadCache } from './item-read.cache.js';
 import type { ItemsConfig } from './items.config.js';
 import { ITEMS_CONFIG, ITEMS_LOGGER } from './items.tokens.js';
 
@@ -104,6 +107,9 @@ export class ItemsModule {
         secretCipherProvider,
         RegistryOutboxRelay,
         ItemTransactions,
+        { provide: ItemReadCache, useValue: new ItemReadCache(config.readCache) },
+        ItemWriteInvalidation,
+        ItemEventsCacheListener,
         ItemEventWriter,
         ResourceValueValidator,
         ResourceTypeRepository,

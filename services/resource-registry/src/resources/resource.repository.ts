@@ -4,6 +4,13 @@ import { ResourceEntity } from './resource.entity.js';
 
 export type ListedResourceRow = Omit<ResourceEntity, 'value'>;
 
+/** What interpolation needs of a resource, and the length of the value's JSON text (what it weighs). */
+export interface StoredResourceValue {
+  readonly resourceType: string;
+  readonly value: unknown;
+  readonly jsonLength: number;
+}
+
 const LISTED_COLUMNS = [
   'workspaceId',
   'path',
@@ -30,6 +37,21 @@ export class ResourceRepository {
       [workspaceId, path],
     );
     return row ? Object.assign(new ResourceEntity(), row) : null;
+  }
+
+  /** Type and value only; the value's JSON text is parsed here, so its length is known. */
+  async findValue(
+    manager: EntityManager,
+    workspaceId: string,
+    path: string,
+  ): Promise<StoredResourceValue | null> {
+    const [row] = await manager.query<Array<{ resourceType: string; value: string }>>(
+      `SELECT "resource_type" AS "resourceType", "value"::text AS "value"
+         FROM "resource" WHERE "workspace_id" = $1 AND "path" = $2`,
+      [workspaceId, path],
+    );
+    if (!row) return null;
+    return { resourceType: row.resourceType, value: JSON.parse(row.value), jsonLength: row.value.length };
   }
 
   /** The row, locked until the transaction ends (two updates of one resource run one after the other). */

@@ -1,6 +1,5 @@
-import type { VariableEntity } from './variable.entity.js';
 import type { SecretCipher } from '../secrets/secret-cipher.js';
-import type { VariableContent } from './variable.repository.js';
+import type { StoredVariableContent, VariableContent } from './variable.repository.js';
 
 /** The stored form of a value: plain text, or sealed under the current key and bound to its path. */
 export function variableContent(
@@ -15,7 +14,7 @@ export function variableContent(
 }
 
 /** A variable's value as text: a secret is opened here and nowhere else. */
-export function plaintextOf(cipher: SecretCipher, row: VariableEntity): string {
+export function plaintextOf(cipher: SecretCipher, row: StoredVariableContent): string {
   if (!row.isSecret) return row.value ?? '';
   return cipher.open(
     { keyId: row.keyId ?? '', sealed: row.ciphertext ?? Buffer.alloc(0) },

@@ -4,6 +4,9 @@ import { VariableEntity } from './variable.entity.js';
 
 export type VariableContent = Pick<VariableEntity, 'isSecret' | 'value' | 'keyId' | 'ciphertext'>;
 
+/** A variable's content and the item it belongs to (a secret is bound to its workspace and path). */
+export type StoredVariableContent = VariableContent & Pick<VariableEntity, 'workspaceId' | 'path'>;
+
 @Injectable()
 export class VariableRepository {
   /** Raw SQL, as `ResourceRepository.find`: on the interpolation hot path (bench/registry). */
@@ -15,6 +18,20 @@ export class VariableRepository {
       [workspaceId, path],
     );
     return row ? Object.assign(new VariableEntity(), row) : null;
+  }
+
+  /** Content only (what interpolation needs): no description, no stamps. */
+  async findContent(
+    manager: EntityManager,
+    workspaceId: string,
+    path: string,
+  ): Promise<StoredVariableContent | null> {
+    const [row] = await manager.query<StoredVariableContent[]>(
+      `SELECT "workspace_id" AS "workspaceId", "path", "is_secret" AS "isSecret", "value", "key_id" AS "keyId", "ciphertext"
+         FROM "variable" WHERE "workspace_id" = $1 AND "path" = $2`,
+      [workspaceId, path],
+    );
+    return row ?? null;
   }
 
   findForUpdate(manager: EntityManager, workspaceId: string, path: string): Promise<VariableEntity | null> {
