@@ -34,6 +34,12 @@ if (!port) throw new Error('expression-sandbox.thread runs only as a worker thre
 const { newQuickJSWASMModule } = await import('quickjs-emscripten');
 const { QuickJsEvaluator } = await import('./quickjs-evaluator.js');
 const evaluator = new QuickJsEvaluator(await newQuickJSWASMModule());
+// A fresh WASM instance runs slowly until the engine has compiled its hot code: warm it here,
+// so a flow's first expression does not spend its time limit on that.
+const context = { values: new Map([['n', '1']]), objects: new Map([['results', new Map([['a', '[1,2]']])]]) };
+for (let i = 0; i < 20; i++) {
+  evaluator.evaluate({ expr: 'results.a.map((x) => x + n).join()', context, timeoutMs: 10_000, memoryBytes: 8 << 20, stackBytes: 256 << 10 });
+}
 
 port.on('message', ({ id, request }: ThreadRequest) => {
   const reply: ThreadReply = { id, outcome: evaluator.evaluate(request) };

@@ -6,7 +6,6 @@ import type {
   VmCallResult,
 } from 'quickjs-emscripten';
 import type { ExpressionFailure } from '../ports/expression-sandbox.port.js';
-import { EXPRESSION_CONTEXT_PRELUDE } from './expression-context.prelude.js';
 import { wrapExpression, type ExpressionForm } from './expression-source.util.js';
 
 // Runs inside the sandbox thread, loaded by Node's own type stripping when the service runs
@@ -50,6 +49,9 @@ const INTRINSICS = {
 } as const;
 
 const FORM_CACHE_SIZE = 2_048;
+
+/** Context values up to this size are parsed up front; bigger ones only when read. */
+const EAGER_JSON_CHARS = 2_048;
 
 class GuestFailure extends Error {
   readonly failure: ExpressionFailure;
@@ -108,10 +110,12 @@ export class QuickJsEvaluator {
       return handle;
     };
     try {
-      const finish = own(this.installContext(evaluation));
+      const { parse, stringify } = this.installContext(evaluation);
+      own(parse);
+      own(stringify);
       const form = this.formOf(vm, request.expr);
       const value = own(this.settle(evaluation, vm.evalCode(wrapExpression(request.expr, form), 'expression.js')));
-      const text = own(this.serialize(evaluation, finish, value));
+      const text = own(this.serialize(evaluation, stringify, value));
       return vm.typeof(text) === 'string' ? { json: vm.getString(text) } : {};
     } finally {
       for (const handle of handles) if (handle.alive) handle.dispose();
@@ -120,37 +124,61 @@ export class QuickJsEvaluator {
     }
   }
 
-  /** Defines the context's names as lazy globals; returns the prelude's `finish`. */
-  private installContext(evaluation: Evaluation): QuickJSHandle {
+  /**
+   * Defines the context's names as globals, parsed by the guest's own JSON.parse. Small values
+   * are parsed at once (one parse per name); a big one (a large result, say) is parsed only if
+   * the expression reads it, through a getter that then leaves a plain data property. Done
+   * through the API rather than guest code, so no setup script is compiled per evaluation.
+   * Returns JSON.parse and JSON.stringify as they were before the expression could replace them.
+   */
+  private installContext(evaluation: Evaluation): { parse: QuickJSHandle; stringify: QuickJSHandle } {
     const { vm, request } = evaluation;
-    const { values, objects } = request.context;
-    const load = vm.newFunction('load', (nameHandle, keyHandle) => {
-      const name = vm.getString(nameHandle);
-      const text =
-        keyHandle === undefined || vm.typeof(keyHandle) !== 'string'
-          ? values.get(name)
-          : objects.get(name)?.get(vm.getString(keyHandle));
-      return text === undefined ? vm.undefined : vm.newString(text);
-    });
-    const keysOf = vm.newFunction('keysOf', (nameHandle) =>
-      vm.newString(JSON.stringify([...(objects.get(vm.getString(nameHandle))?.keys() ?? [])])),
-    );
-    const handles = [
-      load,
-      keysOf,
-      vm.newString(JSON.stringify([...values.keys()])),
-      vm.newString(JSON.stringify([...objects.keys()])),
-    ];
-    try {
-      const install = vm.evalCode(EXPRESSION_CONTEXT_PRELUDE, 'prelude.js');
-      if (install.error) throw this.guestError(evaluation, install.error);
-      handles.push(install.value);
-      const finish = vm.callFunction(install.value, vm.undefined, ...handles.slice(0, 4));
-      if (finish.error) throw this.guestError(evaluation, finish.error);
-      return finish.value;
-    } finally {
-      for (const handle of handles) handle.dispose();
+    const json = vm.getProp(vm.global, 'JSON');
+    const parse = vm.getProp(json, 'parse');
+    const stringify = vm.getProp(json, 'stringify');
+    json.dispose();
+    const decode = (text: string): QuickJSHandle => {
+      if (text === '') return vm.undefined;
+      const source = vm.newString(text);
+      const parsed = vm.callFunction(parse, vm.undefined, source);
+      source.dispose();
+      return vm.unwrapResult(parsed);
+    };
+    const define = (target: QuickJSHandle, key: string, text: string): void => {
+      if (text.length <= EAGER_JSON_CHARS) {
+        const value = decode(text);
+        vm.defineProp(target, key, { value, configurable: true, enumerable: true });
+        value.dispose();
+        return;
+      }
+      vm.defineProp(target, key, {
+        configurable: true,
+        enumerable: true,
+        get(this: QuickJSHandle) {
+          const value = decode(text);
+          vm.defineProp(this, key, { value, configurable: true, enumerable: true });
+          return value;
+        },
+        set(this: QuickJSHandle, value: QuickJSHandle) {
+          vm.defineProp(this, key, { value, configurable: true, enumerable: true });
+        },
+      });
+    };
+    for (const [name, text] of request.context.values) define(vm.global, name, text);
+    for (const [name, entries] of request.context.objects) {
+      // The small entries of an object in one parse; the big ones as getters on it.
+      const small: string[] = [];
+      const big: Array<[string, string]> = [];
+      for (const [key, text] of entries) {
+        if (text.length > EAGER_JSON_CHARS) big.push([key, text]);
+        else if (text !== '') small.push(`${JSON.stringify(key)}:${text}`);
+      }
+      const object = decode(`{${small.join(',')}}`);
+      for (const [key, text] of big) define(object, key, text);
+      vm.defineProp(vm.global, name, { value: object, configurable: true, enumerable: true });
+      object.dispose();
     }
+    return { parse, stringify };
   }
 
   /** Whether `expr` is an expression or a function body, decided once per distinct text. */
@@ -165,10 +193,14 @@ export class QuickJsEvaluator {
     return form;
   }
 
-  /** The value as JSON text, with the stringify the prelude captured before the expression ran. */
-  private serialize(evaluation: Evaluation, finish: QuickJSHandle, value: QuickJSHandle): QuickJSHandle {
+  /** The value as JSON text, with the JSON.stringify captured before the expression ran. */
+  private serialize(evaluation: Evaluation, stringify: QuickJSHandle, value: QuickJSHandle): QuickJSHandle {
+    const kind = evaluation.vm.typeof(value);
+    if (kind === 'function' || kind === 'symbol' || kind === 'bigint') {
+      throw new GuestFailure('result', `ResultError: the value is not JSON: a ${kind} is not JSON`);
+    }
     try {
-      return this.settle(evaluation, evaluation.vm.callFunction(finish, evaluation.vm.undefined, value));
+      return this.settle(evaluation, evaluation.vm.callFunction(stringify, evaluation.vm.undefined, value));
     } catch (error) {
       if (error instanceof GuestFailure && (error.failure === 'error' || error.failure === 'syntax')) {
         throw new GuestFailure('result', `ResultError: the value is not JSON: ${error.reason.replace(/^\w+: /, '')}`);

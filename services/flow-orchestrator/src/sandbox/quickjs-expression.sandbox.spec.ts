@@ -59,6 +59,19 @@ describe('QuickJsExpressionSandbox: values', () => {
     await expect(sandbox.evaluate('typeof results.hasOwnProperty', context, at('x'))).resolves.toBe('function');
   });
 
+  it('reads big values (parsed only when read) like small ones', async () => {
+    const big = Array.from({ length: 500 }, (_, i) => ({ i }));
+    const context = { results: { big, small: 1 }, flow_input: { items: big, n: 2 }, resumes: big };
+    await expect(
+      sandbox.evaluate(
+        '[results.big.length, results.big[499].i, Object.keys(results), flow_input.items.length, flow_input.n, resumes[1].i, JSON.stringify(results).length]',
+        context,
+        at('x'),
+      ),
+    ).resolves.toEqual([500, 499, ['small', 'big'], 500, 2, 1, JSON.stringify({ small: 1, big }).length]);
+    await expect(sandbox.evaluate('results.big = 1; return results.big', context, at('x'))).resolves.toBe(1);
+  });
+
   it('accepts a function body with return, and await', async () => {
     await expect(
       sandbox.evaluate('const a = flow_input.x * 2;\nreturn a + 1', { flow_input: { x: 4 } }, at('x')),

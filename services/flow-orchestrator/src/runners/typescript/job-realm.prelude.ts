@@ -24,6 +24,7 @@ export const JOB_REALM_PRELUDE = String.raw`
   const schedule = host.schedule;
   const cancel = host.cancel;
   const hostGlobal = host.hostGlobal;
+  const hostLoad = host.load;
 
   const safeJson = (value) => {
     const seen = new WeakSet();
@@ -178,6 +179,15 @@ export const JOB_REALM_PRELUDE = String.raw`
   }
 
   return {
+    /** What the module function gets as __fm: imports (each one retires the thread) and import.meta. */
+    moduleHost(url) {
+      return {
+        load: (specifier) => new Promise((resolve, reject) => {
+          hostLoad(String(specifier)).then(resolve, reject);
+        }),
+        meta: { url },
+      };
+    },
     fire(id) {
       const entry = callbacks.get(id);
       if (entry === undefined) return;

@@ -5,9 +5,10 @@ import type { JobFailure, ThreadInbound, ThreadOutbound } from './typescript-thr
 
 /**
  * A warm TypeScript worker thread. Each job runs in a fresh V8 context (its own globals and
- * intrinsics) as an ES module, so a job never sees another job's globals; the thread itself
- * is reused only after jobs that touched nothing of the thread's realm (no import, no host
- * global such as `fetch` or `Buffer`, no error escaping the job). See `job-realm.prelude.ts`.
+ * intrinsics), its ES module run as a function (`esm-to-script.util.ts`), so a job never sees
+ * another job's globals. The thread itself is reused only after jobs that touched nothing of
+ * the thread's realm (no import, no host global such as `fetch` or `Buffer`, no error escaping
+ * the job). See `job-realm.prelude.ts`.
  */
 
 // From TypeScript sources (tests), Node strips the types itself but siblings are imported as
@@ -32,9 +33,11 @@ if (!port) throw new Error('typescript-job.thread runs only as a worker thread')
 const { JOB_REALM_PRELUDE } = await import('./job-realm.prelude.js');
 const { argumentsFor, mainParams } = await import('./main-params.util.js');
 const { importTarget } = await import('./import-specifier.util.js');
+const { moduleToFunctionSource } = await import('./esm-to-script.util.js');
 
 interface RealmApi {
   fire(id: number): void;
+  moduleHost(url: string): object;
   parseArgs(text: string): Record<string, unknown>;
   stringify(value: unknown): string | undefined;
   errorInfo(error: unknown): string;
@@ -50,8 +53,8 @@ const HOST_GLOBALS = [
 ].filter((name) => name in globalThis);
 const HOST_GLOBAL_NAMES_JSON = JSON.stringify(HOST_GLOBALS);
 const realmScript = new vm.Script(JOB_REALM_PRELUDE, { filename: 'flowmesh:job-realm.js' });
-const stripped = new Map<string, string>();
-const STRIPPED_CACHE_SIZE = 256;
+const compiled = new Map<string, vm.Script>();
+const COMPILED_CACHE_SIZE = 256;
 
 function send(message: ThreadOutbound): void {
   port!.postMessage(message);
@@ -74,54 +77,51 @@ class ScriptFailure extends Error {
   }
 }
 
-function typescriptToJavaScript(source: string): string {
-  const cached = stripped.get(source);
-  if (cached !== undefined) return cached;
-  let code: string;
+/** The script as a `vm.Script` evaluating to its module function, compiled once per thread. */
+function compile(source: string, filename: string): vm.Script {
+  const key = `${filename}\0${source}`;
+  const cached = compiled.get(key);
+  if (cached) return cached;
+  let script: vm.Script;
   try {
-    code = stripTypeScriptTypes(source, { mode: 'strip' });
+    script = new vm.Script(moduleToFunctionSource(typescriptToJavaScript(source)), { filename });
+  } catch (error) {
+    if (error instanceof ScriptFailure) throw error;
+    throw new ScriptFailure({ name: 'SyntaxError', message: (error as Error).message });
+  }
+  if (compiled.size >= COMPILED_CACHE_SIZE) compiled.clear();
+  compiled.set(key, script);
+  return script;
+}
+
+function typescriptToJavaScript(source: string): string {
+  try {
+    return stripTypeScriptTypes(source, { mode: 'strip' });
   } catch (error) {
     if ((error as { code?: string }).code !== 'ERR_UNSUPPORTED_TYPESCRIPT_SYNTAX') {
       throw new ScriptFailure({ name: 'SyntaxError', message: (error as Error).message });
     }
-    // Enums, namespaces and parameter properties need code generated, not only types erased.
-    try {
-      code = stripTypeScriptTypes(source, { mode: 'transform' });
-    } catch (inner) {
-      throw new ScriptFailure({ name: 'SyntaxError', message: (inner as Error).message });
-    }
   }
-  if (stripped.size >= STRIPPED_CACHE_SIZE) stripped.clear();
-  stripped.set(source, code);
-  return code;
+  // Enums, namespaces and parameter properties need code generated, not only types erased.
+  try {
+    return stripTypeScriptTypes(source, { mode: 'transform' });
+  } catch (error) {
+    throw new ScriptFailure({ name: 'SyntaxError', message: (error as Error).message });
+  }
 }
 
-/** A module of the thread's realm (built-in or package), offered to the job's context. */
-async function hostModule(specifier: string, context: vm.Context): Promise<vm.SyntheticModule> {
+/** A module of the thread's realm (built-in or package), for the job's `import`. */
+async function hostModule(specifier: string): Promise<unknown> {
   const target = importTarget(specifier);
   if (target.kind === 'refused') throw new ScriptFailure({ name: 'ImportError', message: target.reason });
-  let namespace: Record<string, unknown>;
   try {
-    namespace = (await import(target.specifier)) as Record<string, unknown>;
+    return await import(target.specifier);
   } catch (error) {
     throw new ScriptFailure({
       name: 'ImportError',
       message: `import of '${specifier}' failed: ${(error as Error).message} (only Node built-ins and packages installed with the worker can be imported until scripts have locks)`,
     });
   }
-  const names = Object.keys(namespace);
-  const module = new vm.SyntheticModule(
-    names,
-    function exportAll(this: vm.SyntheticModule) {
-      for (const name of names) this.setExport(name, namespace[name]);
-    },
-    { context, identifier: target.specifier },
-  );
-  await module.link(() => {
-    throw new Error('a synthetic module has no imports');
-  });
-  await module.evaluate();
-  return module;
 }
 
 interface RunningJob {
@@ -165,6 +165,10 @@ async function run(running: RunningJob): Promise<ThreadOutbound> {
       running.tainted = true;
       return (globalThis as Record<string, unknown>)[String(name)];
     },
+    load: (specifier: unknown) => {
+      running.tainted = true;
+      return hostModule(String(specifier));
+    },
     platform: process.platform,
     arch: process.arch,
     version: process.version,
@@ -172,18 +176,10 @@ async function run(running: RunningJob): Promise<ThreadOutbound> {
   try {
     const realm = (realmScript.runInContext(context) as Install)(host, JSON.stringify(job.env), HOST_GLOBAL_NAMES_JSON);
     running.realm = realm;
-    const load = (specifier: string): Promise<vm.SyntheticModule> => {
-      running.tainted = true;
-      return hostModule(specifier, context);
-    };
-    const module = new vm.SourceTextModule(typescriptToJavaScript(job.content), {
-      context,
-      identifier: `file:///${job.path ?? 'script'}.ts`,
-      importModuleDynamically: load,
-    });
-    await module.link(load);
-    await module.evaluate();
-    const entry = (module.namespace as Record<string, unknown>)[job.entrypoint];
+    const filename = `file:///${job.path ?? 'script'}.ts`;
+    const moduleFunction = compile(job.content, filename).runInContext(context) as (host: object) => Promise<unknown>;
+    const exports = (await moduleFunction(realm.moduleHost(filename))) as Record<string, unknown>;
+    const entry = exports[job.entrypoint];
     if (typeof entry !== 'function') {
       throw new ScriptFailure({
         name: 'ExecutionErr',

@@ -8,7 +8,7 @@ export interface TypeScriptPoolOptions {
   readonly defaultMemoryMb: number;
   /** A thread is replaced after this many jobs, to bound what a long life accumulates. */
   readonly jobsPerThread: number;
-  /** Idle threads of other memory limits end after this long. */
+  /** Idle threads beyond the warm count, or of another memory limit, end after this long. */
   readonly idleMs: number;
 }
 
@@ -118,12 +118,9 @@ export class TypeScriptThreadPool {
     }
     const idle = this.idle.get(thread.memoryMb) ?? [];
     this.idle.set(thread.memoryMb, idle);
-    if (idle.length >= this.options.warmThreads) {
-      this.retire(thread);
-      return;
-    }
     idle.push(thread);
-    if (thread.memoryMb !== this.options.defaultMemoryMb) {
+    // Threads beyond the warm count served a burst: they stay a while for the next one.
+    if (thread.memoryMb !== this.options.defaultMemoryMb || idle.length > this.options.warmThreads) {
       const timer = setTimeout(() => {
         const list = this.idle.get(thread.memoryMb);
         const index = list?.indexOf(thread) ?? -1;
@@ -172,8 +169,8 @@ export class TypeScriptThreadPool {
   private spawn(memoryMb: number): JobThread {
     const worker = new Worker(THREAD_URL, {
       env: {},
-      // vm modules let a job run as an ES module in its own context.
-      execArgv: ['--experimental-vm-modules', '--disable-warning=ExperimentalWarning'],
+      // Type stripping may warn that it is experimental: not the job's output.
+      execArgv: ['--disable-warning=ExperimentalWarning'],
       resourceLimits: { maxOldGenerationSizeMb: memoryMb },
       stdout: true,
       stderr: true,
