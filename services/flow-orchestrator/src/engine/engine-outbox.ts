@@ -1,6 +1,7 @@
-import { InjectMeshConnection, OutboxRelay, type MeshConnection } from '@flowmesh/messaging';
+import { InjectMeshConnection, MeshClient, OutboxRelay, type MeshConnection } from '@flowmesh/messaging';
 import { Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import type { SqlStatement } from '../jobs/sql-batch.js';
 
 /**
  * Publishes what the engine wrote to the outbox (work for workers, job events). Every process
@@ -9,9 +10,15 @@ import { DataSource } from 'typeorm';
  */
 @Injectable()
 export class EngineOutbox implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly log = new Logger(EngineOutbox.name);
   private readonly relay: OutboxRelay;
+  private readonly client: MeshClient;
 
-  constructor(dataSource: DataSource, @InjectMeshConnection() conn: MeshConnection) {
+  constructor(
+    private readonly dataSource: DataSource,
+    @InjectMeshConnection() private readonly conn: MeshConnection,
+  ) {
+    this.client = new MeshClient(conn);
     this.relay = new OutboxRelay(dataSource, conn, {
       pollIntervalMs: 250,
       batchSize: 200,
@@ -29,5 +36,28 @@ export class EngineOutbox implements OnApplicationBootstrap, BeforeApplicationSh
 
   wake(): void {
     this.relay.wake();
+  }
+
+  /**
+   * After the commit of `statements`: their messages are published now (with their outbox id,
+   * so the relay's copy, should it publish too, is dropped by JetStream) and marked published;
+   * the relay is woken only for rows it alone can publish. A failed publish is left to the relay.
+   */
+  afterCommit(statements: readonly SqlStatement[]): void {
+    const messages = statements.flatMap((statement) => (statement.message ? [statement.message] : []));
+    if (statements.some((statement) => statement.relay)) this.relay.wake();
+    if (messages.length === 0) return;
+    void Promise.allSettled(
+      messages.map((message) =>
+        this.client.publish(this.conn.space.subject(message.subject), 'publish', message.payload, { msgId: message.msgId }),
+      ),
+    ).then(async (outcomes) => {
+      const published = messages.filter((_, i) => outcomes[i]?.status === 'fulfilled').map((message) => message.msgId);
+      if (published.length === 0) return;
+      await this.dataSource.query(
+        `UPDATE outbox_message SET published_at = now() WHERE msg_id = ANY($1) AND published_at IS NULL`,
+        [published],
+      );
+    }).catch((error: unknown) => this.log.warn(`outbox messages not marked published: ${String(error)}`));
   }
 }

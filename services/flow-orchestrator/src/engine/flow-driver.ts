@@ -62,10 +62,19 @@ export class FlowDriver implements ChildDriver {
     @Inject(ENGINE_CONFIG) private readonly config: EngineConfig,
   ) {}
 
-  /** A work message for flow job `jobId`: drive it until it ends or parks. */
-  async driveFromMessage(jobId: string): Promise<void> {
+  /** Takes the lease of a flow job not driven here; its row, or undefined (not a flow job, or driven elsewhere). */
+  leaseFlow(jobId: string): Promise<JobRecord | undefined> {
+    if (this.active.has(jobId)) return Promise.resolve(undefined);
+    return this.jobs.acquireLease(jobId, this.owner, this.config.leaseTtlMs, { flowsOnly: true });
+  }
+
+  /** A work message for flow job `jobId` (`leased`: its lease already taken): drive it until it ends or parks. */
+  async driveFromMessage(jobId: string, leased?: JobRecord): Promise<void> {
+    let first = leased?.lease_owner === this.owner ? leased : undefined;
     for (;;) {
-      const record = this.active.has(jobId) ? undefined : await this.jobs.acquireLease(jobId, this.owner, this.config.leaseTtlMs);
+      const record =
+        first ?? (this.active.has(jobId) ? undefined : await this.jobs.acquireLease(jobId, this.owner, this.config.leaseTtlMs));
+      first = undefined;
       if (!record) {
         // Driven elsewhere (or here): counting the wake-up makes that driver look again before it parks.
         await this.jobs.query(`UPDATE job SET wake_seq = wake_seq + 1 WHERE id = $1`, [jobId]);

@@ -8,6 +8,7 @@ import { CancelSignals } from './cancel-signals.js';
 import { ConcurrencyLimiter } from './concurrency.limiter.js';
 import { EngineOutbox } from './engine-outbox.js';
 import type { FlowRun, StopSignal } from './flow-run.js';
+import { FlowStateStore } from './flow-state.store.js';
 
 /** How a flow job ended, as its parent (or the driver) reads it. */
 export interface DriveEnd {
@@ -29,6 +30,7 @@ export class FlowFinisher {
     private readonly concurrency: ConcurrencyLimiter,
     private readonly outbox: EngineOutbox,
     private readonly cancels: CancelSignals,
+    private readonly store: FlowStateStore,
   ) {}
 
   /** Windmill's result of a cancelled job. */
@@ -66,13 +68,16 @@ export class FlowFinisher {
       duration_ms: now.getTime() - (run.job.started_at ?? now).getTime(),
     };
     if (run.ephemeral) return { success: status === 'completed', result: ending.result, ...(ending.stop ? { stop: ending.stop } : {}), record };
+    const pending = this.store.takePending(run);
     const statements: SqlStatement[] = [
+      ...pending.statements,
       this.jobs.finish(run.id, {
         status,
         result: ending.result,
         skipped: ending.skipped,
         flow_status: run.status,
         runtime: run.runtime,
+        ...(pending.fields.started_at ? { startedAt: pending.fields.started_at } : {}),
       }),
     ];
     if (run.runtime.concurrencyKey) statements.push(...this.concurrency.release(run.runtime.concurrencyKey, run.id));
@@ -103,9 +108,12 @@ export class FlowFinisher {
       statements.push(...this.jobs.wake(run.job.parent_job, `child-${run.id}`));
     }
     const rows = await run.serialize(() =>
-      this.jobs.execute<{ id: string; duration_ms: number | null; completed_at: Date }>(statements, 'SELECT * FROM s0'),
+      this.jobs.execute<{ id: string; duration_ms: number | null; completed_at: Date }>(
+        statements,
+        `SELECT * FROM s${pending.statements.length}`,
+      ),
     );
-    this.outbox.wake();
+    this.outbox.afterCommit(statements);
     const row = rows[0];
     if (row) record = { ...record, duration_ms: row.duration_ms, completed_at: row.completed_at };
     return { success: status === 'completed', result: ending.result, ...(ending.stop ? { stop: ending.stop } : {}), record };

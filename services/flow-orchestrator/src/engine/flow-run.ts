@@ -1,5 +1,7 @@
 import type { FlowModule, FlowStatus, FlowValue } from '@flowmesh/contracts';
 import type { JobRecord, JobRuntime } from '../jobs/job.record.js';
+import type { JobUpdate } from '../jobs/job.repository.js';
+import type { SqlStatement } from '../jobs/sql-batch.js';
 import type { ExpressionScope, ResultsReader } from './expressions/expression-scope.js';
 
 /** State shared by every flow of one tree driven in this process. */
@@ -28,6 +30,8 @@ export class FlowRun {
   cancelRequest: { by: string; reason: string | null } | undefined;
   /** Set by a step that ended the flow (stop_after_if, a failure without handler, ...). */
   ending: { success: boolean; result: unknown; skipped: boolean; stop?: StopSignal } | undefined;
+  /** Writes held back to go with the flow's next commit (a flow's start goes with its first step). */
+  pending: { statements: SqlStatement[]; fields: JobUpdate } = { statements: [], fields: {} };
   private writes: Promise<unknown> = Promise.resolve();
 
   constructor(

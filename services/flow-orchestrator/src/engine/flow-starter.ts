@@ -64,7 +64,8 @@ export class FlowStarter {
           ),
         );
       }
-      await this.store.save(run, statements, { status: 'running', started_at: now, wake_at: null });
+      // Written with the first step's commit: a flow's start costs no round trip of its own.
+      this.store.defer(run, statements, { status: 'running', started_at: now, wake_at: null });
     }
     if (run.runtime.applyPreprocessor && run.value.preprocessor_module && run.status.preprocessor_module?.type !== 'Success') {
       if ((await this.preprocess(run)) === 'parked') return 'parked';

@@ -16,8 +16,15 @@ export class FlowStateStore {
     private readonly outbox: EngineOutbox,
   ) {}
 
-  async save(run: FlowRun, statements: readonly SqlStatement[] = [], fields: JobUpdate = {}): Promise<void> {
+  /** Holds writes back until the flow's next commit (one round trip less). */
+  defer(run: FlowRun, statements: readonly SqlStatement[], fields: JobUpdate): void {
+    run.pending.statements.push(...statements);
+    Object.assign(run.pending.fields, fields);
+  }
+
+  async save(run: FlowRun, ownStatements: readonly SqlStatement[] = [], ownFields: JobUpdate = {}): Promise<void> {
     if (run.ephemeral) return;
+    const { statements, fields } = this.takePending(run, ownStatements, ownFields);
     const rows = await run.serialize(() =>
       this.jobs.execute<{ canceled_by: string | null; canceled_reason: string | null }>([
         ...statements,
@@ -26,6 +33,17 @@ export class FlowStateStore {
     );
     const row = rows[0];
     if (row?.canceled_by && !run.cancelRequest) run.cancelRequest = { by: row.canceled_by, reason: row.canceled_reason };
-    if (statements.length > 0) this.outbox.wake();
+    this.outbox.afterCommit(statements);
+  }
+
+  /** The held-back writes with these, and nothing held back any more. */
+  takePending(
+    run: FlowRun,
+    statements: readonly SqlStatement[] = [],
+    fields: JobUpdate = {},
+  ): { statements: SqlStatement[]; fields: JobUpdate } {
+    const taken = { statements: [...run.pending.statements, ...statements], fields: { ...run.pending.fields, ...fields } };
+    run.pending = { statements: [], fields: {} };
+    return taken;
   }
 }

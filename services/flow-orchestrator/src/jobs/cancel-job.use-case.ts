@@ -59,7 +59,7 @@ export class CancelJobUseCase {
     );
     // Each statement alone: several may touch the same flow row (a wake and its child's end).
     for (const statement of statements) await this.jobs.execute([statement]);
-    this.outbox.wake();
+    this.outbox.afterCommit(statements);
     return true;
   }
 }

@@ -90,6 +90,8 @@ export interface JobRecord {
   duration_ms: number | null;
   wake_at: Date | null;
   wake_seq: number;
+  /** Set only on a row read while taking its lease. */
+  lease_owner?: string | null;
 }
 
 export const FLOW_KINDS: readonly JobKind[] = ['flow', 'flowpreview'];

@@ -145,17 +145,31 @@ export class JobRepository {
   /** The job ends: its terminal fields, and the lease it held is released. */
   finish(
     id: string,
-    fields: { status: JobStatus; result: unknown; skipped?: boolean; flow_status?: unknown; runtime?: JobRuntime },
+    fields: {
+      status: JobStatus;
+      result: unknown;
+      skipped?: boolean;
+      flow_status?: unknown;
+      runtime?: JobRuntime;
+      /** When it started, if the row does not say yet. */
+      startedAt?: Date;
+    },
   ): SqlStatement {
-    const params: unknown[] = [id, fields.status, JSON.stringify(fields.result ?? null), fields.skipped ?? false];
+    const params: unknown[] = [
+      id,
+      fields.status,
+      JSON.stringify(fields.result ?? null),
+      fields.skipped ?? false,
+      fields.startedAt ?? null,
+    ];
     const sets = [
       // A job cancelled while it ran ends cancelled, whatever it returned.
       `status = CASE WHEN canceled_by IS NOT NULL THEN 'cancelled' ELSE $2 END`,
       'result = $3::jsonb',
       'skipped = $4',
       'completed_at = now()',
-      'started_at = COALESCE(started_at, now())',
-      'duration_ms = GREATEST(0, floor(extract(epoch FROM (now() - COALESCE(started_at, now()))) * 1000))::int',
+      'started_at = COALESCE(started_at, $5::timestamptz, now())',
+      'duration_ms = GREATEST(0, floor(extract(epoch FROM (now() - COALESCE(started_at, $5::timestamptz, now()))) * 1000))::int',
       'lease_owner = NULL',
       'lease_until = NULL',
       'wake_at = NULL',
@@ -194,6 +208,7 @@ export class JobRepository {
               FROM job WHERE id = $1 AND status NOT IN ('completed','failed','cancelled')
               ON CONFLICT (msg_id) DO NOTHING`,
         params: [jobId, `wake:${jobId}:${reason}:${randomUUID()}`],
+        relay: true,
       },
     ];
   }
@@ -214,6 +229,7 @@ export class JobRepository {
       sql: `INSERT INTO outbox_message (id, subject, payload, headers, msg_id)
             VALUES ($1, $2, $3::jsonb, '{}'::jsonb, $4) ON CONFLICT (msg_id) DO NOTHING`,
       params: [randomUUID(), subject, JSON.stringify(payload), msgId],
+      message: { subject, payload, msgId },
     };
   }
 
@@ -260,11 +276,17 @@ export class JobRepository {
   }
 
   /** Takes the job for `owner` unless another live process drives it; the row as of now. */
-  async acquireLease(id: string, owner: string, ttlMs: number): Promise<JobRecord | undefined> {
+  async acquireLease(
+    id: string,
+    owner: string,
+    ttlMs: number,
+    options: { flowsOnly?: boolean } = {},
+  ): Promise<JobRecord | undefined> {
     const rows = await this.rows<RawRow>(
       `UPDATE job SET lease_owner = $2, lease_until = now() + $3 * interval '1 millisecond'
        WHERE id = $1 AND (lease_owner IS NULL OR lease_owner = $2 OR lease_until < now())
-       RETURNING ${SELECT_COLUMNS}`,
+         ${options.flowsOnly ? `AND kind IN ('flow','flowpreview')` : ''}
+       RETURNING ${SELECT_COLUMNS}, lease_owner`,
       [id, owner, ttlMs],
     );
     return rows[0] ? decode(rows[0]) : undefined;

@@ -38,8 +38,9 @@ export class ResumeJobUseCase {
     const outcome: ResumeOutcome =
       (counts?.disapproved ?? 0) > 0 ? 'cancelled' : (counts?.approved ?? 0) >= required ? 'resumed' : 'waiting';
     if (outcome !== 'waiting') {
-      await this.jobs.execute(this.jobs.wake(flow.id, 'resume'));
-      this.outbox.wake();
+      const wake = this.jobs.wake(flow.id, 'resume');
+      await this.jobs.execute(wake);
+      this.outbox.afterCommit(wake);
     }
     return outcome;
   }

@@ -95,12 +95,13 @@ export class RunFlowUseCase {
     const statements: SqlStatement[] = [this.tokens.store(jobId, issued.token, issued.expiresAt)];
     if (value.debounce_delay_s && value.debounce_delay_s > 0) {
       await this.debouncer.submit(record, value, statements);
+      this.outbox.wake();
     } else {
       statements.push(this.jobs.insert(record, { onConflictDoNothing: true }));
       if (!record.wake_at) statements.push(this.jobs.dispatch(record));
       await this.jobs.execute(statements);
+      this.outbox.afterCommit(statements);
     }
-    this.outbox.wake();
     return jobId;
   }
 

@@ -92,7 +92,7 @@ export class RunScriptUseCase {
     const statements = [this.tokens.store(jobId, issued.token, issued.expiresAt), this.jobs.insert(record, { onConflictDoNothing: true })];
     if (!record.wake_at) statements.push(this.jobs.dispatch(record));
     await this.jobs.execute(statements);
-    this.outbox.wake();
+    this.outbox.afterCommit(statements);
     return jobId;
   }
 }

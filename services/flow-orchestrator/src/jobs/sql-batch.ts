@@ -1,7 +1,19 @@
+/** A message written to the outbox by a statement, published as soon as it commits. */
+export interface OutboxMessage {
+  /** Relative subject (`work.flow.job`, `evt.job.completed`). */
+  readonly subject: string;
+  readonly payload: unknown;
+  readonly msgId: string;
+}
+
 /** One SQL statement with its own `$1..$n` parameters. */
 export interface SqlStatement {
   readonly sql: string;
   readonly params: readonly unknown[];
+  /** The outbox message it writes, when it writes one whose subject is known here. */
+  readonly message?: OutboxMessage;
+  /** It writes outbox rows only the relay can publish (their subject is read in SQL). */
+  readonly relay?: boolean;
 }
 
 /**

@@ -35,11 +35,14 @@ export class JobRunner {
   }
 
   private async take(work: RunJobWork): Promise<void> {
-    const record = UUID.test(work.jobId) ? await this.jobs.load(work.jobId) : undefined;
+    if (!UUID.test(work.jobId)) throw new MeshError('NOT_FOUND', `job ${work.jobId} not found in workspace ${work.workspace}`);
+    // Most messages are for flow jobs: taking the lease reads the row too.
+    const leased = await this.flows.leaseFlow(work.jobId);
+    const record = leased ?? (await this.jobs.load(work.jobId));
     if (!record || record.workspace !== work.workspace) {
       throw new MeshError('NOT_FOUND', `job ${work.jobId} not found in workspace ${work.workspace}`);
     }
-    if (isFlowKind(record.kind)) return this.flows.driveFromMessage(record.id);
+    if (isFlowKind(record.kind)) return this.flows.driveFromMessage(record.id, record);
     if (isTerminalJobStatus(record.status)) return;
     // AI steps are agent-runtime's: it completes them itself.
     if (record.kind === 'aiagent' || record.kind === 'aidecision') return;

@@ -82,6 +82,6 @@ export class ScriptJobExecutor {
       this.cancels.forget(record.id);
     }
     await this.jobs.execute(end);
-    this.outbox.wake();
+    this.outbox.afterCommit(end);
   }
 }

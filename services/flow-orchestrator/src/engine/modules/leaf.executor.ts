@@ -11,7 +11,6 @@ import { CancelSignals } from '../cancel-signals.js';
 import { resolveKey } from '../concurrency.limiter.js';
 import { childPath } from '../child-flows.js';
 import { ENGINE_CONFIG, type EngineConfig } from '../engine.config.js';
-import { EngineOutbox } from '../engine-outbox.js';
 import { ExpressionEvaluator } from '../expressions/expression.evaluator.js';
 import { evaluateInputTransforms, evaluateTransform } from '../input-transforms.js';
 import { done, PARKED, type ModuleContext, type ModuleOutcome, type ModuleProgress } from '../module-outcome.js';
@@ -44,7 +43,6 @@ export class LeafExecutor {
     private readonly tokens: JobTokens,
     private readonly scopedTokens: ScopedTokens,
     private readonly cache: ResultCache,
-    private readonly outbox: EngineOutbox,
     private readonly cancels: CancelSignals,
     private readonly debouncer: StepDebouncer,
     @Inject(ENGINE_CONFIG) private readonly config: EngineConfig,
@@ -120,7 +118,6 @@ export class LeafExecutor {
         this.jobs.insert(queued),
         this.jobs.dispatch(queued),
       ]);
-      this.outbox.wake();
       return PARKED;
     }
     return done(await this.runInline(ctx, record, statements, cacheKey));
