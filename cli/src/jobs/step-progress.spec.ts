@@ -30,7 +30,7 @@ describe('StepProgress', () => {
     const progress = new StepProgress('j1');
     const waiting = { modules: [{ id: 'approve', type: 'WaitingForEvents' }] };
     expect(progress.linesFor(waiting)).toEqual([
-      '… approve waits for approval: flowmesh jobs resume j1 (or --deny)',
+      '… approval needed before approve: flowmesh jobs resume j1 (or --deny)',
     ]);
     expect(progress.linesFor(waiting)).toEqual([]);
     expect(progress.linesFor({ modules: [{ id: 'approve', type: 'Success' }] })).toEqual(['✓ approve']);

@@ -30,7 +30,7 @@ export class StepProgress {
     if (module.type === 'Success') return module.skipped ? `- ${id} skipped` : `✓ ${id}`;
     if (module.type === 'Failure') return `✗ ${id} failed`;
     if (module.type === 'WaitingForEvents') {
-      return `… ${id} waits for approval: flowmesh jobs resume ${this.jobId} (or --deny)`;
+      return `… approval needed before ${id}: flowmesh jobs resume ${this.jobId} (or --deny)`;
     }
     return undefined;
   }

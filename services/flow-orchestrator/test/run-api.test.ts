@@ -297,6 +297,65 @@ describe('flow-orchestrator run API', () => {
     });
     expect([noToken.code, noToken.stderr]).toEqual([1, expect.stringContaining('UNAUTHENTICATED')]);
   }, 60_000);
+
+  it('flowmesh jobs resume answers the approval example; jobs get, logs and cancel act on a job', async () => {
+    buildCli();
+    const env = { FLOWMESH_URL: mesh.orchestrator.url, FLOWMESH_TOKEN: mesh.tokens.admin };
+    const running = runFlowmesh(['run', 'examples/flows/approval.yaml', '--args', '{"amount": 120}'], {
+      env,
+    });
+    type Listed = Array<{ id: string; status: string }>;
+    const suspended = await waitFor(
+      async () =>
+        (await mesh.http('GET', 'jobs/list?suspended=true&created_by=admin', 'admin')).json<Listed>()[0],
+      { timeoutMs: 20_000, description: 'the approval example to suspend' },
+    );
+    const refused = await runFlowmesh(['jobs', 'resume', suspended.id, '--payload', '{}'], { env });
+    expect([refused.code, refused.stderr]).toEqual([1, expect.stringContaining('VALIDATION_FAILED')]);
+    const resumed = await runFlowmesh(['jobs', 'resume', suspended.id, '--payload', '{"comment": "fine"}'], {
+      env,
+    });
+    expect([resumed.code, resumed.stdout]).toEqual([0, '{"outcome":"resumed"}\n']);
+    const ran = await running;
+    expect(ran.code).toBe(0);
+    expect(ran.stderr).toContain(`… approval needed before decision: flowmesh jobs resume ${suspended.id}`);
+    expect(JSON.parse(ran.stdout)).toEqual({
+      approved: true,
+      amount: 120,
+      reason: 'team lunch',
+      comment: 'fine',
+      approvers: ['admin'],
+    });
+
+    const got = await runFlowmesh(['jobs', 'get', suspended.id], { env });
+    expect(JSON.parse(got.stdout)).toMatchObject({
+      id: suspended.id,
+      success: true,
+      job_kind: 'flowpreview',
+    });
+    const stepJob = (JSON.parse(got.stdout) as { flow_status: { modules: Array<{ job: string }> } })
+      .flow_status.modules[0]?.job;
+    const logs = await runFlowmesh(['jobs', 'logs', stepJob ?? ''], { env });
+    expect([logs.code, logs.stdout]).toEqual([
+      0,
+      expect.stringContaining('asking approval for 120 (team lunch)'),
+    ]);
+
+    const parked = {
+      modules: [{ ...scriptStep('wait', "return 'parked';"), suspend: { required_events: 1 } }],
+    };
+    const id = await run(parked, {});
+    await waitFor(
+      async () =>
+        (await mesh.http('GET', `jobs_u/get/${id}`, 'admin')).json<{ status: string }>().status ===
+        'suspended',
+      { timeoutMs: 20_000 },
+    );
+    const cancelled = await runFlowmesh(['jobs', 'cancel', id, '--reason', 'from the CLI'], { env });
+    expect([cancelled.code, cancelled.stdout]).toEqual([0, `job ${id} canceled\n`]);
+    const bob = await runFlowmesh(['jobs', 'get', id], { env: { ...env, FLOWMESH_TOKEN: mesh.tokens.bob } });
+    expect([bob.code, bob.stderr]).toEqual([1, expect.stringContaining('NOT_FOUND')]);
+  }, 60_000);
 });
 
 /** Builds the CLI alone (not the whole repository, which other work in progress may break). */
