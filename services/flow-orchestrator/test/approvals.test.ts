@@ -184,6 +184,21 @@ describe('flow-orchestrator approvals', () => {
     expect(ended.result).toMatchObject({ error: { name: 'SuspendedDisapproved' } });
   });
 
+  it("disapproves from the page's Disapprove button (a form post to the cancel link)", async () => {
+    const id = await startSuspended(approvalFlow({ resume_form: form }));
+    const urls = await urlsFor(id, 'frank');
+    const posted = await fetch(local(urls.cancel), {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ comment: '' }).toString(),
+    });
+    expect(posted.status).toBe(200);
+    expect(await posted.text()).toContain('Disapproved');
+    expect((await outcome(id)).result).toMatchObject({
+      error: { name: 'SuspendedDisapproved', message: expect.stringContaining('frank') as unknown },
+    });
+  });
+
   it('with hide_cancel, offers no way to disapprove', async () => {
     const id = await startSuspended(approvalFlow({ hide_cancel: true }));
     const urls = await urlsFor(id, 'erin');

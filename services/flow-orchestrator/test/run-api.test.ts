@@ -9,7 +9,9 @@ import { scriptStep, startRunApiMesh, type Member, type RunApiMesh } from './sup
 
 const hello = {
   modules: [
-    scriptStep('greet', 'return `Hello, ${name}!`;', { name: 'flow_input.name' }),
+    scriptStep('greet', 'console.log(`greeting ${name}`); return `Hello, ${name}!`;', {
+      name: 'flow_input.name',
+    }),
     { id: 'out', value: { type: 'identity' } },
   ],
 };
@@ -112,6 +114,21 @@ describe('flow-orchestrator run API', () => {
     expect(update.flow_status.modules).toHaveLength(2);
     const logs = await mesh.http('GET', `jobs_u/get_logs/${id}`, 'admin');
     expect([logs.status, logs.contentType]).toEqual([200, expect.stringMatching(/^text\/plain/)]);
+    // The step's own logs, and getupdate's new logs since an offset.
+    const step = (job.flow_status as { modules: Array<{ job: string }> }).modules[0]?.job ?? '';
+    expect((await mesh.http('GET', `jobs_u/get_logs/${step}`, 'admin')).text).toContain('greeting mesh');
+    const first = (await mesh.http('GET', `jobs_u/getupdate/${step}?log_offset=0`, 'admin')).json<{
+      new_logs: string;
+      log_offset: number;
+    }>();
+    expect(first.new_logs).toContain('greeting mesh');
+    const next = (
+      await mesh.http('GET', `jobs_u/getupdate/${step}?log_offset=${first.log_offset}`, 'admin')
+    ).json<{
+      new_logs: string;
+      log_offset: number;
+    }>();
+    expect(next).toMatchObject({ new_logs: '', log_offset: first.log_offset });
     const node = await mesh.http('GET', `jobs/result_by_id/${id}/greet`, 'admin');
     expect([node.status, node.json()]).toEqual([200, 'Hello, mesh!']);
   });
@@ -176,6 +193,12 @@ describe('flow-orchestrator run API', () => {
     });
     expect(preview.status).toBe(201);
     expect((await completed(preview.text)).result).toBe('SHOUT');
+    const previewWaited = await mesh.http('POST', 'jobs/run_wait_result/preview', 'admin', {
+      content: 'export async function main(a: number) { return a + 1; }',
+      language: 'bun',
+      args: { a: 1 },
+    });
+    expect([previewWaited.status, previewWaited.json()]).toEqual([200, 2]);
   });
 
   it('answers 404 for a job the caller may not read, exactly as for one that does not exist', async () => {
