@@ -127,6 +127,8 @@ async function hostModule(specifier: string): Promise<unknown> {
 interface RunningJob {
   readonly job: Extract<ThreadInbound, { type: 'run' }>['job'];
   tainted: boolean;
+  /** Set when the job has its outcome: what its leftovers do after that reaches nobody. */
+  finished: boolean;
   realm?: RealmApi;
 }
 
@@ -143,6 +145,7 @@ async function run(running: RunningJob): Promise<ThreadOutbound> {
   const timers = new Map<number, NodeJS.Timeout>();
   const partial = { out: '', err: '' };
   const post = (stream: 'out' | 'err', text: string): void => {
+    if (running.finished) return;
     const lines = (partial[stream] + text).split('\n');
     partial[stream] = lines.pop() ?? '';
     for (const line of lines) send({ type: 'log', line });
@@ -154,6 +157,7 @@ async function run(running: RunningJob): Promise<ThreadOutbound> {
   const host = {
     post: (stream: unknown, text: unknown) => post(stream === 'err' ? 'err' : 'out', String(text)),
     schedule: (id: unknown, ms: unknown, repeat: unknown) => {
+      if (running.finished) return;
       const fire = (): void => running.realm?.fire(Number(id));
       timers.set(Number(id), repeat === true ? setInterval(fire, Number(ms)) : setTimeout(fire, Number(ms)));
     },
@@ -162,10 +166,12 @@ async function run(running: RunningJob): Promise<ThreadOutbound> {
       timers.delete(Number(id));
     },
     hostGlobal: (name: unknown) => {
+      if (running.finished) return undefined;
       running.tainted = true;
       return (globalThis as Record<string, unknown>)[String(name)];
     },
     load: (specifier: unknown) => {
+      if (running.finished) return Promise.reject(new Error('the job has ended'));
       running.tainted = true;
       return hostModule(String(specifier));
     },
@@ -205,19 +211,24 @@ async function run(running: RunningJob): Promise<ThreadOutbound> {
     for (const timer of timers.values()) clearTimeout(timer);
     if (partial.out) send({ type: 'log', line: partial.out });
     if (partial.err) send({ type: 'log', line: partial.err });
+    running.finished = true;
   }
 }
 
 port.on('message', (message: ThreadInbound) => {
   if (message.type !== 'run') return;
-  const running: RunningJob = { job: message.job, tainted: false };
+  const running: RunningJob = { job: message.job, tainted: false, finished: false };
   const escapedError = new Promise<ThreadOutbound>((resolve) => {
     failRunning = (error) => {
       running.tainted = true;
       resolve({ type: 'done', ok: false, error: describeFailure(error, running.realm), reusable: false });
     };
   });
-  void Promise.race([run(running), escapedError]).then((reply) => {
+  void Promise.race([run(running), escapedError]).then(async (reply) => {
+    running.finished = true;
+    // Promise jobs the script left behind run before this: one that never stops keeps the
+    // reply from leaving, so the time limit blames this job, not the next one on the thread.
+    await new Promise((resolve) => setImmediate(resolve));
     failRunning = undefined;
     // A job that failed after touching the thread's realm may have left anything behind.
     send(reply.type === 'done' ? { ...reply, reusable: reply.reusable && !running.tainted } : reply);

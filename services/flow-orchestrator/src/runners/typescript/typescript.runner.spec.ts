@@ -196,6 +196,34 @@ describe('TypeScriptRunner: isolation', () => {
     ).resolves.toEqual(['undefined', 'clean', [2]]);
   });
 
+  it('a job that touched a thread global (Buffer) leaves its thread, so a change to it reaches no one', async () => {
+    const poison = 'export function main() { (Buffer as any).poisoned = "yes"; return Buffer.from("hi").toString("base64") }';
+    await expect(runner.run(job(poison), () => {})).resolves.toBe('aGk=');
+    await expect(runner.run(job('export function main() { return (Buffer as any).poisoned ?? "clean" }'), () => {})).resolves.toBe(
+      'clean',
+    );
+  });
+
+  it('output a job leaves running after it returned never reaches the next job', async () => {
+    const leaky = `export function main() {
+      (async () => { for (let i = 0; i < 1000; i++) await null; console.log('late line from the first job'); })();
+      setTimeout(() => console.log('late timer line'), 5);
+      return 'first';
+    }`;
+    await expect(runner.run(job(leaky), () => {})).resolves.toBe('first');
+    const lines: string[] = [];
+    const next = 'export async function main() { await new Promise((r) => setTimeout(r, 30)); console.log("second"); return 2 }';
+    await expect(runner.run(job(next), (line) => lines.push(line))).resolves.toBe(2);
+    expect(lines).toEqual(['second']);
+  });
+
+  it('an endless promise loop left behind fails its own job, not the next one', async () => {
+    const guilty = 'export function main() { (async () => { for (;;) await null; })(); return 1 }';
+    const error = await failure(runner.run(job(guilty, { timeoutMs: 500 }), () => {}));
+    expect(error.name).toBe('Timeout');
+    await expect(runner.run(job('export function main() { return "innocent" }'), () => {})).resolves.toBe('innocent');
+  });
+
   it('a job sees its own environment, not the worker process environment', async () => {
     process.env.FLOWMESH_TEST_SECRET = 'host-only';
     const content = `import nodeProcess from 'node:process';
