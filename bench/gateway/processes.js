@@ -30,16 +30,18 @@ export function startScript(file, args = []) {
 /** The fake provider. */
 export const startFakeUpstream = () => startScript('./fake-upstream.js');
 
-/** A node process; its stderr is kept for the error message if it fails to come up. */
+/** A node process; the end of its output is kept for the error message if it fails to come up. */
 export function startProcess(name, args, env) {
   const child = spawn(process.execPath, args, {
     cwd: root,
     env: { ...process.env, ...env },
-    stdio: ['ignore', process.env.BENCH_CHILD_STDOUT ? 'inherit' : 'ignore', 'pipe'],
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let stderr = '';
-  child.stderr.on('data', (part) => (stderr = (stderr + part).slice(-4000)));
-  child.describe = () => `${name} (pid ${child.pid}) stderr:\n${stderr}`;
+  let output = '';
+  const keep = (part) => (output = (output + part).slice(-4000));
+  child.stdout.on('data', keep);
+  child.stderr.on('data', keep);
+  child.describe = () => `${name} (pid ${child.pid}) output:\n${output}`;
   return child;
 }
 
