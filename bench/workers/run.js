@@ -47,14 +47,24 @@ async function throughput(total, inFlight, fn) {
 
 function row(label, stats, baseline) {
   const base = baseline ? `   vs ${baseline.label}: p50 ${ratio(stats.p50, baseline.stats.p50)}` : '';
-  console.log(`${label.padEnd(58)} p50 ${ms(stats.p50).padStart(9)}  p99 ${ms(stats.p99).padStart(9)}${base}`);
+  console.log(
+    `${label.padEnd(58)} p50 ${ms(stats.p50).padStart(9)}  p99 ${ms(stats.p99).padStart(9)}${base}`,
+  );
 }
 
-console.log(`load average before: ${loadavg().map((l) => l.toFixed(2)).join(' ')}; samples ${SAMPLES}`);
+console.log(
+  `load average before: ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')}; samples ${SAMPLES}`,
+);
 
 // --- expressions ---------------------------------------------------------------------------
 const EXPR = 'results.a.items.map((x) => x * 2).reduce((s, x) => s + x, 0) + flow_input.n';
-const context = { flow_input: { n: 1, iter: { value: 'v', index: 3 } }, results: { a: { items: [1, 2, 3, 4] } }, previous_result: 'p' };
+const context = {
+  flow_input: { n: 1, iter: { value: 'v', index: 3 } },
+  results: { a: { items: [1, 2, 3, 4] } },
+  previous_result: 'p',
+};
 const expected = 21;
 
 const vmStats = await measure(SAMPLES, () => {
@@ -65,7 +75,9 @@ const wasm = await newQuickJSWASMModule();
 const quickStats = await measure(SAMPLES, () => {
   const runtime = wasm.newRuntime();
   const guest = runtime.newContext();
-  const result = guest.evalCode(`const flow_input = ${JSON.stringify(context.flow_input)}; const results = ${JSON.stringify(context.results)}; ${EXPR}`);
+  const result = guest.evalCode(
+    `const flow_input = ${JSON.stringify(context.flow_input)}; const results = ${JSON.stringify(context.results)}; ${EXPR}`,
+  );
   const value = guest.dump(guest.unwrapResult(result));
   guest.dispose();
   runtime.dispose();
@@ -78,25 +90,53 @@ const sandboxStats = await measure(SAMPLES, async () => {
   const value = await sandbox.evaluate(EXPR, context, { fieldPath: 'bench' });
   if (value !== expected) throw new Error(`sandbox gave ${value}`);
 });
-const sandboxRate = await throughput(SAMPLES * 2, 16, () => sandbox.evaluate(EXPR, context, { fieldPath: 'bench' }));
+const sandboxRate = await throughput(SAMPLES * 2, 16, () =>
+  sandbox.evaluate(EXPR, context, { fieldPath: 'bench' }),
+);
 await sandbox.close();
 
 console.log('\nexpression:', EXPR);
 row('fresh node:vm context, this thread (baseline, not a sandbox)', vmStats);
 row('bare QuickJS runtime+context, this thread (baseline)', quickStats);
-row('QuickJsExpressionSandbox.evaluate (thread, watchdog)', sandboxStats, { label: 'node:vm', stats: vmStats });
+row('QuickJsExpressionSandbox.evaluate (thread, watchdog)', sandboxStats, {
+  label: 'node:vm',
+  stats: vmStats,
+});
 console.log(`${'sandbox throughput, 16 in flight, 2 threads'.padEnd(58)} ${sandboxRate.toFixed(0)}/s`);
 
 // --- TypeScript jobs -----------------------------------------------------------------------
-const echoWorker = new Worker('const { parentPort } = require("node:worker_threads"); parentPort.on("message", (m) => parentPort.postMessage(m));', { eval: true });
+const echoWorker = new Worker(
+  'const { parentPort } = require("node:worker_threads"); parentPort.on("message", (m) => parentPort.postMessage(m));',
+  { eval: true },
+);
 await new Promise((resolve) => echoWorker.once('online', resolve));
-const roundTrip = await measure(SAMPLES, () => new Promise((resolve) => { echoWorker.once('message', resolve); echoWorker.postMessage({ x: 1 }); }));
+const roundTrip = await measure(
+  SAMPLES,
+  () =>
+    new Promise((resolve) => {
+      echoWorker.once('message', resolve);
+      echoWorker.postMessage({ x: 1 });
+    }),
+);
 await echoWorker.terminate();
 
-const typescript = new TypeScriptRunner({ warmThreads: 2, defaultMemoryMb: 256, jobsPerThread: 100_000, idleMs: 60_000, maxResultBytes: 2 * 1024 * 1024 });
+const typescript = new TypeScriptRunner({
+  warmThreads: 2,
+  defaultMemoryMb: 256,
+  jobsPerThread: 100_000,
+  idleMs: 60_000,
+  maxResultBytes: 2 * 1024 * 1024,
+});
 typescript.start();
 const tsJob = (i, content) => ({
-  id: `bench-${i}`, workspace: 'main', language: 'bun', content, args: { x: i }, env: { WM_JOB_ID: `bench-${i}` }, timeoutMs: 30_000, memoryMb: 256,
+  id: `bench-${i}`,
+  workspace: 'main',
+  language: 'bun',
+  content,
+  args: { x: i },
+  env: { WM_JOB_ID: `bench-${i}` },
+  timeoutMs: 30_000,
+  memoryMb: 256,
 });
 const TRIVIAL = 'export function main(x: number): number { return x + 1; }';
 await typescript.run(tsJob(0, TRIVIAL), () => {});
@@ -105,19 +145,25 @@ const tsStats = await measure(SAMPLES, async (i) => {
   if (value !== i + 1) throw new Error(`ts job gave ${value}`);
 });
 const tsRate = await throughput(SAMPLES, 8, (i) => typescript.run(tsJob(i, TRIVIAL), () => {}));
-const IMPORTING = 'import { createHash } from "node:crypto";\nexport function main(x: number) { return createHash("sha1").update(String(x)).digest("hex").length; }';
+const IMPORTING =
+  'import { createHash } from "node:crypto";\nexport function main(x: number) { return createHash("sha1").update(String(x)).digest("hex").length; }';
 const importStats = await measure(Math.min(SAMPLES, 100), async (i) => {
   const value = await typescript.run(tsJob(i, IMPORTING), () => {});
   if (value !== 40) throw new Error(`importing job gave ${value}`);
 });
 await typescript.close();
 
-const nodeProcess = await measure(Math.min(PROCESS_SAMPLES, 30), () => run(process.execPath, ['-e', 'process.stdout.write(String(1 + 1))']));
+const nodeProcess = await measure(Math.min(PROCESS_SAMPLES, 30), () =>
+  run(process.execPath, ['-e', 'process.stdout.write(String(1 + 1))']),
+);
 
 console.log('\nTypeScript job: export function main(x: number) { return x + 1 }');
 row('postMessage round trip to a worker thread (baseline)', roundTrip);
 row('new Node process, node -e (baseline)', nodeProcess);
-row('TypeScriptRunner.run, warm thread, fresh context per job', tsStats, { label: 'new process', stats: nodeProcess });
+row('TypeScriptRunner.run, warm thread, fresh context per job', tsStats, {
+  label: 'new process',
+  stats: nodeProcess,
+});
 row('  same, a job importing node:crypto (its thread retired)', importStats);
 console.log(`${'TypeScript jobs per second, 8 in flight'.padEnd(58)} ${tsRate.toFixed(0)}/s`);
 
@@ -130,7 +176,10 @@ const bash = new BashRunner({ ...processOptions, executable: 'bash' }, workdirs)
 const shTrue = await measure(PROCESS_SAMPLES, () => run('/bin/sh', ['-c', 'true']));
 const pythonBare = await measure(PROCESS_SAMPLES, () => run('python3', ['-c', 'pass']));
 const pyStats = await measure(PROCESS_SAMPLES, async (i) => {
-  const value = await python.run({ ...tsJob(i, 'def main(x):\n    return x + 1'), language: 'python3' }, () => {});
+  const value = await python.run(
+    { ...tsJob(i, 'def main(x):\n    return x + 1'), language: 'python3' },
+    () => {},
+  );
   if (value !== i + 1) throw new Error(`python job gave ${value}`);
 });
 const bashStats = await measure(PROCESS_SAMPLES, async (i) => {
@@ -144,7 +193,11 @@ row('sh -c true (baseline)', shTrue);
 row('python3 -c pass (baseline)', pythonBare);
 row('PythonRunner.run', pyStats, { label: 'python3 -c pass', stats: pythonBare });
 row('BashRunner.run', bashStats, { label: 'sh -c true', stats: shTrue });
-console.log(`\nload average after: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+console.log(
+  `\nload average after: ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')}`,
+);
 
 function run(command, args) {
   return new Promise((resolve, reject) => {

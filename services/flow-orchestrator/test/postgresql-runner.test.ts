@@ -27,8 +27,12 @@ beforeAll(async () => {
   admin = new pg.Client({ connectionString: databaseUrl });
   await admin.connect();
   await admin.query(`CREATE SCHEMA ${schema}`);
-  await admin.query(`CREATE TABLE ${schema}.users (id serial PRIMARY KEY, name text NOT NULL, age int NOT NULL)`);
-  await admin.query(`INSERT INTO ${schema}.users (name, age) VALUES ('ada', 36), ('alan', 41), ('grace', 85)`);
+  await admin.query(
+    `CREATE TABLE ${schema}.users (id serial PRIMARY KEY, name text NOT NULL, age int NOT NULL)`,
+  );
+  await admin.query(
+    `INSERT INTO ${schema}.users (name, age) VALUES ('ada', 36), ('alan', 41), ('grace', 85)`,
+  );
 });
 
 afterAll(async () => {
@@ -64,13 +68,20 @@ async function failure(promise: Promise<unknown>): Promise<JobError> {
 describe('PostgresqlRunner', () => {
   it('binds the arguments by their declared names and returns rows as objects', async () => {
     const content = `-- $1 name\n-- $2 n\nSELECT $1::text AS name, $2::int * 2 AS doubled;`;
-    await expect(runner.run(job(content, { n: 21, name: 'pg' }), () => {})).resolves.toEqual([{ name: 'pg', doubled: 42 }]);
+    await expect(runner.run(job(content, { n: 21, name: 'pg' }), () => {})).resolves.toEqual([
+      { name: 'pg', doubled: 42 },
+    ]);
   });
 
   it('uses declared defaults for missing arguments', async () => {
     const content = `-- $1 min_age = 40\n-- $2 suffix = '!'\nSELECT name || $2::text AS name FROM ${schema}.users WHERE age > $1::int ORDER BY id;`;
-    await expect(runner.run(job(content), () => {})).resolves.toEqual([{ name: 'alan!' }, { name: 'grace!' }]);
-    await expect(runner.run(job(content, { min_age: 80, suffix: '?' }), () => {})).resolves.toEqual([{ name: 'grace?' }]);
+    await expect(runner.run(job(content), () => {})).resolves.toEqual([
+      { name: 'alan!' },
+      { name: 'grace!' },
+    ]);
+    await expect(runner.run(job(content, { min_age: 80, suffix: '?' }), () => {})).resolves.toEqual([
+      { name: 'grace?' },
+    ]);
   });
 
   it('keeps an SQL injection attempt a value', async () => {
@@ -103,8 +114,12 @@ describe('PostgresqlRunner', () => {
     const missing = await failure(runner.run({ ...job('SELECT 1;'), args: {} }, () => {}));
     expect(missing.message).toMatch(/^a postgresql script needs the argument database/);
     const unresolved = await failure(runner.run(job('SELECT 1;', { database: '$res:f/x/db' }), () => {}));
-    expect(unresolved.message).toBe('argument database: expected a postgresql resource value, got the text "$res:f/x/db"');
-    const partial = await failure(runner.run(job('SELECT 1;', { database: { host: 'h', user: 'u' } }), () => {}));
+    expect(unresolved.message).toBe(
+      'argument database: expected a postgresql resource value, got the text "$res:f/x/db"',
+    );
+    const partial = await failure(
+      runner.run(job('SELECT 1;', { database: { host: 'h', user: 'u' } }), () => {}),
+    );
     expect(partial.message).toMatch(/^argument database\.dbname: /);
   });
 

@@ -3,7 +3,10 @@ import { JobError } from '../ports/script-runner.port.js';
 /** The runners' own failures, worded once so every language reports them alike. */
 export const jobErrors = {
   timeout: (timeoutMs: number): JobError =>
-    new JobError('Timeout', `the job did not finish within its time limit of ${formatMs(timeoutMs)} and was stopped`),
+    new JobError(
+      'Timeout',
+      `the job did not finish within its time limit of ${formatMs(timeoutMs)} and was stopped`,
+    ),
   canceled: (): JobError => new JobError('Canceled', 'the job was canceled'),
   memory: (memoryMb: number, detail?: string): JobError =>
     new JobError(
@@ -19,7 +22,8 @@ export const jobErrors = {
 } as const;
 
 export function formatBytes(bytes: number): string {
-  if (bytes >= 1024 * 1024) return `${(bytes / (1024 * 1024)).toFixed(bytes % (1024 * 1024) === 0 ? 0 : 1)} MiB`;
+  if (bytes >= 1024 * 1024)
+    return `${(bytes / (1024 * 1024)).toFixed(bytes % (1024 * 1024) === 0 ? 0 : 1)} MiB`;
   if (bytes >= 1024) return `${(bytes / 1024).toFixed(bytes % 1024 === 0 ? 0 : 1)} KiB`;
   return `${bytes} bytes`;
 }

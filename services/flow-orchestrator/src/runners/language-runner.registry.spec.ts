@@ -22,7 +22,9 @@ describe('LanguageRunnerRegistry', () => {
   });
 
   it('fails at once naming the language, what runs here and the tags that would serve it', async () => {
-    const registry = new LanguageRunnerRegistry([echo], ['default', 'flow'], (language) => (language === 'go' ? ['go-builders'] : []));
+    const registry = new LanguageRunnerRegistry([echo], ['default', 'flow'], (language) =>
+      language === 'go' ? ['go-builders'] : [],
+    );
     const error = (await registry.run(job('go'), () => {}).catch((e: unknown) => e)) as JobError;
     expect(error).toBeInstanceOf(JobError);
     expect([error.name, error.message]).toEqual([
@@ -30,6 +32,8 @@ describe('LanguageRunnerRegistry', () => {
       'this worker (tags default, flow) has no runner for go scripts; it runs bun, deno; workers with tag go-builders run go scripts',
     ]);
     const rust = (await registry.run(job('rust'), () => {}).catch((e: unknown) => e)) as JobError;
-    expect(rust.message).toMatch(/no runner for rust scripts; it runs bun, deno; no worker tag is known to run rust scripts$/);
+    expect(rust.message).toMatch(
+      /no runner for rust scripts; it runs bun, deno; no worker tag is known to run rust scripts$/,
+    );
   });
 });

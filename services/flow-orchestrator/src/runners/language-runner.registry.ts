@@ -22,7 +22,8 @@ export class LanguageRunnerRegistry implements ScriptRunnerRegistry {
     private readonly workerTags: readonly string[] = [],
     private readonly tagsServing: (language: ScriptLanguage) => readonly string[] = () => [],
   ) {
-    for (const runner of runners) for (const language of runner.languages) this.byLanguage.set(language, runner);
+    for (const runner of runners)
+      for (const language of runner.languages) this.byLanguage.set(language, runner);
     this.languages = [...this.byLanguage.keys()];
   }
 
@@ -40,6 +41,9 @@ export class LanguageRunnerRegistry implements ScriptRunnerRegistry {
       tags.length > 0
         ? `; workers with tag ${tags.join(' or ')} run ${language} scripts`
         : `; no worker tag is known to run ${language} scripts`;
-    return new JobError('UnsupportedLanguage', `this worker${here} has no runner for ${language} scripts${runs}${elsewhere}`);
+    return new JobError(
+      'UnsupportedLanguage',
+      `this worker${here} has no runner for ${language} scripts${runs}${elsewhere}`,
+    );
   }
 }

@@ -31,7 +31,10 @@ export class ScriptRunnersHost implements OnModuleDestroy {
     readonly missing: readonly string[],
   ) {}
 
-  static async start(config: ScriptRunnersConfig, deployment: ScriptRunnersDeployment): Promise<ScriptRunnersHost> {
+  static async start(
+    config: ScriptRunnersConfig,
+    deployment: ScriptRunnersDeployment,
+  ): Promise<ScriptRunnersHost> {
     const workdirs = new JobWorkdirs(config.jobDir);
     const typescript = new TypeScriptRunner({
       warmThreads: config.typescriptWarmThreads,
@@ -51,9 +54,11 @@ export class ScriptRunnersHost implements OnModuleDestroy {
       answers(config.bashExecutable, config.subprocessPath),
     ]);
     const processOptions = { path: config.subprocessPath, maxResultBytes: config.maxResultBytes };
-    if (python) runners.push(new PythonRunner({ ...processOptions, executable: config.pythonExecutable }, workdirs));
+    if (python)
+      runners.push(new PythonRunner({ ...processOptions, executable: config.pythonExecutable }, workdirs));
     else missing.push(config.pythonExecutable);
-    if (bash) runners.push(new BashRunner({ ...processOptions, executable: config.bashExecutable }, workdirs));
+    if (bash)
+      runners.push(new BashRunner({ ...processOptions, executable: config.bashExecutable }, workdirs));
     else missing.push(config.bashExecutable);
     const registry = new LanguageRunnerRegistry(runners, deployment.workerTags, deployment.tagsServing);
     return new ScriptRunnersHost(registry, typescript, missing);

@@ -10,7 +10,8 @@ export interface ThreadRequest {
   readonly id: number;
   readonly request: EvaluationRequest;
 }
-export type ThreadReply = { readonly ready: true } | { readonly id: number; readonly outcome: EvaluationOutcome };
+export type ThreadReply =
+  { readonly ready: true } | { readonly id: number; readonly outcome: EvaluationOutcome };
 
 // From TypeScript sources (tests), Node strips the types itself but siblings are imported as
 // `.js`, which only a build produces: map them back to `.ts`.
@@ -38,7 +39,13 @@ const evaluator = new QuickJsEvaluator(await newQuickJSWASMModule());
 // so a flow's first expression does not spend its time limit on that.
 const context = { values: new Map([['n', '1']]), objects: new Map([['results', new Map([['a', '[1,2]']])]]) };
 for (let i = 0; i < 20; i++) {
-  evaluator.evaluate({ expr: 'results.a.map((x) => x + n).join()', context, timeoutMs: 10_000, memoryBytes: 8 << 20, stackBytes: 256 << 10 });
+  evaluator.evaluate({
+    expr: 'results.a.map((x) => x + n).join()',
+    context,
+    timeoutMs: 10_000,
+    memoryBytes: 8 << 20,
+    stackBytes: 256 << 10,
+  });
 }
 
 port.on('message', ({ id, request }: ThreadRequest) => {

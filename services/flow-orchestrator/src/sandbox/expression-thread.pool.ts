@@ -85,7 +85,7 @@ export class ExpressionThreadPool {
       }
       this.dispatch();
     });
-    worker.on('error', (error) => this.lost(thread, error));
+    worker.on('error', (error: Error) => this.lost(thread, error));
     worker.on('exit', (code) => this.lost(thread, new Error(`the sandbox thread exited with code ${code}`)));
   }
 
@@ -114,7 +114,8 @@ export class ExpressionThreadPool {
     }
     if (!thread.ready) {
       // A thread that cannot even start would fail again: fail the waiting work instead of looping.
-      for (const task of this.queue.splice(0)) task.reject(new Error(`the expression sandbox did not start: ${error.message}`));
+      for (const task of this.queue.splice(0))
+        task.reject(new Error(`the expression sandbox did not start: ${error.message}`));
       return;
     }
     if (!this.closed) {

@@ -114,7 +114,9 @@ export class QuickJsEvaluator {
       own(parse);
       own(stringify);
       const form = this.formOf(vm, request.expr);
-      const value = own(this.settle(evaluation, vm.evalCode(wrapExpression(request.expr, form), 'expression.js')));
+      const value = own(
+        this.settle(evaluation, vm.evalCode(wrapExpression(request.expr, form), 'expression.js')),
+      );
       const text = own(this.serialize(evaluation, stringify, value));
       return vm.typeof(text) === 'string' ? { json: vm.getString(text) } : {};
     } finally {
@@ -203,7 +205,10 @@ export class QuickJsEvaluator {
       return this.settle(evaluation, evaluation.vm.callFunction(stringify, evaluation.vm.undefined, value));
     } catch (error) {
       if (error instanceof GuestFailure && (error.failure === 'error' || error.failure === 'syntax')) {
-        throw new GuestFailure('result', `ResultError: the value is not JSON: ${error.reason.replace(/^\w+: /, '')}`);
+        throw new GuestFailure(
+          'result',
+          `ResultError: the value is not JSON: ${error.reason.replace(/^\w+: /, '')}`,
+        );
       }
       throw error;
     }
@@ -239,7 +244,10 @@ export class QuickJsEvaluator {
     const { name, message } = describeGuestError(vm, error);
     error.dispose();
     if (evaluation.interrupted()) {
-      return new GuestFailure('timeout', `TimeoutError: the expression did not finish within ${request.timeoutMs} ms`);
+      return new GuestFailure(
+        'timeout',
+        `TimeoutError: the expression did not finish within ${request.timeoutMs} ms`,
+      );
     }
     if (name === 'InternalError' && /out of memory/i.test(message)) {
       return new GuestFailure(
@@ -247,7 +255,10 @@ export class QuickJsEvaluator {
         `MemoryLimitError: the expression exceeded its memory limit of ${formatBytes(request.memoryBytes)}`,
       );
     }
-    if ((name === 'InternalError' || name === 'RangeError') && /stack overflow|call stack size/i.test(message)) {
+    if (
+      (name === 'InternalError' || name === 'RangeError') &&
+      /stack overflow|call stack size/i.test(message)
+    ) {
       return new GuestFailure(
         'memory',
         `StackOverflowError: the expression exceeded its stack limit of ${formatBytes(request.stackBytes)}`,

@@ -53,10 +53,16 @@ describe('QuickJsExpressionSandbox: values', () => {
   it('lists, spreads and serializes the lazy objects like plain ones', async () => {
     const context = { results: { a: 1, b: { c: [true] } } };
     await expect(
-      sandbox.evaluate('[Object.keys(results), "a" in results, "z" in results, {...results}, JSON.stringify(results)]', context, at('x')),
+      sandbox.evaluate(
+        '[Object.keys(results), "a" in results, "z" in results, {...results}, JSON.stringify(results)]',
+        context,
+        at('x'),
+      ),
     ).resolves.toEqual([['a', 'b'], true, false, { a: 1, b: { c: [true] } }, '{"a":1,"b":{"c":[true]}}']);
     await expect(sandbox.evaluate('results.missing', context, at('x'))).resolves.toBeUndefined();
-    await expect(sandbox.evaluate('typeof results.hasOwnProperty', context, at('x'))).resolves.toBe('function');
+    await expect(sandbox.evaluate('typeof results.hasOwnProperty', context, at('x'))).resolves.toBe(
+      'function',
+    );
   });
 
   it('reads big values (parsed only when read) like small ones', async () => {
@@ -77,7 +83,9 @@ describe('QuickJsExpressionSandbox: values', () => {
       sandbox.evaluate('const a = flow_input.x * 2;\nreturn a + 1', { flow_input: { x: 4 } }, at('x')),
     ).resolves.toBe(9);
     await expect(sandbox.evaluate('await Promise.resolve(5)', {}, at('x'))).resolves.toBe(5);
-    await expect(sandbox.evaluate('flow_input.x // trailing comment', { flow_input: { x: 1 } }, at('x'))).resolves.toBe(1);
+    await expect(
+      sandbox.evaluate('flow_input.x // trailing comment', { flow_input: { x: 1 } }, at('x')),
+    ).resolves.toBe(1);
   });
 
   it('returns undefined for undefined, null for null, and drops functions inside values as JSON does', async () => {
@@ -109,7 +117,9 @@ describe('QuickJsExpressionSandbox: errors name the field path', () => {
     expect((await failure('await Promise.reject(new RangeError("nope"))')).message).toBe(
       'value.modules[0].expr: RangeError: nope',
     );
-    expect((await failure('(() => { throw "plain" })()')).message).toBe('value.modules[0].expr: Error: plain');
+    expect((await failure('(() => { throw "plain" })()')).message).toBe(
+      'value.modules[0].expr: Error: plain',
+    );
   });
 
   it('reports a syntax error', async () => {
@@ -122,7 +132,9 @@ describe('QuickJsExpressionSandbox: errors name the field path', () => {
     const error = await failure('(() => { const a = {}; a.a = a; return a })()');
     expect(error.failure).toBe('result');
     expect(error.message).toMatch(/^value\.modules\[0\]\.expr: ResultError: the value is not JSON: /);
-    expect((await failure('() => 1')).message).toBe('value.modules[0].expr: ResultError: the value is not JSON: a function is not JSON');
+    expect((await failure('() => 1')).message).toBe(
+      'value.modules[0].expr: ResultError: the value is not JSON: a function is not JSON',
+    );
     expect((await failure('Symbol("s")')).failure).toBe('result');
   });
 });
@@ -132,7 +144,9 @@ describe('QuickJsExpressionSandbox: containment', () => {
     const started = performance.now();
     const error = await failure('(() => { while (true) {} })()');
     expect(error.failure).toBe('timeout');
-    expect(error.message).toBe('value.modules[0].expr: TimeoutError: the expression did not finish within 200 ms');
+    expect(error.message).toBe(
+      'value.modules[0].expr: TimeoutError: the expression did not finish within 200 ms',
+    );
     expect(performance.now() - started).toBeLessThan(2_000);
   });
 
@@ -140,14 +154,18 @@ describe('QuickJsExpressionSandbox: containment', () => {
     const started = performance.now();
     const error = await failure('(() => { for (;;) "x".repeat(1e6) })()');
     expect(error.failure).toBe('timeout');
-    expect(error.message).toBe('value.modules[0].expr: TimeoutError: the expression did not finish within 200 ms');
+    expect(error.message).toBe(
+      'value.modules[0].expr: TimeoutError: the expression did not finish within 200 ms',
+    );
     expect(performance.now() - started).toBeLessThan(3_000);
     await expect(sandbox.evaluate('flow_input.a * 3', { flow_input: { a: 2 } }, at('x'))).resolves.toBe(6);
   });
 
   it('stops a promise that never settles', async () => {
     const error = await failure('new Promise(() => {})');
-    expect(error.message).toBe('value.modules[0].expr: Error: the expression awaits a promise that never settles');
+    expect(error.message).toBe(
+      'value.modules[0].expr: Error: the expression awaits a promise that never settles',
+    );
   });
 
   it('stops a promise-job loop at the time limit', async () => {
@@ -159,7 +177,9 @@ describe('QuickJsExpressionSandbox: containment', () => {
     const error: unknown = await sandbox
       .evaluate('(() => { for (;;) {} })()', {}, { fieldPath: 'f', timeoutMs: 20 })
       .catch((e: unknown) => e);
-    expect((error as ExpressionError).message).toBe('f: TimeoutError: the expression did not finish within 20 ms');
+    expect((error as ExpressionError).message).toBe(
+      'f: TimeoutError: the expression did not finish within 20 ms',
+    );
   });
 
   it('stops a memory bomb at the memory limit', async () => {
@@ -180,7 +200,9 @@ describe('QuickJsExpressionSandbox: containment', () => {
   it('stops deep recursion', async () => {
     const error = await failure('(function f(n) { return f(n + 1) + 1 })(0)');
     expect(error.failure).toBe('memory');
-    expect(error.message).toBe('value.modules[0].expr: StackOverflowError: the expression exceeded its stack limit of 256 KiB');
+    expect(error.message).toBe(
+      'value.modules[0].expr: StackOverflowError: the expression exceeded its stack limit of 256 KiB',
+    );
   });
 
   it('keeps working after each kind of failure', async () => {
@@ -235,7 +257,11 @@ describe('QuickJsExpressionSandbox: containment', () => {
       at('x'),
     );
     await expect(
-      sandbox.evaluate('[typeof ({}).polluted, typeof [].push, typeof leak, typeof JSON.parse, flow_input.a]', context, at('x')),
+      sandbox.evaluate(
+        '[typeof ({}).polluted, typeof [].push, typeof leak, typeof JSON.parse, flow_input.a]',
+        context,
+        at('x'),
+      ),
     ).resolves.toEqual(['undefined', 'function', 'undefined', 'function', 1]);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     expect(typeof [].push).toBe('function');
@@ -243,13 +269,21 @@ describe('QuickJsExpressionSandbox: containment', () => {
 
   it('an expression cannot change the host context', async () => {
     const context = { flow_input: { a: 1 }, results: { s: { n: 1 } } };
-    await sandbox.evaluate('flow_input.a = 99; results.s.n = 5; delete results.s; return 1', context, at('x'));
+    await sandbox.evaluate(
+      'flow_input.a = 99; results.s.n = 5; delete results.s; return 1',
+      context,
+      at('x'),
+    );
     expect(context).toEqual({ flow_input: { a: 1 }, results: { s: { n: 1 } } });
   });
 
   it('overwriting JSON inside the expression does not break the result handling', async () => {
     await expect(
-      sandbox.evaluate('JSON.stringify = () => "evil"; JSON.parse = () => 1; return [results.a]', { results: { a: 'ok' } }, at('x')),
+      sandbox.evaluate(
+        'JSON.stringify = () => "evil"; JSON.parse = () => 1; return [results.a]',
+        { results: { a: 'ok' } },
+        at('x'),
+      ),
     ).resolves.toEqual(['ok']);
   });
 });

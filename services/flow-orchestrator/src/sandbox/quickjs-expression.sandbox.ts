@@ -76,7 +76,10 @@ function toPieces(context: ExpressionContext, fieldPath: string): ContextPieces 
   };
   for (const [name, value] of Object.entries(context)) {
     if (isPlainObject(value)) {
-      objects.set(name, new Map(Object.entries(value).map(([key, item]) => [key, json(item, `${name}.${key}`)])));
+      objects.set(
+        name,
+        new Map(Object.entries(value).map(([key, item]) => [key, json(item, `${name}.${key}`)])),
+      );
     } else {
       values.set(name, json(value, name));
     }

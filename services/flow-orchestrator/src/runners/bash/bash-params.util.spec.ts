@@ -3,7 +3,14 @@ import { bashArguments, bashParams } from './bash-params.util.js';
 
 describe('bashParams', () => {
   it('names positional parameters from their declarations, in position order', () => {
-    const content = ['#!/bin/bash', 'second="$2"', "first='$1'", 'third="${3:-fallback}"', 'echo "$first"', 'fourth=$4 # trailing'].join('\n');
+    const content = [
+      '#!/bin/bash',
+      'second="$2"',
+      "first='$1'",
+      'third="${3:-fallback}"',
+      'echo "$first"',
+      'fourth=$4 # trailing',
+    ].join('\n');
     expect(bashParams(content)).toEqual(['first', 'second', 'third', 'fourth']);
   });
 

@@ -2,7 +2,8 @@
  * The parameters of a bash script, Windmill's way: a line `name="$1"` (or `name="${2:-default}"`)
  * names positional parameter N. Arguments are passed as positional values in that order.
  */
-const DECLARATION = /^\s*(?:local\s+|declare\s+|readonly\s+)?([A-Za-z_]\w*)=(["']?)\$(?:(\d+)|\{(\d+)(?::?-[^}]*)?\})\2\s*(?:#.*)?$/;
+const DECLARATION =
+  /^\s*(?:local\s+|declare\s+|readonly\s+)?([A-Za-z_]\w*)=(["']?)\$(?:(\d+)|\{(\d+)(?::?-[^}]*)?\})\2\s*(?:#.*)?$/;
 
 export function bashParams(content: string): string[] {
   const names: string[] = [];
@@ -16,7 +17,10 @@ export function bashParams(content: string): string[] {
 }
 
 /** Positional values for the script: strings as they are, other JSON as text, missing as ''. */
-export function bashArguments(params: readonly (string | undefined)[], args: Readonly<Record<string, unknown>>): string[] {
+export function bashArguments(
+  params: readonly (string | undefined)[],
+  args: Readonly<Record<string, unknown>>,
+): string[] {
   return Array.from(params, (name) => {
     if (name === undefined || !Object.hasOwn(args, name)) return '';
     const value = args[name];

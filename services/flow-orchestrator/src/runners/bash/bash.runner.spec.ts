@@ -24,7 +24,17 @@ afterAll(async () => {
 let sequence = 0;
 function job(content: string, extra: Partial<ScriptJob> = {}): ScriptJob {
   sequence += 1;
-  return { id: `sh-${sequence}`, workspace: 'main', language: 'bash', content, args: {}, env: {}, timeoutMs: 20_000, memoryMb: 256, ...extra };
+  return {
+    id: `sh-${sequence}`,
+    workspace: 'main',
+    language: 'bash',
+    content,
+    args: {},
+    env: {},
+    timeoutMs: 20_000,
+    memoryMb: 256,
+    ...extra,
+  };
 }
 
 async function failure(promise: Promise<unknown>): Promise<JobError> {
@@ -47,34 +57,46 @@ describe('BashRunner', () => {
       'echo "$greeting $name x$count $data"',
     ].join('\n');
     await expect(
-      runner.run(job(content, { args: { greeting: 'hello', name: 'world', data: { a: [1] }, unused: 'z' } }), () => {}),
+      runner.run(
+        job(content, { args: { greeting: 'hello', name: 'world', data: { a: [1] }, unused: 'z' } }),
+        () => {},
+      ),
     ).resolves.toBe('hello world x1 {"a":[1]}');
   });
 
   it('keeps a hostile argument a plain value', async () => {
     const content = 'name="$1"\necho "got: $name"';
-    await expect(runner.run(job(content, { args: { name: '$(echo pwned); `id` && rm -rf /' } }), () => {})).resolves.toBe(
-      'got: $(echo pwned); `id` && rm -rf /',
-    );
+    await expect(
+      runner.run(job(content, { args: { name: '$(echo pwned); `id` && rm -rf /' } }), () => {}),
+    ).resolves.toBe('got: $(echo pwned); `id` && rm -rf /');
   });
 
   it('returns ./result.json when the script writes one, null when it prints nothing', async () => {
-    await expect(runner.run(job('echo noise\necho \'{"ok": true}\' > result.json'), () => {})).resolves.toEqual({ ok: true });
+    await expect(
+      runner.run(job('echo noise\necho \'{"ok": true}\' > result.json'), () => {}),
+    ).resolves.toEqual({ ok: true });
     await expect(runner.run(job('true'), () => {})).resolves.toBeNull();
   });
 
   it('fails with the exit code and the last lines when the script exits non-zero', async () => {
     const error = await failure(runner.run(job('echo "about to fail"\nexit 3'), () => {}));
-    expect([error.name, error.message]).toEqual(['ExecutionErr', 'bash exited with code 3; last lines:\nabout to fail']);
+    expect([error.name, error.message]).toEqual([
+      'ExecutionErr',
+      'bash exited with code 3; last lines:\nabout to fail',
+    ]);
   });
 
   it('passes output line by line as it is written', async () => {
     const controller = new AbortController();
     let sawLine!: () => void;
     const started = new Promise<void>((resolve) => (sawLine = resolve));
-    const running = runner.run(job('echo first\necho oops >&2\nsleep 60'), (line) => line === 'oops' && sawLine(), {
-      signal: controller.signal,
-    });
+    const running = runner.run(
+      job('echo first\necho oops >&2\nsleep 60'),
+      (line) => line === 'oops' && sawLine(),
+      {
+        signal: controller.signal,
+      },
+    );
     await started;
     controller.abort();
     expect((await failure(running)).name).toBe('Canceled');
@@ -101,7 +123,10 @@ describe('BashRunner', () => {
   it('sees the job environment and not the worker environment', async () => {
     process.env.FLOWMESH_TEST_SECRET = 'host-only';
     await expect(
-      runner.run(job('echo "$APP_MODE/${FLOWMESH_TEST_SECRET:-none}"', { env: { APP_MODE: 'staging' } }), () => {}),
+      runner.run(
+        job('echo "$APP_MODE/${FLOWMESH_TEST_SECRET:-none}"', { env: { APP_MODE: 'staging' } }),
+        () => {},
+      ),
     ).resolves.toBe('staging/none');
   });
 });

@@ -50,14 +50,18 @@ export class BashRunner implements ScriptRunner {
       });
       if (outcome.exitCode !== 0) {
         const tail = outcome.tail.slice(-5).join('\n');
-        if (/cannot allocate|xmalloc|xrealloc|out of memory/i.test(tail)) throw jobErrors.memory(job.memoryMb);
-        const how = outcome.signal ? `was killed by ${outcome.signal}` : `exited with code ${outcome.exitCode}`;
+        if (/cannot allocate|xmalloc|xrealloc|out of memory/i.test(tail))
+          throw jobErrors.memory(job.memoryMb);
+        const how = outcome.signal
+          ? `was killed by ${outcome.signal}`
+          : `exited with code ${outcome.exitCode}`;
         throw new JobError('ExecutionErr', `bash ${how}${tail ? `; last lines:\n${tail}` : ''}`);
       }
       const written = await readFile(join(workdir.path, 'result.json'), 'utf8').catch(() => undefined);
       const text = written ?? JSON.stringify(outcome.lastStdoutLine ?? null);
       const bytes = Buffer.byteLength(text);
-      if (bytes > this.options.maxResultBytes) throw jobErrors.resultTooLarge(bytes, this.options.maxResultBytes);
+      if (bytes > this.options.maxResultBytes)
+        throw jobErrors.resultTooLarge(bytes, this.options.maxResultBytes);
       try {
         return JSON.parse(text) as unknown;
       } catch (error) {

@@ -63,13 +63,18 @@ export class PostgresqlRunner implements ScriptRunner {
     signal?.addEventListener('abort', onAbort, { once: true });
     try {
       await client.connect();
-      const outcome = (await client.query({ text: job.content, values })) as pg.QueryResult | pg.QueryResult[];
+      const outcome = (await client.query({ text: job.content, values })) as
+        pg.QueryResult | pg.QueryResult[];
       const results = Array.isArray(outcome) ? outcome : [outcome];
-      for (const result of results) onLog(`${result.command ?? 'statement'}: ${result.rowCount ?? result.rows.length} row(s)`);
-      const value: unknown = Array.isArray(outcome) ? outcome.map((result) => result.rows) : outcome.rows;
+      for (const result of results)
+        onLog(`${result.command ?? 'statement'}: ${result.rowCount ?? result.rows.length} row(s)`);
+      const value: unknown = Array.isArray(outcome)
+        ? outcome.map((result): unknown[] => result.rows as unknown[])
+        : (outcome.rows as unknown[]);
       const json = JSON.stringify(value);
       const bytes = Buffer.byteLength(json);
-      if (bytes > this.options.maxResultBytes) throw jobErrors.resultTooLarge(bytes, this.options.maxResultBytes);
+      if (bytes > this.options.maxResultBytes)
+        throw jobErrors.resultTooLarge(bytes, this.options.maxResultBytes);
       return JSON.parse(json) as unknown;
     } catch (error) {
       if (stopped) throw stopped;
@@ -118,7 +123,10 @@ function sslOf(resource: PostgresqlResource): pg.ClientConfig['ssl'] {
         checkServerIdentity: () => undefined,
       };
     case 'verify-full':
-      return { rejectUnauthorized: true, ...(resource.root_certificate_pem ? { ca: resource.root_certificate_pem } : {}) };
+      return {
+        rejectUnauthorized: true,
+        ...(resource.root_certificate_pem ? { ca: resource.root_certificate_pem } : {}),
+      };
     default:
       // disable, allow, prefer: node-postgres cannot fall back from TLS, so it connects without.
       return false;

@@ -21,7 +21,7 @@ export function sqlParams(content: string): SqlParam[] {
     const raw = match[3];
     params.set(position, {
       position,
-      name: match[2]!,
+      name: match[2],
       hasDefault: raw !== undefined && raw !== '',
       ...(raw !== undefined && raw !== '' ? { defaultValue: parseDefault(raw) } : {}),
     });
@@ -31,7 +31,8 @@ export function sqlParams(content: string): SqlParam[] {
 
 /** `= 42`, `= true`, `= "x"` are JSON; `= 'x'` is SQL's string; anything else is text. */
 function parseDefault(raw: string): unknown {
-  if (raw.length >= 2 && raw.startsWith("'") && raw.endsWith("'")) return raw.slice(1, -1).replaceAll("''", "'");
+  if (raw.length >= 2 && raw.startsWith("'") && raw.endsWith("'"))
+    return raw.slice(1, -1).replaceAll("''", "'");
   if (/^null$/i.test(raw)) return null;
   try {
     return JSON.parse(raw) as unknown;
@@ -48,7 +49,8 @@ export function sqlValues(params: readonly SqlParam[], args: Readonly<Record<str
   const count = params.reduce((max, param) => Math.max(max, param.position), 0);
   const values: unknown[] = Array.from({ length: count }, () => null);
   for (const param of params) {
-    if (Object.hasOwn(args, param.name) && args[param.name] !== undefined) values[param.position - 1] = args[param.name];
+    if (Object.hasOwn(args, param.name) && args[param.name] !== undefined)
+      values[param.position - 1] = args[param.name];
     else if (param.hasDefault) values[param.position - 1] = param.defaultValue;
   }
   return values;

@@ -44,12 +44,16 @@ export function runSubprocess(spec: SubprocessSpec): Promise<SubprocessOutcome> 
   if (spec.signal?.aborted) return Promise.reject(jobErrors.canceled());
   const limitKb = Math.max(1, Math.floor(spec.memoryMb * 1024));
   // `sh` sets the limit on itself, then becomes the job's command: no extra process stays.
-  const child = spawn('/bin/sh', ['-c', 'ulimit -v "$0" && exec "$@"', String(limitKb), spec.command, ...spec.args], {
-    cwd: spec.cwd,
-    env: spec.env,
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    '/bin/sh',
+    ['-c', 'ulimit -v "$0" && exec "$@"', String(limitKb), spec.command, ...spec.args],
+    {
+      cwd: spec.cwd,
+      env: spec.env,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe'],
+    },
+  );
   return new Promise<SubprocessOutcome>((resolve, reject) => {
     let settled = false;
     let result = '';
@@ -83,16 +87,23 @@ export function runSubprocess(spec: SubprocessSpec): Promise<SubprocessOutcome> 
       spec.signal?.removeEventListener('abort', onAbort);
     };
 
-    const streams = { stdout: 0, stderr: 0 };
     let closedStreams = 0;
     let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
     const maybeDone = (): void => {
       if (settled || !exit || closedStreams < 3) return;
       settled = true;
       cleanup();
-      resolve({ exitCode: exit.code, signal: exit.signal, result, resultOverflow, resultBytes, lastStdoutLine, tail });
+      resolve({
+        exitCode: exit.code,
+        signal: exit.signal,
+        result,
+        resultOverflow,
+        resultBytes,
+        lastStdoutLine,
+        tail,
+      });
     };
-    const readLines = (stream: Readable, which: keyof typeof streams): void => {
+    const readLines = (stream: Readable, which: 'stdout' | 'stderr'): void => {
       let partial = '';
       stream.setEncoding('utf8');
       const emit = (line: string): void => {

@@ -25,7 +25,17 @@ afterAll(async () => {
 let sequence = 0;
 function job(content: string, extra: Partial<ScriptJob> = {}): ScriptJob {
   sequence += 1;
-  return { id: `py-${sequence}`, workspace: 'main', language: 'python3', content, args: {}, env: {}, timeoutMs: 20_000, memoryMb: 256, ...extra };
+  return {
+    id: `py-${sequence}`,
+    workspace: 'main',
+    language: 'python3',
+    content,
+    args: {},
+    env: {},
+    timeoutMs: 20_000,
+    memoryMb: 256,
+    ...extra,
+  };
 }
 
 async function failure(promise: Promise<unknown>): Promise<JobError> {
@@ -43,7 +53,9 @@ describe('PythonRunner', () => {
       'def main(x: int, name: str = "world", *, flag=False, **rest):',
       '    return {"x": x * 2, "name": name, "flag": flag, "rest": rest, "none": None}',
     ].join('\n');
-    await expect(runner.run(job(content, { args: { extra: 1, x: 4, flag: true } }), () => {})).resolves.toEqual({
+    await expect(
+      runner.run(job(content, { args: { extra: 1, x: 4, flag: true } }), () => {}),
+    ).resolves.toEqual({
       x: 8,
       name: 'world',
       flag: true,
@@ -53,9 +65,12 @@ describe('PythonRunner', () => {
   });
 
   it('awaits an async main and calls another entrypoint', async () => {
-    const content = 'import asyncio\nasync def main(n):\n    await asyncio.sleep(0)\n    return n + 1\ndef preprocessor(event):\n    return event["kind"]';
+    const content =
+      'import asyncio\nasync def main(n):\n    await asyncio.sleep(0)\n    return n + 1\ndef preprocessor(event):\n    return event["kind"]';
     await expect(runner.run(job(content, { args: { n: 1 } }), () => {})).resolves.toBe(2);
-    await expect(runner.run(job(content, { args: { event: { kind: 'http' } }, entrypoint: 'preprocessor' }), () => {})).resolves.toBe('http');
+    await expect(
+      runner.run(job(content, { args: { event: { kind: 'http' } }, entrypoint: 'preprocessor' }), () => {}),
+    ).resolves.toBe('http');
   });
 
   it('turns an exception into its class name, message and the script frames of its traceback', async () => {
@@ -71,7 +86,8 @@ describe('PythonRunner', () => {
     let sawLine!: () => void;
     const started = new Promise<void>((resolve) => (sawLine = resolve));
     const lines: string[] = [];
-    const content = 'import sys, time\ndef main():\n    print("first")\n    print("to stderr", file=sys.stderr)\n    time.sleep(60)';
+    const content =
+      'import sys, time\ndef main():\n    print("first")\n    print("to stderr", file=sys.stderr)\n    time.sleep(60)';
     const running = runner.run(
       job(content),
       (line) => {
@@ -101,13 +117,19 @@ describe('PythonRunner', () => {
       'the job did not finish within its time limit of 1500 ms and was stopped',
     ]);
     const pid = Number(await readFile(pidFile, 'utf8'));
-    await expect.poll(() => existsSync(`/proc/${pid}`) && !(readProcState(pid) === 'Z'), { timeout: 5_000 }).toBe(false);
+    await expect
+      .poll(() => existsSync(`/proc/${pid}`) && !(readProcState(pid) === 'Z'), { timeout: 5_000 })
+      .toBe(false);
   });
 
   it('stops a job at its memory limit', async () => {
-    const content = 'def main():\n    blocks = []\n    while True:\n        blocks.append(bytearray(16 * 1024 * 1024))';
+    const content =
+      'def main():\n    blocks = []\n    while True:\n        blocks.append(bytearray(16 * 1024 * 1024))';
     const error = await failure(runner.run(job(content, { memoryMb: 128 }), () => {}));
-    expect([error.name, error.message]).toEqual(['MemoryLimitExceeded', 'the job exceeded its memory limit of 128 MiB (MemoryError)']);
+    expect([error.name, error.message]).toEqual([
+      'MemoryLimitExceeded',
+      'the job exceeded its memory limit of 128 MiB (MemoryError)',
+    ]);
   });
 
   it('refuses a result over the size limit or not JSON', async () => {
@@ -115,18 +137,25 @@ describe('PythonRunner', () => {
     expect(big.name).toBe('ResultTooLarge');
     const notJson = await failure(runner.run(job('def main():\n    return object()'), () => {}));
     expect(notJson.name).toBe('ExecutionErr');
-    expect(notJson.message).toMatch(/^the result is not JSON: Object of type object is not JSON serializable/);
+    expect(notJson.message).toMatch(
+      /^the result is not JSON: Object of type object is not JSON serializable/,
+    );
   });
 
   it('sees the job environment and not the worker environment', async () => {
     process.env.FLOWMESH_TEST_SECRET = 'host-only';
-    const content = 'import os\ndef main():\n    return [os.environ.get("WM_WORKSPACE"), os.environ.get("FLOWMESH_TEST_SECRET")]';
-    await expect(runner.run(job(content, { env: { WM_WORKSPACE: 'acme' } }), () => {})).resolves.toEqual(['acme', null]);
+    const content =
+      'import os\ndef main():\n    return [os.environ.get("WM_WORKSPACE"), os.environ.get("FLOWMESH_TEST_SECRET")]';
+    await expect(runner.run(job(content, { env: { WM_WORKSPACE: 'acme' } }), () => {})).resolves.toEqual([
+      'acme',
+      null,
+    ]);
   });
 
   it('shares ./shared between jobs of one workdirKey only', async () => {
     const write = 'def main():\n    open("shared/note.txt", "w").write("kept")\n    return 1';
-    const read = 'import os\ndef main():\n    return open("shared/note.txt").read() if os.path.exists("shared/note.txt") else None';
+    const read =
+      'import os\ndef main():\n    return open("shared/note.txt").read() if os.path.exists("shared/note.txt") else None';
     await runner.run(job(write, { workdirKey: 'run-1' }), () => {});
     await expect(runner.run(job(read, { workdirKey: 'run-1' }), () => {})).resolves.toBe('kept');
     await expect(runner.run(job(read, { workdirKey: 'run-2' }), () => {})).resolves.toBeNull();

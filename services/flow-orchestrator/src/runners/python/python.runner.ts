@@ -21,8 +21,7 @@ export interface PythonRunnerOptions {
 }
 
 type WrapperReply =
-  | { ok: true; result: unknown }
-  | { ok: false; error: { name: string; message: string; stack?: string } };
+  { ok: true; result: unknown } | { ok: false; error: { name: string; message: string; stack?: string } };
 
 /**
  * `python3` scripts as subprocesses: `main(**kwargs)` through a small wrapper, arguments in on
@@ -69,9 +68,13 @@ export class PythonRunner implements ScriptRunner {
     }
     if (outcome.result === '') {
       const tail = outcome.tail.slice(-5).join('\n');
-      if (/MemoryError|Cannot allocate memory|cannot allocate/i.test(tail)) throw jobErrors.memory(job.memoryMb);
+      if (/MemoryError|Cannot allocate memory|cannot allocate/i.test(tail))
+        throw jobErrors.memory(job.memoryMb);
       const how = outcome.signal ? `was killed by ${outcome.signal}` : `exited with code ${outcome.exitCode}`;
-      throw new JobError('ExecutionErr', `python3 ${how} before returning a result${tail ? `:\n${tail}` : ''}`);
+      throw new JobError(
+        'ExecutionErr',
+        `python3 ${how} before returning a result${tail ? `:\n${tail}` : ''}`,
+      );
     }
     const reply = JSON.parse(outcome.result) as WrapperReply;
     if (!reply.ok) {
@@ -79,7 +82,8 @@ export class PythonRunner implements ScriptRunner {
       throw new JobError(reply.error.name, reply.error.message, reply.error.stack);
     }
     const bytes = Buffer.byteLength(JSON.stringify(reply.result) ?? 'null');
-    if (bytes > this.options.maxResultBytes) throw jobErrors.resultTooLarge(bytes, this.options.maxResultBytes);
+    if (bytes > this.options.maxResultBytes)
+      throw jobErrors.resultTooLarge(bytes, this.options.maxResultBytes);
     return reply.result;
   }
 }

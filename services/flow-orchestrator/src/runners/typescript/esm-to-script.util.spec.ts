@@ -2,7 +2,10 @@ import vm from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { ModuleSyntaxError, moduleToFunctionSource } from './esm-to-script.util.js';
 
-type ModuleFunction = (host: { load: (s: string) => Promise<unknown>; meta: { url: string } }) => Promise<Record<string, unknown>>;
+type ModuleFunction = (host: {
+  load: (s: string) => Promise<unknown>;
+  meta: { url: string };
+}) => Promise<Record<string, unknown>>;
 
 /** Runs the converted module with a fake loader recording what it was asked for. */
 async function evaluate(code: string, modules: Record<string, Record<string, unknown>> = {}) {
@@ -30,9 +33,22 @@ describe('moduleToFunctionSource', () => {
       export { hidden as shown, helper };
       export default function preprocessor() { return 'pre' }
     `);
-    expect(Object.keys(exports).sort()).toEqual(['Box', 'default', 'first', 'helper', 'main', 'second', 'shown']);
+    expect(Object.keys(exports).sort()).toEqual([
+      'Box',
+      'default',
+      'first',
+      'helper',
+      'main',
+      'second',
+      'shown',
+    ]);
     await expect((exports.main as (a: number) => Promise<number>)(1)).resolves.toBe(2);
-    expect([exports.first, exports.second, exports.shown, (exports.default as () => string)()]).toEqual([1, 2, 3, 'pre']);
+    expect([exports.first, exports.second, exports.shown, (exports.default as () => string)()]).toEqual([
+      1,
+      2,
+      3,
+      'pre',
+    ]);
   });
 
   it('turns static and dynamic imports and import.meta into calls of the host', async () => {
@@ -51,7 +67,14 @@ describe('moduleToFunctionSource', () => {
         'node:os': { EOL: '\n' },
       },
     );
-    await expect((exports.main as () => Promise<unknown>)()).resolves.toEqual(['fs', 'read', 'odd', '/', '\n', 'file:///f/x.ts']);
+    await expect((exports.main as () => Promise<unknown>)()).resolves.toEqual([
+      'fs',
+      'read',
+      'odd',
+      '/',
+      '\n',
+      'file:///f/x.ts',
+    ]);
     expect(exports.util).toEqual({ u: 1 });
     expect(exports.join).toBe('join');
     expect(requested).toEqual(['node:fs', 'node:path', 'side-effect', 'node:util', 'node:path', 'node:os']);
@@ -70,7 +93,9 @@ describe('moduleToFunctionSource', () => {
   });
 
   it('runs top-level await and keeps strict mode', async () => {
-    const { exports } = await evaluate('const v = await Promise.resolve(5);\nexport const main = () => [v, this];');
+    const { exports } = await evaluate(
+      'const v = await Promise.resolve(5);\nexport const main = () => [v, this];',
+    );
     expect((exports.main as () => unknown)()).toEqual([5, undefined]);
   });
 

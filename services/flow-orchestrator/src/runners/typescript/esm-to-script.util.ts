@@ -36,7 +36,11 @@ const PREFIX = '(async function (__fm) {"use strict";';
 export function moduleToFunctionSource(code: string): string {
   let program: AstNode;
   try {
-    program = parse(code, { ecmaVersion: 'latest', sourceType: 'module', locations: false }) as unknown as AstNode;
+    program = parse(code, {
+      ecmaVersion: 'latest',
+      sourceType: 'module',
+      locations: false,
+    }) as unknown as AstNode;
   } catch (error) {
     throw new ModuleSyntaxError((error as Error).message);
   }
@@ -59,9 +63,16 @@ export function moduleToFunctionSource(code: string): string {
           const local = (specifier.local as AstNode & { name: string }).name;
           if (specifier.type === 'ImportDefaultSpecifier') lines.push(`const ${local} = ${binding}.default;`);
           else if (specifier.type === 'ImportNamespaceSpecifier') lines.push(`const ${local} = ${binding};`);
-          else lines.push(`const ${local} = ${binding}[${JSON.stringify(moduleName(specifier.imported as AstNode))}];`);
+          else
+            lines.push(
+              `const ${local} = ${binding}[${JSON.stringify(moduleName(specifier.imported as AstNode))}];`,
+            );
         }
-        edits.push({ start: statement.start, end: statement.end, text: lines.join(' ') + keepLines(statement.start, statement.end) });
+        edits.push({
+          start: statement.start,
+          end: statement.end,
+          text: lines.join(' ') + keepLines(statement.start, statement.end),
+        });
         break;
       }
       case 'ExportNamedDeclaration': {
@@ -79,13 +90,18 @@ export function moduleToFunctionSource(code: string): string {
           const name = moduleName(specifier.exported as AstNode);
           exported.set(name, binding ? `${binding}[${JSON.stringify(local)}]` : local);
         }
-        edits.push({ start: statement.start, end: statement.end, text: text + keepLines(statement.start, statement.end) });
+        edits.push({
+          start: statement.start,
+          end: statement.end,
+          text: text + keepLines(statement.start, statement.end),
+        });
         break;
       }
       case 'ExportDefaultDeclaration': {
         const declaration = statement.declaration as AstNode & { id?: { name: string } | null };
         const named =
-          (declaration.type === 'FunctionDeclaration' || declaration.type === 'ClassDeclaration') && declaration.id;
+          (declaration.type === 'FunctionDeclaration' || declaration.type === 'ClassDeclaration') &&
+          declaration.id;
         if (named) {
           edits.push({ start: statement.start, end: declaration.start, text: '' });
           exported.set('default', declaration.id!.name);
@@ -102,7 +118,11 @@ export function moduleToFunctionSource(code: string): string {
         const name = statement.exported ? moduleName(statement.exported as AstNode) : undefined;
         if (name !== undefined) exported.set(name, binding);
         else exported.set(`...${binding}`, binding);
-        edits.push({ start: statement.start, end: statement.end, text: text + keepLines(statement.start, statement.end) });
+        edits.push({
+          start: statement.start,
+          end: statement.end,
+          text: text + keepLines(statement.start, statement.end),
+        });
         break;
       }
       default:
@@ -125,7 +145,9 @@ export function moduleToFunctionSource(code: string): string {
 
 function declaredNames(declaration: AstNode): string[] {
   if (declaration.type === 'VariableDeclaration') {
-    return (declaration.declarations as AstNode[]).flatMap((declarator) => patternNames(declarator.id as AstNode));
+    return (declaration.declarations as AstNode[]).flatMap((declarator) =>
+      patternNames(declarator.id as AstNode),
+    );
   }
   const id = declaration.id as { name: string } | null | undefined;
   return id ? [id.name] : [];
@@ -140,7 +162,9 @@ function patternNames(pattern: AstNode): string[] {
         patternNames((property.type === 'RestElement' ? property.argument : property.value) as AstNode),
       );
     case 'ArrayPattern':
-      return (pattern.elements as (AstNode | null)[]).flatMap((element) => (element ? patternNames(element) : []));
+      return (pattern.elements as (AstNode | null)[]).flatMap((element) =>
+        element ? patternNames(element) : [],
+      );
     case 'RestElement':
       return patternNames(pattern.argument as AstNode);
     case 'AssignmentPattern':
@@ -168,7 +192,9 @@ function walk(node: AstNode, visit: (node: AstNode) => void): void {
 }
 
 function isNode(value: unknown): value is AstNode {
-  return typeof value === 'object' && value !== null && typeof (value as { type?: unknown }).type === 'string';
+  return (
+    typeof value === 'object' && value !== null && typeof (value as { type?: unknown }).type === 'string'
+  );
 }
 
 function applyEdits(code: string, edits: readonly Edit[]): string {

@@ -11,10 +11,16 @@ export function importTarget(specifier: string): ImportTarget {
   if (specifier.startsWith('node:')) return { kind: 'module', specifier };
   if (specifier.startsWith('npm:')) return { kind: 'module', specifier: withoutVersion(specifier.slice(4)) };
   if (/^[a-z][a-z0-9+.-]*:/i.test(specifier)) {
-    return { kind: 'refused', reason: `import of '${specifier}': URL and registry imports are not supported; import npm packages by name` };
+    return {
+      kind: 'refused',
+      reason: `import of '${specifier}': URL and registry imports are not supported; import npm packages by name`,
+    };
   }
   if (specifier.startsWith('.') || specifier.startsWith('/')) {
-    return { kind: 'refused', reason: `import of '${specifier}': an inline script has no files beside it to import` };
+    return {
+      kind: 'refused',
+      reason: `import of '${specifier}': an inline script has no files beside it to import`,
+    };
   }
   return { kind: 'module', specifier };
 }

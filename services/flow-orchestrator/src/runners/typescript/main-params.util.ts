@@ -15,7 +15,11 @@ const IDENTIFIER = /^[A-Za-z_$][\w$]*/;
 
 export function mainParams(source: string): MainParam[] {
   const list = parameterList(source);
-  return list === undefined ? [] : splitTopLevel(list).map(describeParam).filter((p) => p !== undefined);
+  return list === undefined
+    ? []
+    : splitTopLevel(list)
+        .map(describeParam)
+        .filter((p) => p !== undefined);
 }
 
 /** The text between the parentheses of the parameter list, or a lone arrow parameter. */
@@ -55,7 +59,10 @@ function splitTopLevel(list: string): string[] {
     }
   }
   parts.push(list.slice(start));
-  return parts.map(stripComments).map((part) => part.trim()).filter((part) => part !== '');
+  return parts
+    .map(stripComments)
+    .map((part) => part.trim())
+    .filter((part) => part !== '');
 }
 
 function describeParam(text: string): MainParam | undefined {
@@ -97,7 +104,7 @@ function skip(source: string, i: number): number {
 
 function stripComments(text: string): string {
   let out = '';
-  for (let i = 0; i < text.length; ) {
+  for (let i = 0; i < text.length;) {
     const next = skip(text, i);
     const piece = text.slice(i, next);
     if (!piece.startsWith('//') && !piece.startsWith('/*')) out += piece;
@@ -108,7 +115,10 @@ function stripComments(text: string): string {
 }
 
 /** `main`'s arguments in order: named ones by name, a destructuring pattern gets them all. */
-export function argumentsFor(params: readonly MainParam[], args: Readonly<Record<string, unknown>>): unknown[] {
+export function argumentsFor(
+  params: readonly MainParam[],
+  args: Readonly<Record<string, unknown>>,
+): unknown[] {
   const values: unknown[] = [];
   for (const param of params) {
     if (param.kind === 'rest') break;

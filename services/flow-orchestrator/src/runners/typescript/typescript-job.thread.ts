@@ -46,10 +46,35 @@ type Install = (host: object, envJson: string, hostGlobalNamesJson: string) => R
 
 /** Globals of the thread's realm a script may still use; reading one retires the thread after the job. */
 const HOST_GLOBALS = [
-  'fetch', 'Request', 'Response', 'Headers', 'FormData', 'Blob', 'File', 'URL', 'URLSearchParams',
-  'TextEncoder', 'TextDecoder', 'AbortController', 'AbortSignal', 'Buffer', 'crypto', 'performance',
-  'structuredClone', 'atob', 'btoa', 'EventTarget', 'Event', 'WebSocket', 'MessageChannel',
-  'BroadcastChannel', 'ReadableStream', 'WritableStream', 'TransformStream', 'DOMException', 'navigator',
+  'fetch',
+  'Request',
+  'Response',
+  'Headers',
+  'FormData',
+  'Blob',
+  'File',
+  'URL',
+  'URLSearchParams',
+  'TextEncoder',
+  'TextDecoder',
+  'AbortController',
+  'AbortSignal',
+  'Buffer',
+  'crypto',
+  'performance',
+  'structuredClone',
+  'atob',
+  'btoa',
+  'EventTarget',
+  'Event',
+  'WebSocket',
+  'MessageChannel',
+  'BroadcastChannel',
+  'ReadableStream',
+  'WritableStream',
+  'TransformStream',
+  'DOMException',
+  'navigator',
 ].filter((name) => name in globalThis);
 const HOST_GLOBAL_NAMES_JSON = JSON.stringify(HOST_GLOBALS);
 const realmScript = new vm.Script(JOB_REALM_PRELUDE, { filename: 'flowmesh:job-realm.js' });
@@ -136,7 +161,8 @@ function describeFailure(error: unknown, realm: RealmApi | undefined): JobFailur
   if (error instanceof ScriptFailure) return error.failure;
   // The job's errors belong to its own realm: its helper reads them without trusting their shape.
   if (realm) return JSON.parse(realm.errorInfo(error)) as JobFailure;
-  if (error instanceof Error) return { name: error.name, message: error.message, ...(error.stack ? { stack: error.stack } : {}) };
+  if (error instanceof Error)
+    return { name: error.name, message: error.message, ...(error.stack ? { stack: error.stack } : {}) };
   return { name: 'Error', message: String(error) };
 }
 
@@ -180,10 +206,16 @@ async function run(running: RunningJob): Promise<ThreadOutbound> {
     version: process.version,
   };
   try {
-    const realm = (realmScript.runInContext(context) as Install)(host, JSON.stringify(job.env), HOST_GLOBAL_NAMES_JSON);
+    const realm = (realmScript.runInContext(context) as Install)(
+      host,
+      JSON.stringify(job.env),
+      HOST_GLOBAL_NAMES_JSON,
+    );
     running.realm = realm;
     const filename = `file:///${job.path ?? 'script'}.ts`;
-    const moduleFunction = compile(job.content, filename).runInContext(context) as (host: object) => Promise<unknown>;
+    const moduleFunction = compile(job.content, filename).runInContext(context) as (
+      host: object,
+    ) => Promise<unknown>;
     const exports = (await moduleFunction(realm.moduleHost(filename))) as Record<string, unknown>;
     const entry = exports[job.entrypoint];
     if (typeof entry !== 'function') {
@@ -199,14 +231,22 @@ async function run(running: RunningJob): Promise<ThreadOutbound> {
     try {
       json = realm.stringify(value);
     } catch (error) {
-      throw new ScriptFailure({ name: 'ExecutionErr', message: `the result is not JSON: ${(error as Error).message}` });
+      throw new ScriptFailure({
+        name: 'ExecutionErr',
+        message: `the result is not JSON: ${(error as Error).message}`,
+      });
     }
     json ??= 'null';
     const bytes = Buffer.byteLength(json);
     if (bytes > job.maxResultBytes) return { type: 'done', ok: true, bytes, reusable: !running.tainted };
     return { type: 'done', ok: true, json, bytes, reusable: !running.tainted };
   } catch (error) {
-    return { type: 'done', ok: false, error: describeFailure(error, running.realm), reusable: !running.tainted };
+    return {
+      type: 'done',
+      ok: false,
+      error: describeFailure(error, running.realm),
+      reusable: !running.tainted,
+    };
   } finally {
     for (const timer of timers.values()) clearTimeout(timer);
     if (partial.out) send({ type: 'log', line: partial.out });

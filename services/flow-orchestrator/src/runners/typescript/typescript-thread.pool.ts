@@ -14,8 +14,7 @@ export interface TypeScriptPoolOptions {
 
 /** What a job's thread reported, or how the thread ended. */
 export type ThreadEvent =
-  | ThreadOutbound
-  | { readonly type: 'exit'; readonly outOfMemory: boolean; readonly message: string };
+  ThreadOutbound | { readonly type: 'exit'; readonly outOfMemory: boolean; readonly message: string };
 
 const THREAD_URL = new URL(
   `./typescript-job.thread${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`,
@@ -46,7 +45,7 @@ export class JobThread {
       else this.listener?.(message);
     });
     let lastError: Error | undefined;
-    worker.on('error', (error) => {
+    worker.on('error', (error: Error) => {
       lastError = error;
     });
     worker.on('exit', (code) => {
@@ -156,13 +155,10 @@ export class TypeScriptThreadPool {
       const settle = (): void => {
         this.starting.set(memoryMb, (this.starting.get(memoryMb) ?? 1) - 1);
       };
-      thread.ready.then(
-        () => {
-          settle();
-          this.release(thread, true);
-        },
-        settle,
-      );
+      thread.ready.then(() => {
+        settle();
+        this.release(thread, true);
+      }, settle);
     }
   }
 

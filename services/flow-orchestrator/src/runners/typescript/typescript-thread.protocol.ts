@@ -21,5 +21,11 @@ export type ThreadOutbound =
   | { readonly type: 'ready' }
   | { readonly type: 'log'; readonly line: string }
   /** `json` is absent when the result was over `maxResultBytes`; `bytes` is its size. */
-  | { readonly type: 'done'; readonly ok: true; readonly json?: string; readonly bytes: number; readonly reusable: boolean }
+  | {
+      readonly type: 'done';
+      readonly ok: true;
+      readonly json?: string;
+      readonly bytes: number;
+      readonly reusable: boolean;
+    }
   | { readonly type: 'done'; readonly ok: false; readonly error: JobFailure; readonly reusable: boolean };

@@ -51,23 +51,38 @@ describe('TypeScriptRunner: arguments and results', () => {
         const text: string = \`\${greeting}, \${name}\`;
         return opts.upper ? text.toUpperCase() : text;
       }`;
-    await expect(runner.run(job(content, { args: { name: 'ada', greeting: 'hi', extra: 1 } }), () => {})).resolves.toBe('hi, ada');
-    await expect(runner.run(job(content, { args: { greeting: 'yo', opts: { upper: true } } }), () => {})).resolves.toBe('YO, WORLD');
+    await expect(
+      runner.run(job(content, { args: { name: 'ada', greeting: 'hi', extra: 1 } }), () => {}),
+    ).resolves.toBe('hi, ada');
+    await expect(
+      runner.run(job(content, { args: { greeting: 'yo', opts: { upper: true } } }), () => {}),
+    ).resolves.toBe('YO, WORLD');
   });
 
   it('reads arrow functions, destructured parameters and other entrypoints', async () => {
     await expect(
-      runner.run(job('export const main = async (a: number, b: number) => a * b;', { args: { b: 6, a: 7 } }), () => {}),
+      runner.run(
+        job('export const main = async (a: number, b: number) => a * b;', { args: { b: 6, a: 7 } }),
+        () => {},
+      ),
     ).resolves.toBe(42);
     await expect(
-      runner.run(job('export function main({ a, b }: { a: number; b: number }) { return a - b }', { args: { a: 5, b: 2 } }), () => {}),
+      runner.run(
+        job('export function main({ a, b }: { a: number; b: number }) { return a - b }', {
+          args: { a: 5, b: 2 },
+        }),
+        () => {},
+      ),
     ).resolves.toBe(3);
     await expect(
       runner.run(
-        job('export function main() { return 1 }\nexport function preprocessor(event: { kind: string }) { return { kind: event.kind } }', {
-          args: { event: { kind: 'webhook' } },
-          entrypoint: 'preprocessor',
-        }),
+        job(
+          'export function main() { return 1 }\nexport function preprocessor(event: { kind: string }) { return { kind: event.kind } }',
+          {
+            args: { event: { kind: 'webhook' } },
+            entrypoint: 'preprocessor',
+          },
+        ),
         () => {},
       ),
     ).resolves.toEqual({ kind: 'webhook' });
@@ -75,13 +90,19 @@ describe('TypeScriptRunner: arguments and results', () => {
 
   it('gives arrays and objects of the job realm, and returns null for undefined', async () => {
     await expect(
-      runner.run(job('export function main(xs: number[]) { return [xs instanceof Array, xs.map((x) => x + 1)] }', { args: { xs: [1, 2] } }), () => {}),
+      runner.run(
+        job('export function main(xs: number[]) { return [xs instanceof Array, xs.map((x) => x + 1)] }', {
+          args: { xs: [1, 2] },
+        }),
+        () => {},
+      ),
     ).resolves.toEqual([true, [2, 3]]);
     await expect(runner.run(job('export function main() {}'), () => {})).resolves.toBeNull();
   });
 
   it('runs TypeScript that needs more than type erasure (enums)', async () => {
-    const content = 'enum Color { Red = "red", Blue = "blue" }\nexport function main(): string { return Color.Blue }';
+    const content =
+      'enum Color { Red = "red", Blue = "blue" }\nexport function main(): string { return Color.Blue }';
     await expect(runner.run(job(content), () => {})).resolves.toBe('blue');
   });
 
@@ -92,7 +113,9 @@ describe('TypeScriptRunner: arguments and results', () => {
     const notJson = await failure(runner.run(job('export function main() { return 10n }'), () => {}));
     expect(notJson.name).toBe('ExecutionErr');
     expect(notJson.message).toMatch(/^the result is not JSON: .*BigInt/);
-    const big = await failure(runner.run(job('export function main() { return "x".repeat(100_000) }'), () => {}));
+    const big = await failure(
+      runner.run(job('export function main() { return "x".repeat(100_000) }'), () => {}),
+    );
     expect(big.name).toBe('ResultTooLarge');
     expect(big.message).toBe('the result is 97.7 KiB, over the limit of 64 KiB (FLOWMESH_MAX_RESULT_BYTES)');
   });
@@ -106,8 +129,12 @@ describe('TypeScriptRunner: errors and logs', () => {
     const error = await failure(runner.run(job(content, { path: 'f/demo/quota' }), () => {}));
     expect(error.name).toBe('QuotaError');
     expect(error.message).toBe('quota reached for acme');
-    expect(error.jobStack).toMatch(/QuotaError: quota reached for acme\n\s+at main \(file:\/\/\/f\/demo\/quota\.ts:3:/);
-    const thrownString = await failure(runner.run(job('export async function main() { throw "plain" }'), () => {}));
+    expect(error.jobStack).toMatch(
+      /QuotaError: quota reached for acme\n\s+at main \(file:\/\/\/f\/demo\/quota\.ts:3:/,
+    );
+    const thrownString = await failure(
+      runner.run(job('export async function main() { throw "plain" }'), () => {}),
+    );
     expect([thrownString.name, thrownString.message]).toEqual(['Error', 'plain']);
   });
 
@@ -129,7 +156,14 @@ describe('TypeScriptRunner: errors and logs', () => {
         return 'ok';
       }`;
     await expect(runner.run(job(content), (line) => lines.push(line))).resolves.toBe('ok');
-    expect(lines).toEqual(['one {"a":1} [2]', 'two', 'three', 'cart has 3 items', 'partial line', 'no newline at the end']);
+    expect(lines).toEqual([
+      'one {"a":1} [2]',
+      'two',
+      'three',
+      'cart has 3 items',
+      'partial line',
+      'no newline at the end',
+    ]);
   });
 
   it('delivers log lines while the job still runs', async () => {
@@ -137,7 +171,9 @@ describe('TypeScriptRunner: errors and logs', () => {
     let sawLine!: () => void;
     const firstLine = new Promise<void>((resolve) => (sawLine = resolve));
     const running = runner.run(
-      job('export async function main() { console.log("started"); await new Promise((r) => setTimeout(r, 60_000)); }'),
+      job(
+        'export async function main() { console.log("started"); await new Promise((r) => setTimeout(r, 60_000)); }',
+      ),
       (line) => line === 'started' && sawLine(),
       { signal: controller.signal },
     );
@@ -154,7 +190,9 @@ describe('TypeScriptRunner: errors and logs', () => {
 describe('TypeScriptRunner: limits', () => {
   it('stops an endless loop at the time limit, and the next job runs', async () => {
     const started = Date.now();
-    const error = await failure(runner.run(job('export function main() { for (;;) {} }', { timeoutMs: 300 }), () => {}));
+    const error = await failure(
+      runner.run(job('export function main() { for (;;) {} }', { timeoutMs: 300 }), () => {}),
+    );
     expect([error.name, error.message]).toEqual([
       'Timeout',
       'the job did not finish within its time limit of 300 ms and was stopped',
@@ -164,7 +202,8 @@ describe('TypeScriptRunner: limits', () => {
   });
 
   it('stops a job at its memory limit', async () => {
-    const content = 'export function main() { const keep: number[][] = []; for (;;) keep.push(new Array(100_000).fill(1)); }';
+    const content =
+      'export function main() { const keep: number[][] = []; for (;;) keep.push(new Array(100_000).fill(1)); }';
     const error = await failure(runner.run(job(content, { memoryMb: 48, timeoutMs: 60_000 }), () => {}));
     expect([error.name, error.message]).toEqual([
       'MemoryLimitExceeded',
@@ -185,23 +224,28 @@ describe('TypeScriptRunner: limits', () => {
 describe('TypeScriptRunner: isolation', () => {
   it('a global or prototype change by one job is invisible to the next, in the same thread', async () => {
     await runner.run(
-      job('export function main() { (globalThis as any).leak = "secret"; (Object.prototype as any).polluted = 1; Array.prototype.map = () => []; return 1 }'),
+      job(
+        'export function main() { (globalThis as any).leak = "secret"; (Object.prototype as any).polluted = 1; Array.prototype.map = () => []; return 1 }',
+      ),
       () => {},
     );
     await expect(
       runner.run(
-        job('export function main() { return [typeof (globalThis as any).leak, ({} as any).polluted ?? "clean", [1].map((x) => x * 2)] }'),
+        job(
+          'export function main() { return [typeof (globalThis as any).leak, ({} as any).polluted ?? "clean", [1].map((x) => x * 2)] }',
+        ),
         () => {},
       ),
     ).resolves.toEqual(['undefined', 'clean', [2]]);
   });
 
   it('a job that touched a thread global (Buffer) leaves its thread, so a change to it reaches no one', async () => {
-    const poison = 'export function main() { (Buffer as any).poisoned = "yes"; return Buffer.from("hi").toString("base64") }';
+    const poison =
+      'export function main() { (Buffer as any).poisoned = "yes"; return Buffer.from("hi").toString("base64") }';
     await expect(runner.run(job(poison), () => {})).resolves.toBe('aGk=');
-    await expect(runner.run(job('export function main() { return (Buffer as any).poisoned ?? "clean" }'), () => {})).resolves.toBe(
-      'clean',
-    );
+    await expect(
+      runner.run(job('export function main() { return (Buffer as any).poisoned ?? "clean" }'), () => {}),
+    ).resolves.toBe('clean');
   });
 
   it('output a job leaves running after it returned never reaches the next job', async () => {
@@ -212,7 +256,8 @@ describe('TypeScriptRunner: isolation', () => {
     }`;
     await expect(runner.run(job(leaky), () => {})).resolves.toBe('first');
     const lines: string[] = [];
-    const next = 'export async function main() { await new Promise((r) => setTimeout(r, 30)); console.log("second"); return 2 }';
+    const next =
+      'export async function main() { await new Promise((r) => setTimeout(r, 30)); console.log("second"); return 2 }';
     await expect(runner.run(job(next), (line) => lines.push(line))).resolves.toBe(2);
     expect(lines).toEqual(['second']);
   });
@@ -221,7 +266,9 @@ describe('TypeScriptRunner: isolation', () => {
     const guilty = 'export function main() { (async () => { for (;;) await null; })(); return 1 }';
     const error = await failure(runner.run(job(guilty, { timeoutMs: 500 }), () => {}));
     expect(error.name).toBe('Timeout');
-    await expect(runner.run(job('export function main() { return "innocent" }'), () => {})).resolves.toBe('innocent');
+    await expect(runner.run(job('export function main() { return "innocent" }'), () => {})).resolves.toBe(
+      'innocent',
+    );
   });
 
   it('a job sees its own environment, not the worker process environment', async () => {
@@ -245,10 +292,20 @@ describe('TypeScriptRunner: isolation', () => {
     const content = `import { createHash } from 'node:crypto';
       export function main(text: string) { return createHash('sha256').update(text).digest('hex').slice(0, 8) }`;
     await expect(runner.run(job(content, { args: { text: 'abc' } }), () => {})).resolves.toBe('ba7816bf');
-    const missing = await failure(runner.run(job('import * as wmill from "windmill-client";\nexport function main() { return 1 }'), () => {}));
+    const missing = await failure(
+      runner.run(
+        job('import * as wmill from "windmill-client";\nexport function main() { return 1 }'),
+        () => {},
+      ),
+    );
     expect(missing.name).toBe('ImportError');
     expect(missing.message).toMatch(/^import of 'windmill-client' failed: /);
-    const url = await failure(runner.run(job('import x from "https://deno.land/x/mod.ts";\nexport function main() { return x }'), () => {}));
+    const url = await failure(
+      runner.run(
+        job('import x from "https://deno.land/x/mod.ts";\nexport function main() { return x }'),
+        () => {},
+      ),
+    );
     expect(url.message).toMatch(/URL and registry imports are not supported/);
   });
 
@@ -259,6 +316,10 @@ describe('TypeScriptRunner: isolation', () => {
       const viaTimer = typeof setTimeout(() => {}, 1);
       return [viaConsole, viaGlobal, viaTimer];
     }`;
-    await expect(runner.run(job(content), () => {})).resolves.toEqual(['undefinedundefined', 'undefined', 'number']);
+    await expect(runner.run(job(content), () => {})).resolves.toEqual([
+      'undefinedundefined',
+      'undefined',
+      'number',
+    ]);
   });
 });

@@ -7,7 +7,12 @@ import {
   type ScriptRunOptions,
 } from '../../ports/script-runner.port.js';
 import { jobErrors } from '../job-errors.js';
-import { TypeScriptThreadPool, type JobThread, type ThreadEvent, type TypeScriptPoolOptions } from './typescript-thread.pool.js';
+import {
+  TypeScriptThreadPool,
+  type JobThread,
+  type ThreadEvent,
+  type TypeScriptPoolOptions,
+} from './typescript-thread.pool.js';
 
 export interface TypeScriptRunnerOptions extends TypeScriptPoolOptions {
   readonly maxResultBytes: number;
@@ -50,7 +55,10 @@ export class TypeScriptRunner implements ScriptRunner {
         if ('error' in outcome) reject(outcome.error);
         else resolve(outcome.value);
       };
-      const timer = setTimeout(() => finish({ error: jobErrors.timeout(job.timeoutMs) }, false), job.timeoutMs);
+      const timer = setTimeout(
+        () => finish({ error: jobErrors.timeout(job.timeoutMs) }, false),
+        job.timeoutMs,
+      );
       const onAbort = (): void => finish({ error: jobErrors.canceled() }, false);
       signal?.addEventListener('abort', onAbort, { once: true });
       thread.listener = (event) => this.onEvent(event, job, thread, onLog, finish);
@@ -78,9 +86,15 @@ export class TypeScriptRunner implements ScriptRunner {
         return;
       case 'done':
         if (!event.ok) {
-          finish({ error: new JobError(event.error.name, event.error.message, event.error.stack) }, event.reusable);
+          finish(
+            { error: new JobError(event.error.name, event.error.message, event.error.stack) },
+            event.reusable,
+          );
         } else if (event.json === undefined) {
-          finish({ error: jobErrors.resultTooLarge(event.bytes, this.options.maxResultBytes) }, event.reusable);
+          finish(
+            { error: jobErrors.resultTooLarge(event.bytes, this.options.maxResultBytes) },
+            event.reusable,
+          );
         } else {
           finish({ value: JSON.parse(event.json) as unknown }, event.reusable);
         }
