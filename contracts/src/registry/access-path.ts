@@ -47,20 +47,21 @@ export interface ItemPath {
 
 /** `undefined` when `path` is a valid item path, else the whole sentence saying why not. */
 export function itemPathProblem(path: string): string | undefined {
-  const shown = JSON.stringify(path.length > 80 ? `${path.slice(0, 80)}…` : path);
-  if (path.length > PATH_MAX) return `path ${shown} is longer than ${PATH_MAX} characters`;
+  // Quoted only when there is something to say: every item read checks its path (hot path).
+  const shown = () => JSON.stringify(path.length > 80 ? `${path.slice(0, 80)}…` : path);
+  if (path.length > PATH_MAX) return `path ${shown()} is longer than ${PATH_MAX} characters`;
   const [prefix, owner, ...rest] = path.split('/');
   if ((prefix !== 'u' && prefix !== 'f') || owner === undefined) {
-    return `path ${shown} must start with u/<user>/ or f/<folder>/`;
+    return `path ${shown()} must start with u/<user>/ or f/<folder>/`;
   }
   const ownerProblem = nameProblem(prefix === 'u' ? 'user' : 'folder', owner);
-  if (ownerProblem) return `path ${shown}: "${owner}" is not valid: ${ownerProblem}`;
+  if (ownerProblem) return `path ${shown()}: "${owner}" is not valid: ${ownerProblem}`;
   if (rest.length === 0 || rest.join('/') === '') {
-    return `path ${shown} must name an item after ${prefix}/${owner}/`;
+    return `path ${shown()} must name an item after ${prefix}/${owner}/`;
   }
   const bad = rest.find((segment) => !PATH_SEGMENT.test(segment));
   if (bad !== undefined) {
-    return `path ${shown}: segment "${bad}" must be letters, digits, '_', '-' or '.', starting with a letter, digit or '_'`;
+    return `path ${shown()}: segment "${bad}" must be letters, digits, '_', '-' or '.', starting with a letter, digit or '_'`;
   }
   return undefined;
 }

@@ -25,12 +25,13 @@ export class AuthenticateService {
     const key = `${workspace}\n${hashApiToken(token)}`;
     const cached = this.cache.get(key, now.getTime());
     if (cached && (cached.expiresAt === null || cached.expiresAt > now)) return cached;
-    const generation = this.cache.generation;
-    const result = token.startsWith(JOB_TOKEN_PREFIX)
-      ? await this.authenticateJob(token, workspace, now)
-      : await this.authenticateApiToken(token, workspace, now);
-    this.cache.set(key, result, now.getTime(), generation);
-    return result;
+    const load = () =>
+      token.startsWith(JOB_TOKEN_PREFIX)
+        ? this.authenticateJob(token, workspace, now)
+        : this.authenticateApiToken(token, workspace, now);
+    const shared = await this.cache.loadOnce(key, now.getTime(), load);
+    // A load this request joined checked expiry at its own start: expired since, ask again (and fail).
+    return shared.expiresAt === null || shared.expiresAt > now ? shared : load();
   }
 
   private async authenticateApiToken(token: string, workspace: string, now: Date): Promise<Authenticated> {

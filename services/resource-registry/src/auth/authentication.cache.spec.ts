@@ -40,4 +40,31 @@ describe('AuthenticationCache', () => {
     cache.set('k', value, 0, cache.generation);
     expect(cache.get('k', 1)).toBe(value);
   });
+
+  it('concurrent misses share one load, kept unless a clear came first; a clear also stops joining', async () => {
+    const cache = new AuthenticationCache(1_000);
+    let loads = 0;
+    let release!: () => void;
+    const held = () =>
+      new Promise<typeof value>((resolve) => {
+        loads++;
+        release = () => resolve(value);
+      });
+    const first = cache.loadOnce('k', 0, held);
+    const joined = cache.loadOnce('k', 0, held);
+    expect(loads).toBe(1);
+    cache.clear();
+    const after = cache.loadOnce('k', 0, () => (loads++, Promise.resolve(value)));
+    release();
+    expect(await first).toBe(value);
+    expect(await joined).toBe(value);
+    await after;
+    expect(loads).toBe(2);
+    // The load begun before the clear was not kept; the one after it was.
+    expect(cache.get('k', 1)).toBe(value);
+    const off = new AuthenticationCache(0);
+    const immediate = () => (loads++, Promise.resolve(value));
+    await Promise.all([off.loadOnce('k', 0, immediate), off.loadOnce('k', 0, immediate)]);
+    expect(loads).toBe(4);
+  });
 });

@@ -41,4 +41,25 @@ describe('FolderRolesCache', () => {
     await cache.get('main', 'nope', missing);
     expect(loads).toBe(1);
   });
+
+  it('concurrent misses share one load, but none joins a load begun before a change', async () => {
+    const cache = new FolderRolesCache(60_000, () => 0);
+    let loads = 0;
+    let release!: () => void;
+    const held = () =>
+      new Promise<ReturnType<typeof roles>>((resolve) => {
+        loads++;
+        release = () => resolve(roles('u/old'));
+      });
+    const first = cache.get('main', 'team', held);
+    const joined = cache.get('main', 'team', held);
+    expect(loads).toBe(1);
+    cache.invalidate();
+    const after = cache.get('main', 'team', () => (loads++, Promise.resolve(roles('u/new'))));
+    release();
+    expect(await first).toEqual(roles('u/old'));
+    expect(await joined).toEqual(roles('u/old'));
+    expect(await after).toEqual(roles('u/new'));
+    expect(loads).toBe(2);
+  });
 });

@@ -15,6 +15,8 @@ interface Entry {
  */
 export class FolderRolesCache {
   private readonly entries = new Map<string, Entry>();
+  /** Concurrent misses of one folder share one load (an expiry under load is one query). */
+  private readonly loading = new Map<string, Promise<FolderRoles | undefined>>();
   /** Bumped by every local change: a read that began before it must not store what it read. */
   private generation = 0;
 
@@ -31,17 +33,28 @@ export class FolderRolesCache {
     const key = `${workspace}\u0000${name}`;
     const cached = this.entries.get(key);
     if (cached && cached.until > this.now()) return cached.roles;
+    const pending = this.loading.get(key);
+    if (pending) return pending;
     const generation = this.generation;
-    const roles = await load();
-    if (generation === this.generation) {
-      if (this.entries.size >= 10_000) this.entries.clear();
-      this.entries.set(key, { roles, until: this.now() + this.ttlMs });
-    }
-    return roles;
+    const started = load().then((roles) => {
+      if (generation === this.generation) {
+        if (this.entries.size >= 10_000) this.entries.clear();
+        this.entries.set(key, { roles, until: this.now() + this.ttlMs });
+      }
+      return roles;
+    });
+    this.loading.set(key, started);
+    const done = () => {
+      if (this.loading.get(key) === started) this.loading.delete(key);
+    };
+    started.then(done, done);
+    return started;
   }
 
   invalidate(): void {
     this.generation++;
     this.entries.clear();
+    // A load under way may have read the roles before the change: nobody joins it now.
+    this.loading.clear();
   }
 }
