@@ -10,6 +10,7 @@ import { FlowDriver } from './flow-driver.js';
 import { FlowFinisher } from './flow-finisher.js';
 import { FlowStarter } from './flow-starter.js';
 import { FlowStateStore } from './flow-state.store.js';
+import { LocalClaims } from './local-claims.js';
 import { ApprovalGate } from './gates/approval.gate.js';
 import { SleepGate } from './gates/sleep.gate.js';
 import { ModuleResults } from './module-results.js';
@@ -27,6 +28,7 @@ import { LeafStepRunner } from './steps/leaf-step.runner.js';
 import { NoScriptRunners } from './steps/no-runners.registry.js';
 
 const WORKER_PROVIDERS: Provider[] = [
+  LocalClaims,
   FlowDriver,
   FlowStateStore,
   FlowStarter,

@@ -13,6 +13,7 @@ import { FlowFinisher, type DriveEnd } from './flow-finisher.js';
 import { FlowRun, RunTree } from './flow-run.js';
 import { FlowStarter } from './flow-starter.js';
 import { FlowStateStore } from './flow-state.store.js';
+import { LocalClaims } from './local-claims.js';
 import { ApprovalGate, NO_RESUME, type ResumeVars } from './gates/approval.gate.js';
 import { ModuleResults } from './module-results.js';
 import { done, type ChildDriver, type ChildOutcome, type ModuleContext, type ModuleProgress, type ModuleSlot } from './module-outcome.js';
@@ -41,10 +42,8 @@ const PARKED_CHILD: ChildOutcome = { kind: 'parked' };
  */
 @Injectable()
 export class FlowDriver implements ChildDriver {
-  /** Flow jobs being driven in this process: a message for one of them only wakes its driver. */
-  private readonly active = new Set<string>();
-
   constructor(
+    private readonly claims: LocalClaims,
     private readonly jobs: JobRepository,
     private readonly store: FlowStateStore,
     private readonly starter: FlowStarter,
@@ -62,52 +61,73 @@ export class FlowDriver implements ChildDriver {
     @Inject(ENGINE_CONFIG) private readonly config: EngineConfig,
   ) {}
 
-  /** Takes the lease of a flow job not driven here; its row, or undefined (not a flow job, or driven elsewhere). */
-  leaseFlow(jobId: string): Promise<JobRecord | undefined> {
-    if (this.active.has(jobId)) return Promise.resolve(undefined);
-    return this.jobs.acquireLease(jobId, this.owner, this.config.leaseTtlMs, { flowsOnly: true });
-  }
-
-  /** A work message for flow job `jobId` (`leased`: its lease already taken): drive it until it ends or parks. */
-  async driveFromMessage(jobId: string, leased?: JobRecord): Promise<void> {
-    let first = leased?.lease_owner === this.owner ? leased : undefined;
-    for (;;) {
-      const record =
-        first ?? (this.active.has(jobId) ? undefined : await this.jobs.acquireLease(jobId, this.owner, this.config.leaseTtlMs));
-      first = undefined;
-      if (!record) {
-        // Driven elsewhere (or here): counting the wake-up makes that driver look again before it parks.
-        await this.jobs.query(`UPDATE job SET wake_seq = wake_seq + 1 WHERE id = $1`, [jobId]);
-        return;
+  /**
+   * A work message for job `jobId`: when it is a flow job no one drives (here or elsewhere),
+   * drives it until it ends or parks and answers true; false when it is not a flow job.
+   */
+  async driveFromMessage(jobId: string): Promise<boolean> {
+    if (!this.claims.claim(jobId)) {
+      // Driven here already: counting the wake-up makes that driver look again before it parks.
+      await this.bump(jobId);
+      return true;
+    }
+    try {
+      let flowsOnly = true;
+      for (;;) {
+        const record = await this.jobs.acquireLease(jobId, this.owner, this.config.leaseTtlMs, { flowsOnly });
+        if (!record) {
+          if (flowsOnly && !(await this.isFlow(jobId))) return false;
+          // Driven elsewhere: that driver looks again before it parks.
+          await this.bump(jobId);
+          return true;
+        }
+        flowsOnly = false;
+        if (isTerminalJobStatus(record.status)) {
+          await this.jobs.releaseLease(jobId, this.owner, record.wake_seq);
+          return true;
+        }
+        const end = await this.drive(this.open(record, undefined), true);
+        if (end) return true;
+        if (await this.jobs.releaseLease(jobId, this.owner, record.wake_seq)) return true;
       }
-      if (isTerminalJobStatus(record.status)) {
-        await this.jobs.releaseLease(jobId, this.owner, record.wake_seq);
-        return;
-      }
-      const end = await this.drive(this.open(record, undefined), true);
-      if (end) return;
-      if (await this.jobs.releaseLease(jobId, this.owner, record.wake_seq)) return;
+    } finally {
+      this.claims.release(jobId);
     }
   }
 
   async driveChild(parent: FlowRun, child: JobRecord | string): Promise<ChildOutcome> {
     const id = typeof child === 'string' ? child : child.id;
-    let record = typeof child === 'string' ? undefined : child;
-    for (;;) {
-      if (!record) {
-        if (this.active.has(id)) return PARKED_CHILD;
-        record = await this.jobs.acquireLease(id, this.owner, this.config.leaseTtlMs);
+    if (!this.claims.claim(id)) return PARKED_CHILD;
+    try {
+      let record = typeof child === 'string' ? undefined : child;
+      for (;;) {
+        record ??= await this.jobs.acquireLease(id, this.owner, this.config.leaseTtlMs);
         if (!record) return PARKED_CHILD;
+        if (isTerminalJobStatus(record.status)) return childOutcomeOf(record);
+        const end = await this.drive(this.open(record, parent), false);
+        if (end) return { kind: 'done', success: end.success, result: end.result, ...(end.stop ? { stop: end.stop } : {}), record: end.record };
+        if (await this.jobs.releaseLease(id, this.owner, record.wake_seq)) return PARKED_CHILD;
+        record = undefined;
       }
-      if (isTerminalJobStatus(record.status)) return childOutcomeOf(record);
-      const end = await this.drive(this.open(record, parent), false);
-      if (end) return { kind: 'done', success: end.success, result: end.result, ...(end.stop ? { stop: end.stop } : {}), record: end.record };
-      if (await this.jobs.releaseLease(id, this.owner, record.wake_seq)) return PARKED_CHILD;
-      record = undefined;
+    } finally {
+      this.claims.release(id);
     }
   }
 
-  async driveEphemeral(parent: FlowRun, child: JobRecord): Promise<ChildOutcome> {
+  private async bump(jobId: string): Promise<void> {
+    await this.jobs.query(`UPDATE job SET wake_seq = wake_seq + 1 WHERE id = $1`, [jobId]);
+  }
+
+  private async isFlow(jobId: string): Promise<boolean> {
+    const rows = await this.jobs.query<{ kind: string }>(`SELECT kind FROM job WHERE id = $1`, [jobId]);
+    return rows[0] !== undefined && (rows[0].kind === 'flow' || rows[0].kind === 'flowpreview');
+  }
+
+  driveEphemeral(parent: FlowRun, child: JobRecord): Promise<ChildOutcome> {
+    return this.driveInMemory(parent, child);
+  }
+
+  private async driveInMemory(parent: FlowRun, child: JobRecord): Promise<ChildOutcome> {
     const run = this.open(child, parent, true);
     const end = await this.drive(run, false);
     if (!end) throw new Error(`a squashed iteration of ${parent.id} cannot wait (approval, sleep or a step on another tag)`);
@@ -142,16 +162,11 @@ export class FlowDriver implements ChildDriver {
 
   /** Drives until the flow ends (its end) or parks (undefined). */
   private async drive(run: FlowRun, wakeParent: boolean): Promise<DriveEnd | undefined> {
-    this.active.add(run.id);
-    try {
-      if ((await this.starter.start(run)) === 'parked') return undefined;
-      for (;;) {
-        if (run.cancelRequest && !run.ending) run.ending = this.finisher.cancelled(run);
-        if (run.ending) return await this.finisher.finish(run, wakeParent);
-        if ((await this.step(run)) === 'parked') return undefined;
-      }
-    } finally {
-      this.active.delete(run.id);
+    if (!run.cancelRequest && (await this.starter.start(run)) === 'parked') return undefined;
+    for (;;) {
+      if (run.cancelRequest && !run.ending) run.ending = this.finisher.cancelled(run);
+      if (run.ending) return this.finisher.finish(run, wakeParent);
+      if ((await this.step(run)) === 'parked') return undefined;
     }
   }
 

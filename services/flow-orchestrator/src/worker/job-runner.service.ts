@@ -2,7 +2,6 @@ import { isTerminalJobStatus, MeshError, type RunJobWork } from '@flowmesh/contr
 import { Injectable, Logger } from '@nestjs/common';
 import { FlowDriver } from '../engine/flow-driver.js';
 import { JobRepository } from '../jobs/job.repository.js';
-import { isFlowKind } from '../jobs/job.record.js';
 import { ScriptJobExecutor } from './script-job.executor.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -37,12 +36,11 @@ export class JobRunner {
   private async take(work: RunJobWork): Promise<void> {
     if (!UUID.test(work.jobId)) throw new MeshError('NOT_FOUND', `job ${work.jobId} not found in workspace ${work.workspace}`);
     // Most messages are for flow jobs: taking the lease reads the row too.
-    const leased = await this.flows.leaseFlow(work.jobId);
-    const record = leased ?? (await this.jobs.load(work.jobId));
+    if (await this.flows.driveFromMessage(work.jobId)) return;
+    const record = await this.jobs.load(work.jobId);
     if (!record || record.workspace !== work.workspace) {
       throw new MeshError('NOT_FOUND', `job ${work.jobId} not found in workspace ${work.workspace}`);
     }
-    if (isFlowKind(record.kind)) return this.flows.driveFromMessage(record.id, record);
     if (isTerminalJobStatus(record.status)) return;
     // AI steps are agent-runtime's: it completes them itself.
     if (record.kind === 'aiagent' || record.kind === 'aidecision') return;

@@ -1,8 +1,9 @@
-import { jobEvents, type JobStatus } from '@flowmesh/contracts';
+import { isTerminalJobStatus, jobEvents, type JobStatus } from '@flowmesh/contracts';
 import { Inject, Injectable } from '@nestjs/common';
 import { CancelSignals } from '../engine/cancel-signals.js';
 import { ENGINE_CONFIG, type EngineConfig } from '../engine/engine.config.js';
 import { EngineOutbox } from '../engine/engine-outbox.js';
+import { LocalClaims } from '../engine/local-claims.js';
 import { leafJobOf } from '../engine/modules/leaf.executor.js';
 import { LeafStepRunner } from '../engine/steps/leaf-step.runner.js';
 import type { JobRecord } from '../jobs/job.record.js';
@@ -21,10 +22,24 @@ export class ScriptJobExecutor {
     private readonly runner: LeafStepRunner,
     private readonly outbox: EngineOutbox,
     private readonly cancels: CancelSignals,
+    private readonly claims: LocalClaims,
     @Inject(ENGINE_CONFIG) private readonly config: EngineConfig,
   ) {}
 
-  async execute(record: JobRecord): Promise<void> {
+  async execute(queued: JobRecord): Promise<void> {
+    // One execution at a time: a second delivery while a live worker runs it is dropped (that
+    // worker wakes the flow); once its worker died, its lease lapses and the job runs again.
+    if (!this.claims.claim(queued.id)) return;
+    try {
+      const record = await this.jobs.acquireLease(queued.id, this.config.instanceId, this.config.leaseTtlMs);
+      if (!record || isTerminalJobStatus(record.status)) return;
+      await this.run(record);
+    } finally {
+      this.claims.release(queued.id);
+    }
+  }
+
+  private async run(record: JobRecord): Promise<void> {
     const root = record.parent_job === null;
     const start: SqlStatement[] = [
       {

@@ -44,8 +44,13 @@ describe('SIGKILL mid-flow', () => {
   const own: OwnProcess[] = [];
   const actor = { token: `fm_restart_${randomBytes(24).toString('base64url')}` };
 
+  const output: string[] = [];
+  const keep = (line: string) => {
+    output.push(line);
+    if (output.length > 300) output.shift();
+  };
   const start = async (tags: string) => {
-    const process = await startOrchestratorProcess(mesh, 'worker', { ...ENV, FLOWMESH_WORKER_TAGS: tags });
+    const process = await startOrchestratorProcess(mesh, 'worker', { ...ENV, FLOWMESH_WORKER_TAGS: tags }, keep);
     own.push(process);
     return process;
   };
@@ -58,7 +63,9 @@ describe('SIGKILL mid-flow', () => {
         return isTerminalJobStatus(job.status) ? job : undefined;
       },
       { timeoutMs: 60_000, intervalMs: 100, description: `flow ${id} to end` },
-    );
+    ).catch((error: unknown) => {
+      throw new Error(`${(error as Error).message}; last output:\n${output.slice(-40).join('\n')}`);
+    });
   const effects = (dir: string) => (existsSync(join(dir, 'effects')) ? readFileSync(join(dir, 'effects'), 'utf8').trim().split('\n') : []);
   const started = (dir: string, id: string) =>
     waitFor(() => effects(dir).includes(`${id} start`), { timeoutMs: 30_000, description: `step ${id} to start` });
@@ -131,7 +138,9 @@ describe('SIGKILL mid-flow', () => {
     worker = await start('default,flow');
     const job = await ended(id);
     expect([job.status, job.result]).toEqual(['completed', 4]);
-    for (const done of ['s1', 's2', 's4']) expect([count(dir, `${done} start`), count(dir, `${done} end`)]).toEqual([1, 1]);
+    for (const done of ['s1', 's2', 's4']) {
+      expect([count(dir, `${done} start`), count(dir, `${done} end`)], effects(dir).join(', ')).toEqual([1, 1]);
+    }
     expect([count(dir, 's3 start'), count(dir, 's3 end')]).toEqual([2, 1]);
     // Every step's job ran under the flow's status: four steps, each a completed job.
     expect(job.flow_status!.modules.map((module) => module.type)).toEqual(['Success', 'Success', 'Success', 'Success']);
