@@ -1,24 +1,24 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import { MeshError } from '@flowmesh/contracts';
 import { SERVICE_HEADER } from '@flowmesh/bootstrap';
+import { MeshError } from '@flowmesh/contracts';
 import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
+import { context, propagation, ROOT_CONTEXT } from '@opentelemetry/api';
 import { ChatCompletionsService } from './chat-completions.service.js';
 import { EDGE_CONFIG, type EdgeConfig } from './edge.config.js';
 import { sendHttpError } from './send-http-error.js';
 
 const CHAT_PATH = '/v1/chat/completions';
 
-type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
-
 /**
- * `POST /v1/chat/completions` straight from the HTTP server to `ChatCompletionsService`, ahead
- * of Express: the hottest route skips the router, the body parsers and Nest's pipeline, which
- * cost more CPU per proxied call than the proxying itself (bench/gateway measures it). The body
- * is read raw and forwarded raw on the pass-through path (parsed once, for routing and checks,
- * never re-serialized). Every other request goes to Express unchanged; the OpenTelemetry HTTP
- * span still wraps both, since it hooks the server's `request` event. Errors get the same
- * OpenAI-shaped answers as the Nest routes.
+ * `POST /v1/chat/completions` straight from the HTTP server to `ChatCompletionsService`: the
+ * hottest route skips Express (router, body parsers), Nest's pipeline and the generic HTTP
+ * server instrumentation, which together cost more CPU per proxied call than the proxying itself
+ * (bench/gateway measures it). Tracing is kept where it matters: the caller's `traceparent` is
+ * extracted here, so the call's GenAI span (`chat <model>`, from `LlmCallRecorder`) continues the
+ * caller's trace, and log lines carry its ids. The body is read raw, parsed once for routing, and
+ * forwarded as received on the pass-through path. Everything else (a compressed body included)
+ * goes to the server's usual `request` handling unchanged.
  */
 @Injectable()
 export class ChatFastLane implements OnApplicationBootstrap {
@@ -31,18 +31,24 @@ export class ChatFastLane implements OnApplicationBootstrap {
   onApplicationBootstrap(): void {
     const server = this.adapterHost.httpAdapter?.getHttpServer() as Server | undefined;
     if (!server) return;
-    const others = server.listeners('request') as RequestListener[];
-    server.removeAllListeners('request');
-    server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-      // A compressed body is left to Express, whose parser inflates it.
-      const hot = req.method === 'POST' && (req.url === CHAT_PATH || req.url?.startsWith(`${CHAT_PATH}?`));
-      if (hot && req.headers['content-encoding'] === undefined) {
-        res.setHeader(SERVICE_HEADER, 'llm-gateway');
-        void this.serve(req, res);
-        return;
-      }
-      for (const listener of others) listener.call(server, req, res);
-    });
+    // The instance's own `emit`, ahead of the prototype's (which the HTTP instrumentation wraps).
+    const emit = Reflect.get(server, 'emit') as (this: Server, ...args: unknown[]) => boolean;
+    const lane = (req: IncomingMessage, res: ServerResponse) => this.take(req, res);
+    server.emit = function (this: Server, event: string | symbol, ...args: unknown[]): boolean {
+      if (event === 'request' && lane(args[0] as IncomingMessage, args[1] as ServerResponse)) return true;
+      return Reflect.apply<Server, unknown[], boolean>(emit, this, [event, ...args]);
+    } as Server['emit'];
+  }
+
+  /** Serves the request when it is the chat route; false leaves it to the usual handling. */
+  private take(req: IncomingMessage, res: ServerResponse): boolean {
+    if (req.method !== 'POST' || req.headers['content-encoding'] !== undefined) return false;
+    const url = req.url ?? '';
+    if (url !== CHAT_PATH && !url.startsWith(`${CHAT_PATH}?`)) return false;
+    res.setHeader(SERVICE_HEADER, 'llm-gateway');
+    const parent = propagation.extract(ROOT_CONTEXT, req.headers);
+    context.with(parent, () => void this.serve(req, res));
+    return true;
   }
 
   private async serve(req: IncomingMessage & { body?: unknown }, res: ServerResponse): Promise<void> {
