@@ -73,9 +73,15 @@ async function runStart(options: StartOptions): Promise<number> {
     const local = await startLocalMesh({
       settings,
       startNats: options.startNats,
-      // Only the registry reads it; workers, which run user code, never see it.
-      envOf: (meshProcess) =>
-        meshProcess.name === 'resource-registry' ? { FLOWMESH_ADMIN_TOKEN: admin.token } : {},
+      envOf: (meshProcess) => {
+        // Only the registry reads it; workers, which run user code, never see it.
+        if (meshProcess.name === 'resource-registry') return { FLOWMESH_ADMIN_TOKEN: admin.token };
+        // Approval links point at the entry point users reach, wherever it listens.
+        if (meshProcess.name === 'flow-orchestrator' && !settings.env.FLOWMESH_PUBLIC_URL) {
+          return { FLOWMESH_PUBLIC_URL: `http://${settings.httpHost}:${settings.httpPort}` };
+        }
+        return {};
+      },
       workDir: process.cwd(),
       readyTimeoutMs: options.readyTimeout,
       onLine: (name, line) => process.stdout.write(`${format(name, line)}\n`),
