@@ -50,6 +50,11 @@ export class QuickJsExpressionSandbox implements ExpressionSandbox {
     return this.pool.close();
   }
 
+  /** Nest calls this on shutdown when the sandbox is a provider. */
+  onModuleDestroy(): Promise<void> {
+    return this.close();
+  }
+
   async evaluate(expr: string, context: ExpressionContext, options: ExpressionOptions): Promise<unknown> {
     const outcome = await this.pool.run({
       expr,
