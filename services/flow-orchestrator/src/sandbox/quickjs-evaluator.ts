@@ -264,7 +264,10 @@ export class QuickJsEvaluator {
         `StackOverflowError: the expression exceeded its stack limit of ${formatBytes(request.stackBytes)}`,
       );
     }
-    return new GuestFailure(name === 'SyntaxError' ? 'syntax' : 'error', `${name}: ${message}`);
+    // QuickJS quotes the name (`'foo' is not defined`); say it as V8 and the engine's users do.
+    const text =
+      name === 'ReferenceError' ? message.replace(/^'(.+)' is not defined$/, '$1 is not defined') : message;
+    return new GuestFailure(name === 'SyntaxError' ? 'syntax' : 'error', `${name}: ${text}`);
   }
 }
 

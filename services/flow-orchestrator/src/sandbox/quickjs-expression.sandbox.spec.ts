@@ -105,7 +105,7 @@ describe('QuickJsExpressionSandbox: values', () => {
 describe('QuickJsExpressionSandbox: errors name the field path', () => {
   it('reports a ReferenceError with the path', async () => {
     const error = await failure('foo + 1', {}, 'value.modules[1].value.iterator.expr');
-    expect(error.message).toBe("value.modules[1].value.iterator.expr: ReferenceError: 'foo' is not defined");
+    expect(error.message).toBe('value.modules[1].value.iterator.expr: ReferenceError: foo is not defined');
     expect(error.fieldPath).toBe('value.modules[1].value.iterator.expr');
     expect(error.failure).toBe('error');
   });
