@@ -104,6 +104,14 @@ export async function runCase(fm: FlowMesh, flowCase: FlowCase): Promise<CaseOut
   }
   if (expect.max_duration_ms !== undefined && wallMs > expect.max_duration_ms)
     problems.push(`the run took ${wallMs} ms, expected at most ${expect.max_duration_ms}`);
+  if (expect.max_step_duration_ms !== undefined) {
+    for (const child of await stepJobs(fm, job.id, runAs)) {
+      if (!child.started_at || !child.completed_at) continue;
+      const took = Date.parse(child.completed_at) - Date.parse(child.started_at);
+      if (took > expect.max_step_duration_ms)
+        problems.push(`job ${child.flow_step_id ?? child.id} ran ${took} ms, expected at most ${expect.max_step_duration_ms}`);
+    }
+  }
   if (expect.raw_flow_keeps) {
     const value = isPlainObject(flow?.value) ? flow.value : {};
     const raw = job.raw_flow ?? {};
