@@ -1,6 +1,7 @@
 import { startFakeOpenAI, type FakeOpenAI } from '@flowmesh/testing';
 import { createTestTracing, type TestTracing } from '@flowmesh/telemetry';
-import { SpanKind } from '@opentelemetry/api';
+import { metrics, SpanKind } from '@opentelemetry/api';
+import { MeterProvider, MetricReader, type HistogramMetricData } from '@opentelemetry/sdk-metrics';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGatewayCast, type GatewayCast } from './support/gateway-cast.js';
 
@@ -8,13 +9,26 @@ const SECRET = 'sk-trace-ffffffffffffffffffffffffffff';
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
 const PARENT_SPAN = '00f067aa0ba902b7';
 
+/** Collects on demand: the test reads what the gateway recorded, no export interval involved. */
+class OnDemandReader extends MetricReader {
+  protected override onForceFlush(): Promise<void> {
+    return Promise.resolve();
+  }
+  protected override onShutdown(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
 describe("llm-gateway HTTP: GenAI spans continue the caller's trace and hold no credential", () => {
   let tracing: TestTracing;
   let cast: GatewayCast;
   let fake: FakeOpenAI;
+  const reader = new OnDemandReader();
+  const meterProvider = new MeterProvider({ readers: [reader] });
 
   beforeAll(async () => {
     tracing = createTestTracing({ serviceName: 'llm-gateway' });
+    metrics.setGlobalMeterProvider(meterProvider);
     fake = await startFakeOpenAI({ apiKey: SECRET });
     cast = await startGatewayCast();
     await cast.providerResource('f/ai/openai', 'openai', { base_url: `${fake.url}/v1` }, SECRET);
@@ -24,6 +38,8 @@ describe("llm-gateway HTTP: GenAI spans continue the caller's trace and hold no 
     await cast?.stop();
     await fake?.close();
     await tracing?.shutdown();
+    await meterProvider.shutdown();
+    metrics.disable();
   });
 
   it('records one chat span per call with the GenAI attributes, as a child of the incoming traceparent', async () => {
@@ -70,6 +86,30 @@ describe("llm-gateway HTTP: GenAI spans continue the caller's trace and hold no 
     );
     expect(everything).not.toContain(SECRET);
     expect(everything).not.toContain(cast.reader.token);
+  });
+
+  it('records gen_ai.client.token.usage per token type and gen_ai.client.operation.duration', async () => {
+    const { resourceMetrics } = await reader.collect();
+    const all = resourceMetrics.scopeMetrics.flatMap((scope) => scope.metrics);
+    const usage = all.find((metric) => metric.descriptor.name === 'gen_ai.client.token.usage') as
+      HistogramMetricData | undefined;
+    expect(usage?.descriptor.unit).toBe('{token}');
+    const byType = Object.fromEntries(
+      (usage?.dataPoints ?? []).map((point) => [
+        String(point.attributes['gen_ai.token.type']),
+        point.value.sum,
+      ]),
+    );
+    expect(byType).toEqual({ input: 30, output: 5 });
+    expect(usage?.dataPoints[0]?.attributes).toMatchObject({
+      'gen_ai.operation.name': 'chat',
+      'gen_ai.provider.name': 'openai',
+      'gen_ai.request.model': 'gpt-4o-mini',
+    });
+    const duration = all.find((metric) => metric.descriptor.name === 'gen_ai.client.operation.duration') as
+      HistogramMetricData | undefined;
+    expect(duration?.descriptor.unit).toBe('s');
+    expect(duration?.dataPoints[0]?.value.count).toBe(1);
   });
 
   it('marks a failed call with error.type and an error status', async () => {
