@@ -64,7 +64,7 @@ export interface CaseExpectation {
   readonly min_gaps_ms?: Record<string, readonly number[]>;
   readonly min_duration_ms?: number;
   readonly max_duration_ms?: number;
-  /** Every job of the run (steps and the flow) took at most this from its start to its end. */
+  /** Every step job of the run took at most this from its start to its end. */
   readonly max_step_duration_ms?: number;
   readonly flow_status?: unknown;
   readonly skipped?: boolean;

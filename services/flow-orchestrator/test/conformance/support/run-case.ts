@@ -106,7 +106,7 @@ export async function runCase(fm: FlowMesh, flowCase: FlowCase): Promise<CaseOut
     problems.push(`the run took ${wallMs} ms, expected at most ${expect.max_duration_ms}`);
   if (expect.max_step_duration_ms !== undefined) {
     for (const child of await stepJobs(fm, job.id, runAs)) {
-      if (!child.started_at || !child.completed_at) continue;
+      if (child.id === job.id || !child.started_at || !child.completed_at) continue;
       const took = Date.parse(child.completed_at) - Date.parse(child.started_at);
       if (took > expect.max_step_duration_ms)
         problems.push(`job ${child.flow_step_id ?? child.id} ran ${took} ms, expected at most ${expect.max_step_duration_ms}`);
