@@ -1,7 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
-import { BedrockRuntimeClient } from '@aws-sdk/client-bedrock-runtime';
+import type { BedrockRuntimeClient, BedrockRuntimeClientConfig } from '@aws-sdk/client-bedrock-runtime';
 import { MeshError } from '@flowmesh/contracts';
 import { createGuardedLookup, type OutboundPolicy } from '@flowmesh/outbound';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
@@ -50,18 +50,22 @@ const clients = new WeakMap<
  * the gateway's own role must not answer for a user's resource), one attempt (the gateway retries),
  * and the configured and resource headers added before the request is signed.
  */
-export function bedrockClient(
+export async function bedrockClient(
   credentials: ProviderCredentials,
   context?: NativeCallContext,
-): BedrockRuntimeClient {
+): Promise<BedrockRuntimeClient> {
   const cached = clients.get(credentials);
   if (cached && cached.context === context) return cached.client;
-  const client = createBedrockClient(credentials, context);
+  // The SDK loads on the first Bedrock call: about 27 MiB resident a gateway without a Bedrock
+  // resource never needs (bench/gateway holds the gateway under 200 MiB at load).
+  const { BedrockRuntimeClient } = await import('@aws-sdk/client-bedrock-runtime');
+  const client = createBedrockClient(BedrockRuntimeClient, credentials, context);
   clients.set(credentials, { context, client });
   return client;
 }
 
 function createBedrockClient(
+  BedrockRuntimeClient: new (config: BedrockRuntimeClientConfig) => BedrockRuntimeClient,
   credentials: ProviderCredentials,
   context: NativeCallContext | undefined,
 ): BedrockRuntimeClient {

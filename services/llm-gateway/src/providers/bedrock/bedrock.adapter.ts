@@ -1,4 +1,3 @@
-import { ConverseCommand, ConverseStreamCommand } from '@aws-sdk/client-bedrock-runtime';
 import type {
   ChatCall,
   NativeCallContext,
@@ -34,7 +33,8 @@ export const bedrockAdapter: NativeProviderAdapter = {
     signal: AbortSignal,
     context?: NativeCallContext,
   ): AsyncIterable<ProviderStreamEvent> {
-    const client = bedrockClient(credentials, context);
+    const client = await bedrockClient(credentials, context);
+    const { ConverseCommand, ConverseStreamCommand } = await import('@aws-sdk/client-bedrock-runtime');
     const input = buildConverseInput(call);
     if (!call.stream) {
       const output = await client
