@@ -37,6 +37,8 @@ export class FlowOrchestratorModule {
           entities: [],
           migrations: FLOW_ORCHESTRATOR_MIGRATIONS,
           poolSize: config.engine.dbPoolSize,
+          // Under load a step waits for a connection rather than failing for want of one.
+          connectTimeoutMs: 30_000,
           logger: logger.child({ component: 'persistence' }),
         }),
         engineModule,

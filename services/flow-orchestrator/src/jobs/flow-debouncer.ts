@@ -11,8 +11,8 @@ import type { SqlStatement } from './sql-batch.js';
  * latest, which waits the delay out (never past `max_total_debouncing_time` after the first)
  * and starts with `debounce_args_to_accumulate` gathered from every run it replaced. The runs
  * replaced end at once, completed and skipped, with `{ debounced_by }`. Once
- * `max_total_debounces_amount` runs were debounced, the latest starts now and the next run
- * opens a new batch.
+ * `max_total_debounces_amount` runs were debounced, the latest is not delayed further (it runs
+ * when the run it replaced would have) and the next run opens a new batch.
  */
 @Injectable()
 export class FlowDebouncer {
@@ -34,8 +34,15 @@ export class FlowDebouncer {
     await this.jobs.transaction(async (query) => {
       for (const statement of before) await query(statement.sql, statement.params);
       await query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`debounce:${key}`]);
-      const [current] = await query<{ job_id: string; first_at: Date; debounced_times: number; args: Record<string, unknown> | null; status: string | null }>(
-        `SELECT d.job_id, d.first_at, d.debounced_times, j.args, j.status
+      const [current] = await query<{
+        job_id: string;
+        first_at: Date;
+        debounced_times: number;
+        args: Record<string, unknown> | null;
+        status: string | null;
+        wake_at: Date | null;
+      }>(
+        `SELECT d.job_id, d.first_at, d.debounced_times, j.args, j.status, j.wake_at
          FROM debounce_key d LEFT JOIN job j ON j.id = d.job_id WHERE d.key = $1`,
         [key],
       );
@@ -43,7 +50,9 @@ export class FlowDebouncer {
       const pending = current && current.status === 'queued';
       let times = 0;
       let firstAt = now;
+      let replacedAt: number | undefined;
       if (pending) {
+        replacedAt = current.wake_at?.getTime();
         for (const name of accumulate) {
           record.args[name] = [...asList(current.args?.[name]), ...asList(record.args[name])];
         }
@@ -60,8 +69,10 @@ export class FlowDebouncer {
       let at = now + delayMs;
       if (value.max_total_debouncing_time !== undefined) at = Math.min(at, firstAt + value.max_total_debouncing_time * 1000);
       record.runtime.debounceKey = key;
+      // A capped run is not pushed further: it runs when the run it replaced would have.
+      if (capped) at = Math.min(at, replacedAt ?? now);
       if (capped || at <= now) {
-        record.wake_at = null;
+        record.wake_at = at > now ? new Date(at) : null;
         await query(`DELETE FROM debounce_key WHERE key = $1`, [key]);
       } else {
         record.wake_at = new Date(at);

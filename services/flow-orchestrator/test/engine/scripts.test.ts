@@ -126,6 +126,23 @@ describe('script steps', () => {
     expect(job.result).toMatchObject({ error: { step_id: 'slow' } });
   });
 
+  it('step debouncing: a burst of runs reaching one step key runs it once, with the last run', async () => {
+    const file = join(dir, 'debounced');
+    const flow = {
+      modules: [
+        ts('notify', { n: 'flow_input.n' }, `appendFileSync('${file}', n + '\\n'); return n;`, {
+          debouncing: { debounce_delay_s: 1, debounce_key: 'engine-notify' },
+        }),
+      ],
+    };
+    const ids: string[] = [];
+    for (const n of [1, 2, 3]) ids.push(await mesh.startFlow(flow, { n }));
+    const jobs = await Promise.all(ids.map((id) => mesh.waitEnded(id)));
+    expect(jobs.map((job) => job.status)).toEqual(['completed', 'completed', 'completed']);
+    expect(lines('debounced')).toEqual(['3']);
+    expect(jobs.map((job) => job.flow_status!.modules[0]!.skipped ?? false)).toEqual([true, true, false]);
+  });
+
   it('same_worker steps share the ./shared folder', async () => {
     const job = await mesh.runFlow({
       same_worker: true,

@@ -1,6 +1,8 @@
 import { MeshError, type JobKind, type ScriptLanguage } from '@flowmesh/contracts';
 import { Inject, Injectable } from '@nestjs/common';
+import { QueryFailedError } from 'typeorm';
 import { JobRepository } from '../../jobs/job.repository.js';
+import { ExpressionError } from '../../ports/expression-sandbox.port.js';
 import type { SqlStatement } from '../../jobs/sql-batch.js';
 import { JobError, SCRIPT_RUNNER_REGISTRY, type ScriptRunnerRegistry } from '../../ports/script-runner.port.js';
 import { JobTokens } from '../../registry/job-tokens.js';
@@ -59,26 +61,27 @@ export class LeafStepRunner {
     private readonly concurrency: ConcurrencyLimiter,
   ) {}
 
+  /**
+   * Runs the job. What the job itself does wrong (its script throws, its arguments name a
+   * variable it may not read, its language is not served) is its failed result; the engine's
+   * own trouble (the database unreachable) is thrown, so the step is tried again later rather
+   * than failed for good.
+   */
   async run(job: LeafJob, signal?: AbortSignal): Promise<LeafRun> {
     const startedAt = new Date();
     const logs = new LogBuffer(job.id, (s) => this.jobs.execute([s]).then(() => undefined), this.config.liveAfterMs);
     let success = true;
     let result: unknown;
+    const slot = job.concurrency;
+    if (slot) await this.concurrency.acquireSlot(slot.key, job.id, slot.limit, slot.windowS, signal);
     try {
-      if (job.concurrency) {
-        const { key, limit, windowS } = job.concurrency;
-        await this.concurrency.acquireSlot(key, job.id, limit, windowS, signal);
-        try {
-          result = await this.execute(job, logs, signal);
-        } finally {
-          await this.concurrency.releaseSlot(key, job.id);
-        }
-      } else {
-        result = await this.execute(job, logs, signal);
-      }
+      result = await this.execute(job, logs, signal);
     } catch (error) {
+      if (!isJobFailure(error)) throw error;
       success = false;
       result = { error: errorObject(error) };
+    } finally {
+      if (slot) await this.concurrency.releaseSlot(slot.key, job.id);
     }
     return {
       success,
@@ -127,6 +130,14 @@ export class LeafStepRunner {
       signal ? { signal } : {},
     );
   }
+}
+
+/** A failure of the job itself (not of the engine running it). */
+export function isJobFailure(error: unknown): boolean {
+  if (error instanceof MeshError || error instanceof JobError || error instanceof ExpressionError) return true;
+  // The database's errors, and a pool that gave no connection in time, are the engine's.
+  if (error instanceof QueryFailedError) return false;
+  return !(error instanceof Error && /timeout exceeded when trying to connect|Connection terminated/i.test(error.message));
 }
 
 /** Any failure as the `{ name, message, stack? }` a failed job returns. */
