@@ -39,6 +39,11 @@ const INSERT_PREFIX = `INSERT INTO "llm_call_audit" (${COLUMNS.map(([column]) =>
 const MAX_BATCH = 200;
 /** How long a row waits for others before it is written. */
 const FLUSH_DELAY_MS = 100;
+/**
+ * Rows waiting (pending or queued behind a slow INSERT) at most: a Postgres that cannot keep up
+ * must not grow the gateway's memory without bound. Beyond it rows are dropped and counted.
+ */
+const MAX_WAITING = 20_000;
 
 /**
  * Writes audit rows off the request path: rows gather for up to 100 ms (or 200 rows) and go in
@@ -51,6 +56,9 @@ export class LlmCallAuditWriter implements BeforeApplicationShutdown {
   private pending: LlmCallAuditRow[] = [];
   private timer?: NodeJS.Timeout;
   private writing: Promise<void> = Promise.resolve();
+  /** Rows handed to a write that has not finished yet. */
+  private queued = 0;
+  private dropped = 0;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -58,6 +66,10 @@ export class LlmCallAuditWriter implements BeforeApplicationShutdown {
   ) {}
 
   add(row: LlmCallAuditRow): void {
+    if (this.pending.length + this.queued >= MAX_WAITING) {
+      this.dropped++;
+      return;
+    }
     this.pending.push(row);
     if (this.pending.length >= MAX_BATCH) this.flushSoon(0);
     else this.timer ??= this.flushSoon(FLUSH_DELAY_MS);
@@ -69,7 +81,17 @@ export class LlmCallAuditWriter implements BeforeApplicationShutdown {
     this.timer = undefined;
     const rows = this.pending;
     this.pending = [];
-    if (rows.length > 0) this.writing = this.writing.then(() => this.write(rows));
+    if (rows.length > 0) {
+      this.queued += rows.length;
+      this.writing = this.writing.then(async () => {
+        await this.write(rows);
+        this.queued -= rows.length;
+      });
+    }
+    if (this.dropped > 0) {
+      this.logger.warn({ rows: this.dropped }, 'llm_call_audit rows dropped: Postgres is not keeping up');
+      this.dropped = 0;
+    }
     return this.writing;
   }
 
