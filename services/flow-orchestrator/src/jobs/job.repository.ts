@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { runJobWork, validationError, type EventContract, type JobStatus } from '@flowmesh/contracts';
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
@@ -86,9 +86,16 @@ export class JobRepository {
     );
   }
 
-  /** Rows of a query: TypeORM answers an UPDATE or DELETE with `[rows, count]`, anything else with rows. */
+  /**
+   * Rows of a query, sent straight to the connection pool under TypeORM (the hot path pays no
+   * query-runner per call) as a named prepared statement, so Postgres plans each distinct
+   * statement once per connection.
+   */
   private async rows<Row>(sql: string, params: readonly unknown[]): Promise<Row[]> {
-    return rowsOf<Row>(await this.dataSource.query(sql, params as unknown[]));
+    const pool = (this.dataSource.driver as unknown as { master?: PgPool }).master;
+    if (!pool) return rowsOf<Row>(await this.dataSource.query(sql, params as unknown[]));
+    const result = await pool.query<Row>({ name: statementName(sql), text: sql, values: params as unknown[] });
+    return result.rows;
   }
 
   // ---- statements ---------------------------------------------------------------------------
@@ -331,6 +338,23 @@ export class JobRepository {
     ]);
     return rows[0]?.wake_seq;
   }
+}
+
+interface PgPool {
+  query<Row>(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: Row[] }>;
+}
+
+const names = new Map<string, string>();
+
+/** A prepared statement's name: a digest of its text (Postgres keeps 63 characters of a name). */
+function statementName(sql: string): string {
+  let name = names.get(sql);
+  if (!name) {
+    name = `fm_${createHash('sha1').update(sql).digest('base64url').slice(0, 24)}`;
+    if (names.size > 5_000) names.clear();
+    names.set(sql, name);
+  }
+  return name;
 }
 
 function rowsOf<Row>(raw: unknown): Row[] {

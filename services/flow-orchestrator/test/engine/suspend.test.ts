@@ -30,7 +30,7 @@ describe('suspend (approvals)', () => {
 
   const parked = (id: string) =>
     waitFor(async () => ((await mesh.get(id)).status === 'suspended' ? mesh.get(id) : undefined), {
-      timeoutMs: 10_000,
+      timeoutMs: 30_000,
       description: `job ${id} to suspend`,
     });
   const resume = (id: string, resumeId: number, approve: boolean, payload: unknown = {}, approver = 'carol') =>

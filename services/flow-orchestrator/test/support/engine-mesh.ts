@@ -76,7 +76,7 @@ export async function startEngineMesh(options: EngineMeshOptions = {}): Promise<
     const get = (id: string) => jobs.get({ actor: admin, workspace: 'main', id });
     const startFlow = async (value: Record<string, unknown>, args: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) =>
       (await jobs.runFlow({ actor: admin, workspace: 'main', value, args, ...extra })).job_id;
-    const waitEnded = (id: string, timeoutMs = 20_000) =>
+    const waitEnded = (id: string, timeoutMs = 30_000) =>
       waitFor(
         async () => {
           const job = await get(id);
