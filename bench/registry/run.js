@@ -81,6 +81,12 @@ async function seed(client, adminToken) {
   return { items, bench };
 }
 
+function passThrough(...names) {
+  return Object.fromEntries(
+    names.filter((name) => process.env[name] !== undefined).map((name) => [name, process.env[name]]),
+  );
+}
+
 function line(label, result) {
   return `  ${label.padEnd(34)} p50 ${ms(result.p50).padStart(10)}  p99 ${ms(result.p99).padStart(10)}  ${rate(result.rate).padStart(9)}`;
 }
@@ -92,7 +98,10 @@ async function main() {
   const [load1, load5] = loadavg();
   console.log(
     `node ${process.version}, ${availableParallelism()} cores, load average ${load1.toFixed(2)} (1 min) ${load5.toFixed(2)} (5 min), ` +
-      `NATS ${NATS_URL}, ${N} requests per run`,
+      `NATS ${NATS_URL}, ${N} requests per run` +
+      (process.env.FLOWMESH_REGISTRY_READ_CACHE_MS === undefined
+        ? ''
+        : `, FLOWMESH_REGISTRY_READ_CACHE_MS=${process.env.FLOWMESH_REGISTRY_READ_CACHE_MS}`),
   );
 
   const conn = await connectMesh({ url: NATS_URL, name: 'bench-registry-client', prefix });
@@ -106,6 +115,8 @@ async function main() {
     PORT: '0',
     // info: the registry's "ready" line is what the benchmark waits for.
     LOG_LEVEL: 'info',
+    // Passed on when set, to compare (FLOWMESH_REGISTRY_READ_CACHE_MS=0: without the read cache).
+    ...passThrough('FLOWMESH_REGISTRY_READ_CACHE_MS', 'FLOWMESH_AUTH_CACHE_MS'),
   });
   const pool = new pg.Pool({ connectionString: databaseUrlFor(dbName), max: 10 });
   try {

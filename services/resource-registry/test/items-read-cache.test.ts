@@ -137,9 +137,10 @@ describe('interpolation reads through the read cache', () => {
       writer('POST', '/api/w/main/variables/update/f/cache/key', owner, { path: 'f/cache/key_renamed' }),
     );
     expect((await read()).status).toBe(404);
-    expect(
-      await writer('GET', '/api/w/main/variables/get_value/f/cache/key_renamed', reader),
-    ).toEqual({ status: 200, body: 'key-2' });
+    expect(await writer('GET', '/api/w/main/variables/get_value/f/cache/key_renamed', reader)).toEqual({
+      status: 200,
+      body: 'key-2',
+    });
     await expectOk(
       writer('POST', '/api/w/main/variables/update/f/cache/key_renamed', owner, { path: 'f/cache/key' }),
     );
@@ -200,10 +201,9 @@ describe('interpolation reads through the read cache', () => {
     await expectOk(
       writer('POST', '/api/w/main/resources/update/f/cache/provider_2', owner, { path: 'f/cache/provider' }),
     );
-    await expectEventually(
-      async () => expect((await readAgent(other, reader)).status).toBe(200),
-      { timeoutMs: EVENT_DELIVERY_MS },
-    );
+    await expectEventually(async () => expect((await readAgent(other, reader)).status).toBe(200), {
+      timeoutMs: EVENT_DELIVERY_MS,
+    });
 
     await expectOk(writer('DELETE', '/api/w/main/variables/delete/f/cache/key', owner));
     await expectEventually(async () => expect((await readAgent(other, reader)).status).toBe(404), {
@@ -272,10 +272,9 @@ describe('interpolation reads through the read cache', () => {
     const revoked = Date.now();
     await expectOk(writer('DELETE', `/api/w/main/tokens/delete/${created.prefix}`, created.token));
     expect((await readAgent(writer, created.token)).status).toBe(401);
-    await expectEventually(
-      async () => expect((await readAgent(other, created.token)).status).toBe(401),
-      { timeoutMs: IDENTITY_BOUND_MS },
-    );
+    await expectEventually(async () => expect((await readAgent(other, created.token)).status).toBe(401), {
+      timeoutMs: IDENTITY_BOUND_MS,
+    });
     expect(Date.now() - revoked).toBeLessThan(IDENTITY_BOUND_MS);
   });
 

@@ -35,7 +35,12 @@ describe('ItemReadCache', () => {
     await cache.get('resource', 'main', 'u/a/old', () => Promise.resolve(row('old')));
     await cache.get('resource', 'main', 'u/a/other', () => Promise.resolve(row('other')));
     await cache.get('variable', 'main', 'u/a/old', () => Promise.resolve(row('variable')));
-    cache.invalidateChanged({ kind: 'resource', workspace: 'main', path: 'u/a/new', previous_path: 'u/a/old' });
+    cache.invalidateChanged({
+      kind: 'resource',
+      workspace: 'main',
+      path: 'u/a/new',
+      previous_path: 'u/a/old',
+    });
     cache.invalidateChanged({ kind: 'flow', workspace: 'main', path: 'u/a/other' });
     expect(await cache.get('resource', 'main', 'u/a/old', () => Promise.resolve(row('reloaded')))).toEqual({
       value: 'reloaded',
@@ -92,9 +97,9 @@ describe('ItemReadCache', () => {
 
   it('a failed load is not kept and does not block the next one', async () => {
     const cache = new ItemReadCache({ ttlMs: 60_000, maxBytes: 1_000, now: () => 0 });
-    await expect(cache.get('resource', 'main', 'u/a/x', () => Promise.reject(new Error('down')))).rejects.toThrow(
-      'down',
-    );
+    await expect(
+      cache.get('resource', 'main', 'u/a/x', () => Promise.reject(new Error('down'))),
+    ).rejects.toThrow('down');
     expect(await cache.get('resource', 'main', 'u/a/x', () => Promise.resolve(row('up')))).toEqual({
       value: 'up',
     });

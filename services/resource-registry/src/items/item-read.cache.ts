@@ -107,7 +107,8 @@ export class ItemReadCache {
   invalidateChanged(change: ChangedItem): void {
     if (change.kind !== 'resource' && change.kind !== 'variable') return;
     this.invalidate(change.kind, change.workspace, change.path);
-    if (change.previous_path !== undefined) this.invalidate(change.kind, change.workspace, change.previous_path);
+    if (change.previous_path !== undefined)
+      this.invalidate(change.kind, change.workspace, change.previous_path);
   }
 
   /** Forgets everything (events may have been missed). */

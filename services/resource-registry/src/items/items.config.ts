@@ -91,6 +91,9 @@ export function toItemsConfig(env: ItemsSettings): ItemsConfig {
     secretKeys: parsed?.keyring ?? insecureDevelopmentKeyring(),
     maxValueBytes: env.FLOWMESH_REGISTRY_MAX_VALUE_BYTES,
     maxInterpolationDepth: env.FLOWMESH_REGISTRY_MAX_INTERPOLATION_DEPTH,
-    readCache: { ttlMs: env.FLOWMESH_REGISTRY_READ_CACHE_MS, maxBytes: env.FLOWMESH_REGISTRY_READ_CACHE_BYTES },
+    readCache: {
+      ttlMs: env.FLOWMESH_REGISTRY_READ_CACHE_MS,
+      maxBytes: env.FLOWMESH_REGISTRY_READ_CACHE_BYTES,
+    },
   };
 }

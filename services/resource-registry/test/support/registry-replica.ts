@@ -19,7 +19,7 @@ export async function startRegistryReplica(
   env: Record<string, string> = {},
 ): Promise<RegistryReplica> {
   const config = loadServiceConfig(resourceRegistryDefinition.name, resourceRegistryDefinition.configSchema, {
-    NATS_URL: cast.service.config.natsUrl,
+    NATS_URL: cast.service.config.nats.url,
     DATABASE_URL: cast.service.database.url,
     FLOWMESH_SUBJECT_PREFIX: cast.service.config.subjectPrefix,
     FLOWMESH_ROLE: 'service',
