@@ -37,7 +37,11 @@ export async function startFlowmesh() {
     env: { FLOWMESH_ADMIN_TOKEN: adminToken, FLOWMESH_ADMIN_EMAIL: 'admin@example.test', LOG_LEVEL: 'warn' },
     readyTimeoutMs: 120_000,
   });
-  const conn = await connectMesh({ url: mesh.env.NATS_URL, name: 'bench-flows', prefix: mesh.env.FLOWMESH_SUBJECT_PREFIX });
+  const conn = await connectMesh({
+    url: mesh.env.NATS_URL,
+    name: 'bench-flows',
+    prefix: mesh.env.FLOWMESH_SUBJECT_PREFIX,
+  });
   const jobs = createOrchestratorJobsClient(new MeshClient(conn));
   const actor = { token: adminToken };
   const waiting = new Map();
@@ -86,7 +90,13 @@ export async function startFlowmesh() {
         limit: 1000,
       });
       const steps = children
-        .filter((job) => job.id !== flowJobId && job.started_at && job.completed_at && /^s\d+$/.test(job.flow_step_id ?? ''))
+        .filter(
+          (job) =>
+            job.id !== flowJobId &&
+            job.started_at &&
+            job.completed_at &&
+            /^s\d+$/.test(job.flow_step_id ?? ''),
+        )
         .sort((a, b) => Number(a.flow_step_id.slice(1)) - Number(b.flow_step_id.slice(1)));
       const gaps = [];
       for (let i = 1; i < steps.length; i++)

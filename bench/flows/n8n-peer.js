@@ -70,7 +70,9 @@ function freePort() {
  */
 export async function startN8n(sizes) {
   if (!existsSync(N8N_BIN)) throw new Error('n8n is not installed (npm i --prefix bench/flows/peer n8n)');
-  const version = JSON.parse(readFileSync(join(PEER_DIR, 'node_modules', 'n8n', 'package.json'), 'utf8')).version;
+  const version = JSON.parse(
+    readFileSync(join(PEER_DIR, 'node_modules', 'n8n', 'package.json'), 'utf8'),
+  ).version;
   const home = mkdtempSync(join(tmpdir(), 'fm-bench-n8n-'));
   const port = await freePort();
   const env = {
@@ -89,8 +91,15 @@ export async function startN8n(sizes) {
     N8N_LOG_LEVEL: 'warn',
   };
   const cli = (args) => {
-    const result = spawnSync(process.execPath, [N8N_BIN, ...args], { env, encoding: 'utf8', timeout: 240_000 });
-    if (result.status !== 0) throw new Error(`n8n ${args.join(' ')} failed (${result.status}): ${(result.stderr || result.stdout).slice(-2000)}`);
+    const result = spawnSync(process.execPath, [N8N_BIN, ...args], {
+      env,
+      encoding: 'utf8',
+      timeout: 240_000,
+    });
+    if (result.status !== 0)
+      throw new Error(
+        `n8n ${args.join(' ')} failed (${result.status}): ${(result.stderr || result.stdout).slice(-2000)}`,
+      );
     return result.stdout;
   };
   for (const steps of sizes) {
@@ -127,15 +136,20 @@ export async function startN8n(sizes) {
     });
     const text = await response.text();
     const elapsed = performance.now() - started;
-    if (response.status !== 200) throw new Error(`n8n webhook bench-${steps} answered ${response.status}: ${text.slice(0, 500)}`);
+    if (response.status !== 200)
+      throw new Error(`n8n webhook bench-${steps} answered ${response.status}: ${text.slice(0, 500)}`);
     const result = JSON.parse(text);
-    if (result.x !== body.n + steps) throw new Error(`n8n ${steps}-node workflow returned ${text.slice(0, 200)}`);
+    if (result.x !== body.n + steps)
+      throw new Error(`n8n ${steps}-node workflow returned ${text.slice(0, 200)}`);
     return { ms: elapsed };
   };
   try {
     const deadline = Date.now() + 180_000;
     for (;;) {
-      const code = await Promise.race([exited, new Promise((resolve) => setTimeout(() => resolve(undefined), 500))]);
+      const code = await Promise.race([
+        exited,
+        new Promise((resolve) => setTimeout(() => resolve(undefined), 500)),
+      ]);
       if (code !== undefined) throw new Error(`n8n exited with ${code} before it was ready:\n${output}`);
       const ok = await call(sizes[0], { n: 0 }).then(
         () => true,

@@ -64,7 +64,8 @@ async function benchFlowmesh() {
     for (const steps of [10, 40]) {
       const { id } = await fm.run(steps === 10 ? ten : forty, { n: 1000 });
       const job = await fm.get(id);
-      if (job.result !== 1000 + steps) throw new Error(`a ${steps}-step flow returned ${JSON.stringify(job.result)}, not ${1000 + steps}`);
+      if (job.result !== 1000 + steps)
+        throw new Error(`a ${steps}-step flow returned ${JSON.stringify(job.result)}, not ${1000 + steps}`);
     }
     const gaps = [];
     for (let i = 0; i < GAP_FLOWS; i++) {
@@ -91,7 +92,9 @@ async function benchN8n() {
 }
 
 const loadBefore = loadavg();
-console.log(`bench/flows: ${cpus().length} cores, load average ${loadBefore.map((l) => l.toFixed(2)).join(' ')}`);
+console.log(
+  `bench/flows: ${cpus().length} cores, load average ${loadBefore.map((l) => l.toFixed(2)).join(' ')}`,
+);
 const ours = await benchFlowmesh();
 let peer;
 let peerSkipped;
@@ -105,23 +108,43 @@ if (PEER !== 'off') {
 const loadAfter = loadavg();
 
 console.log('');
-line('flowmesh 10-step flow end to end', `p50 ${ms(ours.e2e10.p50)}  p99 ${ms(ours.e2e10.p99)}  (n=${ours.e2e10.n})`);
-line('flowmesh 40-step flow end to end', `p50 ${ms(ours.e2e40.p50)}  p99 ${ms(ours.e2e40.p99)}  (n=${ours.e2e40.n})`);
-line('flowmesh per-step overhead (end -> next start)', `p50 ${ms(ours.gaps.p50)}  p99 ${ms(ours.gaps.p99)}  (n=${ours.gaps.n} gaps)`);
+line(
+  'flowmesh 10-step flow end to end',
+  `p50 ${ms(ours.e2e10.p50)}  p99 ${ms(ours.e2e10.p99)}  (n=${ours.e2e10.n})`,
+);
+line(
+  'flowmesh 40-step flow end to end',
+  `p50 ${ms(ours.e2e40.p50)}  p99 ${ms(ours.e2e40.p99)}  (n=${ours.e2e40.n})`,
+);
+line(
+  'flowmesh per-step overhead (end -> next start)',
+  `p50 ${ms(ours.gaps.p50)}  p99 ${ms(ours.gaps.p99)}  (n=${ours.gaps.n} gaps)`,
+);
 line(`flowmesh 10-step flows/s, ${IN_FLIGHT} in flight`, rate(ours.tput));
 if (peer) {
-  line(`n8n ${peer.version} 10 Code nodes end to end`, `p50 ${ms(peer.e2e10.p50)}  p99 ${ms(peer.e2e10.p99)}`);
-  line(`n8n ${peer.version} 40 Code nodes end to end`, `p50 ${ms(peer.e2e40.p50)}  p99 ${ms(peer.e2e40.p99)}`);
+  line(
+    `n8n ${peer.version} 10 Code nodes end to end`,
+    `p50 ${ms(peer.e2e10.p50)}  p99 ${ms(peer.e2e10.p99)}`,
+  );
+  line(
+    `n8n ${peer.version} 40 Code nodes end to end`,
+    `p50 ${ms(peer.e2e40.p50)}  p99 ${ms(peer.e2e40.p99)}`,
+  );
   line(`n8n 10-node executions/s, ${IN_FLIGHT} in flight`, rate(peer.tput));
   line('ratio n8n/flowmesh, 10 steps p50', ratio(peer.e2e10.p50, ours.e2e10.p50));
   line('ratio n8n/flowmesh, 40 steps p50', ratio(peer.e2e40.p50, ours.e2e40.p50));
   line('ratio flowmesh/n8n, flows per second', ratio(ours.tput, peer.tput));
 } else line('n8n peer', `skipped: ${peerSkipped ?? 'BENCH_PEER=off'}`);
-console.log(`load average before ${loadBefore.map((l) => l.toFixed(2)).join(' ')}, after ${loadAfter.map((l) => l.toFixed(2)).join(' ')}`);
+console.log(
+  `load average before ${loadBefore.map((l) => l.toFixed(2)).join(' ')}, after ${loadAfter.map((l) => l.toFixed(2)).join(' ')}`,
+);
 
 const missed = [];
-if (!(ours.e2e40.p50 <= TARGETS.e2e40Ms)) missed.push(`40-step p50 ${ms(ours.e2e40.p50)} > ${TARGETS.e2e40Ms} ms`);
-if (!(ours.gaps.p50 <= TARGETS.stepOverheadP50Ms)) missed.push(`per-step overhead p50 ${ms(ours.gaps.p50)} > ${TARGETS.stepOverheadP50Ms} ms`);
-if (!(ours.tput >= TARGETS.tenStepFlowsPerSecond)) missed.push(`${rate(ours.tput)} < ${TARGETS.tenStepFlowsPerSecond} ten-step flows/s`);
+if (!(ours.e2e40.p50 <= TARGETS.e2e40Ms))
+  missed.push(`40-step p50 ${ms(ours.e2e40.p50)} > ${TARGETS.e2e40Ms} ms`);
+if (!(ours.gaps.p50 <= TARGETS.stepOverheadP50Ms))
+  missed.push(`per-step overhead p50 ${ms(ours.gaps.p50)} > ${TARGETS.stepOverheadP50Ms} ms`);
+if (!(ours.tput >= TARGETS.tenStepFlowsPerSecond))
+  missed.push(`${rate(ours.tput)} < ${TARGETS.tenStepFlowsPerSecond} ten-step flows/s`);
 console.log(missed.length ? `targets missed: ${missed.join('; ')}` : 'all targets met');
 process.exitCode = missed.length ? 1 : 0;

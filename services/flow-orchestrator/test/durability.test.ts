@@ -11,7 +11,11 @@ import {
 import { connectMesh, MeshClient, type MeshConnection } from '@flowmesh/messaging';
 import { startMesh, waitFor, type TestMesh } from '@flowmesh/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startOrchestratorProcess, type OwnProcess, type OrchestratorRole } from './conformance/support/orchestrator-process.js';
+import {
+  startOrchestratorProcess,
+  type OwnProcess,
+  type OrchestratorRole,
+} from './conformance/support/orchestrator-process.js';
 
 /**
  * Durability: 50 flows run while a worker, then the scheduler, is SIGKILLed at random moments and
@@ -38,7 +42,12 @@ function random(): () => number {
   };
 }
 
-function step(id: string, input: string, dir: string, label: string = JSON.stringify(id)): Record<string, unknown> {
+function step(
+  id: string,
+  input: string,
+  dir: string,
+  label: string = JSON.stringify(id),
+): Record<string, unknown> {
   return {
     id,
     value: {
@@ -101,7 +110,11 @@ let h: Harness | undefined;
 
 beforeAll(async () => {
   const adminToken = `fm_dur_${randomBytes(24).toString('base64url')}`;
-  const env = { FLOWMESH_ADMIN_TOKEN: adminToken, FLOWMESH_ADMIN_EMAIL: 'admin@example.test', LOG_LEVEL: 'warn' };
+  const env = {
+    FLOWMESH_ADMIN_TOKEN: adminToken,
+    FLOWMESH_ADMIN_EMAIL: 'admin@example.test',
+    LOG_LEVEL: 'warn',
+  };
   const mesh = await startMesh({ processes: ['resource-registry'], env, readyTimeoutMs: 90_000 });
   const output: string[] = [];
   const keep = (line: string) => {
@@ -111,8 +124,20 @@ beforeAll(async () => {
   try {
     const scheduler = await startOrchestratorProcess(mesh, 'service', env, keep);
     const worker = await startOrchestratorProcess(mesh, 'worker', env, keep);
-    const conn = await connectMesh({ url: mesh.env.NATS_URL, name: 'durability', prefix: mesh.env.FLOWMESH_SUBJECT_PREFIX });
-    h = { mesh, conn, jobs: createOrchestratorJobsClient(new MeshClient(conn)), admin: { token: adminToken }, scheduler, worker, output };
+    const conn = await connectMesh({
+      url: mesh.env.NATS_URL,
+      name: 'durability',
+      prefix: mesh.env.FLOWMESH_SUBJECT_PREFIX,
+    });
+    h = {
+      mesh,
+      conn,
+      jobs: createOrchestratorJobsClient(new MeshClient(conn)),
+      admin: { token: adminToken },
+      scheduler,
+      worker,
+      output,
+    };
   } catch (error) {
     await mesh.stop().catch(() => undefined);
     throw error;
@@ -149,7 +174,12 @@ async function runWithKills(role: OrchestratorRole, kills: number): Promise<void
   const started = Date.now();
   const ids: string[] = [];
   for (let i = 0; i < FLOWS; i++) {
-    const { job_id } = await harness.jobs.runFlow({ actor, workspace: WORKSPACE, value: flow, args: { key: `f${i}`, n: i * 100 } });
+    const { job_id } = await harness.jobs.runFlow({
+      actor,
+      workspace: WORKSPACE,
+      value: flow,
+      args: { key: `f${i}`, n: i * 100 },
+    });
     ids.push(job_id);
   }
   // Kill at random moments while the flows run, replacing the process each time.
@@ -170,9 +200,15 @@ async function runWithKills(role: OrchestratorRole, kills: number): Promise<void
       }
       return finished.size === ids.length;
     },
-    { timeoutMs: 180_000, intervalMs: 1_000, description: `all ${FLOWS} flows to end after ${kills} ${role} kills` },
+    {
+      timeoutMs: 180_000,
+      intervalMs: 1_000,
+      description: `all ${FLOWS} flows to end after ${kills} ${role} kills`,
+    },
   ).catch((error: unknown) => {
-    throw new Error(`${(error as Error).message}; ${finished.size}/${FLOWS} ended; seed ${seed}; last output:\n${harness.output.slice(-40).join('\n')}`);
+    throw new Error(
+      `${(error as Error).message}; ${finished.size}/${FLOWS} ended; seed ${seed}; last output:\n${harness.output.slice(-40).join('\n')}`,
+    );
   });
 
   const wrongResults = ids.flatMap((id, i) => {
@@ -200,7 +236,9 @@ async function runWithKills(role: OrchestratorRole, kills: number): Promise<void
     }
   }
 
-  const lines = existsSync(join(dir, 'effects')) ? readFileSync(join(dir, 'effects'), 'utf8').trim().split('\n') : [];
+  const lines = existsSync(join(dir, 'effects'))
+    ? readFileSync(join(dir, 'effects'), 'utf8').trim().split('\n')
+    : [];
   const runs = new Map<string, number[]>();
   for (const line of lines) {
     const [key, label, at] = line.split(' ');
@@ -212,7 +250,7 @@ async function runWithKills(role: OrchestratorRole, kills: number): Promise<void
   const missing: string[] = [];
   for (let i = 0; i < FLOWS; i++) {
     // Steps of a flow that failed may not have run; only its completed steps are judged.
-    const succeeded = (finished.get(ids[i] as string) as Job).status === 'completed';
+    const succeeded = (finished.get(ids[i]) as Job).status === 'completed';
     for (const label of ['s1', 's2', 'iter0', 'iter1', 'iter2', 's3', 's4', 's5']) {
       const name = `f${i} ${label}`;
       const stamps = runs.get(name) ?? [];
@@ -221,7 +259,8 @@ async function runWithKills(role: OrchestratorRole, kills: number): Promise<void
       if (succeeded && done === undefined) missing.push(`${name} (no completed job in flow_status)`);
       if (stamps.length > 1) inFlightReruns.push(`${name} x${stamps.length}`);
       // 50 ms of slack for rounding between the two clocks; a re-run after a restart comes seconds later.
-      if (done !== undefined) for (const at of stamps) if (at > done + 50) ranAfterCompletion.push(`${name} at +${at - done} ms`);
+      if (done !== undefined)
+        for (const at of stamps) if (at > done + 50) ranAfterCompletion.push(`${name} at +${at - done} ms`);
     }
   }
   expect(

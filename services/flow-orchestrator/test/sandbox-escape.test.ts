@@ -14,7 +14,9 @@ vi.setConfig({ maxConcurrency: 32 });
 let fm: FlowMesh | undefined;
 
 beforeAll(async () => {
-  fm = await startFlowMesh({ processes: ['resource-registry', 'flow-orchestrator', 'flow-orchestrator-worker'] });
+  fm = await startFlowMesh({
+    processes: ['resource-registry', 'flow-orchestrator', 'flow-orchestrator-worker'],
+  });
 }, 180_000);
 
 afterAll(async () => {
@@ -75,7 +77,12 @@ const HOSTILE: Array<{ name: string; modules: unknown[]; field: RegExp; why?: Re
   },
   {
     name: 'an array growing without end in an input transform (stopped by a limit)',
-    modules: [{ id: 'a', value: echo({ x: js('(() => { const a = []; for (let i = 0; ; i++) a[i] = i * 1.5; })()') }) }],
+    modules: [
+      {
+        id: 'a',
+        value: echo({ x: js('(() => { const a = []; for (let i = 0; ; i++) a[i] = i * 1.5; })()') }),
+      },
+    ],
     field: /modules\[0\]\.value\.input_transforms\.x(\.expr)?/,
     why: /memory|time/i,
   },
@@ -101,7 +108,9 @@ const HOSTILE: Array<{ name: string; modules: unknown[]; field: RegExp; why?: Re
         id: 'route',
         value: {
           type: 'branchone',
-          branches: [{ expr: '(function f(n) { return f(n + 1) + 1; })(0)', modules: [{ id: 'x', value: echo({}) }] }],
+          branches: [
+            { expr: '(function f(n) { return f(n + 1) + 1; })(0)', modules: [{ id: 'x', value: echo({}) }] },
+          ],
           default: [],
         },
       },
@@ -115,12 +124,16 @@ const HOSTILE: Array<{ name: string; modules: unknown[]; field: RegExp; why?: Re
   },
   {
     name: 'constructor.constructor reaching for process',
-    modules: [{ id: 'a', value: echo({ x: js("flow_input.constructor.constructor('return process')().env") }) }],
+    modules: [
+      { id: 'a', value: echo({ x: js("flow_input.constructor.constructor('return process')().env") }) },
+    ],
     field: /modules\[0\]\.value\.input_transforms\.x(\.expr)?/,
   },
   {
     name: 'Function via an arrow function prototype reaching for require',
-    modules: [{ id: 'a', value: echo({ x: js("(() => 0).constructor('return require')()('child_process')") }) }],
+    modules: [
+      { id: 'a', value: echo({ x: js("(() => 0).constructor('return require')()('child_process')") }) },
+    ],
     field: /modules\[0\]\.value\.input_transforms\.x(\.expr)?/,
   },
   {
@@ -135,7 +148,12 @@ const HOSTILE: Array<{ name: string; modules: unknown[]; field: RegExp; why?: Re
   },
   {
     name: 'a dynamic import of node:child_process',
-    modules: [{ id: 'a', value: echo({ x: js("import('node:child_process').then((m) => m.execSync('id').toString())") }) }],
+    modules: [
+      {
+        id: 'a',
+        value: echo({ x: js("import('node:child_process').then((m) => m.execSync('id').toString())") }),
+      },
+    ],
     field: /modules\[0\]\.value\.input_transforms\.x(\.expr)?/,
   },
   {
@@ -147,61 +165,89 @@ const HOSTILE: Array<{ name: string; modules: unknown[]; field: RegExp; why?: Re
 
 describe('hostile expressions are contained and reported with their field', () => {
   for (const hostile of HOSTILE) {
-    it.concurrent(hostile.name, async () => {
-      const job = await run(hostile.modules);
-      expectContained(job, hostile.field);
-      if (hostile.why) expect(String(errorOf(job).message)).toMatch(hostile.why);
-    }, 120_000);
+    it.concurrent(
+      hostile.name,
+      async () => {
+        const job = await run(hostile.modules);
+        expectContained(job, hostile.field);
+        if (hostile.why) expect(String(errorOf(job).message)).toMatch(hostile.why);
+      },
+      120_000,
+    );
   }
 
-  it.concurrent('the sandbox has no host objects to find (globalThis, Function, this)', async () => {
-    const job = await run([
-      {
-        id: 'probe',
-        value: echo({
-          x: js(
-            "[typeof process, typeof require, typeof module, typeof Buffer, typeof fetch, typeof setTimeout, " +
-              "typeof flow_input.constructor.constructor('return this')().process, " +
-              "typeof Object.getPrototypeOf(async function () {}).constructor('return this')().require]",
-          ),
-        }),
-      },
-    ]);
-    expect(job.status, JSON.stringify(job.result)).toBe('completed');
-    expect(job.result).toEqual(['undefined', 'undefined', 'undefined', 'undefined', 'undefined', 'undefined', 'undefined', 'undefined']);
-  }, 120_000);
-
-  it.concurrent('prototype pollution stays inside the one evaluation that did it', async () => {
-    const job = await run(
-      [
+  it.concurrent(
+    'the sandbox has no host objects to find (globalThis, Function, this)',
+    async () => {
+      const job = await run([
         {
-          id: 'pollute',
+          id: 'probe',
           value: echo({
-            x: js("(Object.prototype.polluted = 'yes', Array.prototype.map = () => 'hijacked', JSON.parse = () => 'hijacked', flow_input.__proto__.polluted2 = 'yes', 1)"),
+            x: js(
+              '[typeof process, typeof require, typeof module, typeof Buffer, typeof fetch, typeof setTimeout, ' +
+                "typeof flow_input.constructor.constructor('return this')().process, " +
+                "typeof Object.getPrototypeOf(async function () {}).constructor('return this')().require]",
+            ),
           }),
         },
-        {
-          id: 'check',
-          value: {
-            type: 'rawscript',
-            language: 'bun',
-            content: [
-              'export function main(fromExpr: unknown) {',
-              '  const probe: Record<string, unknown> = {};',
-              "  return { fromExpr, inScript: [probe.polluted ?? 'clean', (probe as any).polluted2 ?? 'clean'] };",
-              '}',
-            ].join('\n'),
-            input_transforms: {
-              fromExpr: js("[({}).polluted ?? 'clean', ({}).polluted2 ?? 'clean', [1, 2].map((x) => x * 2), JSON.parse('[3]'), results.pollute]"),
+      ]);
+      expect(job.status, JSON.stringify(job.result)).toBe('completed');
+      expect(job.result).toEqual([
+        'undefined',
+        'undefined',
+        'undefined',
+        'undefined',
+        'undefined',
+        'undefined',
+        'undefined',
+        'undefined',
+      ]);
+    },
+    120_000,
+  );
+
+  it.concurrent(
+    'prototype pollution stays inside the one evaluation that did it',
+    async () => {
+      const job = await run(
+        [
+          {
+            id: 'pollute',
+            value: echo({
+              x: js(
+                "(Object.prototype.polluted = 'yes', Array.prototype.map = () => 'hijacked', JSON.parse = () => 'hijacked', flow_input.__proto__.polluted2 = 'yes', 1)",
+              ),
+            }),
+          },
+          {
+            id: 'check',
+            value: {
+              type: 'rawscript',
+              language: 'bun',
+              content: [
+                'export function main(fromExpr: unknown) {',
+                '  const probe: Record<string, unknown> = {};',
+                "  return { fromExpr, inScript: [probe.polluted ?? 'clean', (probe as any).polluted2 ?? 'clean'] };",
+                '}',
+              ].join('\n'),
+              input_transforms: {
+                fromExpr: js(
+                  "[({}).polluted ?? 'clean', ({}).polluted2 ?? 'clean', [1, 2].map((x) => x * 2), JSON.parse('[3]'), results.pollute]",
+                ),
+              },
             },
           },
-        },
-      ],
-      { n: 1 },
-    );
-    expect(job.status, JSON.stringify(job.result)).toBe('completed');
-    expect(job.result).toEqual({ fromExpr: ['clean', 'clean', [2, 4], [3], 1], inScript: ['clean', 'clean'] });
-  }, 120_000);
+        ],
+        { n: 1 },
+      );
+      expect(job.status, JSON.stringify(job.result)).toBe('completed');
+      expect(job.result).toEqual({
+        fromExpr: ['clean', 'clean', [2, 4], [3], 1],
+        inScript: ['clean', 'clean'],
+      });
+    },
+    120_000,
+  );
 });
 
 describe('after the hostile flows', () => {
@@ -216,7 +262,10 @@ describe('after the hostile flows', () => {
     expect(job.status, JSON.stringify(job.result)).toBe('completed');
     expect(job.result).toEqual(42);
     expect(Date.now() - started).toBeLessThan(15_000);
-    const crashed = await Promise.race([fm.mesh.running.crashed.then((c) => c.name), Promise.resolve('none')]);
+    const crashed = await Promise.race([
+      fm.mesh.running.crashed.then((c) => c.name),
+      Promise.resolve('none'),
+    ]);
     expect(crashed).toBe('none');
   }, 120_000);
 });

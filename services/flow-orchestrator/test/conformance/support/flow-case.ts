@@ -120,17 +120,24 @@ export function loadCases(dir: URL = FLOWS_DIR): FlowCase[] {
         covers: (data.covers as string[] | undefined) ?? [],
         file,
         name: file.replace(/\.yaml$/, ''),
-      } as FlowCase;
+      };
     });
 }
 
 /** The runs a case makes: one with its args unless it lists several. */
-export function runsOf(flowCase: FlowCase): { mode: 'sequential' | 'parallel' | 'submit'; args: Record<string, unknown>[] } {
+export function runsOf(flowCase: FlowCase): {
+  mode: 'sequential' | 'parallel' | 'submit';
+  args: Record<string, unknown>[];
+} {
   const runs = flowCase.runs;
   if (runs === undefined) return { mode: 'sequential', args: [flowCase.args] };
-  if (Array.isArray(runs)) return { mode: 'sequential', args: runs.map((run: { args: Record<string, unknown> }) => run.args) };
+  if (Array.isArray(runs))
+    return { mode: 'sequential', args: runs.map((run: { args: Record<string, unknown> }) => run.args) };
   const spec = runs as RunsSpec;
-  return { mode: spec.parallel ? 'parallel' : spec.sequential_submit ? 'submit' : 'sequential', args: [...spec.args] };
+  return {
+    mode: spec.parallel ? 'parallel' : spec.sequential_submit ? 'submit' : 'sequential',
+    args: [...spec.args],
+  };
 }
 
 /**
@@ -145,7 +152,7 @@ export function fillTemplates(value: unknown, vars: Readonly<Record<string, unkn
     return value.replace(/\{\{([^}]+)\}\}/g, (match, name: string) => {
       const filled = vars[name];
       if (filled === undefined) throw new Error(`unknown placeholder ${match}`);
-      return String(filled);
+      return typeof filled === 'string' ? filled : JSON.stringify(filled);
     });
   }
   if (Array.isArray(value)) return value.map((item) => fillTemplates(item, vars));

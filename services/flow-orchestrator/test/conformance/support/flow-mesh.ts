@@ -84,7 +84,12 @@ export async function startFlowMesh(options: StartFlowMeshOptions = {}): Promise
         username,
         isAdmin: false,
       });
-      const { token } = await identity.createApiToken({ actor: admin, workspace: WORKSPACE, username, label: 'conformance' });
+      const { token } = await identity.createApiToken({
+        actor: admin,
+        workspace: WORKSPACE,
+        username,
+        label: 'conformance',
+      });
       return { token, username };
     };
     const [alice, bob] = await Promise.all([member('alice'), member('bob')]);
@@ -107,7 +112,9 @@ export async function startFlowMesh(options: StartFlowMeshOptions = {}): Promise
       if (!found) throw new Error(`the mesh has no ${name}`);
       return found;
     };
-    const waiter = new JobWaiter(conn, (id, as) => jobs.get({ actor: { token: actors[as].token }, workspace: WORKSPACE, id }));
+    const waiter = new JobWaiter(conn, (id, as) =>
+      jobs.get({ actor: { token: actors[as].token }, workspace: WORKSPACE, id }),
+    );
     return {
       mesh,
       conn,
@@ -119,7 +126,8 @@ export async function startFlowMesh(options: StartFlowMeshOptions = {}): Promise
       registryUrl: url('resource-registry'),
       orchestratorUrl: mesh.urls['flow-orchestrator'] ?? '',
       waitForEnd: (id, timeoutMs, as = 'admin') => waiter.wait(id, timeoutMs, as),
-      getJob: (id, as = 'admin') => jobs.get({ actor: { token: actors[as].token }, workspace: WORKSPACE, id }),
+      getJob: (id, as = 'admin') =>
+        jobs.get({ actor: { token: actors[as].token }, workspace: WORKSPACE, id }),
       stop: async () => {
         waiter.close();
         await conn?.drain();
@@ -166,7 +174,9 @@ class JobWaiter {
       if (isTerminalJobStatus(last.status)) return last;
       const remaining = deadline - Date.now();
       if (remaining <= 0)
-        throw new Error(`job ${id} did not end within ${timeoutMs} ms (status ${last.status}, flow_status ${JSON.stringify(last.flow_status)})`);
+        throw new Error(
+          `job ${id} did not end within ${timeoutMs} ms (status ${last.status}, flow_status ${JSON.stringify(last.flow_status)})`,
+        );
       await this.nap(id, Math.min(remaining, 1_000));
     }
   }

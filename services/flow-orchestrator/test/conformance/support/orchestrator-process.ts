@@ -1,6 +1,6 @@
+import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { httpPortVariable } from '@flowmesh/contracts';
-import { MeshChild, waitForReady } from '@flowmesh/cli';
 import { freePort, REPO_ROOT, type TestMesh } from '@flowmesh/testing';
 
 export type OrchestratorRole = 'service' | 'worker';
@@ -8,7 +8,7 @@ export type OrchestratorRole = 'service' | 'worker';
 /** An orchestrator process (scheduler/API or worker) this test started itself, so it can SIGKILL and replace it. */
 export interface OwnProcess {
   readonly name: string;
-  readonly child: MeshChild;
+  readonly pid: number | undefined;
   readonly url: string;
   kill(): Promise<void>;
   stop(): Promise<void>;
@@ -17,8 +17,9 @@ export interface OwnProcess {
 const ENTRY = join(REPO_ROOT, 'services', 'flow-orchestrator', 'dist', 'main.js');
 
 /**
- * Starts one more flow-orchestrator process on a running test mesh's prefix and database (the
- * same command and environment startMesh gives its own), and waits until it is ready.
+ * Starts one more flow-orchestrator process on a running test mesh's prefix and database, with
+ * the command and environment startMesh gives its own (`node dist/main.js`, FLOWMESH_ROLE, an
+ * HTTP port), and waits until its /readyz answers.
  */
 export async function startOrchestratorProcess(
   mesh: TestMesh,
@@ -28,38 +29,65 @@ export async function startOrchestratorProcess(
 ): Promise<OwnProcess> {
   const name = role === 'worker' ? 'flow-orchestrator-worker' : 'flow-orchestrator';
   const port = await freePort();
-  const child = new MeshChild(
-    {
-      name,
-      command: process.execPath,
-      args: ['--enable-source-maps', ENTRY],
-      env: {
-        ...process.env,
-        ...env,
-        ...mesh.env,
-        NODE_OPTIONS: '',
-        FLOWMESH_SHUTDOWN_TIMEOUT_MS: '10000',
-        FLOWMESH_ROLE: role,
-        FLOWMESH_HTTP_HOST: '127.0.0.1',
-        [httpPortVariable(name)]: String(port),
-      },
+  const child = spawn(process.execPath, ['--enable-source-maps', ENTRY], {
+    env: {
+      ...process.env,
+      ...env,
+      ...mesh.env,
+      NODE_OPTIONS: '',
+      FLOWMESH_SHUTDOWN_TIMEOUT_MS: '10000',
+      FLOWMESH_ROLE: role,
+      FLOWMESH_HTTP_HOST: '127.0.0.1',
+      [httpPortVariable(name)]: String(port),
     },
-    (line) => onLine?.(line),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let exit: string | undefined;
+  const exited = new Promise<void>((resolve) =>
+    child.once('close', (code, signal) => {
+      exit = signal ?? `code ${String(code)}`;
+      resolve();
+    }),
   );
+  for (const stream of [child.stdout, child.stderr]) {
+    let rest = '';
+    stream.setEncoding('utf8').on('data', (chunk: string) => {
+      const lines = (rest + chunk).split('\n');
+      rest = lines.pop() ?? '';
+      for (const line of lines) onLine?.(`[${name}] ${line}`);
+    });
+  }
   const url = `http://127.0.0.1:${port}`;
-  await waitForReady(`${url}/readyz`, { timeoutMs: 90_000, exited: child.exited });
+  const deadline = Date.now() + 90_000;
+  for (;;) {
+    if (exit) throw new Error(`${name} exited before it was ready (${exit})`);
+    const ready = await fetch(`${url}/readyz`).then(
+      async (response) => {
+        await response.body?.cancel();
+        return response.ok;
+      },
+      () => false,
+    );
+    if (ready) break;
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`${name} was not ready within 90 s`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
   return {
     name,
-    child,
+    pid: child.pid,
     url,
     kill: async () => {
-      child.signal('SIGKILL');
-      await child.exited;
+      if (!exit) child.kill('SIGKILL');
+      await exited;
     },
     stop: async () => {
-      child.signal('SIGTERM');
-      const timer = setTimeout(() => child.signal('SIGKILL'), 15_000);
-      await child.exited;
+      if (exit) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      await exited;
       clearTimeout(timer);
     },
   };

@@ -38,7 +38,8 @@ export async function runCase(fm: FlowMesh, flowCase: FlowCase): Promise<CaseOut
   };
   const hashes = await createFixtures(fm, flowCase.registry, vars);
   Object.assign(vars, hashes);
-  const flow = flowCase.flow === undefined ? undefined : (fillTemplates(flowCase.flow, vars) as Record<string, unknown>);
+  const flow =
+    flowCase.flow === undefined ? undefined : (fillTemplates(flowCase.flow, vars) as Record<string, unknown>);
   const expect = fillTemplates(flowCase.expect, vars) as FlowCase['expect'];
   const problems: string[] = [];
   const runAs: ActorName = flowCase.run_as ?? 'admin';
@@ -72,27 +73,40 @@ export async function runCase(fm: FlowMesh, flowCase: FlowCase): Promise<CaseOut
     jobs.push(...(await Promise.all(ids.map((id) => fm.waitForEnd(id, RUN_TIMEOUT_MS, runAs)))));
   }
   const wallMs = Date.now() - started;
-  const job = jobs[jobs.length - 1] as Job;
+  const job = jobs[jobs.length - 1];
 
   const check = (label: string, actual: unknown, expected: unknown, partialObjects = false) =>
-    problems.push(...mismatches(actual, expected, { partialObjects }).map((problem) => `${label} ${problem}`));
+    problems.push(
+      ...mismatches(actual, expected, { partialObjects }).map((problem) => `${label} ${problem}`),
+    );
 
   if ('result' in expect) {
-    if (job.status !== 'completed') problems.push(`expected success, the job ${job.status}: ${JSON.stringify(job.result)}`);
+    if (job.status !== 'completed')
+      problems.push(`expected success, the job ${job.status}: ${JSON.stringify(job.result)}`);
     check('result', job.result, expect.result);
   }
   if (expect.error) {
-    if (job.status !== 'failed') problems.push(`expected a failure, the job ${job.status}: ${JSON.stringify(job.result)}`);
+    if (job.status !== 'failed')
+      problems.push(`expected a failure, the job ${job.status}: ${JSON.stringify(job.result)}`);
     const error = isPlainObject(job.result) ? job.result.error : undefined;
     check('error', error, { $partial: expect.error });
   }
   if ('failed_result' in expect) {
-    if (job.status !== 'failed') problems.push(`expected a failure, the job ${job.status}: ${JSON.stringify(job.result)}`);
+    if (job.status !== 'failed')
+      problems.push(`expected a failure, the job ${job.status}: ${JSON.stringify(job.result)}`);
     check('result', job.result, expect.failed_result);
   }
   if (expect.results) {
-    check('statuses', jobs.map((j) => j.status), expect.results.map(() => 'completed'));
-    check('results', jobs.map((j) => j.result), expect.results);
+    check(
+      'statuses',
+      jobs.map((j) => j.status),
+      expect.results.map(() => 'completed'),
+    );
+    check(
+      'results',
+      jobs.map((j) => j.result),
+      expect.results,
+    );
   }
   if (expect.skipped !== undefined) check('skipped', job.skipped, expect.skipped);
   if (expect.flow_status !== undefined) check('flow_status', job.flow_status, expect.flow_status, true);
@@ -100,7 +114,9 @@ export async function runCase(fm: FlowMesh, flowCase: FlowCase): Promise<CaseOut
   if (expect.min_duration_ms !== undefined) {
     const engineMs = job.completed_at ? Date.parse(job.completed_at) - Date.parse(job.created_at) : 0;
     if (engineMs < expect.min_duration_ms)
-      problems.push(`the run took ${engineMs} ms (created_at to completed_at), expected at least ${expect.min_duration_ms}`);
+      problems.push(
+        `the run took ${engineMs} ms (created_at to completed_at), expected at least ${expect.min_duration_ms}`,
+      );
   }
   if (expect.max_duration_ms !== undefined && wallMs > expect.max_duration_ms)
     problems.push(`the run took ${wallMs} ms, expected at most ${expect.max_duration_ms}`);
@@ -109,7 +125,9 @@ export async function runCase(fm: FlowMesh, flowCase: FlowCase): Promise<CaseOut
       if (child.id === job.id || !child.started_at || !child.completed_at) continue;
       const took = Date.parse(child.completed_at) - Date.parse(child.started_at);
       if (took > expect.max_step_duration_ms)
-        problems.push(`job ${child.flow_step_id ?? child.id} ran ${took} ms, expected at most ${expect.max_step_duration_ms}`);
+        problems.push(
+          `job ${child.flow_step_id ?? child.id} ran ${took} ms, expected at most ${expect.max_step_duration_ms}`,
+        );
     }
   }
   if (expect.raw_flow_keeps) {
@@ -120,10 +138,15 @@ export async function runCase(fm: FlowMesh, flowCase: FlowCase): Promise<CaseOut
   }
 
   const lines = (file: string) =>
-    existsSync(join(dir, file)) ? readFileSync(join(dir, file), 'utf8').split('\n').filter((l) => l !== '') : [];
+    existsSync(join(dir, file))
+      ? readFileSync(join(dir, file), 'utf8')
+          .split('\n')
+          .filter((l) => l !== '')
+      : [];
   for (const [file, count] of Object.entries(expect.side_effects ?? {}))
     check(`side effects in ${file}:`, lines(file).length, count);
-  for (const [file, expected] of Object.entries(expect.file_lines ?? {})) check(`lines of ${file}:`, lines(file), expected);
+  for (const [file, expected] of Object.entries(expect.file_lines ?? {}))
+    check(`lines of ${file}:`, lines(file), expected);
   for (const [file, bound] of Object.entries(expect.max_concurrency ?? {})) {
     const peak = peakConcurrency(lines(file));
     if (bound.equals !== undefined && peak !== bound.equals)
@@ -135,7 +158,10 @@ export async function runCase(fm: FlowMesh, flowCase: FlowCase): Promise<CaseOut
     const stamps = lines(file).map(Number);
     gaps.forEach((gap, index) => {
       const actual = (stamps[index + 1] ?? NaN) - (stamps[index] ?? NaN);
-      if (!(actual >= gap)) problems.push(`${file}: attempt ${index + 2} came ${actual} ms after attempt ${index + 1}, expected >= ${gap}`);
+      if (!(actual >= gap))
+        problems.push(
+          `${file}: attempt ${index + 2} came ${actual} ms after attempt ${index + 1}, expected >= ${gap}`,
+        );
     });
   }
   if (expect.step_jobs) {
@@ -165,22 +191,35 @@ async function createFixtures(
 ): Promise<Record<string, string>> {
   const hashes: Record<string, string> = {};
   if (!fixtures) return hashes;
-  const as = (name: ActorName = 'admin') => ({ actor: { token: fm.actors[name].token }, workspace: WORKSPACE });
+  const as = (name: ActorName = 'admin') => ({
+    actor: { token: fm.actors[name].token },
+    workspace: WORKSPACE,
+  });
   for (const type of fixtures.resource_types ?? [])
     await fm.items.createResourceType({ ...as(), name: type.name, schema: type.schema });
   for (const variable of fixtures.variables ?? [])
-    await fm.items.createVariable({ ...as(variable.as), path: variable.path, value: variable.value, is_secret: variable.is_secret ?? false });
+    await fm.items.createVariable({
+      ...as(variable.as),
+      path: variable.path,
+      value: variable.value,
+      is_secret: variable.is_secret ?? false,
+    });
   for (const resource of fixtures.resources ?? [])
     await fm.items.createResource({
       ...as(resource.as),
       path: resource.path,
       resource_type: resource.resource_type,
-      value: fillTemplates(resource.value, vars) as never,
+      value: fillTemplates(resource.value, vars),
     });
   for (const script of fixtures.scripts ?? []) {
     const versions = script.versions ?? [script.content ?? ''];
     for (const [index, content] of versions.entries()) {
-      const body = { ...as(), path: script.path, language: script.language as never, content: fillTemplates(content, vars) as string };
+      const body = {
+        ...as(),
+        path: script.path,
+        language: script.language as never,
+        content: fillTemplates(content, vars) as string,
+      };
       const saved = index === 0 ? await fm.items.createScript(body) : await fm.items.updateScript(body);
       hashes[`hash:${script.path}:${index}`] = saved.hash;
       hashes[`hash:${script.path}`] = saved.hash;
@@ -214,9 +253,14 @@ async function approve(fm: FlowMesh, jobId: string, flowCase: FlowCase): Promise
   for (const step of flowCase.approvals ?? []) {
     if (step.expect_status !== undefined) {
       const job = await fm.getJob(jobId);
-      if (job.status !== step.expect_status) problems.push(`after the approvals so far the flow is ${job.status}, expected ${step.expect_status}`);
+      if (job.status !== step.expect_status)
+        problems.push(`after the approvals so far the flow is ${job.status}, expected ${step.expect_status}`);
       if (step.expect_flow_status !== undefined)
-        problems.push(...mismatches(job.flow_status, step.expect_flow_status, { partialObjects: true }).map((p) => `suspended flow_status ${p}`));
+        problems.push(
+          ...mismatches(job.flow_status, step.expect_flow_status, { partialObjects: true }).map(
+            (p) => `suspended flow_status ${p}`,
+          ),
+        );
       continue;
     }
     const request = {
@@ -234,7 +278,10 @@ async function approve(fm: FlowMesh, jobId: string, flowCase: FlowCase): Promise
       (error: unknown) => ({ ok: false as const, error }),
     );
     if (step.expect_error !== undefined) {
-      if (outcome.ok) problems.push(`resume ${JSON.stringify(request.payload ?? null)} by ${step.approver} was accepted (${outcome.reply.outcome}), expected a refusal`);
+      if (outcome.ok)
+        problems.push(
+          `resume ${JSON.stringify(request.payload ?? null)} by ${step.approver} was accepted (${outcome.reply.outcome}), expected a refusal`,
+        );
       else {
         const message = outcome.error instanceof MeshError ? outcome.error.message : String(outcome.error);
         problems.push(...mismatches(message, step.expect_error).map((p) => `refusal message ${p}`));
@@ -242,28 +289,44 @@ async function approve(fm: FlowMesh, jobId: string, flowCase: FlowCase): Promise
     } else if (!outcome.ok) {
       problems.push(`resume by ${step.approver} was refused: ${String((outcome.error as Error).message)}`);
     } else if (step.expect_outcome !== undefined && outcome.reply.outcome !== step.expect_outcome) {
-      problems.push(`resume by ${step.approver} answered ${outcome.reply.outcome}, expected ${step.expect_outcome}`);
+      problems.push(
+        `resume by ${step.approver} answered ${outcome.reply.outcome}, expected ${step.expect_outcome}`,
+      );
     }
   }
   return problems;
 }
 
 /** Calls a saved flow's run_wait_result over HTTP (which honours early_return), then waits for the run to end. */
-async function runEarlyReturn(fm: FlowMesh, flowCase: FlowCase, expect: FlowCase['expect']): Promise<CaseOutcome> {
+async function runEarlyReturn(
+  fm: FlowMesh,
+  flowCase: FlowCase,
+  expect: FlowCase['expect'],
+): Promise<CaseOutcome> {
   const problems: string[] = [];
   const started = Date.now();
-  const response = await fetch(`${fm.orchestratorUrl}/api/w/${WORKSPACE}/jobs/run_wait_result/f/${flowCase.flow_path}`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${fm.actors.admin.token}`, 'content-type': 'application/json' },
-    body: JSON.stringify(flowCase.args),
-  });
+  const response = await fetch(
+    `${fm.orchestratorUrl}/api/w/${WORKSPACE}/jobs/run_wait_result/f/${flowCase.flow_path}`,
+    {
+      method: 'POST',
+      headers: { authorization: `Bearer ${fm.actors.admin.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(flowCase.args),
+    },
+  );
   const elapsed = Date.now() - started;
   const text = await response.text();
-  if (response.status !== 200) return { problems: [`run_wait_result answered ${response.status}: ${text}`], jobs: [] };
-  problems.push(...mismatches(JSON.parse(text) as unknown, expect.early_result).map((p) => `early result ${p}`));
+  if (response.status !== 200)
+    return { problems: [`run_wait_result answered ${response.status}: ${text}`], jobs: [] };
+  problems.push(
+    ...mismatches(JSON.parse(text) as unknown, expect.early_result).map((p) => `early result ${p}`),
+  );
   if (expect.early_within_ms !== undefined && elapsed > expect.early_within_ms)
     problems.push(`the early result came after ${elapsed} ms, expected within ${expect.early_within_ms}`);
-  const { jobs } = await fm.jobs.list({ actor: { token: fm.actors.admin.token }, workspace: WORKSPACE, path: flowCase.flow_path });
+  const { jobs } = await fm.jobs.list({
+    actor: { token: fm.actors.admin.token },
+    workspace: WORKSPACE,
+    path: flowCase.flow_path,
+  });
   const run = jobs[0];
   if (!run) return { problems: [...problems, `no job of ${flowCase.flow_path} is listed`], jobs: [] };
   const job = await fm.waitForEnd(run.id, RUN_TIMEOUT_MS);
@@ -295,7 +358,9 @@ async function deletedEventually(fm: FlowMesh, id: string, as: ActorName, label:
     );
     return [];
   } catch {
-    return [`${label}'s args and result were not deleted: args ${JSON.stringify(last?.args)}, result ${JSON.stringify(last?.result)}`];
+    return [
+      `${label}'s args and result were not deleted: args ${JSON.stringify(last?.args)}, result ${JSON.stringify(last?.result)}`,
+    ];
   }
 }
 

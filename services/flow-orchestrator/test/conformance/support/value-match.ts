@@ -13,7 +13,12 @@ export interface MatchOptions {
   readonly partialObjects?: boolean;
 }
 
-export function mismatches(actual: unknown, expected: unknown, options: MatchOptions = {}, path = '$'): string[] {
+export function mismatches(
+  actual: unknown,
+  expected: unknown,
+  options: MatchOptions = {},
+  path = '$',
+): string[] {
   if (isMarker(expected, '$regex')) {
     const source = String(expected.$regex);
     const regex = source.startsWith('(?i)') ? new RegExp(source.slice(4), 'i') : new RegExp(source);
@@ -21,7 +26,8 @@ export function mismatches(actual: unknown, expected: unknown, options: MatchOpt
       ? []
       : [`${path}: expected a string matching /${source}/, got ${show(actual)}`];
   }
-  if (isMarker(expected, '$any')) return actual === undefined ? [`${path}: expected a value, got nothing`] : [];
+  if (isMarker(expected, '$any'))
+    return actual === undefined ? [`${path}: expected a value, got nothing`] : [];
   if (isMarker(expected, '$length')) {
     return Array.isArray(actual) && actual.length === expected.$length
       ? []
@@ -34,7 +40,8 @@ export function mismatches(actual: unknown, expected: unknown, options: MatchOpt
       return [`${path}: expected ${expected.length} items, got ${actual.length}: ${show(actual)}`];
     return expected.flatMap((item, index) => mismatches(actual[index], item, options, `${path}[${index}]`));
   }
-  if (isPlainObject(expected)) return objectMismatches(actual, expected, options, path, options.partialObjects);
+  if (isPlainObject(expected))
+    return objectMismatches(actual, expected, options, path, options.partialObjects);
   return Object.is(actual, expected) || actual === expected
     ? []
     : [`${path}: expected ${show(expected)}, got ${show(actual)}`];
