@@ -6,6 +6,7 @@ import type { FlowOrchestratorConfig } from './flow-orchestrator.config.js';
 import { FLOW_ORCHESTRATOR_MIGRATIONS } from './migrations/index.js';
 import type { EngineConfig } from './engine/engine.config.js';
 import { EngineModule, engineConfigOf } from './engine/engine.module.js';
+import { AgentStepsHandler } from './jobs/agent-steps.handler.js';
 import { RunApiModule } from './run-api/run-api.module.js';
 
 /** Postgres schema that holds flow-orchestrator's tables; no other service reads it. */
@@ -45,6 +46,8 @@ export class FlowOrchestratorModule {
         // The run API (HTTP and `orchestrator.job.*`) is the service role's; workers only run jobs.
         ...(config.role === 'service' ? [RunApiModule.forRoot(config, { imports: [engineModule] })] : []),
       ],
+      // agent-runtime reports on AI steps to the service (one queue group answers each request).
+      controllers: config.role === 'service' ? [AgentStepsHandler] : [],
     };
   }
 }

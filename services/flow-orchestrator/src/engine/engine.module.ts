@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Module, type DynamicModule, type Provider } from '@nestjs/common';
 import type { FlowOrchestratorConfig } from '../flow-orchestrator.config.js';
+import { AgentStepUseCase } from '../jobs/agent-step.use-case.js';
 import { CancelJobUseCase } from '../jobs/cancel-job.use-case.js';
 import { FlowDebouncer } from '../jobs/flow-debouncer.js';
 import { JobQueries } from '../jobs/job-queries.js';
@@ -57,6 +58,7 @@ const CORE_PROVIDERS: Provider[] = [
   JobQueries,
   JobWaiter,
   JobsService,
+  AgentStepUseCase,
   TimerPoller,
 ];
 

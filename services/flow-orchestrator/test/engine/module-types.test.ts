@@ -1,3 +1,10 @@
+import {
+  agentStepContract,
+  AgentStepStartRequestSchema,
+  createOrchestratorAgentStepClient,
+  type AgentStepStartRequest,
+} from '@flowmesh/contracts';
+import { waitFor } from '@flowmesh/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { identity, startEngineMesh, type EngineMesh } from '../support/engine-mesh.js';
 
@@ -203,6 +210,56 @@ describe('module types', () => {
     expect(job.result).toEqual({ n: 42 });
     const child = await mesh.get(job.flow_status!.modules[0]!.job!);
     expect(child).toMatchObject({ kind: 'flow', path: 'u/admin/double', parent_job: job.id, root_job: job.id });
+  });
+
+  it('an aiagent step handed to an agent runtime parks the flow; its actions and end come back through orchestrator.agent_step.*', async () => {
+    const started: AgentStepStartRequest[] = [];
+    // A stand-in for agent-runtime, speaking its contract: accepts the step, then reports on it.
+    const conn = mesh.registry.conn;
+    const subscription = conn.nc.subscribe(conn.space.subject(agentStepContract.start.subject), {
+      callback: (error, message) => {
+        if (error) return;
+        started.push(AgentStepStartRequestSchema.parse(message.json()));
+        message.respond(JSON.stringify({ ok: true, data: { accepted: true } }));
+      },
+    });
+    try {
+      const id = await mesh.startFlow(
+        {
+          modules: [
+            {
+              id: 'agent',
+              value: {
+                type: 'aiagent',
+                input_transforms: {
+                  provider: { type: 'static', value: { kind: 'openai', resource: '$res:u/admin/openai', model: 'gpt-4o' } },
+                  user_message: { type: 'javascript', expr: "'hello ' + flow_input.name" },
+                },
+              },
+            },
+          ],
+        },
+        { name: 'ada' },
+      );
+      await waitFor(() => started.length === 1, { timeoutMs: 10_000, description: 'the step handed over' });
+      const request = started[0]!;
+      expect(request).toMatchObject({ kind: 'aiagent', step_id: 'agent', flow_job: id, root_job: id, args: { user_message: 'hello ada' } });
+      expect(request.job_token.length).toBeGreaterThan(0);
+      expect((await mesh.get(id)).flow_status!.modules[0]).toMatchObject({ type: 'InProgress', job: request.job_id });
+      const agentSteps = createOrchestratorAgentStepClient(mesh.registry.client);
+      const inMain = { workspace: 'main', job_id: request.job_id };
+      expect((await agentSteps.reportAction({ ...inMain, action: { type: 'message', content: 'thinking' } })).recorded).toBe(true);
+      expect((await agentSteps.complete({ ...inMain, success: true, result: { output: 'hi ada' } })).accepted).toBe(true);
+      const job = await mesh.waitEnded(id);
+      expect([job.status, job.result]).toEqual(['completed', { output: 'hi ada' }]);
+      expect(job.flow_status!.modules[0]).toMatchObject({
+        type: 'Success',
+        agent_actions: [{ type: 'message', content: 'thinking' }],
+        agent_actions_success: [true],
+      });
+    } finally {
+      subscription.unsubscribe();
+    }
   });
 
   it('aiagent and aidecision fail at once when no agent runtime answers', async () => {
