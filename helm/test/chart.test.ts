@@ -268,8 +268,28 @@ describe('helm template with the default values', () => {
       'Secret',
       `${prefix}-secrets`,
     )!;
-    expect(Object.keys(secret.data).sort()).toEqual(['DATABASE_URL', 'FLOWMESH_ADMIN_TOKEN']);
-    expect(Buffer.from(secret.data.FLOWMESH_ADMIN_TOKEN, 'base64').toString()).toMatch(/^[A-Za-z0-9]{40}$/);
+    expect(Object.keys(secret.data).sort()).toEqual([
+      'DATABASE_URL',
+      'FLOWMESH_ADMIN_TOKEN',
+      'FLOWMESH_JOB_TOKEN_KEY',
+      'FLOWMESH_RESUME_KEY',
+      'FLOWMESH_SECRET_KEYS',
+    ]);
+    const decoded = (key: string) => Buffer.from(secret.data[key] ?? '', 'base64').toString();
+    expect(decoded('FLOWMESH_ADMIN_TOKEN')).toMatch(/^[A-Za-z0-9]{40}$/);
+    expect(decoded('FLOWMESH_JOB_TOKEN_KEY')).toMatch(/^[A-Za-z0-9]{48}$/);
+    // One current AES-256 key: 32 random bytes, base64.
+    const [keyId, key] = decoded('FLOWMESH_SECRET_KEYS').split(':');
+    expect(keyId).toBe('k1');
+    expect(Buffer.from(key ?? '', 'base64')).toHaveLength(32);
+    // Production keys reach only the service that uses them.
+    const keysOf = (deployment: DeploymentObject) =>
+      [...envOf(mainContainer(deployment)).keys()].filter((name) => /_KEYS?$/.test(name)).sort();
+    const deployments = ofKind<DeploymentObject>(objects, 'Deployment');
+    const byName = (suffix: string) => deployments.find((d) => d.metadata.name === `${prefix}-${suffix}`)!;
+    expect(keysOf(byName('resource-registry'))).toEqual(['FLOWMESH_JOB_TOKEN_KEY', 'FLOWMESH_SECRET_KEYS']);
+    expect(keysOf(byName('flow-orchestrator'))).toEqual(['FLOWMESH_RESUME_KEY']);
+    expect(keysOf(byName('llm-gateway'))).toEqual([]);
     for (const deployment of ofKind<DeploymentObject>(objects, 'Deployment')) {
       const container = mainContainer(deployment);
       expect(container.envFrom.map((e) => e.configMapRef?.name)).toContain(configMap.metadata.name);
@@ -321,6 +341,20 @@ describe('helm template with values set', () => {
     expect(decodeURIComponent(parsed.password)).toBe('p@ss/w rd:1');
     expect(parsed.hostname).toBe('db.infra.svc');
     expect(decode(secret.data.FLOWMESH_ADMIN_TOKEN)).toBe('s3cret-admin');
+  });
+
+  it('keeps given production keys and refuses a job token key that is too short', () => {
+    const objects = template(
+      ...set({ 'secret.secretKeys': 'k2:AAAA\\,k1:BBBB', 'secret.jobTokenKey': 'j'.repeat(32) }),
+    );
+    const secret = find<K8sObject & { data: Record<string, string> }>(
+      objects,
+      'Secret',
+      `${prefix}-secrets`,
+    )!;
+    expect(decode(secret.data.FLOWMESH_SECRET_KEYS)).toBe('k2:AAAA,k1:BBBB');
+    expect(decode(secret.data.FLOWMESH_JOB_TOKEN_KEY)).toBe('j'.repeat(32));
+    expect(() => template(...set({ 'secret.jobTokenKey': 'short' }))).toThrow(/helm template stderr: expected 'Error: values don/);
   });
 
   it('takes a whole postgres.url as is', () => {

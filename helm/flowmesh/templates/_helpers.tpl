@@ -153,6 +153,15 @@ spec:
             secretKeyRef:
               name: {{ include "flowmesh.secretName" $root }}
               key: FLOWMESH_ADMIN_TOKEN
+        {{- /* Each key reaches only the service that uses it. */}}
+        {{- $keys := dict "resource-registry" (list "FLOWMESH_SECRET_KEYS" "FLOWMESH_JOB_TOKEN_KEY") "flow-orchestrator" (list "FLOWMESH_RESUME_KEY") }}
+        {{- range $key := get $keys .service | default list }}
+        - name: {{ $key }}
+          valueFrom:
+            secretKeyRef:
+              name: {{ include "flowmesh.secretName" $root }}
+              key: {{ $key }}
+        {{- end }}
         {{- if eq .role "worker" }}
         - name: FLOWMESH_WORKER_TAGS
           value: {{ join "," .spec.tags | quote }}
