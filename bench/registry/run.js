@@ -5,7 +5,7 @@
 // Run: npm run build (or npx tsc -b services/resource-registry), then npx node bench/registry/run.js
 import { randomBytes } from 'node:crypto';
 import { availableParallelism, loadavg } from 'node:os';
-import { createRegistryIdentityClient, createRegistryItemsClient } from '@flowmesh/contracts';
+import { createRegistryIdentityClient, createRegistryItemsClient, STREAMS } from '@flowmesh/contracts';
 import { connectMesh, MeshClient } from '@flowmesh/messaging';
 import pg from 'pg';
 import { startRegistryProcess } from './registry-process.js';
@@ -172,6 +172,11 @@ async function main() {
   } finally {
     await pool.end();
     await registry.stop();
+    // Each run's prefix has its own streams (1 GiB of EVENTS and of WORK reserved each): leaving
+    // them behind runs the shared server out of JetStream storage within a few dozen runs.
+    for (const stream of Object.values(STREAMS)) {
+      await conn.jsm.streams.delete(conn.space.streamName(stream.name)).catch(() => false);
+    }
     await conn.drain();
     const admin = new pg.Client({ connectionString: DATABASE_URL });
     await admin.connect();
