@@ -24,14 +24,24 @@ export interface SqlStatement {
  */
 export function combineStatements(statements: readonly SqlStatement[], finalSql?: string): SqlStatement {
   if (statements.length === 1 && finalSql === undefined) return statements[0]!;
-  const params: unknown[] = [];
-  const ctes = statements.map((statement, index) => {
-    const offset = params.length;
-    params.push(...statement.params);
-    const sql = statement.sql.replace(/\$(\d+)/g, (_match, n: string) => `$${Number(n) + offset}`);
-    const returning = /\breturning\b/i.test(sql) ? sql : `${sql} RETURNING 1 AS done`;
-    return `s${index} AS (${returning})`;
-  });
-  const last = `s${statements.length - 1}`;
-  return { sql: `WITH ${ctes.join(',\n')}\n${finalSql ?? `SELECT * FROM ${last}`}`, params };
+  const params = statements.flatMap((statement) => statement.params);
+  // The same shapes come back every step: the combined text is built once per shape.
+  const key = `${statements.map((statement) => `${statement.params.length}:${statement.sql}`).join('\u0000')}\u0001${finalSql ?? ''}`;
+  let sql = shapes.get(key);
+  if (sql === undefined) {
+    let offset = 0;
+    const ctes = statements.map((statement, index) => {
+      const shift = offset;
+      offset += statement.params.length;
+      const text = statement.sql.replace(/\$(\d+)/g, (_match, n: string) => `$${Number(n) + shift}`);
+      const returning = /\breturning\b/i.test(text) ? text : `${text} RETURNING 1 AS done`;
+      return `s${index} AS (${returning})`;
+    });
+    sql = `WITH ${ctes.join(',\n')}\n${finalSql ?? `SELECT * FROM s${statements.length - 1}`}`;
+    if (shapes.size > 2_000) shapes.clear();
+    shapes.set(key, sql);
+  }
+  return { sql, params };
 }
+
+const shapes = new Map<string, string>();
