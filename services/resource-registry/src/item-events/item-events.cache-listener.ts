@@ -73,7 +73,7 @@ export class ItemEventsCacheListener implements OnApplicationBootstrap, BeforeAp
         this.following.add(messages);
         try {
           if (this.stopping) break;
-          if (failures > 0) this.log.log(`following ${subject} again`);
+          if (failures > 1) this.log.log(`following ${subject} again`);
           failures = 0;
           void this.dropAllOnReset(messages.status());
           for await (const message of messages) this.apply(message.data);
@@ -84,7 +84,8 @@ export class ItemEventsCacheListener implements OnApplicationBootstrap, BeforeAp
       } catch (error) {
         if (this.stopping || this.conn.nc.isClosed()) break;
         // The stream is created by the transport just after start: the first miss is expected.
-        if (failures++ > 0) {
+        // Said once per outage, not once a second.
+        if (++failures === 2) {
           this.log.warn(
             `cannot follow ${subject} (rows of other replicas' writes live out their TTL meanwhile): ${
               error instanceof Error ? error.message : String(error)
