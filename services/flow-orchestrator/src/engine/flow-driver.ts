@@ -138,15 +138,21 @@ export class FlowDriver implements ChildDriver {
     return this.config.instanceId;
   }
 
-  private open(record: JobRecord, parent: FlowRun | undefined, ephemeral = false): FlowRun {
-    const tree = parent?.tree ?? new RunTree(record.root_job);
+  private open(record: JobRecord, parent: FlowRun | undefined, ephemeral = false, sharedTree?: RunTree): FlowRun {
+    const tree = parent?.tree ?? sharedTree ?? new RunTree(record.root_job);
     let run: FlowRun | undefined;
+    // Driven from a message (after a restart, or woken alone): its ancestors are read, not driven.
+    const ancestors = !parent && record.parent_job && !ephemeral ? this.ancestorReader(record.parent_job, tree) : undefined;
     const fallback: ResultsReader = {
       get: async (id) => {
         const own = await this.results.ownResult(run!, id);
         if (own.found) return own;
         if (parent) return parent.reader.get(id);
         if (tree.latest.has(id)) return { found: true, value: tree.latest.get(id) };
+        if (ancestors) {
+          const above = await ancestors.get(id);
+          if (above.found) return above;
+        }
         if (ephemeral) return { found: false, value: undefined };
         const latest = await this.jobs.latestStepResult(record.root_job, id);
         return { found: latest.found, value: latest.result };
@@ -158,6 +164,22 @@ export class FlowDriver implements ChildDriver {
     };
     run = new FlowRun(record, tree, parent, fallback, ephemeral);
     return run;
+  }
+
+  /** Results of the flow job `id` and its own ancestors, read from their rows when first asked. */
+  private ancestorReader(id: string, tree: RunTree): ResultsReader {
+    let opened: Promise<FlowRun | undefined> | undefined;
+    const open = () =>
+      (opened ??= this.jobs.load(id).then((record) =>
+        record?.flow_status && record.raw_flow ? this.open(record, undefined, false, tree) : undefined,
+      ));
+    return {
+      get: async (step) => {
+        const ancestor = await open();
+        return ancestor ? ancestor.reader.get(step) : { found: false, value: undefined };
+      },
+      all: async () => (await open())?.reader.all() ?? {},
+    };
   }
 
   /** Drives until the flow ends (its end) or parks (undefined). */

@@ -118,6 +118,28 @@ describe('script steps', () => {
     expect((await mesh.get(job.flow_status!.modules[1]!.job!)).tag).toBe('other');
   });
 
+  it('a loop body woken alone (its step ran on another tag) still reads the results of the steps around its loop', async () => {
+    const other = ts('elsewhere', {}, 'return 1;');
+    const job = await mesh.runFlow({
+      modules: [
+        { id: 'outer', value: { type: 'forloopflow', skip_failures: false, iterator: { type: 'static', value: [7, 8] }, modules: [] } },
+        {
+          id: 'l',
+          value: {
+            type: 'forloopflow',
+            skip_failures: false,
+            iterator: { type: 'static', value: [1] },
+            modules: [
+              { ...other, value: { ...other.value, tag: 'other' } },
+              ts('reads', { outer: 'results.outer' }, 'return outer.map((o) => o.iter.value);'),
+            ],
+          },
+        },
+      ],
+    });
+    expect(job.result).toEqual([[7, 8]]);
+  });
+
   it('timeout ends a step that runs too long', async () => {
     const job = await mesh.runFlow({
       modules: [ts('slow', {}, 'await new Promise((r) => setTimeout(r, 5000)); return 1;', { timeout: { type: 'static', value: 1 } })],
