@@ -2,7 +2,12 @@ import { Inject, Injectable } from '@nestjs/common';
 import { EXPRESSION_SANDBOX, type ExpressionSandbox } from '../../ports/expression-sandbox.port.js';
 import type { ExpressionScope } from './expression-scope.js';
 import { referencedResults } from './referenced-results.js';
-import { evaluateSimpleExpression, parseSimpleExpression } from './simple-expression.js';
+import {
+  evaluateSimpleExpression,
+  parseSimpleExpression,
+  simpleRoots,
+  type SimpleExpression,
+} from './simple-expression.js';
 
 /**
  * Evaluates a flow's expressions: a plain path or literal in the host, anything else in the
@@ -27,20 +32,22 @@ export class ExpressionEvaluator {
     return Boolean(await this.evaluate(expr, scope, fieldPath));
   }
 
-  private async simpleContext(
-    simple: NonNullable<ReturnType<typeof parseSimpleExpression>>,
-    scope: ExpressionScope,
-  ): Promise<Record<string, unknown> | undefined> {
-    if (simple.kind === 'literal') return {};
-    if (simple.root === 'flow_input') return { flow_input: scope.flowInput };
-    if (simple.root === 'results') {
-      const first = simple.segments[0];
-      if (!first || typeof first.key !== 'string') return undefined;
-      const read = await scope.results.get(first.key);
-      return { results: read.found ? { [first.key]: read.value } : {} };
+  private async simpleContext(simple: SimpleExpression, scope: ExpressionScope): Promise<Record<string, unknown> | undefined> {
+    const context: Record<string, unknown> = {};
+    const results: Record<string, unknown> = {};
+    for (const operand of simpleRoots(simple)) {
+      if (operand.kind === 'literal') continue;
+      if (operand.root === 'flow_input') context.flow_input = scope.flowInput;
+      else if (operand.root === 'results') {
+        const first = operand.segments[0];
+        if (!first || typeof first.key !== 'string') return undefined;
+        const read = await scope.results.get(first.key);
+        if (read.found) results[first.key] = read.value;
+        context.results = results;
+      } else if (Object.hasOwn(scope.vars, operand.root)) context[operand.root] = scope.vars[operand.root];
+      else return undefined;
     }
-    if (Object.hasOwn(scope.vars, simple.root)) return { [simple.root]: scope.vars[simple.root] };
-    return undefined;
+    return context;
   }
 
   private async context(expr: string, scope: ExpressionScope): Promise<Record<string, unknown>> {

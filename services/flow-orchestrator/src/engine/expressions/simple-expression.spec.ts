@@ -23,6 +23,17 @@ describe('simple expressions', () => {
     expect(run('null', {})).toEqual({ value: null });
   });
 
+  it('adds strings and numbers as JavaScript does', () => {
+    const context = { flow_input: { n: 2, s: 'x' }, results: { a: 1.5 } };
+    expect(run("'iter' + flow_input.n", context)).toEqual({ value: 'iter2' });
+    expect(run('flow_input.n + results.a + 1', context)).toEqual({ value: 4.5 });
+    expect(run("flow_input.n + 1 + flow_input.s + 'a+b'", context)).toEqual({ value: '3xa+b' });
+    // null, booleans and objects coerce in ways left to the sandbox; so do missing values.
+    expect(run('flow_input.s + flow_input.missing', context)).toBeUndefined();
+    expect(run('flow_input + 1', context)).toBeUndefined();
+    expect(parseSimpleExpression('flow_input.n++')).toBeUndefined();
+  });
+
   it('leaves to the sandbox what it cannot answer exactly as JavaScript would', () => {
     const context = { flow_input: { a: null } };
     // A TypeError, phrased by the sandbox.
@@ -31,7 +42,7 @@ describe('simple expressions', () => {
     expect(run('flow_input.constructor', context)).toBeUndefined();
     expect(run('process.env', context)).toBeUndefined();
     // Anything that is not a plain path.
-    expect(parseSimpleExpression('flow_input.a + 1')).toBeUndefined();
+    expect(parseSimpleExpression('flow_input.a * 2')).toBeUndefined();
     expect(parseSimpleExpression('flow_input.f()')).toBeUndefined();
   });
 });

@@ -12,9 +12,12 @@ const SEGMENTS = new RegExp(SEGMENT, 'g');
 const NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 const STRING = /^(?:'[^'\\\n]*'|"[^"\\\n]*")$/;
 
-export type SimpleExpression =
+export type SimpleOperand =
   | { kind: 'literal'; value: unknown }
   | { kind: 'path'; root: string; segments: Array<{ key: string | number; optional: boolean }> };
+
+/** An operand, or `a + b + ...` of operands (strings and numbers only, as JavaScript adds them). */
+export type SimpleExpression = SimpleOperand | { kind: 'sum'; operands: SimpleOperand[] };
 
 const cache = new Map<string, SimpleExpression | null>();
 
@@ -28,6 +31,39 @@ export function parseSimpleExpression(source: string): SimpleExpression | undefi
 }
 
 function parse(expr: string): SimpleExpression | undefined {
+  const terms = splitSum(expr);
+  if (terms.length > 1) {
+    const operands = terms.map((term) => parseOperand(term.trim()));
+    return operands.every((operand) => operand !== undefined) ? { kind: 'sum', operands: operands as SimpleOperand[] } : undefined;
+  }
+  return parseOperand(expr);
+}
+
+/** `a + 'b' + c` split at its top-level `+` (none inside quotes or brackets); one term when there is none. */
+function splitSum(expr: string): string[] {
+  const terms: string[] = [];
+  let depth = 0;
+  let quote: string | undefined;
+  let start = 0;
+  for (let i = 0; i < expr.length; i++) {
+    const c = expr[i]!;
+    if (quote) {
+      if (c === '\\') return [expr];
+      if (c === quote) quote = undefined;
+    } else if (c === "'" || c === '"') quote = c;
+    else if (c === '[' || c === '(') depth += 1;
+    else if (c === ']' || c === ')') depth -= 1;
+    else if (c === '+' && depth === 0) {
+      if (expr[i + 1] === '+' || expr[i - 1] === '+') return [expr];
+      terms.push(expr.slice(start, i));
+      start = i + 1;
+    }
+  }
+  terms.push(expr.slice(start));
+  return terms;
+}
+
+function parseOperand(expr: string): SimpleOperand | undefined {
   if (expr === 'true') return { kind: 'literal', value: true };
   if (expr === 'false') return { kind: 'literal', value: false };
   if (expr === 'null') return { kind: 'literal', value: null };
@@ -53,6 +89,29 @@ function parse(expr: string): SimpleExpression | undefined {
 /** `{ value }` when the host can answer exactly as the sandbox would; undefined to ask the sandbox. */
 export function evaluateSimpleExpression(
   expression: SimpleExpression,
+  context: Readonly<Record<string, unknown>>,
+): { value: unknown } | undefined {
+  if (expression.kind !== 'sum') return evaluateOperand(expression, context);
+  let total: string | number | undefined;
+  for (const operand of expression.operands) {
+    const answer = evaluateOperand(operand, context);
+    const value = answer?.value;
+    // Only strings and numbers: other values follow coercion rules left to the sandbox.
+    if (typeof value !== 'string' && (typeof value !== 'number' || !Number.isFinite(value))) return undefined;
+    if (total === undefined) total = value;
+    else if (typeof total === 'string' || typeof value === 'string') total = String(total) + String(value);
+    else total = total + value;
+  }
+  return { value: total };
+}
+
+/** The roots a simple expression reads. */
+export function simpleRoots(expression: SimpleExpression): SimpleOperand[] {
+  return expression.kind === 'sum' ? expression.operands : [expression];
+}
+
+function evaluateOperand(
+  expression: SimpleOperand,
   context: Readonly<Record<string, unknown>>,
 ): { value: unknown } | undefined {
   if (expression.kind === 'literal') return { value: expression.value };
