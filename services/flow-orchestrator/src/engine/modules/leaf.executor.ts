@@ -77,6 +77,7 @@ export class LeafExecutor {
     const { record, statements, cacheKey } = prepared;
     if (module.debouncing?.debounce_delay_s && !ctx.run.ephemeral) {
       const at = await this.debouncer.register(ctx, record, module.debouncing, statements);
+      if (at === 'replaced') return done({ success: true, result: null, skipped: true, status: { job: jobId }, statements: [] });
       await ctx.saveProgress({ type: 'InProgress', id: module.id, job: jobId });
       if (at > Date.now()) return { kind: 'parked', wakeAt: at };
       return this.launch(ctx, { ...record, runtime: withoutDebounce(record.runtime) }, [], cacheKey);

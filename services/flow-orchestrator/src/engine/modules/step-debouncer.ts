@@ -20,8 +20,16 @@ export class StepDebouncer {
     private readonly evaluator: ExpressionEvaluator,
   ) {}
 
-  /** Writes the waiting step job (with `before`); when it may run (epoch ms). */
-  async register(ctx: ModuleContext, record: JobRecord, debouncing: Debouncing, before: readonly SqlStatement[]): Promise<number> {
+  /**
+   * Writes the waiting step job (with `before`): when it may run (epoch ms), or `replaced` when a
+   * run started after this one already holds the key (this step then ended skipped at once).
+   */
+  async register(
+    ctx: ModuleContext,
+    record: JobRecord,
+    debouncing: Debouncing,
+    before: readonly SqlStatement[],
+  ): Promise<number | 'replaced'> {
     const flowPath = ctx.run.job.path ?? ctx.run.job.root_job;
     const key = await resolveKey(
       this.evaluator,
@@ -41,11 +49,34 @@ export class StepDebouncer {
         args: Record<string, unknown> | null;
         status: string | null;
         parent_job: string | null;
+        newer: boolean;
       }>(
-        `SELECT d.job_id, d.first_at, d.debounced_times, j.args, j.status, j.parent_job
+        `SELECT d.job_id, d.first_at, d.debounced_times, j.args, j.status, j.parent_job,
+                (SELECT created_at FROM job WHERE id = j.root_job) > (SELECT created_at FROM job WHERE id = $2) AS newer
          FROM debounce_key d LEFT JOIN job j ON j.id = d.job_id WHERE d.key = $1`,
-        [key],
+        [key, record.root_job],
       );
+      // Runs reach the step in any order; the run started last is the one that runs it.
+      if (current && current.status === 'queued' && current.newer) {
+        const ended = {
+          ...record,
+          status: 'completed' as const,
+          skipped: true,
+          result: null,
+          started_at: new Date(),
+          completed_at: new Date(),
+          duration_ms: 0,
+        };
+        const insert = this.jobs.insert(ended, { onConflictDoNothing: true });
+        await query(insert.sql, insert.params);
+        const accumulate = debouncing.debounce_args_to_accumulate ?? [];
+        if (accumulate.length > 0) {
+          const merged = { ...current.args };
+          for (const name of accumulate) merged[name] = [...asList(record.args[name]), ...asList(current.args?.[name])];
+          await query(`UPDATE job SET args = $2::jsonb WHERE id = $1`, [current.job_id, JSON.stringify(merged)]);
+        }
+        return 'replaced' as const;
+      }
       let times = 0;
       let firstAt = now;
       if (current && current.status === 'queued' && current.job_id !== record.id) {
