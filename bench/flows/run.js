@@ -21,14 +21,6 @@ const GAP_FLOWS = Number(process.env.BENCH_GAP_FLOWS ?? 10);
 const PEER = process.env.BENCH_PEER ?? 'auto';
 const TARGETS = { e2e40Ms: 50, stepOverheadP50Ms: 1.2, tenStepFlowsPerSecond: 300 };
 
-/** Sequential runs of one workflow: latency samples in ms. */
-async function latency(runOnce, samples, warmup) {
-  for (let i = 0; i < warmup; i++) await runOnce(i);
-  const times = [];
-  for (let i = 0; i < samples; i++) times.push((await runOnce(i)).ms);
-  return summarize(times);
-}
-
 /** `total` runs with `inFlight` outstanding at any time: completions per second. */
 async function throughput(runOnce, total, inFlight) {
   let next = 0;
@@ -45,65 +37,76 @@ async function throughput(runOnce, total, inFlight) {
   return (done * 1000) / (performance.now() - started);
 }
 
+/**
+ * Latency samples of several systems taken in turn, one run each per round, so load from the
+ * rest of the machine falls on all of them alike. `systems` maps a name to `run(i)` -> `{ms}`.
+ */
+async function interleavedLatency(systems, samples, warmup) {
+  const times = Object.fromEntries(Object.keys(systems).map((name) => [name, []]));
+  for (let i = 0; i < warmup + samples; i++) {
+    for (const [name, run] of Object.entries(systems)) {
+      const { ms: took } = await run(i);
+      if (i >= warmup) times[name].push(took);
+    }
+  }
+  return Object.fromEntries(Object.entries(times).map(([name, list]) => [name, summarize(list)]));
+}
+
 function line(label, value) {
-  console.log(`${label.padEnd(44)} ${value}`);
-}
-
-async function benchFlowmesh() {
-  const fm = await startFlowmesh();
-  try {
-    const ten = chainFlow(10);
-    const forty = chainFlow(40);
-    const check = (steps) => async (i) => {
-      const run = await fm.run(steps === 10 ? ten : forty, { n: i });
-      return run;
-    };
-    const e2e10 = await latency(check(10), SAMPLES, WARMUP);
-    const e2e40 = await latency(check(40), SAMPLES, WARMUP);
-    // Right results: n + steps (checked on a few runs, outside the timed loops).
-    for (const steps of [10, 40]) {
-      const { id } = await fm.run(steps === 10 ? ten : forty, { n: 1000 });
-      const job = await fm.get(id);
-      if (job.result !== 1000 + steps)
-        throw new Error(`a ${steps}-step flow returned ${JSON.stringify(job.result)}, not ${1000 + steps}`);
-    }
-    const gaps = [];
-    for (let i = 0; i < GAP_FLOWS; i++) {
-      const { id } = await fm.run(forty, { n: i });
-      gaps.push(...(await fm.stepGaps(id)));
-    }
-    const tput = await throughput(async (i) => fm.run(ten, { n: i }), THROUGHPUT_FLOWS, IN_FLIGHT);
-    return { e2e10, e2e40, gaps: summarize(gaps), tput };
-  } finally {
-    await fm.stop();
-  }
-}
-
-async function benchN8n() {
-  const n8n = await startN8n([10, 40]);
-  try {
-    const e2e10 = await latency((i) => n8n.run(10, { n: i }), SAMPLES, WARMUP);
-    const e2e40 = await latency((i) => n8n.run(40, { n: i }), SAMPLES, WARMUP);
-    const tput = await throughput((i) => n8n.run(10, { n: i }), THROUGHPUT_FLOWS, IN_FLIGHT);
-    return { version: n8n.version, e2e10, e2e40, tput };
-  } finally {
-    await n8n.stop();
-  }
+  console.log(`${label.padEnd(46)} ${value}`);
 }
 
 const loadBefore = loadavg();
 console.log(
   `bench/flows: ${cpus().length} cores, load average ${loadBefore.map((l) => l.toFixed(2)).join(' ')}`,
 );
-const ours = await benchFlowmesh();
-let peer;
-let peerSkipped;
+const fm = await startFlowmesh();
+let n8n;
+let peerSkipped = PEER === 'off' ? 'BENCH_PEER=off' : undefined;
 if (PEER !== 'off') {
   try {
-    peer = await benchN8n();
+    n8n = await startN8n([10, 40]);
   } catch (error) {
     peerSkipped = error instanceof Error ? error.message : String(error);
   }
+}
+let ours;
+let peer;
+try {
+  const flows = { 10: chainFlow(10), 40: chainFlow(40) };
+  // Right results: n + steps (checked outside the timed loops).
+  for (const steps of [10, 40]) {
+    const { id } = await fm.run(flows[steps], { n: 1000 });
+    const job = await fm.get(id);
+    if (job.result !== 1000 + steps)
+      throw new Error(`a ${steps}-step flow returned ${JSON.stringify(job.result)}, not ${1000 + steps}`);
+  }
+  const latencies = {};
+  for (const steps of [10, 40]) {
+    const systems = { flowmesh: (i) => fm.run(flows[steps], { n: i }) };
+    if (n8n) systems.n8n = (i) => n8n.run(steps, { n: i });
+    latencies[steps] = await interleavedLatency(systems, SAMPLES, WARMUP);
+  }
+  const gaps = [];
+  for (let i = 0; i < GAP_FLOWS; i++) {
+    const { id } = await fm.run(flows[40], { n: i });
+    gaps.push(...(await fm.stepGaps(id)));
+  }
+  ours = {
+    e2e10: latencies[10].flowmesh,
+    e2e40: latencies[40].flowmesh,
+    gaps: summarize(gaps),
+    tput: await throughput((i) => fm.run(flows[10], { n: i }), THROUGHPUT_FLOWS, IN_FLIGHT),
+  };
+  if (n8n)
+    peer = {
+      version: n8n.version,
+      e2e10: latencies[10].n8n,
+      e2e40: latencies[40].n8n,
+      tput: await throughput((i) => n8n.run(10, { n: i }), THROUGHPUT_FLOWS, IN_FLIGHT),
+    };
+} finally {
+  await Promise.allSettled([fm.stop(), n8n?.stop()]);
 }
 const loadAfter = loadavg();
 
@@ -131,10 +134,10 @@ if (peer) {
     `p50 ${ms(peer.e2e40.p50)}  p99 ${ms(peer.e2e40.p99)}`,
   );
   line(`n8n 10-node executions/s, ${IN_FLIGHT} in flight`, rate(peer.tput));
-  line('ratio n8n/flowmesh, 10 steps p50', ratio(peer.e2e10.p50, ours.e2e10.p50));
-  line('ratio n8n/flowmesh, 40 steps p50', ratio(peer.e2e40.p50, ours.e2e40.p50));
-  line('ratio flowmesh/n8n, flows per second', ratio(ours.tput, peer.tput));
-} else line('n8n peer', `skipped: ${peerSkipped ?? 'BENCH_PEER=off'}`);
+  line('n8n/flowmesh time, 10 steps p50 (>1: flowmesh faster)', ratio(peer.e2e10.p50, ours.e2e10.p50));
+  line('n8n/flowmesh time, 40 steps p50', ratio(peer.e2e40.p50, ours.e2e40.p50));
+  line('flowmesh/n8n flows per second', ratio(ours.tput, peer.tput));
+} else line('n8n peer', `skipped: ${peerSkipped}`);
 console.log(
   `load average before ${loadBefore.map((l) => l.toFixed(2)).join(' ')}, after ${loadAfter.map((l) => l.toFixed(2)).join(' ')}`,
 );
