@@ -81,8 +81,12 @@ export class FlowCompletion {
         this.fail(run, module.id, outcome.result);
       }
     }
-    await this.store.save(run, statements);
-    this.publish(run, module, outcome);
+    if (run.ending) {
+      await this.store.save(run, statements);
+      this.publish(run, module, outcome);
+    } else {
+      this.store.saveInBackground(run, statements, () => this.publish(run, module, outcome));
+    }
     return 'continue';
   }
 

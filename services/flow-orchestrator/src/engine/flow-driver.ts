@@ -186,9 +186,13 @@ export class FlowDriver implements ChildDriver {
   private async drive(run: FlowRun, wakeParent: boolean): Promise<DriveEnd | undefined> {
     if (!run.cancelRequest && (await this.starter.start(run)) === 'parked') return undefined;
     for (;;) {
+      if (run.writeError !== undefined) throw run.writeError;
       if (run.cancelRequest && !run.ending) run.ending = this.finisher.cancelled(run);
       if (run.ending) return this.finisher.finish(run, wakeParent);
-      if ((await this.step(run)) === 'parked') return undefined;
+      if ((await this.step(run)) === 'parked') {
+        await run.settled();
+        return undefined;
+      }
     }
   }
 

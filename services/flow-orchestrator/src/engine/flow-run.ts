@@ -68,11 +68,24 @@ export class FlowRun {
     return this.job.args;
   }
 
-  /** Writes of this flow's row happen in order, whatever awaits them. */
+  /** The first write of this flow that failed: the run stops (its message is retried) rather than going on. */
+  writeError: unknown;
+
+  /** Writes of this flow's row happen in order, whatever awaits them; after a failed one, none does. */
   serialize<T>(write: () => Promise<T>): Promise<T> {
-    const next = this.writes.then(write, write);
-    this.writes = next.catch(() => undefined);
+    const guarded = () => (this.writeError === undefined ? write() : Promise.reject(this.writeError));
+    const next = this.writes.then(guarded, guarded);
+    this.writes = next.catch((error: unknown) => {
+      this.writeError ??= error;
+    });
     return next;
+  }
+
+  /** Resolves once every write asked for so far has landed (or one failed). */
+  settled(): Promise<void> {
+    return this.writes.then(() => {
+      if (this.writeError !== undefined) throw this.writeError;
+    });
   }
 
   readonly reader: ResultsReader = {

@@ -36,6 +36,16 @@ export class FlowStateStore {
     this.outbox.afterCommit(statements);
   }
 
+  /**
+   * The same write, not waited for: the flow goes on to its next step while this one commits
+   * (writes land in order; a failed one stops the run before it commits anything else). A step
+   * started meanwhile is in flight as far as a crash is concerned: it runs again, the step whose
+   * commit was lost too.
+   */
+  saveInBackground(run: FlowRun, statements: readonly SqlStatement[], then?: () => void): void {
+    this.save(run, statements).then(then, () => undefined);
+  }
+
   /** The held-back writes with these, and nothing held back any more. */
   takePending(
     run: FlowRun,
