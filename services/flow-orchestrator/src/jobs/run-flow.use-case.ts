@@ -3,6 +3,7 @@ import {
   MeshError,
   parseOpenFlow,
   type CallerIdentity,
+  type ParseOpenFlowResult,
   type FlowValue,
   type RunFlowRequest,
 } from '@flowmesh/contracts';
@@ -19,6 +20,21 @@ import { creatorOf, principalOf } from './job-identity.js';
 import type { JobRecord, JobRuntime } from './job.record.js';
 import { JobRepository } from './job.repository.js';
 import type { SqlStatement } from './sql-batch.js';
+
+const PARSED_LIMIT = 500;
+const parsedFlows = new Map<string, ParseOpenFlowResult>();
+
+/** A flow checked once per distinct value: clients run the same flows again and again. */
+function parsedFlow(input: Record<string, unknown>): ParseOpenFlowResult {
+  const key = JSON.stringify(input);
+  let parsed = parsedFlows.get(key);
+  if (!parsed) {
+    parsed = parseOpenFlow(input);
+    if (parsedFlows.size >= PARSED_LIMIT) parsedFlows.delete(parsedFlows.keys().next().value!);
+    parsedFlows.set(key, parsed);
+  }
+  return parsed;
+}
 
 /**
  * Starts a flow run: reads the saved flow (as the caller) or takes the value given, checks it,
@@ -121,7 +137,7 @@ export class RunFlowUseCase {
       input = (await this.registry.getFlow(req.actor.token, req.workspace, req.path!)).value;
       kind = 'flow';
     }
-    const parsed = parseOpenFlow(input);
+    const parsed = parsedFlow(input);
     if (!parsed.ok) {
       const first = parsed.errors[0];
       throw new MeshError(
