@@ -34,6 +34,15 @@ describe('simple expressions', () => {
     expect(parseSimpleExpression('flow_input.n++')).toBeUndefined();
   });
 
+  it('builds array literals of such terms', () => {
+    const context = { results: { s2: 10 }, flow_input: { name: 'x' } };
+    expect(run('[results.s2, results.s2 + 1, results.s2 + 2]', context)).toEqual({ value: [10, 11, 12] });
+    expect(run("['a', flow_input.name]", context)).toEqual({ value: ['a', 'x'] });
+    expect(run('[]', context)).toEqual({ value: [] });
+    expect(run('[flow_input.missing]', context)).toBeUndefined();
+    expect(parseSimpleExpression('[flow_input.a.map(f)]')).toBeUndefined();
+  });
+
   it('leaves to the sandbox what it cannot answer exactly as JavaScript would', () => {
     const context = { flow_input: { a: null } };
     // A TypeError, phrased by the sandbox.

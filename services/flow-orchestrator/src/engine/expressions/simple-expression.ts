@@ -17,7 +17,10 @@ export type SimpleOperand =
   | { kind: 'path'; root: string; segments: Array<{ key: string | number; optional: boolean }> };
 
 /** An operand, or `a + b + ...` of operands (strings and numbers only, as JavaScript adds them). */
-export type SimpleExpression = SimpleOperand | { kind: 'sum'; operands: SimpleOperand[] };
+export type SimpleTerm = SimpleOperand | { kind: 'sum'; operands: SimpleOperand[] };
+
+/** A term, or an array literal of terms (`[results.a, results.a + 1]`). */
+export type SimpleExpression = SimpleTerm | { kind: 'array'; items: SimpleTerm[] };
 
 const cache = new Map<string, SimpleExpression | null>();
 
@@ -31,6 +34,41 @@ export function parseSimpleExpression(source: string): SimpleExpression | undefi
 }
 
 function parse(expr: string): SimpleExpression | undefined {
+  if (expr.startsWith('[') && expr.endsWith(']')) {
+    const inner = expr.slice(1, -1).trim();
+    if (inner === '') return { kind: 'array', items: [] };
+    const parts = splitTopLevel(inner, ',');
+    if (!parts) return undefined;
+    const items = parts.map((part) => parseTerm(part.trim()));
+    return items.every((item) => item !== undefined) ? { kind: 'array', items: items as SimpleTerm[] } : undefined;
+  }
+  return parseTerm(expr);
+}
+
+/** `text` split at a top-level separator (none inside quotes or brackets); undefined for text it cannot split safely. */
+function splitTopLevel(text: string, separator: string): string[] | undefined {
+  const parts: string[] = [];
+  let depth = 0;
+  let quote: string | undefined;
+  let start = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (quote) {
+      if (c === '\\') return undefined;
+      if (c === quote) quote = undefined;
+    } else if (c === "'" || c === '"') quote = c;
+    else if (c === '[' || c === '(' || c === '{') depth += 1;
+    else if (c === ']' || c === ')' || c === '}') depth -= 1;
+    else if (c === separator && depth === 0) {
+      parts.push(text.slice(start, i));
+      start = i + 1;
+    }
+  }
+  parts.push(text.slice(start));
+  return parts;
+}
+
+function parseTerm(expr: string): SimpleTerm | undefined {
   const terms = splitSum(expr);
   if (terms.length > 1) {
     const operands = terms.map((term) => parseOperand(term.trim()));
@@ -91,6 +129,21 @@ export function evaluateSimpleExpression(
   expression: SimpleExpression,
   context: Readonly<Record<string, unknown>>,
 ): { value: unknown } | undefined {
+  if (expression.kind !== 'array') return evaluateTerm(expression, context);
+  const items: unknown[] = [];
+  for (const item of expression.items) {
+    const answer = evaluateTerm(item, context);
+    // An undefined item is null in JSON: the sandbox says so the same way, but let it.
+    if (!answer || answer.value === undefined) return undefined;
+    items.push(answer.value);
+  }
+  return { value: items };
+}
+
+function evaluateTerm(
+  expression: SimpleTerm,
+  context: Readonly<Record<string, unknown>>,
+): { value: unknown } | undefined {
   if (expression.kind !== 'sum') return evaluateOperand(expression, context);
   let total: string | number | undefined;
   for (const operand of expression.operands) {
@@ -105,9 +158,14 @@ export function evaluateSimpleExpression(
   return { value: total };
 }
 
-/** The roots a simple expression reads. */
+/** The operands a simple expression reads. */
 export function simpleRoots(expression: SimpleExpression): SimpleOperand[] {
-  return expression.kind === 'sum' ? expression.operands : [expression];
+  if (expression.kind === 'array') return expression.items.flatMap((item) => termOperands(item));
+  return termOperands(expression);
+}
+
+function termOperands(term: SimpleTerm): SimpleOperand[] {
+  return term.kind === 'sum' ? term.operands : [term];
 }
 
 function evaluateOperand(
