@@ -28,7 +28,13 @@ export function inheritedRuntime(run: FlowRun): JobRuntime {
 /** A body of a loop iteration or a branch, run as a child flow job of `run`. */
 export function bodyRecord(
   run: FlowRun,
-  spec: { id?: string; module: FlowModule; modules: FlowModule[]; suffix: string; args: Record<string, unknown> },
+  spec: {
+    id?: string;
+    module: FlowModule;
+    modules: FlowModule[];
+    suffix: string;
+    args: Record<string, unknown>;
+  },
 ): JobRecord {
   const value: FlowValue = { modules: spec.modules };
   if (run.value.same_worker) value.same_worker = true;
@@ -72,7 +78,7 @@ export function childFlowRecord(
     language: null,
     raw_code: null,
     raw_lock: null,
-    raw_flow: spec.value as unknown as Record<string, unknown>,
+    raw_flow: spec.value,
     args: spec.args,
     status: 'running',
     result: null,

@@ -28,7 +28,12 @@ export class ConcurrencyLimiter {
 
   /** Takes a slot for the run; false when the limit is reached. */
   tryAcquire(run: FlowRun, key: string): Promise<boolean> {
-    return this.tryAcquireSlot(key, run.id, run.value.concurrent_limit ?? 0, run.value.concurrency_time_window_s ?? 0);
+    return this.tryAcquireSlot(
+      key,
+      run.id,
+      run.value.concurrent_limit ?? 0,
+      run.value.concurrency_time_window_s ?? 0,
+    );
   }
 
   /**
@@ -56,7 +61,13 @@ export class ConcurrencyLimiter {
   }
 
   /** Waits (in this process) for a slot: a step with its own concurrent_limit. */
-  async acquireSlot(key: string, jobId: string, limit: number, windowS: number, signal?: AbortSignal): Promise<void> {
+  async acquireSlot(
+    key: string,
+    jobId: string,
+    limit: number,
+    windowS: number,
+    signal?: AbortSignal,
+  ): Promise<void> {
     let pause = 20;
     while (!(await this.tryAcquireSlot(key, jobId, limit, windowS))) {
       if (signal?.aborted) throw new Error(`canceled while waiting for a concurrency slot of ${key}`);
@@ -66,13 +77,19 @@ export class ConcurrencyLimiter {
   }
 
   async releaseSlot(key: string, jobId: string): Promise<void> {
-    await this.jobs.query(`UPDATE concurrency_slot SET ended_at = now() WHERE key = $1 AND job_id = $2`, [key, jobId]);
+    await this.jobs.query(`UPDATE concurrency_slot SET ended_at = now() WHERE key = $1 AND job_id = $2`, [
+      key,
+      jobId,
+    ]);
   }
 
   /** The run ended: its slot frees, and the oldest run waiting on the key is woken. */
   release(key: string, jobId: string): SqlStatement[] {
     return [
-      { sql: `UPDATE concurrency_slot SET ended_at = now() WHERE key = $1 AND job_id = $2`, params: [key, jobId] },
+      {
+        sql: `UPDATE concurrency_slot SET ended_at = now() WHERE key = $1 AND job_id = $2`,
+        params: [key, jobId],
+      },
       {
         sql: `UPDATE job SET wake_at = now() WHERE id = (
                 SELECT id FROM job WHERE status = 'queued' AND runtime->>'concurrencyKey' = $1

@@ -1,5 +1,10 @@
 import { InjectMeshConnection, MeshClient, OutboxRelay, type MeshConnection } from '@flowmesh/messaging';
-import { Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import {
+  Injectable,
+  Logger,
+  type BeforeApplicationShutdown,
+  type OnApplicationBootstrap,
+} from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { SqlStatement } from '../jobs/sql-batch.js';
 
@@ -49,15 +54,21 @@ export class EngineOutbox implements OnApplicationBootstrap, BeforeApplicationSh
     if (messages.length === 0) return;
     void Promise.allSettled(
       messages.map((message) =>
-        this.client.publish(this.conn.space.subject(message.subject), 'publish', message.payload, { msgId: message.msgId }),
+        this.client.publish(this.conn.space.subject(message.subject), 'publish', message.payload, {
+          msgId: message.msgId,
+        }),
       ),
-    ).then(async (outcomes) => {
-      const published = messages.filter((_, i) => outcomes[i]?.status === 'fulfilled').map((message) => message.msgId);
-      if (published.length === 0) return;
-      await this.dataSource.query(
-        `UPDATE outbox_message SET published_at = now() WHERE msg_id = ANY($1) AND published_at IS NULL`,
-        [published],
-      );
-    }).catch((error: unknown) => this.log.warn(`outbox messages not marked published: ${String(error)}`));
+    )
+      .then(async (outcomes) => {
+        const published = messages
+          .filter((_, i) => outcomes[i]?.status === 'fulfilled')
+          .map((message) => message.msgId);
+        if (published.length === 0) return;
+        await this.dataSource.query(
+          `UPDATE outbox_message SET published_at = now() WHERE msg_id = ANY($1) AND published_at IS NULL`,
+          [published],
+        );
+      })
+      .catch((error: unknown) => this.log.warn(`outbox messages not marked published: ${String(error)}`));
   }
 }

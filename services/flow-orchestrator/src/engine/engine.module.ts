@@ -69,13 +69,19 @@ const CORE_PROVIDERS: Provider[] = [
  */
 @Module({})
 export class EngineModule {
-  static forRoot(config: FlowOrchestratorConfig, engineConfig: EngineConfig = engineConfigOf(config)): DynamicModule {
+  static forRoot(
+    config: FlowOrchestratorConfig,
+    engineConfig: EngineConfig = engineConfigOf(config),
+  ): DynamicModule {
     return {
       module: EngineModule,
       global: true,
       providers: [
         { provide: ENGINE_CONFIG, useValue: engineConfig },
-        { provide: EXPRESSION_SANDBOX, useFactory: () => new QuickJsExpressionSandbox(config.runners.sandbox) },
+        {
+          provide: EXPRESSION_SANDBOX,
+          useFactory: () => new QuickJsExpressionSandbox(config.runners.sandbox),
+        },
         ...CORE_PROVIDERS,
       ],
       exports: [ENGINE_CONFIG, EXPRESSION_SANDBOX, ...CORE_PROVIDERS],

@@ -28,7 +28,12 @@ export class FlowCompletion {
     private readonly events: StepEventPublisher,
   ) {}
 
-  async complete(run: FlowRun, index: number, module: FlowModule, outcome: ModuleOutcome): Promise<'continue' | 'parked'> {
+  async complete(
+    run: FlowRun,
+    index: number,
+    module: FlowModule,
+    outcome: ModuleOutcome,
+  ): Promise<'continue' | 'parked'> {
     const statements: SqlStatement[] = [...outcome.statements];
     const fieldPath = run.modulePath(index);
     if (outcome.success && module.retry?.retry_if) {
@@ -44,7 +49,11 @@ export class FlowCompletion {
       try {
         stop = await this.stopCondition(run, module, outcome, fieldPath);
       } catch (error) {
-        return this.complete(run, index, module, { ...outcome, success: false, result: { error: errorObject(error) } });
+        return this.complete(run, index, module, {
+          ...outcome,
+          success: false,
+          result: { error: errorObject(error) },
+        });
       }
       run.status.modules[index] = moduleStatus({
         ...outcome.status,
@@ -58,7 +67,12 @@ export class FlowCompletion {
       this.remember(run, module.id, outcome.result);
       if (stop) this.stop(run, module, stop, outcome.result);
       else if (outcome.stop && (module.value.type === 'branchone' || module.value.type === 'branchall')) {
-        run.ending = { success: true, result: outcome.result, skipped: outcome.stop.skipIfStopped, stop: outcome.stop };
+        run.ending = {
+          success: true,
+          result: outcome.result,
+          skipped: outcome.stop.skipIfStopped,
+          stop: outcome.stop,
+        };
       }
       await this.earlyReturn(run, module, outcome.result, statements);
     } else {
@@ -102,7 +116,11 @@ export class FlowCompletion {
     if (failureModule && topLevel && !run.runtime.failure) {
       run.runtime.failure = { error };
       run.status.step = run.modules.length;
-      run.status.failure_module = { type: 'WaitingForPriorSteps', id: failureModule.id, parent_module: stepId };
+      run.status.failure_module = {
+        type: 'WaitingForPriorSteps',
+        id: failureModule.id,
+        parent_module: stepId,
+      };
       return;
     }
     run.ending = { success: false, result: { error }, skipped: false };
@@ -139,14 +157,18 @@ export class FlowCompletion {
     const type = module.value.type;
     const scope = withVars(run.scope({}), { result: outcome.result, previous_result: outcome.result });
     if (!outcome.stopHandled && module.stop_after_if) {
-      if (await this.evaluator.predicate(module.stop_after_if.expr, scope, `${fieldPath}.stop_after_if.expr`)) {
+      if (
+        await this.evaluator.predicate(module.stop_after_if.expr, scope, `${fieldPath}.stop_after_if.expr`)
+      ) {
         return module.stop_after_if;
       }
     }
     const aggregate = type === 'forloopflow' || type === 'whileloopflow' || type === 'branchall';
     if (aggregate && module.stop_after_all_iters_if) {
       const condition = module.stop_after_all_iters_if;
-      if (await this.evaluator.predicate(condition.expr, scope, `${fieldPath}.stop_after_all_iters_if.expr`)) {
+      if (
+        await this.evaluator.predicate(condition.expr, scope, `${fieldPath}.stop_after_all_iters_if.expr`)
+      ) {
         return condition;
       }
     }
@@ -160,7 +182,8 @@ export class FlowCompletion {
    */
   private stop(run: FlowRun, module: FlowModule, condition: StopAfterIf, result: unknown): void {
     if (condition.error_message !== undefined && condition.error_message !== null) {
-      const message = condition.error_message === '' ? `Flow early stop: ${condition.expr}` : condition.error_message;
+      const message =
+        condition.error_message === '' ? `Flow early stop: ${condition.expr}` : condition.error_message;
       const error: Record<string, unknown> = { name: 'EarlyStopError', message, step_id: module.id };
       if (condition.error_include_result) error.result = result;
       run.ending = { success: false, result: { error }, skipped: false };
@@ -185,7 +208,11 @@ export class FlowCompletion {
     if (outcome.success && !module.retry.retry_if) return undefined;
     if (module.retry.retry_if) {
       const error = outcome.success ? null : ((outcome.result as { error?: unknown } | null)?.error ?? null);
-      const scope = withVars(run.scope({}), { result: outcome.result, error, previous_result: outcome.result });
+      const scope = withVars(run.scope({}), {
+        result: outcome.result,
+        error,
+        previous_result: outcome.result,
+      });
       const again = await this.evaluator
         .predicate(module.retry.retry_if.expr, scope, `${fieldPath}.retry.retry_if.expr`)
         .catch(() => false);
@@ -200,7 +227,12 @@ export class FlowCompletion {
   }
 
   /** A root flow's `early_return`: a step id whose result answers synchronous callers, or an expression. */
-  private async earlyReturn(run: FlowRun, module: FlowModule, result: unknown, statements: SqlStatement[]): Promise<void> {
+  private async earlyReturn(
+    run: FlowRun,
+    module: FlowModule,
+    result: unknown,
+    statements: SqlStatement[],
+  ): Promise<void> {
     const early = run.value.early_return;
     if (!early || run.job.parent_job !== null || run.runtime.earlyResult) return;
     let value: unknown;

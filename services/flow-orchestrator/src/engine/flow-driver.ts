@@ -1,8 +1,4 @@
-import {
-  isTerminalJobStatus,
-  type FlowModule,
-  type FlowStatusModule,
-} from '@flowmesh/contracts';
+import { isTerminalJobStatus, type FlowModule, type FlowStatusModule } from '@flowmesh/contracts';
 import { Inject, Injectable } from '@nestjs/common';
 import type { JobRecord } from '../jobs/job.record.js';
 import { JobRepository } from '../jobs/job.repository.js';
@@ -16,7 +12,14 @@ import { FlowStateStore } from './flow-state.store.js';
 import { LocalClaims } from './local-claims.js';
 import { ApprovalGate, NO_RESUME, type ResumeVars } from './gates/approval.gate.js';
 import { ModuleResults } from './module-results.js';
-import { done, type ChildDriver, type ChildOutcome, type ModuleContext, type ModuleProgress, type ModuleSlot } from './module-outcome.js';
+import {
+  done,
+  type ChildDriver,
+  type ChildOutcome,
+  type ModuleContext,
+  type ModuleProgress,
+  type ModuleSlot,
+} from './module-outcome.js';
 import { AgentStepExecutor } from './modules/agent-step.executor.js';
 import { BranchExecutor } from './modules/branch.executor.js';
 import { childOutcomeOf } from './modules/child-results.js';
@@ -105,7 +108,14 @@ export class FlowDriver implements ChildDriver {
         if (!record) return PARKED_CHILD;
         if (isTerminalJobStatus(record.status)) return childOutcomeOf(record);
         const end = await this.drive(this.open(record, parent), false);
-        if (end) return { kind: 'done', success: end.success, result: end.result, ...(end.stop ? { stop: end.stop } : {}), record: end.record };
+        if (end)
+          return {
+            kind: 'done',
+            success: end.success,
+            result: end.result,
+            ...(end.stop ? { stop: end.stop } : {}),
+            record: end.record,
+          };
         if (await this.jobs.releaseLease(id, this.owner, record.wake_seq)) return PARKED_CHILD;
         record = undefined;
       }
@@ -130,22 +140,36 @@ export class FlowDriver implements ChildDriver {
   private async driveInMemory(parent: FlowRun, child: JobRecord): Promise<ChildOutcome> {
     const run = this.open(child, parent, true);
     const end = await this.drive(run, false);
-    if (!end) throw new Error(`a squashed iteration of ${parent.id} cannot wait (approval, sleep or a step on another tag)`);
-    return { kind: 'done', success: end.success, result: end.result, ...(end.stop ? { stop: end.stop } : {}), record: end.record };
+    if (!end)
+      throw new Error(
+        `a squashed iteration of ${parent.id} cannot wait (approval, sleep or a step on another tag)`,
+      );
+    return {
+      kind: 'done',
+      success: end.success,
+      result: end.result,
+      ...(end.stop ? { stop: end.stop } : {}),
+      record: end.record,
+    };
   }
 
   private get owner(): string {
     return this.config.instanceId;
   }
 
-  private open(record: JobRecord, parent: FlowRun | undefined, ephemeral = false, sharedTree?: RunTree): FlowRun {
+  private open(
+    record: JobRecord,
+    parent: FlowRun | undefined,
+    ephemeral = false,
+    sharedTree?: RunTree,
+  ): FlowRun {
     const tree = parent?.tree ?? sharedTree ?? new RunTree(record.root_job);
-    let run: FlowRun | undefined;
     // Driven from a message (after a restart, or woken alone): its ancestors are read, not driven.
-    const ancestors = !parent && record.parent_job && !ephemeral ? this.ancestorReader(record.parent_job, tree) : undefined;
+    const ancestors =
+      !parent && record.parent_job && !ephemeral ? this.ancestorReader(record.parent_job, tree) : undefined;
     const fallback: ResultsReader = {
       get: async (id) => {
-        const own = await this.results.ownResult(run!, id);
+        const own = await this.results.ownResult(run, id);
         if (own.found) return own;
         if (parent) return parent.reader.get(id);
         if (tree.latest.has(id)) return { found: true, value: tree.latest.get(id) };
@@ -159,10 +183,10 @@ export class FlowDriver implements ChildDriver {
       },
       all: async () => ({
         ...(parent ? await parent.reader.all() : Object.fromEntries(tree.latest)),
-        ...(await this.results.ownResults(run!)),
+        ...(await this.results.ownResults(run)),
       }),
     };
-    run = new FlowRun(record, tree, parent, fallback, ephemeral);
+    const run: FlowRun = new FlowRun(record, tree, parent, fallback, ephemeral);
     return run;
   }
 
@@ -170,9 +194,11 @@ export class FlowDriver implements ChildDriver {
   private ancestorReader(id: string, tree: RunTree): ResultsReader {
     let opened: Promise<FlowRun | undefined> | undefined;
     const open = () =>
-      (opened ??= this.jobs.load(id).then((record) =>
-        record?.flow_status && record.raw_flow ? this.open(record, undefined, false, tree) : undefined,
-      ));
+      (opened ??= this.jobs
+        .load(id)
+        .then((record) =>
+          record?.flow_status && record.raw_flow ? this.open(record, undefined, false, tree) : undefined,
+        ));
     return {
       get: async (step) => {
         const ancestor = await open();
@@ -186,7 +212,7 @@ export class FlowDriver implements ChildDriver {
   private async drive(run: FlowRun, wakeParent: boolean): Promise<DriveEnd | undefined> {
     if (!run.cancelRequest && (await this.starter.start(run)) === 'parked') return undefined;
     for (;;) {
-      if (run.writeError !== undefined) throw run.writeError;
+      if (run.writeError) throw run.writeError;
       if (run.cancelRequest && !run.ending) run.ending = this.finisher.cancelled(run);
       if (run.ending) return this.finisher.finish(run, wakeParent);
       if ((await this.step(run)) === 'parked') {
@@ -213,10 +239,10 @@ export class FlowDriver implements ChildDriver {
   }
 
   private async advance(run: FlowRun, index: number): Promise<StepProgress> {
-    const module = run.modules[index]!;
-    let status = run.status.modules[index]!;
+    const module = run.modules[index];
+    let status = run.status.modules[index];
     const previousResult = await this.results.previousResult(run, index);
-    let resume: ResumeVars = NO_RESUME;
+    let resume: ResumeVars;
     if (status.type === 'WaitingForPriorSteps' || status.type === 'WaitingForEvents') {
       const gate = await this.approvals.decide(run, index);
       if (gate.kind === 'wait') return this.sleeps.parkForApproval(run, index, gate);
@@ -245,7 +271,8 @@ export class FlowDriver implements ChildDriver {
     }
     const ctx = await this.context(run, index, module, status, previousResult, resume);
     const progress = await this.execute(ctx);
-    if (progress.kind === 'parked') return progress.wakeAt ? this.sleeps.parkUntil(run, progress.wakeAt) : 'parked';
+    if (progress.kind === 'parked')
+      return progress.wakeAt ? this.sleeps.parkUntil(run, progress.wakeAt) : 'parked';
     return this.completion.complete(run, index, module, progress.outcome);
   }
 
@@ -282,21 +309,27 @@ export class FlowDriver implements ChildDriver {
       retryArgs: await this.results.retryArgs(run, module),
       saveProgress: async (progress, statements = []) => {
         if (typeof slot === 'number') run.status.modules[slot] = progress;
-        else if (slot === 'failure') run.status.failure_module = { ...progress, parent_module: run.status.failure_module.parent_module };
+        else if (slot === 'failure')
+          run.status.failure_module = { ...progress, parent_module: run.status.failure_module.parent_module };
         else run.status.preprocessor_module = progress;
         await this.store.save(run, statements);
       },
     };
   }
 
-  private async vars(run: FlowRun, previousResult: unknown, resume: ResumeVars): Promise<Record<string, unknown>> {
+  private async vars(
+    run: FlowRun,
+    previousResult: unknown,
+    resume: ResumeVars,
+  ): Promise<Record<string, unknown>> {
     const vars: Record<string, unknown> = {
       previous_result: previousResult,
       resume: resume.resume,
       resumes: resume.resumes,
       approvers: resume.approvers,
     };
-    if (run.runtime.envJob) vars.flow_env = await this.flowEnv.resolve(run.runtime.envJob, run.runtime.tokenJob ?? run.id);
+    if (run.runtime.envJob)
+      vars.flow_env = await this.flowEnv.resolve(run.runtime.envJob, run.runtime.tokenJob ?? run.id);
     return vars;
   }
 

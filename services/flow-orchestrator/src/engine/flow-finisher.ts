@@ -67,7 +67,13 @@ export class FlowFinisher {
       started_at: run.job.started_at ?? now,
       duration_ms: now.getTime() - (run.job.started_at ?? now).getTime(),
     };
-    if (run.ephemeral) return { success: status === 'completed', result: ending.result, ...(ending.stop ? { stop: ending.stop } : {}), record };
+    if (run.ephemeral)
+      return {
+        success: status === 'completed',
+        result: ending.result,
+        ...(ending.stop ? { stop: ending.stop } : {}),
+        record,
+      };
     const pending = this.store.takePending(run);
     const statements: SqlStatement[] = [
       ...pending.statements,
@@ -80,7 +86,8 @@ export class FlowFinisher {
         ...(pending.fields.started_at ? { startedAt: pending.fields.started_at } : {}),
       }),
     ];
-    if (run.runtime.concurrencyKey) statements.push(...this.concurrency.release(run.runtime.concurrencyKey, run.id));
+    if (run.runtime.concurrencyKey)
+      statements.push(...this.concurrency.release(run.runtime.concurrencyKey, run.id));
     if (status === 'completed' && run.runtime.cacheKey && run.runtime.cacheTtlS) {
       statements.push(this.cache.store(run.runtime.cacheKey, ending.result, run.runtime.cacheTtlS));
     }
@@ -116,6 +123,11 @@ export class FlowFinisher {
     this.outbox.afterCommit(statements);
     const row = rows[0];
     if (row) record = { ...record, duration_ms: row.duration_ms, completed_at: row.completed_at };
-    return { success: status === 'completed', result: ending.result, ...(ending.stop ? { stop: ending.stop } : {}), record };
+    return {
+      success: status === 'completed',
+      result: ending.result,
+      ...(ending.stop ? { stop: ending.stop } : {}),
+      record,
+    };
   }
 }

@@ -69,14 +69,14 @@ export class FlowRun {
   }
 
   /** The first write of this flow that failed: the run stops (its message is retried) rather than going on. */
-  writeError: unknown;
+  writeError: Error | undefined;
 
   /** Writes of this flow's row happen in order, whatever awaits them; after a failed one, none does. */
   serialize<T>(write: () => Promise<T>): Promise<T> {
-    const guarded = () => (this.writeError === undefined ? write() : Promise.reject(this.writeError));
+    const guarded = () => (this.writeError ? Promise.reject(this.writeError) : write());
     const next = this.writes.then(guarded, guarded);
     this.writes = next.catch((error: unknown) => {
-      this.writeError ??= error;
+      this.writeError ??= error instanceof Error ? error : new Error(String(error));
     });
     return next;
   }
@@ -84,7 +84,7 @@ export class FlowRun {
   /** Resolves once every write asked for so far has landed (or one failed). */
   settled(): Promise<void> {
     return this.writes.then(() => {
-      if (this.writeError !== undefined) throw this.writeError;
+      if (this.writeError) throw this.writeError;
     });
   }
 

@@ -67,7 +67,11 @@ export class FlowStarter {
       // Written with the first step's commit: a flow's start costs no round trip of its own.
       this.store.defer(run, statements, { status: 'running', started_at: now, wake_at: null });
     }
-    if (run.runtime.applyPreprocessor && run.value.preprocessor_module && run.status.preprocessor_module?.type !== 'Success') {
+    if (
+      run.runtime.applyPreprocessor &&
+      run.value.preprocessor_module &&
+      run.status.preprocessor_module?.type !== 'Success'
+    ) {
       if ((await this.preprocess(run)) === 'parked') return 'parked';
     }
     if (!run.runtime.startChecked && run.status.step === 0 && !run.ending) {
@@ -125,7 +129,11 @@ export class FlowStarter {
     run.runtime.startChecked = true;
     if (run.value.skip_expr) {
       try {
-        const skip = await this.evaluator.predicate(run.value.skip_expr, run.scope({}), `${run.fieldBase}skip_expr`);
+        const skip = await this.evaluator.predicate(
+          run.value.skip_expr,
+          run.scope({}),
+          `${run.fieldBase}skip_expr`,
+        );
         if (skip) {
           // As Windmill: the run ends at once, successful and skipped.
           run.ending = { success: true, result: 'stopped early', skipped: true };
@@ -137,7 +145,12 @@ export class FlowStarter {
       }
     }
     if (run.value.cache_ttl && run.job.parent_job === null) {
-      const key = ResultCache.key(['flow', run.job.workspace, run.job.path ?? stableJson(run.value), run.flowInput]);
+      const key = ResultCache.key([
+        'flow',
+        run.job.workspace,
+        run.job.path ?? stableJson(run.value),
+        run.flowInput,
+      ]);
       run.runtime.cacheKey = key;
       run.runtime.cacheTtlS = run.value.cache_ttl;
       const cached = await this.cache.lookup(key);

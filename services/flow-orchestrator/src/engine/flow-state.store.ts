@@ -22,17 +22,25 @@ export class FlowStateStore {
     Object.assign(run.pending.fields, fields);
   }
 
-  async save(run: FlowRun, ownStatements: readonly SqlStatement[] = [], ownFields: JobUpdate = {}): Promise<void> {
+  async save(
+    run: FlowRun,
+    ownStatements: readonly SqlStatement[] = [],
+    ownFields: JobUpdate = {},
+  ): Promise<void> {
     if (run.ephemeral) return;
     const { statements, fields } = this.takePending(run, ownStatements, ownFields);
     // The status is encoded now, with the writes that go with it: a write queued behind others
     // must not carry state whose own writes are still queued after it.
     const update = this.jobs.update(run.id, { flow_status: run.status, runtime: run.runtime, ...fields });
     const rows = await run.serialize(() =>
-      this.jobs.execute<{ canceled_by: string | null; canceled_reason: string | null }>([...statements, update]),
+      this.jobs.execute<{ canceled_by: string | null; canceled_reason: string | null }>([
+        ...statements,
+        update,
+      ]),
     );
     const row = rows[0];
-    if (row?.canceled_by && !run.cancelRequest) run.cancelRequest = { by: row.canceled_by, reason: row.canceled_reason };
+    if (row?.canceled_by && !run.cancelRequest)
+      run.cancelRequest = { by: row.canceled_by, reason: row.canceled_reason };
     this.outbox.afterCommit(statements);
   }
 
@@ -52,7 +60,10 @@ export class FlowStateStore {
     statements: readonly SqlStatement[] = [],
     fields: JobUpdate = {},
   ): { statements: SqlStatement[]; fields: JobUpdate } {
-    const taken = { statements: [...run.pending.statements, ...statements], fields: { ...run.pending.fields, ...fields } };
+    const taken = {
+      statements: [...run.pending.statements, ...statements],
+      fields: { ...run.pending.fields, ...fields },
+    };
     run.pending = { statements: [], fields: {} };
     return taken;
   }

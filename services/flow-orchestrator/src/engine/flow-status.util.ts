@@ -25,7 +25,11 @@ export function isDone(status: FlowStatusModule): boolean {
 }
 
 /** `value.modules[2]`, or the special modules' own paths. */
-export function modulePath(base: string, module: FlowModule, index: number | 'failure' | 'preprocessor'): string {
+export function modulePath(
+  base: string,
+  module: FlowModule,
+  index: number | 'failure' | 'preprocessor',
+): string {
   if (index === 'failure') return `${base}failure_module`;
   if (index === 'preprocessor') return `${base}preprocessor_module`;
   return `${base}modules[${index}]`;

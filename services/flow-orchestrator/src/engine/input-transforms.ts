@@ -16,7 +16,12 @@ export async function evaluateInputTransforms(
 ): Promise<Record<string, unknown>> {
   const args: Record<string, unknown> = {};
   for (const [name, transform] of Object.entries(transforms ?? {})) {
-    const value = await evaluateTransform(evaluator, transform, withVars(scope, { params: args }), `${fieldPath}.${name}`);
+    const value = await evaluateTransform(
+      evaluator,
+      transform,
+      withVars(scope, { params: args }),
+      `${fieldPath}.${name}`,
+    );
     if (value !== undefined) args[name] = value;
   }
   return args;
@@ -38,7 +43,10 @@ export async function evaluateTransform(
  * The arguments of a loop iteration: the flow's input plus `iter`. An `iter` already there (a
  * loop in a loop) moves to `iter_parent` (and so on), as Windmill does.
  */
-export function withIter(flowInput: Record<string, unknown>, iter: { index: number; value: unknown }): Record<string, unknown> {
+export function withIter(
+  flowInput: Record<string, unknown>,
+  iter: { index: number; value: unknown },
+): Record<string, unknown> {
   const args = { ...flowInput };
   let key = 'iter';
   let carried: unknown = iter;

@@ -54,7 +54,13 @@ export interface ModuleContext {
 
 /** How a child flow job (iteration, branch, subflow) ended, or that it waits. */
 export type ChildOutcome =
-  | { readonly kind: 'done'; readonly success: boolean; readonly result: unknown; readonly stop?: StopSignal; readonly record: JobRecord }
+  | {
+      readonly kind: 'done';
+      readonly success: boolean;
+      readonly result: unknown;
+      readonly stop?: StopSignal;
+      readonly record: JobRecord;
+    }
   | { readonly kind: 'parked' };
 
 /** The driver as the executors of container modules use it. */

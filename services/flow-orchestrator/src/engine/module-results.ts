@@ -18,9 +18,9 @@ export class ModuleResults {
   }
 
   async moduleResult(run: FlowRun, index: number): Promise<unknown> {
-    const module = run.modules[index]!;
+    const module = run.modules[index];
     if (run.results.has(module.id)) return run.results.get(module.id);
-    const value = await this.load(module, run.status.modules[index]!);
+    const value = await this.load(module, run.status.modules[index]);
     run.results.set(module.id, value);
     return value;
   }

@@ -8,9 +8,18 @@ describe('retryDelayMs', () => {
   });
 
   it('waits multiplier × seconds^n for the n-th retry, n counting the constant ones', () => {
-    const retry = { constant: { attempts: 1, seconds: 1 }, exponential: { attempts: 3, multiplier: 2, seconds: 3 } };
+    const retry = {
+      constant: { attempts: 1, seconds: 1 },
+      exponential: { attempts: 3, multiplier: 2, seconds: 3 },
+    };
     // retry 1 is constant; retries 2, 3, 4 are exponential: 2·3², 2·3³, 2·3⁴
-    expect([0, 1, 2, 3, 4].map((n) => retryDelayMs(retry, n))).toEqual([1_000, 18_000, 54_000, 162_000, undefined]);
+    expect([0, 1, 2, 3, 4].map((n) => retryDelayMs(retry, n))).toEqual([
+      1_000,
+      18_000,
+      54_000,
+      162_000,
+      undefined,
+    ]);
   });
 
   it('moves an exponential delay by less than random_factor percent, either way', () => {

@@ -8,10 +8,15 @@ const MAX_DELAY_MS = 6 * 60 * 60 * 1000;
  * none is left. Constant retries come first; then the n-th retry (counting the constant ones)
  * waits multiplier × seconds^n, moved up or down by a random share below `random_factor` %.
  */
-export function retryDelayMs(retry: Retry | undefined, previousAttempts: number, random = Math.random): number | undefined {
+export function retryDelayMs(
+  retry: Retry | undefined,
+  previousAttempts: number,
+  random = Math.random,
+): number | undefined {
   if (!retry || previousAttempts >= MAX_ATTEMPTS) return undefined;
   const constantAttempts = retry.constant?.attempts ?? 0;
-  if (previousAttempts < constantAttempts) return Math.min((retry.constant?.seconds ?? 0) * 1000, MAX_DELAY_MS);
+  if (previousAttempts < constantAttempts)
+    return Math.min((retry.constant?.seconds ?? 0) * 1000, MAX_DELAY_MS);
   const exponential = retry.exponential;
   if (!exponential || previousAttempts - constantAttempts >= (exponential.attempts ?? 0)) return undefined;
   const n = previousAttempts + 1;

@@ -19,7 +19,12 @@ export class AgentStepUseCase {
     private readonly outbox: EngineOutbox,
   ) {}
 
-  async reportAction(workspace: string, jobId: string, action: AgentAction, success?: boolean): Promise<boolean> {
+  async reportAction(
+    workspace: string,
+    jobId: string,
+    action: AgentAction,
+    success?: boolean,
+  ): Promise<boolean> {
     const rows = await this.jobs.query<{ id: string }>(
       `UPDATE job SET runtime = jsonb_set(
            jsonb_set(runtime, '{agentActions}', COALESCE(runtime->'agentActions', '[]'::jsonb) || jsonb_build_array($3::jsonb)),
@@ -34,7 +39,11 @@ export class AgentStepUseCase {
 
   async complete(request: AgentStepCompleteRequest): Promise<boolean> {
     const job = await this.jobs.load(request.job_id);
-    if (!job || job.workspace !== request.workspace || (job.kind !== 'aiagent' && job.kind !== 'aidecision')) {
+    if (
+      !job ||
+      job.workspace !== request.workspace ||
+      (job.kind !== 'aiagent' && job.kind !== 'aidecision')
+    ) {
       throw new MeshError('NOT_FOUND', `AI step job ${request.job_id} not found`, { id: request.job_id });
     }
     if (isTerminalJobStatus(job.status)) return false;

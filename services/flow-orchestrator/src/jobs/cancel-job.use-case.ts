@@ -39,7 +39,12 @@ export class CancelJobUseCase {
       [id, by, reason],
     );
     const result = {
-      error: { name: 'Canceled', message: `Job canceled: ${reason ?? 'no reason given'} by ${by}`, reason, canceler: by },
+      error: {
+        name: 'Canceled',
+        message: `Job canceled: ${reason ?? 'no reason given'} by ${by}`,
+        reason,
+        canceler: by,
+      },
     };
     const statements: SqlStatement[] = [];
     for (const row of marked) {

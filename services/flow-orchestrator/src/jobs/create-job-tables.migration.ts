@@ -55,7 +55,9 @@ export class CreateJobTables1700000010000 implements MigrationInterface {
       `CREATE INDEX job_workspace_roots ON job (workspace, created_at DESC) WHERE parent_job IS NULL`,
     );
     await queryRunner.query(`CREATE INDEX job_wake ON job (wake_at) WHERE wake_at IS NOT NULL`);
-    await queryRunner.query(`CREATE INDEX job_delete_after ON job (delete_after) WHERE delete_after IS NOT NULL`);
+    await queryRunner.query(
+      `CREATE INDEX job_delete_after ON job (delete_after) WHERE delete_after IS NOT NULL`,
+    );
 
     // The token a job (and the jobs it runs) acts with; never returned by any API.
     await queryRunner.query(`

@@ -65,9 +65,11 @@ export class FlowDebouncer {
           [current.job_id, JSON.stringify({ debounced_by: record.id })],
         );
       }
-      const capped = value.max_total_debounces_amount !== undefined && times >= value.max_total_debounces_amount;
+      const capped =
+        value.max_total_debounces_amount !== undefined && times >= value.max_total_debounces_amount;
       let at = now + delayMs;
-      if (value.max_total_debouncing_time !== undefined) at = Math.min(at, firstAt + value.max_total_debouncing_time * 1000);
+      if (value.max_total_debouncing_time !== undefined)
+        at = Math.min(at, firstAt + value.max_total_debouncing_time * 1000);
       record.runtime.debounceKey = key;
       // A capped run is not pushed further: it runs when the run it replaced would have.
       if (capped) at = Math.min(at, replacedAt ?? now);

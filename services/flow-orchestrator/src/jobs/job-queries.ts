@@ -40,7 +40,9 @@ export class JobQueries {
        ORDER BY created_at DESC, id LIMIT $${params.length - 1} OFFSET $${params.length}`,
       params,
     );
-    return rows.map((row) => toJobSummary({ ...row, priority: row.priority === null ? null : Number(row.priority) }));
+    return rows.map((row) =>
+      toJobSummary({ ...row, priority: row.priority === null ? null : Number(row.priority) }),
+    );
   }
 
   /** The job's logs from character `offset` on. */
@@ -51,7 +53,8 @@ export class JobQueries {
       [id],
     );
     const row = rows[0];
-    if (!row?.workspace || row.workspace !== workspace) throw new MeshError('NOT_FOUND', `job ${id} not found`, { id });
+    if (!row?.workspace || row.workspace !== workspace)
+      throw new MeshError('NOT_FOUND', `job ${id} not found`, { id });
     const all = row.logs ?? '';
     return { logs: all.slice(offset), next_offset: all.length };
   }
@@ -74,6 +77,9 @@ export class JobQueries {
     }
     const latest = await this.jobs.latestStepResult(flow.root_job, nodeId);
     if (latest.found) return latest.result;
-    throw new MeshError('NOT_FOUND', `no result yet for node ${nodeId} of job ${flowJobId}`, { id: flowJobId, node_id: nodeId });
+    throw new MeshError('NOT_FOUND', `no result yet for node ${nodeId} of job ${flowJobId}`, {
+      id: flowJobId,
+      node_id: nodeId,
+    });
   }
 }

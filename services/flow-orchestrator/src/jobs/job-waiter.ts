@@ -22,7 +22,9 @@ export class JobWaiter implements OnApplicationBootstrap, OnModuleDestroy {
   ) {}
 
   onApplicationBootstrap(): void {
-    const subjects = new Set([jobEvents.completed.subject, jobEvents.earlyReturned.subject].map((s) => this.conn.space.subject(s)));
+    const subjects = new Set(
+      [jobEvents.completed.subject, jobEvents.earlyReturned.subject].map((s) => this.conn.space.subject(s)),
+    );
     this.subscription = this.conn.nc.subscribe(this.conn.space.subject('evt.job.*'), {
       callback: (error, message) => {
         if (error || !subjects.has(message.subject)) return;
@@ -40,7 +42,12 @@ export class JobWaiter implements OnApplicationBootstrap, OnModuleDestroy {
     this.subscription?.unsubscribe();
   }
 
-  async wait(workspace: string, id: string, timeoutMs: number, earlyReturn: boolean): Promise<JobResultReply> {
+  async wait(
+    workspace: string,
+    id: string,
+    timeoutMs: number,
+    earlyReturn: boolean,
+  ): Promise<JobResultReply> {
     const deadline = Date.now() + timeoutMs;
     let wake: () => void = () => undefined;
     const set = this.waiters.get(id) ?? new Set();
@@ -54,7 +61,12 @@ export class JobWaiter implements OnApplicationBootstrap, OnModuleDestroy {
         const reply = await this.check(workspace, id, earlyReturn);
         if (reply.completed || Date.now() >= deadline) return reply;
         const abort = new AbortController();
-        await Promise.race([woken, delay(Math.min(RECHECK_MS, deadline - Date.now()), undefined, { signal: abort.signal }).catch(() => undefined)]);
+        await Promise.race([
+          woken,
+          delay(Math.min(RECHECK_MS, deadline - Date.now()), undefined, { signal: abort.signal }).catch(
+            () => undefined,
+          ),
+        ]);
         abort.abort();
         set.delete(wake);
       }
@@ -65,7 +77,13 @@ export class JobWaiter implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   private async check(workspace: string, id: string, earlyReturn: boolean): Promise<JobResultReply> {
-    const rows = await this.jobs.query<{ workspace: string; status: JobResultReply['status']; result: unknown; started: boolean; early: { value: unknown } | null }>(
+    const rows = await this.jobs.query<{
+      workspace: string;
+      status: JobResultReply['status'];
+      result: unknown;
+      started: boolean;
+      early: { value: unknown } | null;
+    }>(
       `SELECT workspace, status, result, started_at IS NOT NULL AS started, runtime->'earlyResult' AS early FROM job WHERE id = $1`,
       [id],
     );
@@ -74,10 +92,22 @@ export class JobWaiter implements OnApplicationBootstrap, OnModuleDestroy {
       return { completed: false, result: null, started: false, status: 'queued' };
     }
     if (isTerminalJobStatus(row.status)) {
-      return { completed: true, success: row.status === 'completed', result: row.result ?? null, started: true, status: row.status };
+      return {
+        completed: true,
+        success: row.status === 'completed',
+        result: row.result ?? null,
+        started: true,
+        status: row.status,
+      };
     }
     if (earlyReturn && row.early) {
-      return { completed: true, success: true, result: row.early.value ?? null, started: true, status: row.status };
+      return {
+        completed: true,
+        success: true,
+        result: row.early.value ?? null,
+        started: true,
+        status: row.status,
+      };
     }
     return { completed: false, result: null, started: row.started, status: row.status };
   }

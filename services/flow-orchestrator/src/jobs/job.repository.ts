@@ -80,9 +80,13 @@ export class JobRepository {
     return this.rows<Row>(sql, params);
   }
 
-  transaction<T>(work: (query: <Row>(sql: string, params: readonly unknown[]) => Promise<Row[]>) => Promise<T>) {
+  transaction<T>(
+    work: (query: <Row>(sql: string, params: readonly unknown[]) => Promise<Row[]>) => Promise<T>,
+  ) {
     return this.dataSource.transaction((manager) =>
-      work(async <Row>(sql: string, params: readonly unknown[]) => rowsOf<Row>(await manager.query(sql, params as unknown[]))),
+      work(async <Row>(sql: string, params: readonly unknown[]) =>
+        rowsOf<Row>(await manager.query(sql, params as unknown[])),
+      ),
     );
   }
 
@@ -94,7 +98,11 @@ export class JobRepository {
   private async rows<Row>(sql: string, params: readonly unknown[]): Promise<Row[]> {
     const pool = (this.dataSource.driver as unknown as { master?: PgPool }).master;
     if (!pool) return rowsOf<Row>(await this.dataSource.query(sql, params as unknown[]));
-    const result = await pool.query<Row>({ name: statementName(sql), text: sql, values: params as unknown[] });
+    const result = await pool.query<Row>({
+      name: statementName(sql),
+      text: sql,
+      values: params as unknown[],
+    });
     return result.rows;
   }
 
@@ -107,7 +115,11 @@ export class JobRepository {
    */
   insert(
     job: NewJob,
-    options: { onConflictDoNothing?: boolean; upsert?: boolean; lease?: { owner: string; ttlMs: number } } = {},
+    options: {
+      onConflictDoNothing?: boolean;
+      upsert?: boolean;
+      lease?: { owner: string; ttlMs: number };
+    } = {},
   ): SqlStatement {
     const columns = COLUMNS.filter((column) => column !== 'created_at' || job.created_at !== undefined);
     const params = columns.map((column) => encode(column, job[column as keyof NewJob]));
@@ -137,7 +149,9 @@ export class JobRepository {
 
   /** Sets the given fields; RETURNING the cancel request so a driver learns of it for free. */
   update(id: string, fields: JobUpdate, extraSet: readonly string[] = []): SqlStatement {
-    const entries = Object.entries(fields).filter(([, value]) => value !== undefined) as Array<[Column, unknown]>;
+    const entries = Object.entries(fields).filter(([, value]) => value !== undefined) as Array<
+      [Column, unknown]
+    >;
     const params: unknown[] = [id];
     const sets = entries.map(([column, value]) => {
       params.push(encode(column, value));
@@ -222,7 +236,11 @@ export class JobRepository {
 
   /** A work message for a job on `tag` (`work.<tag>.job`). */
   dispatch(job: { id: string; workspace: string; tag: string }, msgId = `run:${job.id}`): SqlStatement {
-    return this.outbox(`work.${job.tag}.job`, runJobWork.payload.parse({ jobId: job.id, workspace: job.workspace }), msgId);
+    return this.outbox(
+      `work.${job.tag}.job`,
+      runJobWork.payload.parse({ jobId: job.id, workspace: job.workspace }),
+      msgId,
+    );
   }
 
   event<P extends z.ZodType>(contract: EventContract<P>, payload: z.input<P>, msgId: string): SqlStatement {
@@ -253,10 +271,9 @@ export class JobRepository {
 
   async loadMany(ids: readonly string[]): Promise<Map<string, JobRecord>> {
     if (ids.length === 0) return new Map();
-    const rows = await this.rows<RawRow>(
-      `SELECT ${SELECT_COLUMNS} FROM job WHERE id = ANY($1::uuid[])`,
-      [ids],
-    );
+    const rows = await this.rows<RawRow>(`SELECT ${SELECT_COLUMNS} FROM job WHERE id = ANY($1::uuid[])`, [
+      ids,
+    ]);
     return new Map(rows.map((row) => [row.id, decode(row)]));
   }
 
@@ -333,9 +350,7 @@ export class JobRepository {
   }
 
   async wakeSeq(id: string): Promise<number | undefined> {
-    const rows = await this.rows<{ wake_seq: number }>(`SELECT wake_seq FROM job WHERE id = $1`, [
-      id,
-    ]);
+    const rows = await this.rows<{ wake_seq: number }>(`SELECT wake_seq FROM job WHERE id = $1`, [id]);
     return rows[0]?.wake_seq;
   }
 }
@@ -369,7 +384,8 @@ interface RawRow extends Record<string, unknown> {
 }
 
 function encode(column: Column, value: unknown): unknown {
-  if (value === undefined) return JSON_COLUMNS.has(column) ? (column === 'args' || column === 'runtime' ? '{}' : null) : null;
+  if (value === undefined)
+    return JSON_COLUMNS.has(column) ? (column === 'args' || column === 'runtime' ? '{}' : null) : null;
   if (JSON_COLUMNS.has(column)) return value === null ? null : JSON.stringify(value);
   return value;
 }

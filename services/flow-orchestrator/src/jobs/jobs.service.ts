@@ -61,7 +61,8 @@ export class JobsService {
   async getJob(req: JobIdRequest, caller?: CallerIdentity): Promise<Job> {
     if (!caller) await this.authenticate(req);
     const record = await this.jobs.load(req.id);
-    if (!record || record.workspace !== req.workspace) throw new MeshError('NOT_FOUND', `job ${req.id} not found`, { id: req.id });
+    if (!record || record.workspace !== req.workspace)
+      throw new MeshError('NOT_FOUND', `job ${req.id} not found`, { id: req.id });
     return toJob(record);
   }
 
@@ -70,10 +71,15 @@ export class JobsService {
   }
 
   /** Waits until the job ends (or its flow returns early), then answers as `getResult`; `completed` false on timeout. */
-  async waitForResult(req: JobIdRequest, options: WaitForResultOptions, caller?: CallerIdentity): Promise<JobResultReply> {
+  async waitForResult(
+    req: JobIdRequest,
+    options: WaitForResultOptions,
+    caller?: CallerIdentity,
+  ): Promise<JobResultReply> {
     if (!caller) await this.authenticate(req);
     const record = await this.jobs.load(req.id);
-    if (!record || record.workspace !== req.workspace) throw new MeshError('NOT_FOUND', `job ${req.id} not found`, { id: req.id });
+    if (!record || record.workspace !== req.workspace)
+      throw new MeshError('NOT_FOUND', `job ${req.id} not found`, { id: req.id });
     return this.waiter.wait(req.workspace, req.id, options.timeoutMs, options.earlyReturn === true);
   }
 
@@ -87,7 +93,9 @@ export class JobsService {
 
   async cancel(req: CancelJobRequest, caller?: CallerIdentity): Promise<{ cancelled: boolean }> {
     const identity = caller ?? (await this.authenticate(req));
-    return { cancelled: await this.cancels.cancel(req.workspace, req.id, identity.username, req.reason ?? null) };
+    return {
+      cancelled: await this.cancels.cancel(req.workspace, req.id, identity.username, req.reason ?? null),
+    };
   }
 
   async resumeSuspended(command: ResumeCommand): Promise<{ outcome: ResumeOutcome }> {

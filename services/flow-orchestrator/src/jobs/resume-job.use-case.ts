@@ -28,7 +28,14 @@ export class ResumeJobUseCase {
        VALUES ($1, $2, $3, $4, $5, $6::jsonb)
        ON CONFLICT (suspended_job, resume_id) DO UPDATE
          SET approver = EXCLUDED.approver, approved = EXCLUDED.approved, value = EXCLUDED.value`,
-      [suspendedJob, command.resumeId, flow.id, command.approver ?? null, command.approve, JSON.stringify(command.payload ?? null)],
+      [
+        suspendedJob,
+        command.resumeId,
+        flow.id,
+        command.approver ?? null,
+        command.approve,
+        JSON.stringify(command.payload ?? null),
+      ],
     );
     const [counts] = await this.jobs.query<{ approved: number; disapproved: number }>(
       `SELECT count(*) FILTER (WHERE approved)::int AS approved, count(*) FILTER (WHERE NOT approved)::int AS disapproved
@@ -36,7 +43,11 @@ export class ResumeJobUseCase {
       [suspendedJob],
     );
     const outcome: ResumeOutcome =
-      (counts?.disapproved ?? 0) > 0 ? 'cancelled' : (counts?.approved ?? 0) >= required ? 'resumed' : 'waiting';
+      (counts?.disapproved ?? 0) > 0
+        ? 'cancelled'
+        : (counts?.approved ?? 0) >= required
+          ? 'resumed'
+          : 'waiting';
     if (outcome !== 'waiting') {
       const wake = this.jobs.wake(flow.id, 'resume');
       await this.jobs.execute(wake);
@@ -46,7 +57,9 @@ export class ResumeJobUseCase {
   }
 
   /** The flow that waits, the step job whose approvals it counts, and how many it needs. */
-  private async locate(target: JobRecord): Promise<{ flow: JobRecord; suspendedJob: string; required: number }> {
+  private async locate(
+    target: JobRecord,
+  ): Promise<{ flow: JobRecord; suspendedJob: string; required: number }> {
     let flow: JobRecord | undefined;
     let stepJob: string | undefined;
     if (isFlowKind(target.kind)) {
@@ -62,7 +75,8 @@ export class ResumeJobUseCase {
       stepIndex = modules.findIndex((module) => module.id === target.flow_step_id);
     } else {
       const gate =
-        flow.runtime.suspendTimeout?.step ?? flow.flow_status.modules.findIndex((module) => module.type === 'WaitingForEvents');
+        flow.runtime.suspendTimeout?.step ??
+        flow.flow_status.modules.findIndex((module) => module.type === 'WaitingForEvents');
       stepIndex = gate - 1;
       stepJob = flow.flow_status.modules[stepIndex]?.job;
     }

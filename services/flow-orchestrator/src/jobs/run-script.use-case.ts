@@ -31,10 +31,24 @@ export class RunScriptUseCase {
   async run(req: RunScriptRequest, identity: CallerIdentity): Promise<string> {
     const jobId = req.job_id ?? randomUUID();
     if (req.job_id && (await this.jobs.load(jobId))) return jobId;
-    let code: { kind: 'script' | 'preview'; language: ScriptLanguage; content: string; lock: string | null; path: string | null; hash: string | null };
+    let code: {
+      kind: 'script' | 'preview';
+      language: ScriptLanguage;
+      content: string;
+      lock: string | null;
+      path: string | null;
+      hash: string | null;
+    };
     if (req.path !== undefined && req.content === undefined) {
       const script = await this.registry.getScript(req.actor.token, req.workspace, req.path, req.hash);
-      code = { kind: 'script', language: script.language, content: script.content, lock: script.lock, path: script.path, hash: script.hash };
+      code = {
+        kind: 'script',
+        language: script.language,
+        content: script.content,
+        lock: script.lock,
+        path: script.path,
+        hash: script.hash,
+      };
     } else {
       const language = req.language as ScriptLanguage;
       if (!(RAW_SCRIPT_LANGUAGES as readonly string[]).includes(language)) {
@@ -42,7 +56,14 @@ export class RunScriptUseCase {
           issues: [{ path: 'language', message: `expected one of ${RAW_SCRIPT_LANGUAGES.join(', ')}` }],
         });
       }
-      code = { kind: 'preview', language, content: req.content!, lock: req.lock ?? null, path: req.path ?? null, hash: null };
+      code = {
+        kind: 'preview',
+        language,
+        content: req.content!,
+        lock: req.lock ?? null,
+        path: req.path ?? null,
+        hash: null,
+      };
     }
     const tag = req.tag ?? DEFAULT_STEP_TAG;
     if (!isValidTag(tag)) throw new MeshError('VALIDATION_FAILED', `"${tag}" is not a worker tag`);
@@ -89,7 +110,10 @@ export class RunScriptUseCase {
       wake_at: scheduledFor && scheduledFor.getTime() > Date.now() ? scheduledFor : null,
       wake_seq: 0,
     };
-    const statements = [this.tokens.store(jobId, issued.token, issued.expiresAt), this.jobs.insert(record, { onConflictDoNothing: true })];
+    const statements = [
+      this.tokens.store(jobId, issued.token, issued.expiresAt),
+      this.jobs.insert(record, { onConflictDoNothing: true }),
+    ];
     if (!record.wake_at) statements.push(this.jobs.dispatch(record));
     await this.jobs.execute(statements);
     this.outbox.afterCommit(statements);

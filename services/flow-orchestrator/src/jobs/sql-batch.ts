@@ -23,7 +23,7 @@ export interface SqlStatement {
  * The statements must not touch the same row twice (Postgres applies CTE writes in no order).
  */
 export function combineStatements(statements: readonly SqlStatement[], finalSql?: string): SqlStatement {
-  if (statements.length === 1 && finalSql === undefined) return statements[0]!;
+  if (statements.length === 1 && finalSql === undefined) return statements[0];
   const params = statements.flatMap((statement) => statement.params);
   // The same shapes come back every step: the combined text is built once per shape.
   const key = `${statements.map((statement) => `${statement.params.length}:${statement.sql}`).join('\u0000')}\u0001${finalSql ?? ''}`;

@@ -91,6 +91,9 @@ export class JobError extends Error {
   static from(error: unknown): JobError {
     if (error instanceof JobError) return error;
     if (error instanceof Error) return new JobError(error.name || 'Error', error.message, error.stack);
-    return new JobError('Error', typeof error === 'string' ? error : JSON.stringify(error) ?? String(error));
+    return new JobError(
+      'Error',
+      typeof error === 'string' ? error : (JSON.stringify(error) ?? String(error)),
+    );
   }
 }

@@ -27,7 +27,9 @@ export class JobTokens {
   async tokenOf(jobId: string): Promise<string> {
     const cached = this.cache.get(jobId);
     if (cached) return cached;
-    const rows = await this.jobs.query<{ token: string }>(`SELECT token FROM job_token WHERE job_id = $1`, [jobId]);
+    const rows = await this.jobs.query<{ token: string }>(`SELECT token FROM job_token WHERE job_id = $1`, [
+      jobId,
+    ]);
     const token = rows[0]?.token;
     if (!token) throw new MeshError('INTERNAL', `job ${jobId} has no job token`);
     this.remember(jobId, token);

@@ -58,7 +58,12 @@ export class RegistryGateway {
       const { exists } = await this.items.scriptExists({ actor: { token }, workspace, path });
       if (exists) return cached;
     }
-    const script = await this.items.getScript({ actor: { token }, workspace, path, ...(hash ? { hash } : {}) });
+    const script = await this.items.getScript({
+      actor: { token },
+      workspace,
+      path,
+      ...(hash ? { hash } : {}),
+    });
     if (key) {
       if (this.scriptsByHash.size >= SCRIPT_CACHE_LIMIT) this.scriptsByHash.clear();
       this.scriptsByHash.set(key, script);

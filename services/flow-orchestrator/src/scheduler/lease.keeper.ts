@@ -1,4 +1,10 @@
-import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type BeforeApplicationShutdown,
+  type OnApplicationBootstrap,
+} from '@nestjs/common';
 import { ENGINE_CONFIG, type EngineConfig } from '../engine/engine.config.js';
 import { JobRepository } from '../jobs/job.repository.js';
 
@@ -17,11 +23,14 @@ export class LeaseKeeper implements OnApplicationBootstrap, BeforeApplicationShu
   ) {}
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => {
-      this.jobs
-        .renewLeases(this.config.instanceId, this.config.leaseTtlMs)
-        .catch((error: unknown) => this.log.warn(`lease renewal failed: ${String(error)}`));
-    }, Math.max(100, Math.floor(this.config.leaseTtlMs / 3)));
+    this.timer = setInterval(
+      () => {
+        this.jobs
+          .renewLeases(this.config.instanceId, this.config.leaseTtlMs)
+          .catch((error: unknown) => this.log.warn(`lease renewal failed: ${String(error)}`));
+      },
+      Math.max(100, Math.floor(this.config.leaseTtlMs / 3)),
+    );
   }
 
   /** Stopping: whatever this process still drives goes back to the others, each with a work message. */

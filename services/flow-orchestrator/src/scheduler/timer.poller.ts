@@ -1,4 +1,10 @@
-import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type BeforeApplicationShutdown,
+  type OnApplicationBootstrap,
+} from '@nestjs/common';
 import { ENGINE_CONFIG, type EngineConfig } from '../engine/engine.config.js';
 import { EngineOutbox } from '../engine/engine-outbox.js';
 import { JobRepository } from '../jobs/job.repository.js';
@@ -69,7 +75,8 @@ export class TimerPoller implements OnApplicationBootstrap, BeforeApplicationShu
     );
     const woken = due.length + orphans.length;
     if (woken > 0) this.outbox.wake();
-    if (orphans.length > 0) this.log.warn(`${orphans.length} flow job(s) lost their driver: handed to another worker`);
+    if (orphans.length > 0)
+      this.log.warn(`${orphans.length} flow job(s) lost their driver: handed to another worker`);
     return woken;
   }
 

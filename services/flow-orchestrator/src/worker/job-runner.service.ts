@@ -27,14 +27,17 @@ export class JobRunner {
     } catch (error) {
       // A MeshError is a verdict on the message; anything else is the engine's own failure, retried.
       if (!(error instanceof MeshError)) {
-        this.log.error(`job ${work.jobId}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+        this.log.error(
+          `job ${work.jobId}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+        );
       }
       throw error;
     }
   }
 
   private async take(work: RunJobWork): Promise<void> {
-    if (!UUID.test(work.jobId)) throw new MeshError('NOT_FOUND', `job ${work.jobId} not found in workspace ${work.workspace}`);
+    if (!UUID.test(work.jobId))
+      throw new MeshError('NOT_FOUND', `job ${work.jobId} not found in workspace ${work.workspace}`);
     // Most messages are for flow jobs: taking the lease reads the row too.
     if (await this.flows.driveFromMessage(work.jobId)) return;
     const record = await this.jobs.load(work.jobId);

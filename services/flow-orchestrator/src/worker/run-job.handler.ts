@@ -10,7 +10,10 @@ import { JobRunner } from './job-runner.service.js';
  * workers of that tag), `concurrency` at a time. Made per process because the tags come from
  * configuration.
  */
-export function createRunJobHandler(tags: readonly string[], engine: Pick<EngineConfig, 'workerConcurrency' | 'ackWaitMs'>): Type<unknown> {
+export function createRunJobHandler(
+  tags: readonly string[],
+  engine: Pick<EngineConfig, 'workerConcurrency' | 'ackWaitMs'>,
+): Type<unknown> {
   @Controller()
   class RunJobHandler {
     constructor(private readonly jobs: JobRunner) {}

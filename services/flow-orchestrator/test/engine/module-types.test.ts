@@ -10,7 +10,11 @@ import { identity, startEngineMesh, type EngineMesh } from '../support/engine-me
 
 /** A module that fails when it starts: its skip_if throws (no script runner needed). */
 function failing(id: string): Record<string, unknown> {
-  return { id, skip_if: { expr: `(() => { throw new Error('${id} failed') })()` }, value: { type: 'identity' } };
+  return {
+    id,
+    skip_if: { expr: `(() => { throw new Error('${id} failed') })()` },
+    value: { type: 'identity' },
+  };
 }
 
 const loop = (id: string, value: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
@@ -29,7 +33,9 @@ describe('module types', () => {
   });
 
   it('identity passes its previous result on; a flow without modules returns its input', async () => {
-    expect((await mesh.runFlow({ modules: [identity('a'), identity('b')] }, { x: 1 })).result).toEqual({ x: 1 });
+    expect((await mesh.runFlow({ modules: [identity('a'), identity('b')] }, { x: 1 })).result).toEqual({
+      x: 1,
+    });
     expect((await mesh.runFlow({ modules: [] }, { y: 2 })).result).toEqual({ y: 2 });
   });
 
@@ -52,7 +58,7 @@ describe('module types', () => {
       { index: 1, value: 20 },
       { index: 2, value: 30 },
     ]);
-    const module = job.flow_status!.modules[0]!;
+    const module = job.flow_status!.modules[0];
     expect(module).toMatchObject({ id: 'l', type: 'Success', flow_jobs_success: [true, true, true] });
     expect(module.flow_jobs).toHaveLength(3);
     expect(module.iterator).toMatchObject({ itered: [10, 20, 30], itered_len: 3 });
@@ -62,13 +68,21 @@ describe('module types', () => {
     const body = [{ id: 'b', value: { type: 'identity' } }];
     const iterator = { type: 'static', value: [5, 6, 7, 8, 9] };
     const parallel = await mesh.runFlow({
-      modules: [loop('l', { iterator, parallel: true, parallelism: { type: 'javascript', expr: '2' }, modules: body })],
+      modules: [
+        loop('l', {
+          iterator,
+          parallel: true,
+          parallelism: { type: 'javascript', expr: '2' },
+          modules: body,
+        }),
+      ],
     });
     const squashed = await mesh.runFlow({ modules: [loop('l', { iterator, squash: true, modules: body })] });
-    const values = (job: { result: unknown }) => (job.result as Array<{ iter: { value: number } }>).map((r) => r.iter.value);
+    const values = (job: { result: unknown }) =>
+      (job.result as Array<{ iter: { value: number } }>).map((r) => r.iter.value);
     expect(values(parallel)).toEqual([5, 6, 7, 8, 9]);
     expect(values(squashed)).toEqual([5, 6, 7, 8, 9]);
-    expect(squashed.flow_status!.modules[0]!.flow_jobs).toBeUndefined();
+    expect(squashed.flow_status!.modules[0].flow_jobs).toBeUndefined();
   });
 
   it('skip_failures gives a failed iteration null; without it the loop fails with the iteration error', async () => {
@@ -83,27 +97,47 @@ describe('module types', () => {
       modules: [loop('l', { iterator: { type: 'static', value: [1, 2, 3] }, skip_failures: true, modules })],
     });
     expect(skipping.status).toBe('completed');
-    expect((skipping.result as unknown[]).map((r) => (r === null ? null : (r as { iter: { value: number } }).iter.value))).toEqual([1, null, 3]);
+    expect(
+      (skipping.result as unknown[]).map((r) =>
+        r === null ? null : (r as { iter: { value: number } }).iter.value,
+      ),
+    ).toEqual([1, null, 3]);
 
-    const failing = await mesh.runFlow({ modules: [loop('l', { iterator: { type: 'static', value: [1, 2, 3] }, modules })] });
+    const failing = await mesh.runFlow({
+      modules: [loop('l', { iterator: { type: 'static', value: [1, 2, 3] }, modules })],
+    });
     expect(failing.status).toBe('failed');
     expect(failing.result).toMatchObject({ error: { name: 'ExpressionError', step_id: 'maybe' } });
     expect((failing.result as { error: { message: string } }).error.message).toContain('two');
-    expect((failing.result as { error: { message: string } }).error.message).toContain('value.modules[0].value.modules[0].skip_if.expr');
+    expect((failing.result as { error: { message: string } }).error.message).toContain(
+      'value.modules[0].value.modules[0].skip_if.expr',
+    );
     // Sequential: the third iteration never ran.
-    expect(failing.flow_status!.modules[0]!.flow_jobs).toHaveLength(2);
+    expect(failing.flow_status!.modules[0].flow_jobs).toHaveLength(2);
   });
 
   it('an empty iterator gives [], a non-array one fails naming the iterator field', async () => {
-    expect((await mesh.runFlow({ modules: [loop('l', { iterator: { type: 'static', value: [] }, modules: [] })] })).result).toEqual([]);
-    const job = await mesh.runFlow({ modules: [loop('l', { iterator: { type: 'javascript', expr: '42' }, modules: [] })] });
+    expect(
+      (await mesh.runFlow({ modules: [loop('l', { iterator: { type: 'static', value: [] }, modules: [] })] }))
+        .result,
+    ).toEqual([]);
+    const job = await mesh.runFlow({
+      modules: [loop('l', { iterator: { type: 'javascript', expr: '42' }, modules: [] })],
+    });
     expect(job.status).toBe('failed');
-    expect((job.result as { error: { message: string } }).error.message).toContain('value.modules[0].value.iterator');
+    expect((job.result as { error: { message: string } }).error.message).toContain(
+      'value.modules[0].value.iterator',
+    );
   });
 
   it('whileloopflow: a step reads its own previous result through results.<id>, and its stop_after_if ends the loop', async () => {
     // `count` runs a flow of no modules, which returns its input: { n }.
-    await mesh.items.createFlow({ actor: mesh.admin, workspace: 'main', path: 'u/admin/echo', value: { modules: [] } });
+    await mesh.items.createFlow({
+      actor: mesh.admin,
+      workspace: 'main',
+      path: 'u/admin/echo',
+      value: { modules: [] },
+    });
     const job = await mesh.runFlow({
       modules: [
         {
@@ -150,25 +184,41 @@ describe('module types', () => {
   });
 
   it('branchone runs the first branch whose expr is true, else the default', async () => {
-    const flow = (x: number) => ({
+    const flow = (_x: number) => ({
       modules: [
         {
           id: 'b',
           value: {
             type: 'branchone',
             branches: [
-              { expr: 'flow_input.x > 10', modules: [{ id: 'big', value: { type: 'identity' }, mock: { enabled: true, return_value: 'big' } }] },
-              { expr: 'flow_input.x > 5', modules: [{ id: 'mid', value: { type: 'identity' }, mock: { enabled: true, return_value: 'mid' } }] },
+              {
+                expr: 'flow_input.x > 10',
+                modules: [
+                  { id: 'big', value: { type: 'identity' }, mock: { enabled: true, return_value: 'big' } },
+                ],
+              },
+              {
+                expr: 'flow_input.x > 5',
+                modules: [
+                  { id: 'mid', value: { type: 'identity' }, mock: { enabled: true, return_value: 'mid' } },
+                ],
+              },
             ],
-            default: [{ id: 'small', value: { type: 'identity' }, mock: { enabled: true, return_value: 'small' } }],
+            default: [
+              { id: 'small', value: { type: 'identity' }, mock: { enabled: true, return_value: 'small' } },
+            ],
           },
         },
       ],
     });
-    const [big, mid, small] = await Promise.all([mesh.runFlow(flow(20), { x: 20 }), mesh.runFlow(flow(7), { x: 7 }), mesh.runFlow(flow(1), { x: 1 })]);
+    const [big, mid, small] = await Promise.all([
+      mesh.runFlow(flow(20), { x: 20 }),
+      mesh.runFlow(flow(7), { x: 7 }),
+      mesh.runFlow(flow(1), { x: 1 }),
+    ]);
     expect([big.result, mid.result, small.result]).toEqual(['big', 'mid', 'small']);
-    expect(big.flow_status!.modules[0]!.branch_chosen).toEqual({ type: 'branch', branch: 0 });
-    expect(small.flow_status!.modules[0]!.branch_chosen).toEqual({ type: 'default' });
+    expect(big.flow_status!.modules[0].branch_chosen).toEqual({ type: 'branch', branch: 0 });
+    expect(small.flow_status!.modules[0].branch_chosen).toEqual({ type: 'default' });
   });
 
   it('branchall runs every branch (parallel or in sequence); skip_failure keeps a failed branch from failing the module', async () => {
@@ -178,14 +228,18 @@ describe('module types', () => {
       { modules: [{ id: 'three', value: { type: 'identity' }, mock: { enabled: true, return_value: 3 } }] },
     ];
     for (const parallel of [true, false]) {
-      const ok = await mesh.runFlow({ modules: [{ id: 'all', value: { type: 'branchall', parallel, branches: branches(true) } }] });
+      const ok = await mesh.runFlow({
+        modules: [{ id: 'all', value: { type: 'branchall', parallel, branches: branches(true) } }],
+      });
       expect(ok.status).toBe('completed');
       const [first, second, third] = ok.result as unknown[];
       expect([first, third]).toEqual([1, 3]);
       expect(second).toMatchObject({ error: { name: 'ExpressionError', step_id: 'two' } });
-      expect(ok.flow_status!.modules[0]!.flow_jobs_success).toEqual([true, false, true]);
+      expect(ok.flow_status!.modules[0].flow_jobs_success).toEqual([true, false, true]);
 
-      const failed = await mesh.runFlow({ modules: [{ id: 'all', value: { type: 'branchall', parallel, branches: branches(false) } }] });
+      const failed = await mesh.runFlow({
+        modules: [{ id: 'all', value: { type: 'branchall', parallel, branches: branches(false) } }],
+      });
       expect(failed.status).toBe('failed');
       expect(failed.result).toMatchObject({ error: { step_id: 'two' } });
     }
@@ -198,18 +252,30 @@ describe('module types', () => {
       path: 'u/admin/double',
       value: { modules: [{ id: 'd', value: { type: 'identity' }, mock: { enabled: false } }] },
     });
-    const job = await mesh.runFlow({
-      modules: [
-        {
-          id: 'sub',
-          value: { type: 'flow', path: 'u/admin/double', input_transforms: { n: { type: 'javascript', expr: 'flow_input.n * 2' } } },
-        },
-      ],
-    }, { n: 21 });
+    const job = await mesh.runFlow(
+      {
+        modules: [
+          {
+            id: 'sub',
+            value: {
+              type: 'flow',
+              path: 'u/admin/double',
+              input_transforms: { n: { type: 'javascript', expr: 'flow_input.n * 2' } },
+            },
+          },
+        ],
+      },
+      { n: 21 },
+    );
     expect(job.status).toBe('completed');
     expect(job.result).toEqual({ n: 42 });
-    const child = await mesh.get(job.flow_status!.modules[0]!.job!);
-    expect(child).toMatchObject({ kind: 'flow', path: 'u/admin/double', parent_job: job.id, root_job: job.id });
+    const child = await mesh.get(job.flow_status!.modules[0].job!);
+    expect(child).toMatchObject({
+      kind: 'flow',
+      path: 'u/admin/double',
+      parent_job: job.id,
+      root_job: job.id,
+    });
   });
 
   it('an aiagent step handed to an agent runtime parks the flow; its actions and end come back through orchestrator.agent_step.*', async () => {
@@ -232,7 +298,10 @@ describe('module types', () => {
               value: {
                 type: 'aiagent',
                 input_transforms: {
-                  provider: { type: 'static', value: { kind: 'openai', resource: '$res:u/admin/openai', model: 'gpt-4o' } },
+                  provider: {
+                    type: 'static',
+                    value: { kind: 'openai', resource: '$res:u/admin/openai', model: 'gpt-4o' },
+                  },
                   user_message: { type: 'javascript', expr: "'hello ' + flow_input.name" },
                 },
               },
@@ -242,14 +311,28 @@ describe('module types', () => {
         { name: 'ada' },
       );
       await waitFor(() => started.length === 1, { timeoutMs: 10_000, description: 'the step handed over' });
-      const request = started[0]!;
-      expect(request).toMatchObject({ kind: 'aiagent', step_id: 'agent', flow_job: id, root_job: id, args: { user_message: 'hello ada' } });
+      const request = started[0];
+      expect(request).toMatchObject({
+        kind: 'aiagent',
+        step_id: 'agent',
+        flow_job: id,
+        root_job: id,
+        args: { user_message: 'hello ada' },
+      });
       expect(request.job_token.length).toBeGreaterThan(0);
-      expect((await mesh.get(id)).flow_status!.modules[0]).toMatchObject({ type: 'InProgress', job: request.job_id });
+      expect((await mesh.get(id)).flow_status!.modules[0]).toMatchObject({
+        type: 'InProgress',
+        job: request.job_id,
+      });
       const agentSteps = createOrchestratorAgentStepClient(mesh.registry.client);
       const inMain = { workspace: 'main', job_id: request.job_id };
-      expect((await agentSteps.reportAction({ ...inMain, action: { type: 'message', content: 'thinking' } })).recorded).toBe(true);
-      expect((await agentSteps.complete({ ...inMain, success: true, result: { output: 'hi ada' } })).accepted).toBe(true);
+      expect(
+        (await agentSteps.reportAction({ ...inMain, action: { type: 'message', content: 'thinking' } }))
+          .recorded,
+      ).toBe(true);
+      expect(
+        (await agentSteps.complete({ ...inMain, success: true, result: { output: 'hi ada' } })).accepted,
+      ).toBe(true);
       const job = await mesh.waitEnded(id);
       expect([job.status, job.result]).toEqual(['completed', { output: 'hi ada' }]);
       expect(job.flow_status!.modules[0]).toMatchObject({
@@ -270,7 +353,10 @@ describe('module types', () => {
           value: {
             type: 'aiagent',
             input_transforms: {
-              provider: { type: 'static', value: { kind: 'openai', resource: '$res:u/admin/openai', model: 'gpt-4o' } },
+              provider: {
+                type: 'static',
+                value: { kind: 'openai', resource: '$res:u/admin/openai', model: 'gpt-4o' },
+              },
               user_message: { type: 'static', value: 'hi' },
             },
           },
@@ -279,6 +365,8 @@ describe('module types', () => {
     });
     expect(job.status).toBe('failed');
     expect(job.result).toMatchObject({ error: { name: 'AgentRuntimeUnavailable', step_id: 'agent' } });
-    expect((job.result as { error: { message: string } }).error.message).toContain('no agent runtime answered');
+    expect((job.result as { error: { message: string } }).error.message).toContain(
+      'no agent runtime answered',
+    );
   });
 });

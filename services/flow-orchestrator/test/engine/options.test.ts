@@ -7,9 +7,18 @@ import { identity, startEngineMesh, type EngineMesh } from '../support/engine-me
 
 /** A step whose value is computed: a loop of no modules over [value] returns [{ ...input, iter: { value } }]. */
 function compute(id: string, expr: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return { id, value: { type: 'forloopflow', skip_failures: false, iterator: { type: 'javascript', expr: `[${expr}]` }, modules: [] }, ...extra };
+  return {
+    id,
+    value: {
+      type: 'forloopflow',
+      skip_failures: false,
+      iterator: { type: 'javascript', expr: `[${expr}]` },
+      modules: [],
+    },
+    ...extra,
+  };
 }
-const valueOf = (result: unknown) => (result as Array<{ iter: { value: unknown } }>)[0]!.iter.value;
+const valueOf = (result: unknown) => (result as Array<{ iter: { value: unknown } }>)[0].iter.value;
 const mocked = (id: string, value: unknown, extra: Record<string, unknown> = {}) => ({
   id,
   value: { type: 'identity' },
@@ -29,7 +38,12 @@ describe('module and flow options', () => {
   beforeAll(async () => {
     mesh = await startEngineMesh();
     const inMain = { actor: mesh.admin, workspace: 'main' };
-    await mesh.items.createVariable({ ...inMain, path: 'u/admin/greeting', value: 'hello', is_secret: false });
+    await mesh.items.createVariable({
+      ...inMain,
+      path: 'u/admin/greeting',
+      value: 'hello',
+      is_secret: false,
+    });
   }, 60_000);
   afterAll(async () => {
     await mesh?.stop();
@@ -41,7 +55,10 @@ describe('module and flow options', () => {
         modules: [
           mocked('a', { n: 2 }),
           mocked('b', 'bee'),
-          compute('c', '({ static_a: 1, from_input: flow_input.x, from_a: results.a.n, prev: previous_result, both: results.a.n + flow_input.x })'),
+          compute(
+            'c',
+            '({ static_a: 1, from_input: flow_input.x, from_a: results.a.n, prev: previous_result, both: results.a.n + flow_input.x })',
+          ),
         ],
       },
       { x: 40 },
@@ -59,15 +76,29 @@ describe('module and flow options', () => {
     });
     expect(job.result).toBe('ran');
     expect(job.flow_status!.modules[1]).toMatchObject({ id: 'b', type: 'Success', skipped: true });
-    expect((await mesh.jobs.resultByNode({ actor: mesh.admin, workspace: 'main', flow_job_id: job.id, node_id: 'b' })).result).toBe('kept');
+    expect(
+      (
+        await mesh.jobs.resultByNode({
+          actor: mesh.admin,
+          workspace: 'main',
+          flow_job_id: job.id,
+          node_id: 'b',
+        })
+      ).result,
+    ).toBe('kept');
   });
 
   it('stop_after_if ends the flow with the step result; skip_if_stopped marks it skipped; error_message fails with EarlyStopError', async () => {
     const stop = (condition: Record<string, unknown>) =>
-      mesh.runFlow({ modules: [mocked('a', { v: 1 }, { stop_after_if: { expr: 'result.v === 1', ...condition } }), mocked('b', 'never')] });
+      mesh.runFlow({
+        modules: [
+          mocked('a', { v: 1 }, { stop_after_if: { expr: 'result.v === 1', ...condition } }),
+          mocked('b', 'never'),
+        ],
+      });
     const plain = await stop({});
     expect([plain.status, plain.result, plain.skipped]).toEqual(['completed', { v: 1 }, false]);
-    expect(plain.flow_status!.modules[1]!.type).toBe('WaitingForPriorSteps');
+    expect(plain.flow_status!.modules[1].type).toBe('WaitingForPriorSteps');
     const skipped = await stop({ skip_if_stopped: true });
     expect([skipped.status, skipped.skipped]).toEqual(['completed', true]);
     const errored = await stop({ error_message: 'too small' });
@@ -75,7 +106,12 @@ describe('module and flow options', () => {
     expect(errored.result).toEqual({ error: { name: 'EarlyStopError', message: 'too small', step_id: 'a' } });
     const withResult = await stop({ error_message: '', error_include_result: true });
     expect(withResult.result).toEqual({
-      error: { name: 'EarlyStopError', message: 'Flow early stop: result.v === 1', step_id: 'a', result: { v: 1 } },
+      error: {
+        name: 'EarlyStopError',
+        message: 'Flow early stop: result.v === 1',
+        step_id: 'a',
+        result: { v: 1 },
+      },
     });
   });
 
@@ -85,19 +121,29 @@ describe('module and flow options', () => {
         {
           id: 'l',
           stop_after_if: { expr: 'result.iter.value === 2' },
-          value: { type: 'forloopflow', skip_failures: false, iterator: { type: 'static', value: [1, 2, 3] }, modules: [identity('x')] },
+          value: {
+            type: 'forloopflow',
+            skip_failures: false,
+            iterator: { type: 'static', value: [1, 2, 3] },
+            modules: [identity('x')],
+          },
         },
         mocked('after', 'went on'),
       ],
     });
     expect(loopJob.result).toBe('went on');
-    expect(loopJob.flow_status!.modules[0]!.flow_jobs).toHaveLength(2);
+    expect(loopJob.flow_status!.modules[0].flow_jobs).toHaveLength(2);
     const allIters = await mesh.runFlow({
       modules: [
         {
           id: 'l',
           stop_after_all_iters_if: { expr: 'result.length === 3', error_message: 'three' },
-          value: { type: 'forloopflow', skip_failures: false, iterator: { type: 'static', value: [1, 2, 3] }, modules: [] },
+          value: {
+            type: 'forloopflow',
+            skip_failures: false,
+            iterator: { type: 'static', value: [1, 2, 3] },
+            modules: [],
+          },
         },
         mocked('after', 'never'),
       ],
@@ -107,51 +153,87 @@ describe('module and flow options', () => {
 
   it('sleep waits before the step without holding a worker', async () => {
     const started = Date.now();
-    const id = await mesh.startFlow({ modules: [mocked('a', 1), mocked('b', 2, { sleep: { type: 'javascript', expr: '1.2' } })] });
-    await waitForStatus(mesh, id, (job) => job.flow_status?.modules[1]?.type === 'WaitingForPriorSteps' && job.flow_status.step === 1);
+    const id = await mesh.startFlow({
+      modules: [mocked('a', 1), mocked('b', 2, { sleep: { type: 'javascript', expr: '1.2' } })],
+    });
+    await waitForStatus(
+      mesh,
+      id,
+      (job) => job.flow_status?.modules[1]?.type === 'WaitingForPriorSteps' && job.flow_status.step === 1,
+    );
     const job = await mesh.waitEnded(id);
     expect(job.result).toBe(2);
     expect(Date.now() - started).toBeGreaterThanOrEqual(1_200);
   });
 
   it('retry: constant attempts then the failure, each failed job listed; continue_on_error goes on with the error', async () => {
-    const retried = await mesh.runFlow({ modules: [failing('f', { retry: { constant: { attempts: 2, seconds: 0 } } })] });
+    const retried = await mesh.runFlow({
+      modules: [failing('f', { retry: { constant: { attempts: 2, seconds: 0 } } })],
+    });
     expect(retried.status).toBe('failed');
     expect(retried.flow_status!.modules[0]).toMatchObject({ type: 'Failure', id: 'f' });
-    expect(retried.flow_status!.modules[0]!.failed_retries).toHaveLength(2);
-    const continued = await mesh.runFlow({ modules: [failing('f', { continue_on_error: true }), identity('next')] });
+    expect(retried.flow_status!.modules[0].failed_retries).toHaveLength(2);
+    const continued = await mesh.runFlow({
+      modules: [failing('f', { continue_on_error: true }), identity('next')],
+    });
     expect(continued.status).toBe('completed');
     expect(continued.result).toMatchObject({ error: { name: 'ExpressionError' } });
-    expect(continued.flow_status!.modules[0]!.type).toBe('Failure');
+    expect(continued.flow_status!.modules[0].type).toBe('Failure');
   });
 
   it('retry_if decides whether a failure is retried', async () => {
     const notRetried = await mesh.runFlow({
-      modules: [failing('f', { retry: { constant: { attempts: 3, seconds: 0 }, retry_if: { expr: "error.message.includes('other')" } } })],
+      modules: [
+        failing('f', {
+          retry: {
+            constant: { attempts: 3, seconds: 0 },
+            retry_if: { expr: "error.message.includes('other')" },
+          },
+        }),
+      ],
     });
-    expect(notRetried.flow_status!.modules[0]!.failed_retries).toBeUndefined();
+    expect(notRetried.flow_status!.modules[0].failed_retries).toBeUndefined();
     const retried = await mesh.runFlow({
-      modules: [failing('f', { retry: { constant: { attempts: 1, seconds: 0 }, retry_if: { expr: "error.message.includes('broke')" } } })],
+      modules: [
+        failing('f', {
+          retry: {
+            constant: { attempts: 1, seconds: 0 },
+            retry_if: { expr: "error.message.includes('broke')" },
+          },
+        }),
+      ],
     });
-    expect(retried.flow_status!.modules[0]!.failed_retries).toHaveLength(1);
+    expect(retried.flow_status!.modules[0].failed_retries).toHaveLength(1);
   });
 
   it('early_return answers a waiting caller with its value while the flow goes on', async () => {
     const jobsService = mesh.orchestrator.running.app.get(JobsService);
     const id = await mesh.startFlow({
       early_return: 'results.ack',
-      modules: [mocked('ack', { accepted: true }), mocked('slow', 'done', { sleep: { type: 'static', value: 2 } })],
+      modules: [
+        mocked('ack', { accepted: true }),
+        mocked('slow', 'done', { sleep: { type: 'static', value: 2 } }),
+      ],
     });
-    const early = await jobsService.waitForResult({ actor: mesh.admin, workspace: 'main', id }, { timeoutMs: 10_000, earlyReturn: true });
+    const early = await jobsService.waitForResult(
+      { actor: mesh.admin, workspace: 'main', id },
+      { timeoutMs: 10_000, earlyReturn: true },
+    );
     expect(early).toMatchObject({ completed: true, success: true, result: { accepted: true } });
     expect((await mesh.get(id)).status).not.toBe('completed');
     expect((await mesh.waitEnded(id)).result).toBe('done');
   });
 
   it('skip_expr skips the whole flow', async () => {
-    const skipped = await mesh.runFlow({ skip_expr: 'flow_input.skip', modules: [mocked('a', 1)] }, { skip: true });
+    const skipped = await mesh.runFlow(
+      { skip_expr: 'flow_input.skip', modules: [mocked('a', 1)] },
+      { skip: true },
+    );
     expect([skipped.status, skipped.skipped, skipped.result]).toEqual(['completed', true, 'stopped early']);
-    const ran = await mesh.runFlow({ skip_expr: 'flow_input.skip', modules: [mocked('a', 1)] }, { skip: false });
+    const ran = await mesh.runFlow(
+      { skip_expr: 'flow_input.skip', modules: [mocked('a', 1)] },
+      { skip: false },
+    );
     expect(ran.result).toBe(1);
   });
 
@@ -171,8 +253,10 @@ describe('module and flow options', () => {
     };
     const ids = await Promise.all([1, 2, 3].map(() => mesh.startFlow(flow, { k: 'same' })));
     const jobs = await Promise.all(ids.map((id) => mesh.waitEnded(id)));
-    const spans = jobs.map((job) => [Date.parse(job.started_at!), Date.parse(job.completed_at!)] as const).sort((a, b) => a[0] - b[0]);
-    for (let i = 1; i < spans.length; i++) expect(spans[i]![0]).toBeGreaterThanOrEqual(spans[i - 1]![1] - 5);
+    const spans = jobs
+      .map((job) => [Date.parse(job.started_at!), Date.parse(job.completed_at!)] as const)
+      .sort((a, b) => a[0] - b[0]);
+    for (let i = 1; i < spans.length; i++) expect(spans[i][0]).toBeGreaterThanOrEqual(spans[i - 1][1] - 5);
   });
 
   it('flow debounce: a burst with one key runs once with the accumulated arguments', async () => {
@@ -189,7 +273,7 @@ describe('module and flow options', () => {
       ['completed', true],
       ['completed', true],
     ]);
-    expect(valueOf(jobs[2]!.result)).toEqual([1, 2, 3]);
+    expect(valueOf(jobs[2].result)).toEqual([1, 2, 3]);
   });
 
   it('priority, notes and groups are kept on the run; tag routes the run', async () => {
@@ -202,27 +286,40 @@ describe('module and flow options', () => {
     const job = await mesh.runFlow(value);
     expect(job.priority).toBe(5);
     expect(job.raw_flow).toMatchObject({ notes: value.notes, groups: value.groups });
-    expect((await mesh.get(job.flow_status!.modules[0]!.job!)).priority).toBe(9);
+    expect((await mesh.get(job.flow_status!.modules[0].job!)).priority).toBe(9);
   });
 
   it('delete_after_secs removes the step args and result once the time has come', async () => {
     const job = await mesh.runFlow({ modules: [mocked('a', { secret: 1 }, { delete_after_secs: 0 })] });
-    const step = job.flow_status!.modules[0]!.job!;
-    const rows = () => mesh.orchestrator.running.app.get(DataSource).query<Array<{ result: unknown }>>('SELECT result FROM job WHERE id = $1', [step]);
-    await waitFor(async () => (await rows())[0]?.result === null, { timeoutMs: 10_000, description: 'the step result to go' });
+    const step = job.flow_status!.modules[0].job!;
+    const rows = () =>
+      mesh.orchestrator.running.app
+        .get(DataSource)
+        .query<Array<{ result: unknown }>>('SELECT result FROM job WHERE id = $1', [step]);
+    await waitFor(async () => (await rows())[0]?.result === null, {
+      timeoutMs: 10_000,
+      description: 'the step result to go',
+    });
     expect(job.result).toEqual({ secret: 1 });
   });
 
   it('cancel ends a sleeping flow as cancelled', async () => {
     const id = await mesh.startFlow({ modules: [mocked('a', 1, { sleep: { type: 'static', value: 30 } })] });
     await waitForStatus(mesh, id, (job) => job.status === 'running');
-    expect((await mesh.jobs.cancel({ actor: mesh.admin, workspace: 'main', id, reason: 'enough' })).cancelled).toBe(true);
+    expect(
+      (await mesh.jobs.cancel({ actor: mesh.admin, workspace: 'main', id, reason: 'enough' })).cancelled,
+    ).toBe(true);
     const job = await mesh.waitEnded(id);
     expect(job.status).toBe('cancelled');
-    expect(job.result).toMatchObject({ error: { name: 'Canceled', message: 'Job canceled: enough by admin' } });
+    expect(job.result).toMatchObject({
+      error: { name: 'Canceled', message: 'Job canceled: enough by admin' },
+    });
   });
 });
 
 async function waitForStatus(mesh: EngineMesh, id: string, test: (job: Job) => boolean): Promise<void> {
-  await waitFor(async () => test(await mesh.get(id)), { timeoutMs: 10_000, description: `job ${id} to reach a state` });
+  await waitFor(async () => test(await mesh.get(id)), {
+    timeoutMs: 10_000,
+    description: `job ${id} to reach a state`,
+  });
 }

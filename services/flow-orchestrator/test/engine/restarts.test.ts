@@ -2,7 +2,12 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createOrchestratorJobsClient, isTerminalJobStatus, type Job, type OrchestratorJobsClient } from '@flowmesh/contracts';
+import {
+  createOrchestratorJobsClient,
+  isTerminalJobStatus,
+  type Job,
+  type OrchestratorJobsClient,
+} from '@flowmesh/contracts';
 import { connectMesh, MeshClient, type MeshConnection } from '@flowmesh/messaging';
 import { startMesh, waitFor, type TestMesh } from '@flowmesh/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -50,12 +55,24 @@ describe('SIGKILL mid-flow', () => {
     if (output.length > 300) output.shift();
   };
   const start = async (tags: string) => {
-    const process = await startOrchestratorProcess(mesh, 'worker', { ...ENV, FLOWMESH_WORKER_TAGS: tags }, keep);
+    const process = await startOrchestratorProcess(
+      mesh,
+      'worker',
+      { ...ENV, FLOWMESH_WORKER_TAGS: tags },
+      keep,
+    );
     own.push(process);
     return process;
   };
   const run = async (dir: string, steps: Array<[string, number]>) =>
-    (await jobs.runFlow({ actor, workspace: 'main', value: { modules: steps.map(([id, ms]) => step(id, dir, ms)) }, args: { x: 0 } })).job_id;
+    (
+      await jobs.runFlow({
+        actor,
+        workspace: 'main',
+        value: { modules: steps.map(([id, ms]) => step(id, dir, ms)) },
+        args: { x: 0 },
+      })
+    ).job_id;
   const ended = (id: string) =>
     waitFor(
       async () => {
@@ -66,16 +83,28 @@ describe('SIGKILL mid-flow', () => {
     ).catch((error: unknown) => {
       throw new Error(`${(error as Error).message}; last output:\n${output.slice(-40).join('\n')}`);
     });
-  const effects = (dir: string) => (existsSync(join(dir, 'effects')) ? readFileSync(join(dir, 'effects'), 'utf8').trim().split('\n') : []);
+  const effects = (dir: string) =>
+    existsSync(join(dir, 'effects')) ? readFileSync(join(dir, 'effects'), 'utf8').trim().split('\n') : [];
   const started = (dir: string, id: string) =>
-    waitFor(() => effects(dir).includes(`${id} start`), { timeoutMs: 30_000, description: `step ${id} to start` });
+    waitFor(() => effects(dir).includes(`${id} start`), {
+      timeoutMs: 30_000,
+      description: `step ${id} to start`,
+    });
   const count = (dir: string, line: string) => effects(dir).filter((l) => l === line).length;
 
   beforeAll(async () => {
-    const env = { FLOWMESH_ADMIN_TOKEN: actor.token, FLOWMESH_ADMIN_EMAIL: 'admin@example.test', LOG_LEVEL: 'warn' };
+    const env = {
+      FLOWMESH_ADMIN_TOKEN: actor.token,
+      FLOWMESH_ADMIN_EMAIL: 'admin@example.test',
+      LOG_LEVEL: 'warn',
+    };
     mesh = await startMesh({ processes: ['resource-registry'], env });
     api = await startOrchestratorProcess(mesh, 'service', ENV);
-    conn = await connectMesh({ url: mesh.env.NATS_URL, name: 'restarts', prefix: mesh.env.FLOWMESH_SUBJECT_PREFIX });
+    conn = await connectMesh({
+      url: mesh.env.NATS_URL,
+      name: 'restarts',
+      prefix: mesh.env.FLOWMESH_SUBJECT_PREFIX,
+    });
     jobs = createOrchestratorJobsClient(new MeshClient(conn));
   }, 180_000);
 
@@ -99,7 +128,12 @@ describe('SIGKILL mid-flow', () => {
     worker = await start('default');
     const job: Job = await ended(id);
     expect([job.status, job.result]).toEqual(['completed', 3]);
-    expect(effects(dir).filter((line) => line.startsWith('s1') || line.startsWith('s3'))).toEqual(['s1 start', 's1 end', 's3 start', 's3 end']);
+    expect(effects(dir).filter((line) => line.startsWith('s1') || line.startsWith('s3'))).toEqual([
+      's1 start',
+      's1 end',
+      's3 start',
+      's3 end',
+    ]);
     expect([count(dir, 's2 start'), count(dir, 's2 end')]).toEqual([2, 1]);
     await Promise.all([scheduler.stop(), worker.stop()]);
   }, 120_000);
@@ -139,11 +173,18 @@ describe('SIGKILL mid-flow', () => {
     const job = await ended(id);
     expect([job.status, job.result]).toEqual(['completed', 4]);
     for (const done of ['s1', 's2', 's4']) {
-      expect([count(dir, `${done} start`), count(dir, `${done} end`)], effects(dir).join(', ')).toEqual([1, 1]);
+      expect([count(dir, `${done} start`), count(dir, `${done} end`)], effects(dir).join(', ')).toEqual([
+        1, 1,
+      ]);
     }
     expect([count(dir, 's3 start'), count(dir, 's3 end')]).toEqual([2, 1]);
     // Every step's job ran under the flow's status: four steps, each a completed job.
-    expect(job.flow_status!.modules.map((module) => module.type)).toEqual(['Success', 'Success', 'Success', 'Success']);
+    expect(job.flow_status!.modules.map((module) => module.type)).toEqual([
+      'Success',
+      'Success',
+      'Success',
+      'Success',
+    ]);
     await worker.stop();
   }, 120_000);
 });

@@ -12,7 +12,9 @@ function ts(id: string, params: Record<string, string>, body: string, extra: Rec
       type: 'rawscript',
       language: 'bun',
       content: `import { appendFileSync, readFileSync, existsSync, writeFileSync, mkdirSync } from 'node:fs';\nexport async function main(${Object.keys(params).join(', ')}) { ${body} }`,
-      input_transforms: Object.fromEntries(Object.entries(params).map(([name, expr]) => [name, { type: 'javascript', expr }])),
+      input_transforms: Object.fromEntries(
+        Object.entries(params).map(([name, expr]) => [name, { type: 'javascript', expr }]),
+      ),
     },
     ...extra,
   };
@@ -27,7 +29,13 @@ describe('script steps', () => {
     // This worker serves `default` and `flow`; a second one serves only `other`.
     mesh = await startEngineMesh();
     await mesh.addWorker({ FLOWMESH_WORKER_TAGS: 'other' });
-    await mesh.items.createVariable({ actor: mesh.admin, workspace: 'main', path: 'u/admin/word', value: 'secret-word', is_secret: true });
+    await mesh.items.createVariable({
+      actor: mesh.admin,
+      workspace: 'main',
+      path: 'u/admin/word',
+      value: 'secret-word',
+      is_secret: true,
+    });
   }, 90_000);
   afterAll(async () => {
     await mesh?.stop();
@@ -35,7 +43,12 @@ describe('script steps', () => {
 
   it('passes arguments by name, returns the result, and chains results', async () => {
     const job = await mesh.runFlow(
-      { modules: [ts('a', { x: 'flow_input.x' }, 'return x * 2;'), ts('b', { y: 'results.a', z: 'previous_result' }, 'return { y, z };')] },
+      {
+        modules: [
+          ts('a', { x: 'flow_input.x' }, 'return x * 2;'),
+          ts('b', { y: 'results.a', z: 'previous_result' }, 'return { y, z };'),
+        ],
+      },
       { x: 21 },
     );
     expect(job.result).toEqual({ y: 42, z: 42 });
@@ -50,7 +63,11 @@ describe('script steps', () => {
   it('the failure module gets the error (message, name, step_id); the flow fails with its result', async () => {
     const job = await mesh.runFlow({
       modules: [ts('boom', {}, "throw new Error('kaput');")],
-      failure_module: ts('failure', { message: 'error.message', name: 'error.name', step: 'error.step_id' }, 'return { handled: [message, name, step] };'),
+      failure_module: ts(
+        'failure',
+        { message: 'error.message', name: 'error.name', step: 'error.step_id' },
+        'return { handled: [message, name, step] };',
+      ),
     });
     expect(job.status).toBe('failed');
     expect(job.result).toEqual({ handled: ['kaput', 'Error', 'boom'] });
@@ -61,20 +78,27 @@ describe('script steps', () => {
     const file = join(dir, 'retry');
     const job = await mesh.runFlow({
       modules: [
-        ts('flaky', { n: '7' }, `appendFileSync('${file}', 'x\\n'); if (readFileSync('${file}', 'utf8').length < 6) throw new Error('not yet'); return n;`, {
-          retry: { constant: { attempts: 3, seconds: 0 } },
-        }),
+        ts(
+          'flaky',
+          { n: '7' },
+          `appendFileSync('${file}', 'x\\n'); if (readFileSync('${file}', 'utf8').length < 6) throw new Error('not yet'); return n;`,
+          {
+            retry: { constant: { attempts: 3, seconds: 0 } },
+          },
+        ),
       ],
     });
     expect(job.result).toBe(7);
     expect(lines('retry')).toHaveLength(3);
-    expect(job.flow_status!.modules[0]!.failed_retries).toHaveLength(2);
+    expect(job.flow_status!.modules[0].failed_retries).toHaveLength(2);
   });
 
   it('cache_ttl answers a step from the cache for the same arguments', async () => {
     const file = join(dir, 'cache');
     const flow = (n: number) => ({
-      modules: [ts('cached', { n: `${n}` }, `appendFileSync('${file}', 'run\\n'); return n * 10;`, { cache_ttl: 60 })],
+      modules: [
+        ts('cached', { n: `${n}` }, `appendFileSync('${file}', 'run\\n'); return n * 10;`, { cache_ttl: 60 }),
+      ],
     });
     expect((await mesh.runFlow(flow(1))).result).toBe(10);
     expect((await mesh.runFlow(flow(1))).result).toBe(10);
@@ -97,12 +121,15 @@ describe('script steps', () => {
       ],
     });
     expect(job.result).toBe('secret-word'.length);
-    const step = await mesh.get(job.flow_status!.modules[0]!.job!);
+    const step = await mesh.get(job.flow_status!.modules[0].job!);
     expect(step.args).toEqual({ word: '$var:u/admin/word' });
   });
 
   it('flow_env is the environment of every step', async () => {
-    const job = await mesh.runFlow({ flow_env: { REGION: 'eu-west' }, modules: [ts('e', {}, 'return process.env.REGION;')] });
+    const job = await mesh.runFlow({
+      flow_env: { REGION: 'eu-west' },
+      modules: [ts('e', {}, 'return process.env.REGION;')],
+    });
     expect(job.result).toBe('eu-west');
   });
 
@@ -110,19 +137,30 @@ describe('script steps', () => {
     const job = await mesh.runFlow({
       modules: [
         ts('here', {}, 'return 1;'),
-        { ...ts('there', { p: 'previous_result' }, 'return p + 1;'), value: { ...ts('x', { p: 'previous_result' }, 'return p + 1;').value, tag: 'other' } },
+        {
+          ...ts('there', { p: 'previous_result' }, 'return p + 1;'),
+          value: { ...ts('x', { p: 'previous_result' }, 'return p + 1;').value, tag: 'other' },
+        },
         ts('back', { p: 'previous_result' }, 'return p + 1;'),
       ],
     });
     expect(job.result).toBe(3);
-    expect((await mesh.get(job.flow_status!.modules[1]!.job!)).tag).toBe('other');
+    expect((await mesh.get(job.flow_status!.modules[1].job!)).tag).toBe('other');
   });
 
   it('a loop body woken alone (its step ran on another tag) still reads the results of the steps around its loop', async () => {
     const other = ts('elsewhere', {}, 'return 1;');
     const job = await mesh.runFlow({
       modules: [
-        { id: 'outer', value: { type: 'forloopflow', skip_failures: false, iterator: { type: 'static', value: [7, 8] }, modules: [] } },
+        {
+          id: 'outer',
+          value: {
+            type: 'forloopflow',
+            skip_failures: false,
+            iterator: { type: 'static', value: [7, 8] },
+            modules: [],
+          },
+        },
         {
           id: 'l',
           value: {
@@ -142,7 +180,11 @@ describe('script steps', () => {
 
   it('timeout ends a step that runs too long', async () => {
     const job = await mesh.runFlow({
-      modules: [ts('slow', {}, 'await new Promise((r) => setTimeout(r, 5000)); return 1;', { timeout: { type: 'static', value: 1 } })],
+      modules: [
+        ts('slow', {}, 'await new Promise((r) => setTimeout(r, 5000)); return 1;', {
+          timeout: { type: 'static', value: 1 },
+        }),
+      ],
     });
     expect(job.status).toBe('failed');
     expect(job.result).toMatchObject({ error: { step_id: 'slow' } });
@@ -162,14 +204,18 @@ describe('script steps', () => {
     const jobs = await Promise.all(ids.map((id) => mesh.waitEnded(id)));
     expect(jobs.map((job) => job.status)).toEqual(['completed', 'completed', 'completed']);
     expect(lines('debounced')).toEqual(['3']);
-    expect(jobs.map((job) => job.flow_status!.modules[0]!.skipped ?? false)).toEqual([true, true, false]);
+    expect(jobs.map((job) => job.flow_status!.modules[0].skipped ?? false)).toEqual([true, true, false]);
   });
 
   it('same_worker steps share the ./shared folder', async () => {
     const job = await mesh.runFlow({
       same_worker: true,
       modules: [
-        ts('w', {}, "mkdirSync('./shared', { recursive: true }); writeFileSync('./shared/f', 'kept'); return 1;"),
+        ts(
+          'w',
+          {},
+          "mkdirSync('./shared', { recursive: true }); writeFileSync('./shared/f', 'kept'); return 1;",
+        ),
         ts('r', {}, "return readFileSync('./shared/f', 'utf8');"),
       ],
     });
@@ -177,25 +223,23 @@ describe('script steps', () => {
   });
 
   it('a parallel loop of 100 script steps finishes with every result in order', async () => {
-    const id = await mesh.startFlow(
-      {
-        modules: [
-          {
-            id: 'l',
-            value: {
-              type: 'forloopflow',
-              skip_failures: false,
-              parallel: true,
-              parallelism: { type: 'static', value: 20 },
-              iterator: { type: 'javascript', expr: 'Array.from({ length: 100 }, (_, i) => i)' },
-              modules: [ts('sq', { i: 'flow_input.iter.value' }, 'return i * i;')],
-            },
+    const id = await mesh.startFlow({
+      modules: [
+        {
+          id: 'l',
+          value: {
+            type: 'forloopflow',
+            skip_failures: false,
+            parallel: true,
+            parallelism: { type: 'static', value: 20 },
+            iterator: { type: 'javascript', expr: 'Array.from({ length: 100 }, (_, i) => i)' },
+            modules: [ts('sq', { i: 'flow_input.iter.value' }, 'return i * i;')],
           },
-        ],
-      },
-    );
+        },
+      ],
+    });
     const job = await mesh.waitEnded(id, 60_000);
     expect(job.result).toEqual(Array.from({ length: 100 }, (_, i) => i * i));
-    expect(job.flow_status!.modules[0]!.flow_jobs_success).toEqual(Array.from({ length: 100 }, () => true));
+    expect(job.flow_status!.modules[0].flow_jobs_success).toEqual(Array.from({ length: 100 }, () => true));
   }, 90_000);
 });

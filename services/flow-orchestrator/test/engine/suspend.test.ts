@@ -13,7 +13,7 @@ const echoResume = {
     modules: [],
   },
 };
-const seen = (job: Job) => (job.result as Array<{ iter: { value: unknown } }>)[0]!.iter.value;
+const seen = (job: Job) => (job.result as Array<{ iter: { value: unknown } }>)[0].iter.value;
 
 function suspended(suspend: Record<string, unknown>, after: Record<string, unknown> = echoResume) {
   return { modules: [{ id: 'ask', value: { type: 'identity' }, suspend }, after] };
@@ -33,18 +33,42 @@ describe('suspend (approvals)', () => {
       timeoutMs: 30_000,
       description: `job ${id} to suspend`,
     });
-  const resume = (id: string, resumeId: number, approve: boolean, payload: unknown = {}, approver = 'carol') =>
-    mesh.jobs.resume({ actor: mesh.admin, workspace: 'main', id, resume_id: resumeId, approve, payload, approver, authenticated: false });
+  const resume = (
+    id: string,
+    resumeId: number,
+    approve: boolean,
+    payload: unknown = {},
+    approver = 'carol',
+  ) =>
+    mesh.jobs.resume({
+      actor: mesh.admin,
+      workspace: 'main',
+      id,
+      resume_id: resumeId,
+      approve,
+      payload,
+      approver,
+      authenticated: false,
+    });
 
   it('parks the flow after the step without a worker; an approval resumes it, the next step sees resume, resumes and approvers', async () => {
     const id = await mesh.startFlow(suspended({ required_events: 1 }));
     const waiting = await parked(id);
-    expect(waiting.flow_status!.modules[1]).toMatchObject({ type: 'WaitingForEvents', id: 'after', count: 1, job: waiting.flow_status!.modules[0]!.job });
+    expect(waiting.flow_status!.modules[1]).toMatchObject({
+      type: 'WaitingForEvents',
+      id: 'after',
+      count: 1,
+      job: waiting.flow_status!.modules[0].job,
+    });
     expect((await resume(id, 7, true, { comment: 'lgtm' })).outcome).toBe('resumed');
     const job = await mesh.waitEnded(id);
     expect(job.status).toBe('completed');
-    expect(seen(job)).toEqual({ resume: { comment: 'lgtm' }, resumes: [{ comment: 'lgtm' }], approvers: ['carol'] });
-    expect(job.flow_status!.modules[0]!.approvers).toEqual([{ resume_id: 7, approver: 'carol' }]);
+    expect(seen(job)).toEqual({
+      resume: { comment: 'lgtm' },
+      resumes: [{ comment: 'lgtm' }],
+      approvers: ['carol'],
+    });
+    expect(job.flow_status!.modules[0].approvers).toEqual([{ resume_id: 7, approver: 'carol' }]);
   });
 
   it('required_events: two approvals are needed', async () => {
@@ -62,12 +86,17 @@ describe('suspend (approvals)', () => {
     await parked(id);
     expect((await resume(id, 1, false)).outcome).toBe('cancelled');
     const job = await mesh.waitEnded(id);
-    expect([job.status, job.result]).toEqual(['failed', { error: { name: 'SuspendedDisapproved', message: 'Disapproved by carol', step_id: 'after' } }]);
+    expect([job.status, job.result]).toEqual([
+      'failed',
+      { error: { name: 'SuspendedDisapproved', message: 'Disapproved by carol', step_id: 'after' } },
+    ]);
   });
 
   it('the timeout fails it with SuspendedTimedOut', async () => {
     const job = await mesh.waitEnded(await mesh.startFlow(suspended({ required_events: 1, timeout: 1 })));
-    expect(job.result).toMatchObject({ error: { name: 'SuspendedTimedOut', message: 'Timed out waiting to be resumed' } });
+    expect(job.result).toMatchObject({
+      error: { name: 'SuspendedTimedOut', message: 'Timed out waiting to be resumed' },
+    });
   });
 
   it('continue_on_disapprove_timeout: a disapproval or the timeout lets the flow go on, the error as the last resume', async () => {
@@ -76,13 +105,22 @@ describe('suspend (approvals)', () => {
     await resume(id, 1, false);
     const disapproved = await mesh.waitEnded(id);
     expect(disapproved.status).toBe('completed');
-    expect(seen(disapproved)).toMatchObject({ resume: { error: { name: 'SuspendedDisapproved', message: 'Disapproved by carol' } } });
-    const timedOut = await mesh.waitEnded(await mesh.startFlow(suspended({ required_events: 1, timeout: 1, continue_on_disapprove_timeout: true })));
+    expect(seen(disapproved)).toMatchObject({
+      resume: { error: { name: 'SuspendedDisapproved', message: 'Disapproved by carol' } },
+    });
+    const timedOut = await mesh.waitEnded(
+      await mesh.startFlow(
+        suspended({ required_events: 1, timeout: 1, continue_on_disapprove_timeout: true }),
+      ),
+    );
     expect(seen(timedOut)).toMatchObject({ resume: { error: { name: 'SuspendedTimedOut' } }, approvers: [] });
   });
 
   it('a suspend on the last step still waits before the flow ends', async () => {
-    const id = await mesh.startFlow({ modules: [{ id: 'only', value: { type: 'identity' }, suspend: { required_events: 1 } }] }, { x: 1 });
+    const id = await mesh.startFlow(
+      { modules: [{ id: 'only', value: { type: 'identity' }, suspend: { required_events: 1 } }] },
+      { x: 1 },
+    );
     await parked(id);
     await resume(id, 1, true);
     expect((await mesh.waitEnded(id)).result).toEqual({ x: 1 });

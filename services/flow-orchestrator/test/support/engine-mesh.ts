@@ -30,8 +30,16 @@ export interface EngineMesh {
   readonly identity: RegistryIdentityClient;
   readonly items: RegistryItemsClient;
   /** Runs a flow value and waits for its end; the job as it ended. */
-  runFlow(value: Record<string, unknown>, args?: Record<string, unknown>, extra?: Record<string, unknown>): Promise<Job>;
-  startFlow(value: Record<string, unknown>, args?: Record<string, unknown>, extra?: Record<string, unknown>): Promise<string>;
+  runFlow(
+    value: Record<string, unknown>,
+    args?: Record<string, unknown>,
+    extra?: Record<string, unknown>,
+  ): Promise<Job>;
+  startFlow(
+    value: Record<string, unknown>,
+    args?: Record<string, unknown>,
+    extra?: Record<string, unknown>,
+  ): Promise<string>;
   waitEnded(id: string, timeoutMs?: number): Promise<Job>;
   get(id: string): Promise<Job>;
   addWorker(env?: Record<string, string>): Promise<TestService>;
@@ -52,7 +60,9 @@ export async function startEngineMesh(options: EngineMeshOptions = {}): Promise<
   const started: TestService[] = [registry];
   const shared = { FLOWMESH_SUBJECT_PREFIX: registry.config.subjectPrefix };
   try {
-    const orchestrator = await startTestService(flowOrchestratorDefinition, { env: { ...shared, FLOWMESH_TIMER_POLL_MS: '50' } });
+    const orchestrator = await startTestService(flowOrchestratorDefinition, {
+      env: { ...shared, FLOWMESH_TIMER_POLL_MS: '50' },
+    });
     started.push(orchestrator);
     const workers: TestService[] = [];
     const addWorker = async (env: Record<string, string> = {}) => {
@@ -74,8 +84,11 @@ export async function startEngineMesh(options: EngineMeshOptions = {}): Promise<
     const admin: Actor = { token: adminToken };
     const jobs = createOrchestratorJobsClient(registry.client);
     const get = (id: string) => jobs.get({ actor: admin, workspace: 'main', id });
-    const startFlow = async (value: Record<string, unknown>, args: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) =>
-      (await jobs.runFlow({ actor: admin, workspace: 'main', value, args, ...extra })).job_id;
+    const startFlow = async (
+      value: Record<string, unknown>,
+      args: Record<string, unknown> = {},
+      extra: Record<string, unknown> = {},
+    ) => (await jobs.runFlow({ actor: admin, workspace: 'main', value, args, ...extra })).job_id;
     const waitEnded = (id: string, timeoutMs = 30_000) =>
       waitFor(
         async () => {
@@ -109,7 +122,9 @@ export async function startEngineMesh(options: EngineMeshOptions = {}): Promise<
 
 /** `{ type: 'javascript', expr }` transforms from `{ name: expr }`. */
 export function js(transforms: Record<string, string>): Record<string, { type: 'javascript'; expr: string }> {
-  return Object.fromEntries(Object.entries(transforms).map(([name, expr]) => [name, { type: 'javascript', expr }]));
+  return Object.fromEntries(
+    Object.entries(transforms).map(([name, expr]) => [name, { type: 'javascript', expr }]),
+  );
 }
 
 /** An identity step (returns its previous result). */

@@ -32,7 +32,10 @@ export class ExpressionEvaluator {
     return Boolean(await this.evaluate(expr, scope, fieldPath));
   }
 
-  private async simpleContext(simple: SimpleExpression, scope: ExpressionScope): Promise<Record<string, unknown> | undefined> {
+  private async simpleContext(
+    simple: SimpleExpression,
+    scope: ExpressionScope,
+  ): Promise<Record<string, unknown> | undefined> {
     const context: Record<string, unknown> = {};
     const results: Record<string, unknown> = {};
     for (const operand of simpleRoots(simple)) {

@@ -3,7 +3,10 @@ import { referencedResults } from './referenced-results.js';
 
 describe('referencedResults', () => {
   it('lists the step ids an expression reads', () => {
-    expect(referencedResults("results.a + results?.b + results['c-d']")).toEqual({ ids: ['a', 'b', 'c-d'], all: false });
+    expect(referencedResults("results.a + results?.b + results['c-d']")).toEqual({
+      ids: ['a', 'b', 'c-d'],
+      all: false,
+    });
   });
 
   it('asks for every result when results is used any other way', () => {

@@ -2,7 +2,8 @@
  * Which step results an expression reads: `results.a`, `results?.a`, `results["a"]`. When it
  * uses `results` any other way (`results[x]`, `Object.keys(results)`), every result is needed.
  */
-const DIRECT = /\bresults\s*(?:\?\.|\.)\s*([A-Za-z_$][\w$]*)|\bresults\s*(?:\?\.)?\[\s*(['"])([^'"]+)\2\s*\]/g;
+const DIRECT =
+  /\bresults\s*(?:\?\.|\.)\s*([A-Za-z_$][\w$]*)|\bresults\s*(?:\?\.)?\[\s*(['"])([^'"]+)\2\s*\]/g;
 const ANY = /\bresults\b/g;
 
 export interface ResultReferences {
@@ -18,7 +19,7 @@ export function referencedResults(expr: string): ResultReferences {
   const ids = new Set<string>();
   let direct = 0;
   for (const match of expr.matchAll(DIRECT)) {
-    ids.add(match[1] ?? match[3]!);
+    ids.add(match[1] ?? match[3]);
     direct += 1;
   }
   const total = expr.match(ANY)?.length ?? 0;

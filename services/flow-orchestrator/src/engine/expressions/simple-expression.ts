@@ -40,7 +40,7 @@ function parse(expr: string): SimpleExpression | undefined {
     const parts = splitTopLevel(inner, ',');
     if (!parts) return undefined;
     const items = parts.map((part) => parseTerm(part.trim()));
-    return items.every((item) => item !== undefined) ? { kind: 'array', items: items as SimpleTerm[] } : undefined;
+    return items.every((item) => item !== undefined) ? { kind: 'array', items: items } : undefined;
   }
   return parseTerm(expr);
 }
@@ -52,7 +52,7 @@ function splitTopLevel(text: string, separator: string): string[] | undefined {
   let quote: string | undefined;
   let start = 0;
   for (let i = 0; i < text.length; i++) {
-    const c = text[i]!;
+    const c = text[i];
     if (quote) {
       if (c === '\\') return undefined;
       if (c === quote) quote = undefined;
@@ -72,7 +72,9 @@ function parseTerm(expr: string): SimpleTerm | undefined {
   const terms = splitSum(expr);
   if (terms.length > 1) {
     const operands = terms.map((term) => parseOperand(term.trim()));
-    return operands.every((operand) => operand !== undefined) ? { kind: 'sum', operands: operands as SimpleOperand[] } : undefined;
+    return operands.every((operand) => operand !== undefined)
+      ? { kind: 'sum', operands: operands }
+      : undefined;
   }
   return parseOperand(expr);
 }
@@ -84,7 +86,7 @@ function splitSum(expr: string): string[] {
   let quote: string | undefined;
   let start = 0;
   for (let i = 0; i < expr.length; i++) {
-    const c = expr[i]!;
+    const c = expr[i];
     if (quote) {
       if (c === '\\') return [expr];
       if (c === quote) quote = undefined;
@@ -109,10 +111,10 @@ function parseOperand(expr: string): SimpleOperand | undefined {
   if (STRING.test(expr)) return { kind: 'literal', value: expr.slice(1, -1) };
   const match = PATH.exec(expr);
   if (!match) return undefined;
-  const root = match[1]!;
+  const root = match[1];
   if (root === 'undefined' || root === 'true' || root === 'false' || root === 'null') return undefined;
   const segments: Array<{ key: string | number; optional: boolean }> = [];
-  for (const segment of match[2]!.match(SEGMENTS) ?? []) {
+  for (const segment of match[2].match(SEGMENTS) ?? []) {
     if (segment.startsWith('[')) {
       const inner = segment.slice(1, -1);
       segments.push({ key: /^\d+$/.test(inner) ? Number(inner) : inner.slice(1, -1), optional: false });

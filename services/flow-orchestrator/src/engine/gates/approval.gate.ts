@@ -22,7 +22,12 @@ export const NO_RESUME: ResumeVars = { resume: null, resumes: [], approvers: [] 
 
 export type GateDecision =
   | { readonly kind: 'open'; readonly vars: ResumeVars }
-  | { readonly kind: 'wait'; readonly suspendedJob: string; readonly required: number; readonly timeoutAt: number }
+  | {
+      readonly kind: 'wait';
+      readonly suspendedJob: string;
+      readonly required: number;
+      readonly timeoutAt: number;
+    }
   | { readonly kind: 'fail'; readonly result: unknown };
 
 /**
@@ -49,24 +54,33 @@ export class ApprovalGate {
   async decide(run: FlowRun, index: number, now = Date.now()): Promise<GateDecision> {
     const guard = this.guard(run, index);
     if (!guard) return { kind: 'open', vars: NO_RESUME };
-    const suspend = run.modules[guard.stepIndex]!.suspend!;
+    const suspend = run.modules[guard.stepIndex].suspend!;
     const rows = await this.rows(guard.job);
     const disapproval = rows.find((row) => !row.approved);
     const enough = !disapproval && rows.length >= guard.required;
     const pending = run.runtime.suspendTimeout;
-    const timeoutAt = pending?.step === index ? pending.at : now + (suspend.timeout ?? DEFAULT_TIMEOUT_S) * 1000;
+    const timeoutAt =
+      pending?.step === index ? pending.at : now + (suspend.timeout ?? DEFAULT_TIMEOUT_S) * 1000;
     const timedOut = pending?.step === index && now >= pending.at;
     const values: unknown[] = rows.map((row) => row.value ?? null);
-    const stepStatus = run.status.modules[guard.stepIndex]!;
+    const stepStatus = run.status.modules[guard.stepIndex];
     if (enough || ((disapproval || timedOut) && suspend.continue_on_disapprove_timeout)) {
       if (!enough) values.push(disapprovalOrTimeout(disapproval));
-      stepStatus.approvers = rows.map((row) => ({ resume_id: row.resume_id, approver: row.approver ?? 'anonymous' }));
+      stepStatus.approvers = rows.map((row) => ({
+        resume_id: row.resume_id,
+        approver: row.approver ?? 'anonymous',
+      }));
       return {
         kind: 'open',
-        vars: { resume: values.at(-1) ?? null, resumes: values, approvers: rows.map((row) => row.approver ?? 'anonymous') },
+        vars: {
+          resume: values.at(-1) ?? null,
+          resumes: values,
+          approvers: rows.map((row) => row.approver ?? 'anonymous'),
+        },
       };
     }
-    if (!disapproval && !timedOut) return { kind: 'wait', suspendedJob: guard.job, required: guard.required, timeoutAt };
+    if (!disapproval && !timedOut)
+      return { kind: 'wait', suspendedJob: guard.job, required: guard.required, timeoutAt };
     return { kind: 'fail', result: disapprovalOrTimeout(disapproval) };
   }
 
@@ -78,7 +92,11 @@ export class ApprovalGate {
     const values: unknown[] = rows.map((row) => row.value ?? null);
     const disapproval = rows.find((row) => !row.approved);
     if (disapproval || rows.length < guard.required) values.push(disapprovalOrTimeout(disapproval));
-    return { resume: values.at(-1) ?? null, resumes: values, approvers: rows.map((row) => row.approver ?? 'anonymous') };
+    return {
+      resume: values.at(-1) ?? null,
+      resumes: values,
+      approvers: rows.map((row) => row.approver ?? 'anonymous'),
+    };
   }
 
   rows(suspendedJob: string): Promise<ResumeRow[]> {
@@ -91,6 +109,11 @@ export class ApprovalGate {
 
 function disapprovalOrTimeout(disapproval: ResumeRow | undefined): unknown {
   return disapproval
-    ? { error: { name: 'SuspendedDisapproved', message: `Disapproved by ${disapproval.approver ?? 'unknown'}` } }
+    ? {
+        error: {
+          name: 'SuspendedDisapproved',
+          message: `Disapproved by ${disapproval.approver ?? 'unknown'}`,
+        },
+      }
     : { error: { name: 'SuspendedTimedOut', message: 'Timed out waiting to be resumed' } };
 }

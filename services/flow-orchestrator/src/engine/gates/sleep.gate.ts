@@ -47,7 +47,9 @@ export class SleepGate {
     try {
       seconds = await evaluateTransform(this.evaluator, module.sleep, scope, `${fieldPath}.sleep`);
       if (typeof seconds !== 'number' || !Number.isFinite(seconds) || seconds < 0) {
-        throw new Error(`${fieldPath}.sleep: expected a number of seconds, got ${JSON.stringify(seconds) ?? 'undefined'}`);
+        throw new Error(
+          `${fieldPath}.sleep: expected a number of seconds, got ${JSON.stringify(seconds) ?? 'undefined'}`,
+        );
       }
     } catch (error) {
       return { success: false, result: { error: errorObject(error) }, status: {}, statements: [] };
@@ -77,7 +79,12 @@ export class SleepGate {
     if (run.ephemeral) throw new Error(`a squashed iteration cannot wait for an approval`);
     const module = run.modules[index];
     if (module) {
-      run.status.modules[index] = { type: 'WaitingForEvents', id: module.id, count: gate.required, job: gate.suspendedJob };
+      run.status.modules[index] = {
+        type: 'WaitingForEvents',
+        id: module.id,
+        count: gate.required,
+        job: gate.suspendedJob,
+      };
     }
     const first = run.runtime.suspendTimeout?.step !== index;
     run.runtime.suspendTimeout = { step: index, at: gate.timeoutAt };
@@ -90,7 +97,7 @@ export class SleepGate {
               workspace: run.job.workspace,
               root_job: run.job.root_job,
               parent_job: run.job.parent_job,
-              step_id: run.modules[index - 1]!.id,
+              step_id: run.modules[index - 1].id,
               required_events: gate.required,
               timeout_at: new Date(gate.timeoutAt).toISOString(),
             },

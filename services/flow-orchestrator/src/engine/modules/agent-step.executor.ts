@@ -14,7 +14,13 @@ import { JobTokens } from '../../registry/job-tokens.js';
 import { childPath } from '../child-flows.js';
 import { ExpressionEvaluator } from '../expressions/expression.evaluator.js';
 import { evaluateInputTransforms } from '../input-transforms.js';
-import { done, PARKED, type ModuleContext, type ModuleOutcome, type ModuleProgress } from '../module-outcome.js';
+import {
+  done,
+  PARKED,
+  type ModuleContext,
+  type ModuleOutcome,
+  type ModuleProgress,
+} from '../module-outcome.js';
 import { ScopedTokens } from '../scoped-token.js';
 import { errorObject } from '../steps/leaf-step.runner.js';
 import { stepTag } from '../step-tags.js';
@@ -43,7 +49,8 @@ export class AgentStepExecutor {
       if (row) return PARKED;
     }
     const { run, module } = ctx;
-    const value = module.value as AiAgent | { type: 'aidecision'; input_transforms: Record<string, InputTransform> };
+    const value = module.value as
+      AiAgent | { type: 'aidecision'; input_transforms: Record<string, InputTransform> };
     const jobId = randomUUID();
     const tag = stepTag(run, module);
     const base = {
@@ -63,8 +70,19 @@ export class AgentStepExecutor {
         ctx.scope,
         `${ctx.fieldPath}.value.input_transforms`,
       );
-      record = { ...leafRecord(run, module, { ...base, args, runtime: { ...base.runtime, tokenJob: scoped.tokenJob } }), status: 'running', started_at: new Date() };
-      await ctx.saveProgress({ type: 'InProgress', id: module.id, job: jobId }, [...scoped.statements, this.jobs.insert(record)]);
+      record = {
+        ...leafRecord(run, module, {
+          ...base,
+          args,
+          runtime: { ...base.runtime, tokenJob: scoped.tokenJob },
+        }),
+        status: 'running',
+        started_at: new Date(),
+      };
+      await ctx.saveProgress({ type: 'InProgress', id: module.id, job: jobId }, [
+        ...scoped.statements,
+        this.jobs.insert(record),
+      ]);
     } catch (error) {
       const failed = leafRecord(run, module, base);
       return done(this.end(failed, { error: errorObject(error) }));
@@ -77,16 +95,21 @@ export class AgentStepExecutor {
         root_job: run.job.root_job,
         flow_job: run.id,
         step_id: module.id,
-        module: value as unknown as Record<string, unknown>,
+        module: value,
         args: record.args,
         tag,
         job_token: await this.tokens.tokenOf(record.runtime.tokenJob!),
         flow_input: run.flowInput,
       });
       if (reply.accepted) return PARKED;
-      return done(this.end(record, { error: { name: 'AgentStepRefused', message: `agent-runtime refused step ${module.id}` } }));
+      return done(
+        this.end(record, {
+          error: { name: 'AgentStepRefused', message: `agent-runtime refused step ${module.id}` },
+        }),
+      );
     } catch (error) {
-      const unanswered = error instanceof MeshError && (error.code === 'UNAVAILABLE' || error.code === 'TIMEOUT');
+      const unanswered =
+        error instanceof MeshError && (error.code === 'UNAVAILABLE' || error.code === 'TIMEOUT');
       const result = unanswered
         ? {
             error: {
@@ -100,8 +123,18 @@ export class AgentStepExecutor {
   }
 
   private end(record: JobRecord, result: unknown): ModuleOutcome {
-    const row = endedRecord(record, { success: false, result, startedAt: record.started_at ?? new Date(), durationMs: 0 });
-    return { success: false, result, status: { job: record.id }, statements: [this.jobs.insert(row, { upsert: true })] };
+    const row = endedRecord(record, {
+      success: false,
+      result,
+      startedAt: record.started_at ?? new Date(),
+      durationMs: 0,
+    });
+    return {
+      success: false,
+      result,
+      status: { job: record.id },
+      statements: [this.jobs.insert(row, { upsert: true })],
+    };
   }
 }
 

@@ -45,12 +45,20 @@ export class BodyRunner {
   }
 
   /** The token job the container's bodies act with (narrowed by the module's job_token_scopes). */
-  async bodyToken(ctx: ModuleContext): Promise<{ tokenJob: string; statements: ReturnType<JobRepository['insert']>[] }> {
+  async bodyToken(
+    ctx: ModuleContext,
+  ): Promise<{ tokenJob: string; statements: ReturnType<JobRepository['insert']>[] }> {
     return this.scopedTokens.forModule(ctx.run, ctx.module);
   }
 
   newChild(ctx: ModuleContext, spec: BodySpec, tokenJob: string, id: string = randomUUID()): JobRecord {
-    const record = bodyRecord(ctx.run, { id, module: ctx.module, modules: spec.modules, suffix: spec.suffix, args: spec.args });
+    const record = bodyRecord(ctx.run, {
+      id,
+      module: ctx.module,
+      modules: spec.modules,
+      suffix: spec.suffix,
+      args: spec.args,
+    });
     record.runtime.tokenJob = tokenJob;
     record.runtime.fieldBase = spec.fieldBase;
     if (spec.modulesField === 'default') record.runtime.modulesField = 'default';
@@ -100,12 +108,12 @@ export class BodyRunner {
     const pending = ids.map((_, position) => position).filter((position) => outcomes[position] === undefined);
     let ended = ids.length - pending.length;
     await forEachLimited(pending, limit, async (position) => {
-      const existing = rows.get(ids[position]!);
+      const existing = rows.get(ids[position]);
       let outcome: ChildOutcome;
       if (existing) {
         outcome = await this.resume(ctx, driver, existing);
       } else {
-        const child = this.newChild(ctx, bodies[position]!, tokenJob, ids[position]);
+        const child = this.newChild(ctx, bodies[position], tokenJob, ids[position]);
         outcome = ctx.run.ephemeral
           ? await driver.driveEphemeral(ctx.run, child)
           : await this.insertAndDrive(ctx, driver, child);
@@ -121,10 +129,20 @@ export class BodyRunner {
   }
 
   /** The one job a squashed loop commits: its iterations' results (kind identity, as it runs no code). */
-  squashedRow(ctx: ModuleContext, id: string, result: unknown, success: boolean): ReturnType<JobRepository['insert']> {
+  squashedRow(
+    ctx: ModuleContext,
+    id: string,
+    result: unknown,
+    success: boolean,
+  ): ReturnType<JobRepository['insert']> {
     const now = new Date();
     const record = {
-      ...this.newChild(ctx, { modules: [], suffix: ctx.module.id, args: {}, fieldBase: `${ctx.fieldPath}.value.` }, ctx.run.runtime.tokenJob ?? ctx.run.id, id),
+      ...this.newChild(
+        ctx,
+        { modules: [], suffix: ctx.module.id, args: {}, fieldBase: `${ctx.fieldPath}.value.` },
+        ctx.run.runtime.tokenJob ?? ctx.run.id,
+        id,
+      ),
       kind: 'identity' as const,
       raw_flow: null,
       flow_status: null,
@@ -136,7 +154,11 @@ export class BodyRunner {
     return this.jobs.insert(record);
   }
 
-  private async insertAndDrive(ctx: ModuleContext, driver: ChildDriver, child: JobRecord): Promise<ChildOutcome> {
+  private async insertAndDrive(
+    ctx: ModuleContext,
+    driver: ChildDriver,
+    child: JobRecord,
+  ): Promise<ChildOutcome> {
     await this.jobs.execute([this.jobs.insert(child, { lease: this.lease() })]);
     return driver.driveChild(ctx.run, child);
   }

@@ -1,9 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import type { BranchAll, BranchOne, FlowStatusModule } from '@flowmesh/contracts';
 import { Injectable } from '@nestjs/common';
+import type { JobRecord } from '../../jobs/job.record.js';
 import type { SqlStatement } from '../../jobs/sql-batch.js';
 import { ExpressionEvaluator } from '../expressions/expression.evaluator.js';
-import { done, PARKED, type ChildDriver, type ModuleContext, type ModuleOutcome, type ModuleProgress } from '../module-outcome.js';
+import {
+  done,
+  PARKED,
+  type ChildDriver,
+  type ModuleContext,
+  type ModuleOutcome,
+  type ModuleProgress,
+} from '../module-outcome.js';
 import { errorObject } from '../steps/leaf-step.runner.js';
 import { BodyRunner, type BodySpec, type EndedChild } from './body-runner.js';
 import { childOutcomeOf, isEnded, recordChildEnd } from './child-results.js';
@@ -29,7 +37,7 @@ export class BranchExecutor {
       if (row) {
         const outcome = await this.bodies.resume(ctx, driver, row);
         if (outcome.kind === 'parked') return PARKED;
-        return done(oneOutcome(outcome, ctx.status.branch_chosen!));
+        return done(oneOutcome(outcome, ctx.status.branch_chosen));
       }
     }
     let chosen: { type: 'branch'; branch: number } | { type: 'default' } = { type: 'default' };
@@ -44,9 +52,10 @@ export class BranchExecutor {
     } catch (error) {
       return done({ success: false, result: { error: errorObject(error) }, status: {}, statements: [] });
     }
-    const modules = chosen.type === 'branch' ? value.branches[chosen.branch]!.modules : value.default;
+    const modules = chosen.type === 'branch' ? value.branches[chosen.branch].modules : value.default;
     // An empty branch ends at once, with an empty result as Windmill's.
-    if (modules.length === 0) return done({ success: true, result: [], status: { branch_chosen: chosen }, statements: [] });
+    if (modules.length === 0)
+      return done({ success: true, result: [], status: { branch_chosen: chosen }, statements: [] });
     const { tokenJob, statements } = await this.bodies.bodyToken(ctx);
     const body: BodySpec = {
       modules,
@@ -57,7 +66,12 @@ export class BranchExecutor {
         : { fieldBase: `${ctx.fieldPath}.value.`, modulesField: 'default' as const }),
     };
     const child = this.bodies.newChild(ctx, body, tokenJob);
-    const status: FlowStatusModule = { type: 'InProgress', id: ctx.module.id, job: child.id, branch_chosen: chosen };
+    const status: FlowStatusModule = {
+      type: 'InProgress',
+      id: ctx.module.id,
+      job: child.id,
+      branch_chosen: chosen,
+    };
     const outcome = await this.bodies.startAndDrive(ctx, driver, child, status, statements);
     if (outcome.kind === 'parked') return PARKED;
     return done(oneOutcome(outcome, chosen));
@@ -66,7 +80,13 @@ export class BranchExecutor {
   async branchAll(ctx: ModuleContext, driver: ChildDriver): Promise<ModuleProgress> {
     const value = ctx.module.value as BranchAll;
     const count = value.branches.length;
-    if (count === 0) return done({ success: true, result: [], status: { branchall: { branch: 0, len: 0 } }, statements: [] });
+    if (count === 0)
+      return done({
+        success: true,
+        result: [],
+        status: { branchall: { branch: 0, len: 0 } },
+        statements: [],
+      });
     const bodies: BodySpec[] = value.branches.map((branch, index) => ({
       modules: branch.modules,
       suffix: `branchall-${index}`,
@@ -98,9 +118,17 @@ export class BranchExecutor {
     skips: boolean[],
   ): Promise<ModuleProgress> {
     const { tokenJob } = await this.bodies.bodyToken(ctx);
-    const outcomes = await this.bodies.runParallel(ctx, driver, status, bodies, bodies.length, tokenJob, (ended) => {
-      status.branchall = { branch: ended, len: bodies.length };
-    });
+    const outcomes = await this.bodies.runParallel(
+      ctx,
+      driver,
+      status,
+      bodies,
+      bodies.length,
+      tokenJob,
+      (ended) => {
+        status.branchall = { branch: ended, len: bodies.length };
+      },
+    );
     if (outcomes.some((outcome) => outcome === undefined)) return PARKED;
     return done(allOutcome(status, outcomes as EndedChild[], skips));
   }
@@ -113,12 +141,14 @@ export class BranchExecutor {
     skips: boolean[],
   ): Promise<ModuleProgress> {
     const ids = status.flow_jobs!;
-    const rows = ctx.run.ephemeral ? new Map() : await this.bodies.childRows(ids);
+    const rows = ctx.run.ephemeral ? new Map<string, JobRecord>() : await this.bodies.childRows(ids);
     const ends: EndedChild[] = [];
     for (const [position, id] of ids.entries()) {
       const row = rows.get(id);
       if (!row) break;
-      const outcome = isEnded(row) ? (childOutcomeOf(row) as EndedChild) : await this.bodies.resume(ctx, driver, row);
+      const outcome = isEnded(row)
+        ? (childOutcomeOf(row) as EndedChild)
+        : await this.bodies.resume(ctx, driver, row);
       if (outcome.kind === 'parked') return PARKED;
       ends[position] = outcome;
     }
@@ -132,7 +162,7 @@ export class BranchExecutor {
           token = scoped.tokenJob;
           extra = scoped.statements;
         }
-        const child = this.bodies.newChild(ctx, bodies[position]!, token);
+        const child = this.bodies.newChild(ctx, bodies[position], token);
         status.flow_jobs = [...(status.flow_jobs ?? []).slice(0, position), child.id];
         status.branchall = { branch: position, len: bodies.length };
         const driven = await this.bodies.startAndDrive(ctx, driver, child, status, extra);
@@ -174,7 +204,13 @@ function allOutcome(status: FlowStatusModule, ends: EndedChild[], skips: boolean
 }
 
 function failed(status: FlowStatusModule, outcome: EndedChild): ModuleOutcome {
-  return { success: false, result: outcome.result, status: fields(status), statements: [], stopHandled: true };
+  return {
+    success: false,
+    result: outcome.result,
+    status: fields(status),
+    statements: [],
+    stopHandled: true,
+  };
 }
 
 function fields(status: FlowStatusModule): Partial<FlowStatusModule> {

@@ -32,11 +32,15 @@ export function recordChildEnd(status: FlowStatusModule, position: number, recor
 }
 
 /** Runs `work` for each item, at most `limit` at a time, in order of start. */
-export async function forEachLimited<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+export async function forEachLimited<T>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T) => Promise<void>,
+): Promise<void> {
   let next = 0;
   const lanes = Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, async () => {
     while (next < items.length) {
-      const item = items[next++]!;
+      const item = items[next++];
       await work(item);
     }
   });

@@ -13,7 +13,13 @@ import { childPath } from '../child-flows.js';
 import { ENGINE_CONFIG, type EngineConfig } from '../engine.config.js';
 import { ExpressionEvaluator } from '../expressions/expression.evaluator.js';
 import { evaluateInputTransforms, evaluateTransform } from '../input-transforms.js';
-import { done, PARKED, type ModuleContext, type ModuleOutcome, type ModuleProgress } from '../module-outcome.js';
+import {
+  done,
+  PARKED,
+  type ModuleContext,
+  type ModuleOutcome,
+  type ModuleProgress,
+} from '../module-outcome.js';
 import { ScopedTokens } from '../scoped-token.js';
 import { errorObject, LeafStepRunner, type LeafJob } from '../steps/leaf-step.runner.js';
 import { isValidTag, stepTag } from '../step-tags.js';
@@ -49,7 +55,10 @@ export class LeafExecutor {
   ) {}
 
   async run(ctx: ModuleContext, options: { entrypoint?: string } = {}): Promise<ModuleProgress> {
-    const existing = ctx.status.type === 'InProgress' || ctx.status.type === 'WaitingForExecutor' ? ctx.status.job : undefined;
+    const existing =
+      ctx.status.type === 'InProgress' || ctx.status.type === 'WaitingForExecutor'
+        ? ctx.status.job
+        : undefined;
     if (existing && !ctx.run.ephemeral) {
       const row = await this.jobs.load(existing);
       if (row && isTerminalJobStatus(row.status)) return done(outcomeOf(row));
@@ -77,7 +86,8 @@ export class LeafExecutor {
     const { record, statements, cacheKey } = prepared;
     if (module.debouncing?.debounce_delay_s && !ctx.run.ephemeral) {
       const at = await this.debouncer.register(ctx, record, module.debouncing, statements);
-      if (at === 'replaced') return done({ success: true, result: null, skipped: true, status: { job: jobId }, statements: [] });
+      if (at === 'replaced')
+        return done({ success: true, result: null, skipped: true, status: { job: jobId }, statements: [] });
       await ctx.saveProgress({ type: 'InProgress', id: module.id, job: jobId });
       if (at > Date.now()) return { kind: 'parked', wakeAt: at };
       return this.launch(ctx, { ...record, runtime: withoutDebounce(record.runtime) }, [], cacheKey);
@@ -140,7 +150,10 @@ export class LeafExecutor {
         ])
         .catch((error: unknown) => this.log.warn(`progress of step ${record.id}: ${String(error)}`));
     }, this.config.liveAfterMs);
-    const leaf = leafJobOf(record, { timeoutMs: this.config.defaultTimeoutMs, memoryMb: this.config.defaultMemoryMb });
+    const leaf = leafJobOf(record, {
+      timeoutMs: this.config.defaultTimeoutMs,
+      memoryMb: this.config.defaultMemoryMb,
+    });
     const outcome = await this.runner.run(leaf, this.cancels.signalFor(record.root_job));
     clearTimeout(progress);
     const writes = [...statements];
@@ -180,7 +193,11 @@ export class LeafExecutor {
     const { module } = ctx;
     if (module.mock?.enabled) return this.identity(ctx, jobId, module.mock.return_value ?? null, false);
     if (module.skip_if) {
-      const skip = await this.evaluator.predicate(module.skip_if.expr, ctx.scope, `${ctx.fieldPath}.skip_if.expr`);
+      const skip = await this.evaluator.predicate(
+        module.skip_if.expr,
+        ctx.scope,
+        `${ctx.fieldPath}.skip_if.expr`,
+      );
       if (skip) return this.identity(ctx, jobId, ctx.previousResult, true);
     }
     return undefined;
@@ -211,11 +228,22 @@ export class LeafExecutor {
     return this.ended(record, [], { success: false, result: { error: errorObject(error) } });
   }
 
-  private async prepare(ctx: ModuleContext, jobId: string, entrypoint: string | undefined): Promise<PreparedLeaf> {
+  private async prepare(
+    ctx: ModuleContext,
+    jobId: string,
+    entrypoint: string | undefined,
+  ): Promise<PreparedLeaf> {
     const { run, module } = ctx;
     const value = module.value;
     const { tokenJob, statements } = await this.scopedTokens.forModule(run, module, jobId);
-    let code: { kind: JobKind; language: ScriptLanguage; content: string; lock: string | null; path: string | null; hash: string | null };
+    let code: {
+      kind: JobKind;
+      language: ScriptLanguage;
+      content: string;
+      lock: string | null;
+      path: string | null;
+      hash: string | null;
+    };
     if (value.type === 'rawscript') {
       code = {
         kind: 'flowscript',
@@ -226,7 +254,12 @@ export class LeafExecutor {
         hash: null,
       };
     } else if (value.type === 'script') {
-      const script = await this.registry.getScript(await this.tokens.tokenOf(tokenJob), run.job.workspace, value.path, value.hash);
+      const script = await this.registry.getScript(
+        await this.tokens.tokenOf(tokenJob),
+        run.job.workspace,
+        value.path,
+        value.hash,
+      );
       code = {
         kind: 'script',
         language: script.language,
@@ -239,10 +272,18 @@ export class LeafExecutor {
       throw new Error(`module type ${value.type} is not a script step`);
     }
     const tag = stepTag(run, module);
-    if (!isValidTag(tag)) throw new Error(`step ${module.id}: "${tag}" is not a worker tag (lowercase letters, digits, '-' or '_')`);
+    if (!isValidTag(tag))
+      throw new Error(
+        `step ${module.id}: "${tag}" is not a worker tag (lowercase letters, digits, '-' or '_')`,
+      );
     const args =
       ctx.retryArgs ??
-      (await evaluateInputTransforms(this.evaluator, value.input_transforms, ctx.scope, `${ctx.fieldPath}.value.input_transforms`));
+      (await evaluateInputTransforms(
+        this.evaluator,
+        value.input_transforms,
+        ctx.scope,
+        `${ctx.fieldPath}.value.input_transforms`,
+      ));
     const runtime: JobRuntime = {
       ...leafRuntime(ctx),
       tokenJob,
@@ -251,13 +292,32 @@ export class LeafExecutor {
     };
     if (value.type === 'rawscript' && value.concurrent_limit) {
       const key = value.custom_concurrency_key
-        ? await resolveKey(this.evaluator, value.custom_concurrency_key, run.job.workspace, args, `${ctx.fieldPath}.value.custom_concurrency_key`)
+        ? await resolveKey(
+            this.evaluator,
+            value.custom_concurrency_key,
+            run.job.workspace,
+            args,
+            `${ctx.fieldPath}.value.custom_concurrency_key`,
+          )
         : `${run.job.workspace}/script/${code.path ?? module.id}`;
-      runtime.concurrency = { key, limit: value.concurrent_limit, windowS: value.concurrency_time_window_s ?? 0 };
+      runtime.concurrency = {
+        key,
+        limit: value.concurrent_limit,
+        windowS: value.concurrency_time_window_s ?? 0,
+      };
     }
     const record = leafRecord(run, module, { id: jobId, tag, args, runtime, ...code });
     const cacheKey = module.cache_ttl
-      ? ResultCache.key(['step', run.job.workspace, run.job.path, module.id, code.path, code.hash, code.content, args])
+      ? ResultCache.key([
+          'step',
+          run.job.workspace,
+          run.job.path,
+          module.id,
+          code.path,
+          code.hash,
+          code.content,
+          args,
+        ])
       : undefined;
     return { record, statements, cacheKey };
   }
@@ -267,7 +327,9 @@ export class LeafExecutor {
     if (!transform) return this.config.defaultTimeoutMs;
     const seconds = await evaluateTransform(this.evaluator, transform, ctx.scope, `${ctx.fieldPath}.timeout`);
     if (typeof seconds !== 'number' || !Number.isFinite(seconds) || seconds <= 0) {
-      throw new Error(`${ctx.fieldPath}.timeout: expected a positive number of seconds, got ${JSON.stringify(seconds)}`);
+      throw new Error(
+        `${ctx.fieldPath}.timeout: expected a positive number of seconds, got ${JSON.stringify(seconds)}`,
+      );
     }
     return Math.round(seconds * 1000);
   }

@@ -1,11 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import type { FlowStatusModule, ForloopFlow, WhileloopFlow } from '@flowmesh/contracts';
 import { Injectable } from '@nestjs/common';
+import type { JobRecord } from '../../jobs/job.record.js';
 import type { SqlStatement } from '../../jobs/sql-batch.js';
 import { ExpressionEvaluator } from '../expressions/expression.evaluator.js';
 import { withVars } from '../expressions/expression-scope.js';
 import { evaluateTransform, withIter } from '../input-transforms.js';
-import { done, PARKED, type ChildDriver, type ModuleContext, type ModuleOutcome, type ModuleProgress } from '../module-outcome.js';
+import {
+  done,
+  PARKED,
+  type ChildDriver,
+  type ModuleContext,
+  type ModuleOutcome,
+  type ModuleProgress,
+} from '../module-outcome.js';
 import { errorObject } from '../steps/leaf-step.runner.js';
 import { BodyRunner, type BodySpec, type EndedChild } from './body-runner.js';
 import { childOutcomeOf, isEnded, recordChildEnd } from './child-results.js';
@@ -58,7 +66,14 @@ export class LoopExecutor {
       args: withIter(ctx.run.flowInput, { index: k, value: itered[k] }),
       fieldBase: `${ctx.fieldPath}.value.`,
     });
-    if (loop.parallel) return this.parallel(ctx, driver, loop, status, itered.map((_, k) => body(k)));
+    if (loop.parallel)
+      return this.parallel(
+        ctx,
+        driver,
+        loop,
+        status,
+        itered.map((_, k) => body(k)),
+      );
     return this.sequential(ctx, driver, loop, status, (k) => (k < itered.length ? body(k) : undefined));
   }
 
@@ -67,7 +82,13 @@ export class LoopExecutor {
     const status: FlowStatusModule =
       ctx.status.type === 'InProgress' && ctx.status.flow_jobs
         ? ctx.status
-        : { type: 'InProgress', id: ctx.module.id, iterator: { index: 0, itered: [] }, flow_jobs: [], flow_jobs_success: [] };
+        : {
+            type: 'InProgress',
+            id: ctx.module.id,
+            iterator: { index: 0, itered: [] },
+            flow_jobs: [],
+            flow_jobs_success: [],
+          };
     // The implicit iterator is the counter: iter.value equals iter.index.
     return this.sequential(ctx, driver, loop, status, (k) => ({
       modules: loop.modules,
@@ -85,15 +106,17 @@ export class LoopExecutor {
     bodyAt: (k: number) => BodySpec | undefined,
   ): Promise<ModuleProgress> {
     const ids = status.flow_jobs!;
-    const rows = ctx.run.ephemeral ? new Map() : await this.bodies.childRows(ids);
+    const rows = ctx.run.ephemeral ? new Map<string, JobRecord>() : await this.bodies.childRows(ids);
     const results: unknown[] = ids.map((id) => {
       const row = rows.get(id);
-      return row && isEnded(row) ? resultOf(childOutcomeOf(row) as EndedChild, loop.skip_failures) : undefined;
+      return row && isEnded(row)
+        ? resultOf(childOutcomeOf(row) as EndedChild, loop.skip_failures)
+        : undefined;
     });
     let token: string | undefined;
     let k = ids.length - 1;
     let outcome: EndedChild | undefined;
-    const last = k >= 0 ? rows.get(ids[k]!) : undefined;
+    const last = k >= 0 ? rows.get(ids[k]) : undefined;
     if (last && isEnded(last)) {
       outcome = childOutcomeOf(last) as EndedChild;
     } else if (last) {
@@ -137,7 +160,12 @@ export class LoopExecutor {
     let limit = this.bodies.defaultParallelism;
     if (loop.parallelism) {
       try {
-        const value = await evaluateTransform(this.evaluator, loop.parallelism, ctx.scope, `${ctx.fieldPath}.value.parallelism`);
+        const value = await evaluateTransform(
+          this.evaluator,
+          loop.parallelism,
+          ctx.scope,
+          `${ctx.fieldPath}.value.parallelism`,
+        );
         if (typeof value === 'number' && value >= 1) limit = Math.floor(value);
       } catch (error) {
         return done(failure(error));
@@ -152,7 +180,13 @@ export class LoopExecutor {
     const failed = ends.find((outcome) => !outcome.success);
     status.iterator = { ...status.iterator, index: bodies.length };
     if (failed && !loop.skip_failures) return done(this.failed(status, failed));
-    return done(this.succeeded(ctx, status, ends.map((outcome) => resultOf(outcome, loop.skip_failures))));
+    return done(
+      this.succeeded(
+        ctx,
+        status,
+        ends.map((outcome) => resultOf(outcome, loop.skip_failures)),
+      ),
+    );
   }
 
   /**
@@ -160,16 +194,25 @@ export class LoopExecutor {
    * `parallel`), without a job each; the loop commits once, as one job holding every result. A
    * restart runs the whole loop again.
    */
-  private async squashed(ctx: ModuleContext, driver: ChildDriver, loop: ForloopFlow, itered: unknown[]): Promise<ModuleProgress> {
+  private async squashed(
+    ctx: ModuleContext,
+    driver: ChildDriver,
+    loop: ForloopFlow,
+    itered: unknown[],
+  ): Promise<ModuleProgress> {
     const { tokenJob, statements } = await this.bodies.bodyToken(ctx);
     const results: unknown[] = [];
     const runOne = async (k: number): Promise<EndedChild> => {
-      const child = this.bodies.newChild(ctx, {
+      const child = this.bodies.newChild(
+        ctx,
+        {
           modules: loop.modules,
           suffix: `loop-${k}`,
           args: withIter(ctx.run.flowInput, { index: k, value: itered[k] }),
           fieldBase: `${ctx.fieldPath}.value.`,
-        }, tokenJob);
+        },
+        tokenJob,
+      );
       return (await driver.driveEphemeral(ctx.run, child)) as EndedChild;
     };
     const ends: EndedChild[] = [];
@@ -180,7 +223,11 @@ export class LoopExecutor {
         const end = await runOne(k);
         ends.push(end);
         if (!end.success && !loop.skip_failures) break;
-        if (end.stop || (await this.stopsAfter(ctx, end.result, [...ends.map((e) => resultOf(e, loop.skip_failures))]))) break;
+        if (
+          end.stop ||
+          (await this.stopsAfter(ctx, end.result, [...ends.map((e) => resultOf(e, loop.skip_failures))]))
+        )
+          break;
       }
     }
     for (const end of ends) results.push(resultOf(end, loop.skip_failures));
@@ -199,13 +246,18 @@ export class LoopExecutor {
   }
 
   private async iterator(ctx: ModuleContext, loop: ForloopFlow): Promise<unknown[]> {
-    const value = await evaluateTransform(this.evaluator, loop.iterator, ctx.scope, `${ctx.fieldPath}.value.iterator`);
+    const value = await evaluateTransform(
+      this.evaluator,
+      loop.iterator,
+      ctx.scope,
+      `${ctx.fieldPath}.value.iterator`,
+    );
     if (!Array.isArray(value)) {
       throw new Error(
         `${ctx.fieldPath}.value.iterator: expected an array value in the iterator expression, found: ${JSON.stringify(value) ?? 'undefined'}`,
       );
     }
-    return value;
+    return value as unknown[];
   }
 
   /** The loop's own stop_after_if, after one iteration: `result` is that iteration's. */
@@ -217,11 +269,23 @@ export class LoopExecutor {
   }
 
   private succeeded(_ctx: ModuleContext, status: FlowStatusModule, results: unknown[]): ModuleOutcome {
-    return { success: true, result: results, status: moduleFields(status), statements: [], stopHandled: true };
+    return {
+      success: true,
+      result: results,
+      status: moduleFields(status),
+      statements: [],
+      stopHandled: true,
+    };
   }
 
   private failed(status: FlowStatusModule, outcome: EndedChild): ModuleOutcome {
-    return { success: false, result: outcome.result, status: moduleFields(status), statements: [], stopHandled: true };
+    return {
+      success: false,
+      result: outcome.result,
+      status: moduleFields(status),
+      statements: [],
+      stopHandled: true,
+    };
   }
 }
 

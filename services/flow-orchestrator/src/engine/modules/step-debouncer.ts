@@ -72,8 +72,12 @@ export class StepDebouncer {
         const accumulate = debouncing.debounce_args_to_accumulate ?? [];
         if (accumulate.length > 0) {
           const merged = { ...current.args };
-          for (const name of accumulate) merged[name] = [...asList(record.args[name]), ...asList(current.args?.[name])];
-          await query(`UPDATE job SET args = $2::jsonb WHERE id = $1`, [current.job_id, JSON.stringify(merged)]);
+          for (const name of accumulate)
+            merged[name] = [...asList(record.args[name]), ...asList(current.args?.[name])];
+          await query(`UPDATE job SET args = $2::jsonb WHERE id = $1`, [
+            current.job_id,
+            JSON.stringify(merged),
+          ]);
         }
         return 'replaced' as const;
       }
@@ -97,7 +101,8 @@ export class StepDebouncer {
           }
         }
       }
-      const capped = debouncing.max_total_debounces_amount !== undefined && times >= debouncing.max_total_debounces_amount;
+      const capped =
+        debouncing.max_total_debounces_amount !== undefined && times >= debouncing.max_total_debounces_amount;
       let at = now + (debouncing.debounce_delay_s ?? 0) * 1000;
       if (debouncing.max_total_debouncing_time !== undefined) {
         at = Math.min(at, firstAt + debouncing.max_total_debouncing_time * 1000);

@@ -7,7 +7,13 @@ import { RegistryGateway } from '../../registry/registry.gateway.js';
 import { childFlowRecord, DEFAULT_FLOW_TAG, inheritedRuntime } from '../child-flows.js';
 import { ExpressionEvaluator } from '../expressions/expression.evaluator.js';
 import { evaluateInputTransforms } from '../input-transforms.js';
-import { done, PARKED, type ChildDriver, type ModuleContext, type ModuleProgress } from '../module-outcome.js';
+import {
+  done,
+  PARKED,
+  type ChildDriver,
+  type ModuleContext,
+  type ModuleProgress,
+} from '../module-outcome.js';
 import { errorObject } from '../steps/leaf-step.runner.js';
 import { BodyRunner } from './body-runner.js';
 
@@ -32,7 +38,12 @@ export class SubflowExecutor {
       if (row) {
         const outcome = await this.bodies.resume(ctx, driver, row);
         if (outcome.kind === 'parked') return PARKED;
-        return done({ success: outcome.success, result: outcome.result, status: { job: row.id }, statements: [] });
+        return done({
+          success: outcome.success,
+          result: outcome.result,
+          status: { job: row.id },
+          statements: [],
+        });
       }
     }
     const { run, module } = ctx;
@@ -40,11 +51,23 @@ export class SubflowExecutor {
     let args: Record<string, unknown>;
     const scoped = await this.bodies.bodyToken(ctx);
     try {
-      const flow = await this.registry.getFlow(await this.tokens.tokenOf(scoped.tokenJob), run.job.workspace, value.path);
+      const flow = await this.registry.getFlow(
+        await this.tokens.tokenOf(scoped.tokenJob),
+        run.job.workspace,
+        value.path,
+      );
       const parsed = parseOpenFlow(flow.value);
-      if (!parsed.ok) throw new Error(`flow ${value.path} is not a valid flow: ${parsed.errors[0]?.path}: ${parsed.errors[0]?.message}`);
+      if (!parsed.ok)
+        throw new Error(
+          `flow ${value.path} is not a valid flow: ${parsed.errors[0]?.path}: ${parsed.errors[0]?.message}`,
+        );
       flowValue = parsed.value;
-      args = await evaluateInputTransforms(this.evaluator, value.input_transforms, ctx.scope, `${ctx.fieldPath}.value.input_transforms`);
+      args = await evaluateInputTransforms(
+        this.evaluator,
+        value.input_transforms,
+        ctx.scope,
+        `${ctx.fieldPath}.value.input_transforms`,
+      );
     } catch (error) {
       return done({ success: false, result: { error: errorObject(error) }, status: {}, statements: [] });
     }
@@ -68,6 +91,11 @@ export class SubflowExecutor {
     const status: FlowStatusModule = { type: 'InProgress', id: module.id, job: childId };
     const outcome = await this.bodies.startAndDrive(ctx, driver, child, status, scoped.statements);
     if (outcome.kind === 'parked') return PARKED;
-    return done({ success: outcome.success, result: outcome.result, status: { job: childId }, statements: [] });
+    return done({
+      success: outcome.success,
+      result: outcome.result,
+      status: { job: childId },
+      statements: [],
+    });
   }
 }

@@ -38,7 +38,7 @@ export class FlowEnvResolver {
     const env = rows[0]?.flow_env ?? {};
     if (!hasReferences(env)) return env;
     const token = await this.tokens.tokenOf(tokenJob);
-    return (await this.registry.interpolate(token, rows[0]!.workspace, env)) as Record<string, unknown>;
+    return (await this.registry.interpolate(token, rows[0].workspace, env)) as Record<string, unknown>;
   }
 }
 

@@ -4,7 +4,11 @@ import { QueryFailedError } from 'typeorm';
 import { JobRepository } from '../../jobs/job.repository.js';
 import { ExpressionError } from '../../ports/expression-sandbox.port.js';
 import type { SqlStatement } from '../../jobs/sql-batch.js';
-import { JobError, SCRIPT_RUNNER_REGISTRY, type ScriptRunnerRegistry } from '../../ports/script-runner.port.js';
+import {
+  JobError,
+  SCRIPT_RUNNER_REGISTRY,
+  type ScriptRunnerRegistry,
+} from '../../ports/script-runner.port.js';
 import { JobTokens } from '../../registry/job-tokens.js';
 import { hasReferences, RegistryGateway } from '../../registry/registry.gateway.js';
 import { ConcurrencyLimiter } from '../concurrency.limiter.js';
@@ -69,7 +73,11 @@ export class LeafStepRunner {
    */
   async run(job: LeafJob, signal?: AbortSignal): Promise<LeafRun> {
     const startedAt = new Date();
-    const logs = new LogBuffer(job.id, (s) => this.jobs.execute([s]).then(() => undefined), this.config.liveAfterMs);
+    const logs = new LogBuffer(
+      job.id,
+      (s) => this.jobs.execute([s]).then(() => undefined),
+      this.config.liveAfterMs,
+    );
     let success = true;
     let result: unknown;
     const slot = job.concurrency;
@@ -94,7 +102,8 @@ export class LeafStepRunner {
 
   private async execute(job: LeafJob, logs: LogBuffer, signal: AbortSignal | undefined): Promise<unknown> {
     if (job.kind === 'identity') return job.args.previous_result ?? null;
-    if (!job.language || job.content === null) throw new JobError('ExecutionErr', `job ${job.id} has no code to run`);
+    if (!job.language || job.content === null)
+      throw new JobError('ExecutionErr', `job ${job.id} has no code to run`);
     const token = await this.tokens.tokenOf(job.tokenJob);
     const args = hasReferences(job.args)
       ? ((await this.registry.interpolate(token, job.workspace, job.args)) as Record<string, unknown>)
@@ -134,10 +143,14 @@ export class LeafStepRunner {
 
 /** A failure of the job itself (not of the engine running it). */
 export function isJobFailure(error: unknown): boolean {
-  if (error instanceof MeshError || error instanceof JobError || error instanceof ExpressionError) return true;
+  if (error instanceof MeshError || error instanceof JobError || error instanceof ExpressionError)
+    return true;
   // The database's errors, and a pool that gave no connection in time, are the engine's.
   if (error instanceof QueryFailedError) return false;
-  return !(error instanceof Error && /timeout exceeded when trying to connect|Connection terminated/i.test(error.message));
+  return !(
+    error instanceof Error &&
+    /timeout exceeded when trying to connect|Connection terminated/i.test(error.message)
+  );
 }
 
 /** Any failure as the `{ name, message, stack? }` a failed job returns. */

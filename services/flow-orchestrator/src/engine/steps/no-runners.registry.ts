@@ -1,5 +1,10 @@
 import type { ScriptLanguage } from '@flowmesh/contracts';
-import { JobError, type LogLineSink, type ScriptJob, type ScriptRunnerRegistry } from '../../ports/script-runner.port.js';
+import {
+  JobError,
+  type LogLineSink,
+  type ScriptJob,
+  type ScriptRunnerRegistry,
+} from '../../ports/script-runner.port.js';
 
 /**
  * The runner registry of a process that runs no scripts (the API role, or a worker built without
