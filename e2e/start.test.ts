@@ -78,9 +78,7 @@ describe('flowmesh start (npm start)', () => {
     expect(output).toMatch(
       /\[llm-gateway\]\s+\S+ INFO {2}ready: http:\/\/127\.0\.0\.1:\d+ \(llm-gateway 0\.1\.0\)/,
     );
-    expect(output).toContain(
-      'flowmesh: example examples/flows/hello.yaml returned "Hello, world!"',
-    );
+    expect(output).toContain('flowmesh: example examples/flows/hello.yaml returned "Hello, world!"');
 
     const entry = await fetch(`${mesh.entryUrl}/api/w/main/jobs`);
     expect(entry.headers.get('x-flowmesh-service')).toBe('flow-orchestrator');

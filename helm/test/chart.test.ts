@@ -354,7 +354,9 @@ describe('helm template with values set', () => {
     )!;
     expect(decode(secret.data.FLOWMESH_SECRET_KEYS)).toBe('k2:AAAA,k1:BBBB');
     expect(decode(secret.data.FLOWMESH_JOB_TOKEN_KEY)).toBe('j'.repeat(32));
-    expect(() => template(...set({ 'secret.jobTokenKey': 'short' }))).toThrow(/helm template stderr: expected 'Error: values don/);
+    expect(() => template(...set({ 'secret.jobTokenKey': 'short' }))).toThrow(
+      /helm template stderr: expected 'Error: values don/,
+    );
   });
 
   it('takes a whole postgres.url as is', () => {

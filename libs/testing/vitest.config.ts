@@ -22,7 +22,13 @@ export default defineConfig({
   ssr: { resolve: { conditions: ['@flowmesh/source'] } },
   test: {
     globalSetup: ['libs/testing/src/infra/global-setup.ts'],
-    include: ['{contracts,libs,services,cli}/**/*.spec.ts', '{services,libs,cli}/*/test/**/*.test.ts', 'cli/test/**/*.test.ts', 'e2e/**/*.test.ts', '{helm,deploy}/test/**/*.test.ts'],
+    include: [
+      '{contracts,libs,services,cli}/**/*.spec.ts',
+      '{services,libs,cli}/*/test/**/*.test.ts',
+      'cli/test/**/*.test.ts',
+      'e2e/**/*.test.ts',
+      '{helm,deploy}/test/**/*.test.ts',
+    ],
     exclude: ['**/node_modules/**', '**/dist/**'],
     testTimeout: 30_000,
     hookTimeout: 60_000,

@@ -47,16 +47,28 @@ export function defineRequest<Req extends z.ZodType, Res extends z.ZodType>(
   options: { timeoutMs?: number } = {},
 ): RequestContract<Req, Res> {
   assertSubject(subject, 2);
-  return { kind: 'request', subject, request, reply, timeoutMs: options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS };
+  return {
+    kind: 'request',
+    subject,
+    request,
+    reply,
+    timeoutMs: options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+  };
 }
 
-export function defineEvent<Payload extends z.ZodType>(subject: string, payload: Payload): EventContract<Payload> {
+export function defineEvent<Payload extends z.ZodType>(
+  subject: string,
+  payload: Payload,
+): EventContract<Payload> {
   assertSubject(subject, 3);
   if (!subject.startsWith('evt.')) throw new Error(`event subject "${subject}" must start with "evt."`);
   return { kind: 'event', subject, payload };
 }
 
-export function defineWork<Payload extends z.ZodType>(workKind: string, payload: Payload): WorkContract<Payload> {
+export function defineWork<Payload extends z.ZodType>(
+  workKind: string,
+  payload: Payload,
+): WorkContract<Payload> {
   if (!TOKEN.test(workKind)) throw new Error(`work kind "${workKind}" must be one lowercase token`);
   return { kind: 'work', workKind, payload };
 }

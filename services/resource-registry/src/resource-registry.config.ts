@@ -1,6 +1,10 @@
 import type { ServiceConfig } from '@flowmesh/bootstrap';
 import { z } from 'zod';
-import { checkIdentitySettings, identitySettingsShape, toIdentityConfig } from './identity/identity.config.js';
+import {
+  checkIdentitySettings,
+  identitySettingsShape,
+  toIdentityConfig,
+} from './identity/identity.config.js';
 import { checkItemsSettings, itemsSettingsShape, toItemsConfig } from './items/items.config.js';
 
 /**

@@ -15,8 +15,16 @@ describe('scrubSecretValues', () => {
     ['a JWT', `token ${JWT} expired`, `token ${REDACTED} expired`],
     ['a GitHub token', 'ghp_0123456789abcdefghijABCDEFGHIJ012345', REDACTED],
     ['an AWS access key id', 'AKIAIOSFODNN7EXAMPLE', REDACTED],
-    ['a flowmesh API token', 'token fm_gAqhbWBGjF14THXaFmH-HALtfBGitf1UcnDpvaxA4eM refused', `token ${REDACTED} refused`],
-    ['a flowmesh job token', 'fmj_eyJ2IjoxLCJ3b3Jrc3BhY2UiOiJtYWluIn0.Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MA', REDACTED],
+    [
+      'a flowmesh API token',
+      'token fm_gAqhbWBGjF14THXaFmH-HALtfBGitf1UcnDpvaxA4eM refused',
+      `token ${REDACTED} refused`,
+    ],
+    [
+      'a flowmesh job token',
+      'fmj_eyJ2IjoxLCJ3b3Jrc3BhY2UiOiJtYWluIn0.Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MA',
+      REDACTED,
+    ],
     [
       'a password in a URL',
       'connect postgres://flow:s3cr%40t@db.internal:5432/flowmesh failed',

@@ -21,7 +21,7 @@ const LOCAL_POSTGRES = 'postgres://postgres@127.0.0.1:5432/postgres';
 
 export const HOW_TO_START =
   'start them, or set NATS_URL and DATABASE_URL: ' +
-  "NATS: nats-server -js -a 127.0.0.1 -p 4222 -sd /var/lib/nats-server; PostgreSQL: pg_ctlcluster $(ls /etc/postgresql) main start";
+  'NATS: nats-server -js -a 127.0.0.1 -p 4222 -sd /var/lib/nats-server; PostgreSQL: pg_ctlcluster $(ls /etc/postgresql) main start';
 
 export async function resolveTestInfrastructure(): Promise<TestInfrastructure> {
   const fromEnv = { natsUrl: process.env.NATS_URL, databaseUrl: process.env.DATABASE_URL };
@@ -36,7 +36,9 @@ export async function resolveTestInfrastructure(): Promise<TestInfrastructure> {
   if (!(await listening(natsUrl))) missing.push(`NATS at ${natsUrl}`);
   if (!(await listening(databaseUrl))) missing.push(`PostgreSQL at ${databaseUrl}`);
   if (missing.length > 0) {
-    throw new Error(`tests need ${missing.join(' and ')}, and no Docker engine is available: ${HOW_TO_START}`);
+    throw new Error(
+      `tests need ${missing.join(' and ')}, and no Docker engine is available: ${HOW_TO_START}`,
+    );
   }
   return { natsUrl, databaseUrl, stop: async () => {} };
 }
@@ -45,7 +47,10 @@ function dockerAvailable(): boolean {
   return Boolean(process.env.DOCKER_HOST) || existsSync('/var/run/docker.sock');
 }
 
-async function startContainers(fromEnv: { natsUrl?: string; databaseUrl?: string }): Promise<TestInfrastructure> {
+async function startContainers(fromEnv: {
+  natsUrl?: string;
+  databaseUrl?: string;
+}): Promise<TestInfrastructure> {
   const { GenericContainer, Wait } = await import('testcontainers');
   const { PostgreSqlContainer } = await import('@testcontainers/postgresql');
   const stops: Array<() => Promise<unknown>> = [];
@@ -97,6 +102,10 @@ async function listening(url: string): Promise<boolean> {
  * Postgres schema or database all derive from it, so parallel test files never meet.
  */
 export function uniqueTestId(label = 't'): string {
-  const clean = label.toLowerCase().replace(/[^a-z0-9]/g, '').slice(0, 12) || 't';
+  const clean =
+    label
+      .toLowerCase()
+      .replace(/[^a-z0-9]/g, '')
+      .slice(0, 12) || 't';
   return `${clean}${randomBytes(4).toString('hex')}`;
 }

@@ -188,9 +188,23 @@ export interface NativeCallContext {
 export interface NativeProviderAdapter extends AdapterBase {
   readonly transport: 'native';
   /** Throws `ProviderCallError` for a failure before the first event; yields `error` after it. */
-  chat(call: ChatCall, credentials: ProviderCredentials, signal: AbortSignal, context?: NativeCallContext): AsyncIterable<ProviderStreamEvent>;
-  embed?(call: EmbeddingsCall, credentials: ProviderCredentials, signal: AbortSignal, context?: NativeCallContext): Promise<EmbeddingsResult>;
-  listModels?(credentials: ProviderCredentials, signal: AbortSignal, context?: NativeCallContext): Promise<ListedModel[]>;
+  chat(
+    call: ChatCall,
+    credentials: ProviderCredentials,
+    signal: AbortSignal,
+    context?: NativeCallContext,
+  ): AsyncIterable<ProviderStreamEvent>;
+  embed?(
+    call: EmbeddingsCall,
+    credentials: ProviderCredentials,
+    signal: AbortSignal,
+    context?: NativeCallContext,
+  ): Promise<EmbeddingsResult>;
+  listModels?(
+    credentials: ProviderCredentials,
+    signal: AbortSignal,
+    context?: NativeCallContext,
+  ): Promise<ListedModel[]>;
 }
 
 export type ProviderAdapter = HttpProviderAdapter | NativeProviderAdapter;

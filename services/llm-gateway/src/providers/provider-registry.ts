@@ -17,7 +17,9 @@ export const PROVIDER_ADAPTERS: Partial<Record<AIProviderKind, ProviderAdapter>>
 };
 
 export class ProviderRegistry {
-  constructor(private readonly adapters: Partial<Record<AIProviderKind, ProviderAdapter>> = PROVIDER_ADAPTERS) {}
+  constructor(
+    private readonly adapters: Partial<Record<AIProviderKind, ProviderAdapter>> = PROVIDER_ADAPTERS,
+  ) {}
 
   has(kind: AIProviderKind): boolean {
     return this.adapters[kind] !== undefined;
@@ -25,7 +27,8 @@ export class ProviderRegistry {
 
   get(kind: AIProviderKind): ProviderAdapter {
     const adapter = this.adapters[kind];
-    if (!adapter) throw new MeshError('UNSUPPORTED', `the llm-gateway has no adapter for provider "${kind}"`, { kind });
+    if (!adapter)
+      throw new MeshError('UNSUPPORTED', `the llm-gateway has no adapter for provider "${kind}"`, { kind });
     return adapter;
   }
 

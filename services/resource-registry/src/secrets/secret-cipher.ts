@@ -40,7 +40,11 @@ export class SecretCipher {
       );
     }
     try {
-      const decipher = createDecipheriv('aes-256-gcm', this.keyObject(key), secret.sealed.subarray(0, IV_BYTES));
+      const decipher = createDecipheriv(
+        'aes-256-gcm',
+        this.keyObject(key),
+        secret.sealed.subarray(0, IV_BYTES),
+      );
       decipher.setAAD(additionalData(owner));
       decipher.setAuthTag(secret.sealed.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
       return Buffer.concat([
