@@ -1,11 +1,10 @@
 import { randomInt } from 'node:crypto';
-import { Body, Controller, Get, HttpCode, Param, Post, Query, UseFilters, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
 import type { z } from 'zod';
 import { BearerAuthGuard } from '../http/bearer-auth.guard.js';
 import type { Caller } from '../http/caller.js';
 import { CurrentCaller } from '../http/current-caller.decorator.js';
 import { jobIdParam } from '../http/job-id.param.js';
-import { MeshErrorHttpFilter } from '../http/mesh-error.http-filter.js';
 import { validateWith } from '../http/validate-with.pipe.js';
 import { ApproverQuerySchema, FlowResumeQuerySchema, ResumeIdSchema } from './approvals.http.js';
 import { ResumeJobService } from './resume-job.service.js';
@@ -14,7 +13,6 @@ import { ResumeUrlsService } from './resume-urls.service.js';
 /** Approvals for signed-in callers: the signed links of a job, and answering as oneself. */
 @Controller('api/w/:workspace/jobs')
 @UseGuards(BearerAuthGuard)
-@UseFilters(MeshErrorHttpFilter)
 export class ApproversController {
   constructor(
     private readonly urls: ResumeUrlsService,

@@ -1,20 +1,7 @@
-import {
-  Body,
-  Controller,
-  Get,
-  Header,
-  Headers,
-  HttpCode,
-  Param,
-  Post,
-  Query,
-  Res,
-  UseFilters,
-} from '@nestjs/common';
+import { Body, Controller, Get, Header, Headers, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
 import type { z } from 'zod';
 import { bearerTokenOf } from '../http/bearer-token.util.js';
 import { jobIdParam } from '../http/job-id.param.js';
-import { MeshErrorHttpFilter } from '../http/mesh-error.http-filter.js';
 import { validateWith } from '../http/validate-with.pipe.js';
 import { renderAnsweredPage } from './approval-page.renderer.js';
 import { ApprovalPageService } from './approval-page.service.js';
@@ -38,7 +25,6 @@ interface HtmlResponse {
  * `?payload=` JSON, POST as the JSON body, or as the approval page's form.
  */
 @Controller('api/w/:workspace/jobs_u')
-@UseFilters(MeshErrorHttpFilter)
 export class SignedApprovalsController {
   constructor(
     private readonly resumes: ResumeJobService,

@@ -1,22 +1,10 @@
-import {
-  Body,
-  Controller,
-  Get,
-  Header,
-  HttpCode,
-  Param,
-  Post,
-  Query,
-  UseFilters,
-  UseGuards,
-} from '@nestjs/common';
+import { Body, Controller, Get, Header, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
 import type { z } from 'zod';
 import { BearerAuthGuard } from '../http/bearer-auth.guard.js';
 import type { Caller } from '../http/caller.js';
 import { CurrentCaller } from '../http/current-caller.decorator.js';
 import { jobIdParam } from '../http/job-id.param.js';
 import { jsonBody } from '../http/json-body.util.js';
-import { MeshErrorHttpFilter } from '../http/mesh-error.http-filter.js';
 import { validateWith } from '../http/validate-with.pipe.js';
 import { CancelJobService } from './cancel-job.service.js';
 import { CancelBodySchema, ListJobsQuerySchema, LogOffsetQuerySchema } from './jobs.http.js';
@@ -27,7 +15,6 @@ import { toWindmillJobSummary } from './windmill-job.mapper.js';
 /** Windmill's job reads (`jobs_u/...`, `jobs/list`, `jobs/result_by_id`) and cancel. */
 @Controller('api/w/:workspace')
 @UseGuards(BearerAuthGuard)
-@UseFilters(MeshErrorHttpFilter)
 export class ReadJobsController {
   constructor(
     private readonly read: ReadJobService,

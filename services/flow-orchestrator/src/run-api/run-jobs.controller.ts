@@ -1,21 +1,9 @@
-import {
-  Body,
-  Controller,
-  Header,
-  HttpCode,
-  Param,
-  Post,
-  Query,
-  Res,
-  UseFilters,
-  UseGuards,
-} from '@nestjs/common';
+import { Body, Controller, Header, HttpCode, Param, Post, Query, Res, UseGuards } from '@nestjs/common';
 import type { z } from 'zod';
 import { BearerAuthGuard } from '../http/bearer-auth.guard.js';
 import type { Caller } from '../http/caller.js';
 import { CurrentCaller } from '../http/current-caller.decorator.js';
 import { itemPath } from '../http/item-path.param.js';
-import { MeshErrorHttpFilter } from '../http/mesh-error.http-filter.js';
 import { validateWith } from '../http/validate-with.pipe.js';
 import {
   ArgsBodySchema,
@@ -43,7 +31,6 @@ interface StatusResponse {
  */
 @Controller('api/w/:workspace/jobs')
 @UseGuards(BearerAuthGuard)
-@UseFilters(MeshErrorHttpFilter)
 export class RunJobsController {
   constructor(
     private readonly start: StartJobService,
