@@ -1,5 +1,6 @@
 import { jobEvents } from '@flowmesh/contracts';
 import { Injectable } from '@nestjs/common';
+import { FlowDebouncer } from '../jobs/flow-debouncer.js';
 import { JobRepository } from '../jobs/job.repository.js';
 import type { SqlStatement } from '../jobs/sql-batch.js';
 import { ResultCache, stableJson } from './cache/result-cache.js';
@@ -29,6 +30,7 @@ export class FlowStarter {
     private readonly cache: ResultCache,
     private readonly completion: FlowCompletion,
     private readonly leaf: LeafExecutor,
+    private readonly debouncer: FlowDebouncer,
   ) {}
 
   async start(run: FlowRun): Promise<'continue' | 'parked'> {
@@ -42,6 +44,8 @@ export class FlowStarter {
           return 'parked';
         }
       }
+      // A debounced run leaves its batch before it does anything (a replaced one has ended).
+      if (run.runtime.debounceKey && !(await this.debouncer.claim(run.id))) return 'parked';
       const now = new Date();
       run.job.status = 'running';
       run.job.started_at = now;

@@ -11,8 +11,9 @@ import type { SqlStatement } from './sql-batch.js';
  * latest, which waits the delay out (never past `max_total_debouncing_time` after the first)
  * and starts with `debounce_args_to_accumulate` gathered from every run it replaced. The runs
  * replaced end at once, completed and skipped, with `{ debounced_by }`. Once
- * `max_total_debounces_amount` runs were debounced, the latest is not delayed further (it runs
- * when the run it replaced would have) and the next run opens a new batch.
+ * `max_total_debounces_amount` runs were debounced, the latest runs at once (a forced execution,
+ * as Windmill's) and the next run opens a new batch. A run takes itself out of its batch when it
+ * starts (`claim`): from then on a new run of the key opens a new batch instead of replacing it.
  */
 @Injectable()
 export class FlowDebouncer {
@@ -40,30 +41,30 @@ export class FlowDebouncer {
         debounced_times: number;
         args: Record<string, unknown> | null;
         status: string | null;
-        wake_at: Date | null;
       }>(
-        `SELECT d.job_id, d.first_at, d.debounced_times, j.args, j.status, j.wake_at
+        `SELECT d.job_id, d.first_at, d.debounced_times, j.args, j.status
          FROM debounce_key d LEFT JOIN job j ON j.id = d.job_id WHERE d.key = $1`,
         [key],
       );
       const now = Date.now();
-      const pending = current && current.status === 'queued';
       let times = 0;
       let firstAt = now;
-      let replacedAt: number | undefined;
-      if (pending) {
-        replacedAt = current.wake_at?.getTime();
+      // A run that began (claimed when it started) is out of the batch: this one opens a new one.
+      const replaced =
+        current?.status === 'queued'
+          ? await query(
+              `UPDATE job SET status = 'completed', skipped = true, result = $2::jsonb, completed_at = now(),
+                 started_at = COALESCE(started_at, now()), duration_ms = 0, wake_at = NULL
+               WHERE id = $1 AND status = 'queued' RETURNING id`,
+              [current.job_id, JSON.stringify({ debounced_by: record.id })],
+            )
+          : [];
+      if (current && replaced.length > 0) {
         for (const name of accumulate) {
           record.args[name] = [...asList(current.args?.[name]), ...asList(record.args[name])];
         }
         times = current.debounced_times + 1;
         firstAt = current.first_at.getTime();
-        await query(
-          `UPDATE job SET status = 'completed', skipped = true, result = $2::jsonb, completed_at = now(),
-             started_at = COALESCE(started_at, now()), duration_ms = 0, wake_at = NULL
-           WHERE id = $1 AND status = 'queued'`,
-          [current.job_id, JSON.stringify({ debounced_by: record.id })],
-        );
       }
       const capped =
         value.max_total_debounces_amount !== undefined && times >= value.max_total_debounces_amount;
@@ -71,10 +72,10 @@ export class FlowDebouncer {
       if (value.max_total_debouncing_time !== undefined)
         at = Math.min(at, firstAt + value.max_total_debouncing_time * 1000);
       record.runtime.debounceKey = key;
-      // A capped run is not pushed further: it runs when the run it replaced would have.
-      if (capped) at = Math.min(at, replacedAt ?? now);
+      // Enough runs were debounced: this one is forced to run now (Windmill), and the next run
+      // opens a new batch.
       if (capped || at <= now) {
-        record.wake_at = at > now ? new Date(at) : null;
+        record.wake_at = null;
         await query(`DELETE FROM debounce_key WHERE key = $1`, [key]);
       } else {
         record.wake_at = new Date(at);
@@ -93,6 +94,35 @@ export class FlowDebouncer {
       }
     });
   }
+
+  /**
+   * A debounced run starts: it becomes `running` at once and its key opens a new batch, so no
+   * run submitted from now on replaces it. False when a later run replaced it first (it ended).
+   */
+  async claim(jobId: string): Promise<boolean> {
+    return (await claimDebounced(this.jobs, jobId)) !== undefined;
+  }
+}
+
+/**
+ * Takes a debounced job (a flow run or a step) out of its batch as it starts: its row turns
+ * `running` (a replacement only ever takes a `queued` one) and its key is released, in one
+ * statement. Its arguments as they are now; undefined when it was replaced first (it ended).
+ */
+export async function claimDebounced(
+  jobs: JobRepository,
+  jobId: string,
+): Promise<{ args: Record<string, unknown> } | undefined> {
+  const [claimed] = await jobs.query<{ args: Record<string, unknown> }>(
+    `WITH claimed AS (
+       UPDATE job SET status = 'running', started_at = COALESCE(started_at, now())
+       WHERE id = $1 AND status IN ('queued', 'running') RETURNING id, args),
+     released AS (
+       DELETE FROM debounce_key WHERE job_id IN (SELECT id FROM claimed) RETURNING 1)
+     SELECT args FROM claimed`,
+    [jobId],
+  );
+  return claimed;
 }
 
 function asList(value: unknown): unknown[] {

@@ -18,8 +18,6 @@ const cases = loadCases();
 const KNOWN_GAPS: ReadonlyMap<string, string> = new Map([
   ['080-retry-if-on-result', 'retry_if on a successful result does not always ask for another attempt'],
   ['108-early-return', 'run_wait_result answers with the early value only when the whole flow ends'],
-  ['117-flow-debounce-max-count', 'max_total_debounces_amount does not always force an execution'],
-  ['118-step-debouncing', 'a burst of runs can execute a debounced step twice'],
 ]);
 
 // Every case at once: they are independent (own fixtures paths, own directory, own keys).

@@ -1,6 +1,7 @@
 import type { Job } from '@flowmesh/contracts';
 import { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FlowDebouncer } from '../../src/jobs/flow-debouncer.js';
 import { JobsService } from '../../src/jobs/jobs.service.js';
 import { waitFor } from '@flowmesh/testing';
 import { identity, startEngineMesh, type EngineMesh } from '../support/engine-mesh.js';
@@ -274,6 +275,41 @@ describe('module and flow options', () => {
       ['completed', true],
     ]);
     expect(valueOf(jobs[2].result)).toEqual([1, 2, 3]);
+  });
+
+  it('flow debounce: max_total_debounces_amount forces the latest run at once', async () => {
+    const flow = {
+      debounce_delay_s: 60,
+      debounce_key: "'forced'",
+      debounce_args_to_accumulate: ['items'],
+      max_total_debounces_amount: 1,
+      modules: [compute('c', 'flow_input.items')],
+    };
+    const first = await mesh.startFlow(flow, { items: [1] });
+    const second = await mesh.startFlow(flow, { items: [2] });
+    // Far sooner than the 60 s delay: the second run is a forced execution.
+    const forced = await mesh.waitEnded(second, 15_000);
+    expect(valueOf(forced.result)).toEqual([1, 2]);
+    expect((await mesh.get(first)).skipped).toBe(true);
+  });
+
+  it('flow debounce: a run that started leaves its batch; the next run opens a new one', async () => {
+    const flow = { debounce_delay_s: 60, debounce_key: "'claimed'", modules: [compute('c', '1')] };
+    const db = mesh.orchestrator.running.app.get(DataSource);
+    const debouncer = mesh.orchestrator.running.app.get(FlowDebouncer);
+    const state = async (id: string) =>
+      (await db.query<Array<{ status: string }>>('SELECT status FROM job WHERE id = $1', [id]))[0]?.status;
+    const keyHolder = async () =>
+      (await db.query<Array<{ job_id: string }>>(`SELECT job_id FROM debounce_key WHERE key = 'claimed'`))[0]
+        ?.job_id;
+    const replaced = await mesh.startFlow(flow);
+    const started = await mesh.startFlow(flow);
+    expect(await debouncer.claim(replaced)).toBe(false);
+    expect(await debouncer.claim(started)).toBe(true);
+    expect(await keyHolder()).toBeUndefined();
+    const next = await mesh.startFlow(flow);
+    expect(await state(started)).toBe('running');
+    expect(await keyHolder()).toBe(next);
   });
 
   it('priority, notes and groups are kept on the run; tag routes the run', async () => {

@@ -89,19 +89,25 @@ export class LeafExecutor {
       if (at === 'replaced')
         return done({ success: true, result: null, skipped: true, status: { job: jobId }, statements: [] });
       await ctx.saveProgress({ type: 'InProgress', id: module.id, job: jobId });
-      if (at > Date.now()) return { kind: 'parked', wakeAt: at };
-      return this.launch(ctx, { ...record, runtime: withoutDebounce(record.runtime) }, [], cacheKey);
+      return this.afterDebounce(ctx, record, at, cacheKey);
     }
     return this.launch(ctx, record, statements, cacheKey);
   }
 
   /** A debounced step whose wait is over runs (with the arguments gathered from the runs it replaced). */
-  private async afterDebounce(ctx: ModuleContext, row: JobRecord): Promise<ModuleProgress> {
-    const wait = row.runtime.debounce!;
-    if (Date.now() < wait.at) return { kind: 'parked', wakeAt: wait.at };
-    await this.debouncer.release(wait.key, row.id);
-    const record: JobRecord = { ...row, runtime: withoutDebounce(row.runtime) };
-    return this.launch(ctx, record, [], undefined);
+  private async afterDebounce(
+    ctx: ModuleContext,
+    row: JobRecord,
+    at = row.runtime.debounce!.at,
+    cacheKey?: string,
+  ): Promise<ModuleProgress> {
+    if (Date.now() < at) return { kind: 'parked', wakeAt: at };
+    // Claimed, so that a run reaching the step now cannot replace it while it runs.
+    const claimed = await this.debouncer.claim(row.id);
+    if (!claimed)
+      return done({ success: true, result: null, skipped: true, status: { job: row.id }, statements: [] });
+    const record: JobRecord = { ...row, args: claimed.args, runtime: withoutDebounce(row.runtime) };
+    return this.launch(ctx, record, [], cacheKey);
   }
 
   /** Runs the step here, or queues it for its tag and parks the flow. */

@@ -1,6 +1,7 @@
 import type { Debouncing } from '@flowmesh/contracts';
 import { Injectable } from '@nestjs/common';
 import type { JobRecord } from '../../jobs/job.record.js';
+import { claimDebounced } from '../../jobs/flow-debouncer.js';
 import { JobRepository } from '../../jobs/job.repository.js';
 import type { SqlStatement } from '../../jobs/sql-batch.js';
 import { resolveKey } from '../concurrency.limiter.js';
@@ -56,48 +57,54 @@ export class StepDebouncer {
          FROM debounce_key d LEFT JOIN job j ON j.id = d.job_id WHERE d.key = $1`,
         [key, record.root_job],
       );
-      // Runs reach the step in any order; the run started last is the one that runs it.
-      if (current && current.status === 'queued' && current.newer) {
-        const ended = {
-          ...record,
-          status: 'completed' as const,
-          skipped: true,
-          result: null,
-          started_at: new Date(),
-          completed_at: new Date(),
-          duration_ms: 0,
-        };
-        const insert = this.jobs.insert(ended, { onConflictDoNothing: true });
-        await query(insert.sql, insert.params);
+      // Runs reach the step in any order; the run started last is the one that runs it. A step
+      // that already began to run (claimed) is out of the batch: this one opens a new one.
+      let pending = current?.status === 'queued';
+      if (current && pending && current.newer) {
         const accumulate = debouncing.debounce_args_to_accumulate ?? [];
-        if (accumulate.length > 0) {
-          const merged = { ...current.args };
-          for (const name of accumulate)
-            merged[name] = [...asList(record.args[name]), ...asList(current.args?.[name])];
-          await query(`UPDATE job SET args = $2::jsonb WHERE id = $1`, [
-            current.job_id,
-            JSON.stringify(merged),
-          ]);
+        const merged = { ...current.args };
+        for (const name of accumulate)
+          merged[name] = [...asList(record.args[name]), ...asList(current.args?.[name])];
+        const kept = await query(
+          `UPDATE job SET args = $2::jsonb WHERE id = $1 AND status = 'queued' RETURNING id`,
+          [current.job_id, JSON.stringify(merged)],
+        );
+        if (kept.length > 0) {
+          const ended = {
+            ...record,
+            status: 'completed' as const,
+            skipped: true,
+            result: null,
+            started_at: new Date(),
+            completed_at: new Date(),
+            duration_ms: 0,
+          };
+          const insert = this.jobs.insert(ended, { onConflictDoNothing: true });
+          await query(insert.sql, insert.params);
+          return 'replaced' as const;
         }
-        return 'replaced' as const;
+        pending = false;
       }
       let times = 0;
       let firstAt = now;
-      if (current && current.status === 'queued' && current.job_id !== record.id) {
-        for (const name of debouncing.debounce_args_to_accumulate ?? []) {
-          record.args[name] = [...asList(current.args?.[name]), ...asList(record.args[name])];
-        }
-        times = current.debounced_times + 1;
-        firstAt = current.first_at.getTime();
-        await query(
+      if (current && pending && current.job_id !== record.id) {
+        const replaced = await query(
           `UPDATE job SET status = 'completed', skipped = true, result = 'null'::jsonb, completed_at = now(),
              started_at = COALESCE(started_at, now()), duration_ms = 0
-           WHERE id = $1 AND status = 'queued'`,
+           WHERE id = $1 AND status = 'queued' RETURNING id`,
           [current.job_id],
         );
-        if (current.parent_job) {
-          for (const wake of this.jobs.wake(current.parent_job, `debounced-${current.job_id}`)) {
-            await query(wake.sql, wake.params);
+        // Claimed meanwhile (its wait was over): it runs with what it had, this one starts afresh.
+        if (replaced.length > 0) {
+          for (const name of debouncing.debounce_args_to_accumulate ?? []) {
+            record.args[name] = [...asList(current.args?.[name]), ...asList(record.args[name])];
+          }
+          times = current.debounced_times + 1;
+          firstAt = current.first_at.getTime();
+          if (current.parent_job) {
+            for (const wake of this.jobs.wake(current.parent_job, `debounced-${current.job_id}`)) {
+              await query(wake.sql, wake.params);
+            }
           }
         }
       }
@@ -125,9 +132,14 @@ export class StepDebouncer {
     });
   }
 
-  /** The step's wait is over: its key opens a new batch. */
-  async release(key: string, jobId: string): Promise<void> {
-    await this.jobs.query(`DELETE FROM debounce_key WHERE key = $1 AND job_id = $2`, [key, jobId]);
+  /**
+   * The step's wait is over: it takes its place for good (its row turns `running`, so no later
+   * run can replace it any more, and its key opens a new batch) and gets its arguments as they
+   * are now (a run that reached the step late and was replaced by it appended its own).
+   * Undefined when a later run replaced it first: it ended skipped.
+   */
+  claim(jobId: string): Promise<{ args: Record<string, unknown> } | undefined> {
+    return claimDebounced(this.jobs, jobId);
   }
 }
 

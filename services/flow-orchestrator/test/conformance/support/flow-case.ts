@@ -58,6 +58,8 @@ export interface CaseExpectation {
   /** Lines in a file of the case's directory (a side effect count). */
   readonly side_effects?: Record<string, number>;
   readonly file_lines?: Record<string, readonly string[]>;
+  /** The same lines in any order (independent runs the spec lets run at once). */
+  readonly file_lines_any_order?: Record<string, readonly string[]>;
   /** From a trace file of `+`/`-` lines: the most overlapping runs seen. */
   readonly max_concurrency?: Record<string, { equals?: number; min?: number }>;
   /** Consecutive timestamp lines (ms) of a file are at least these apart. */

@@ -147,6 +147,8 @@ export async function runCase(fm: FlowMesh, flowCase: FlowCase): Promise<CaseOut
     check(`side effects in ${file}:`, lines(file).length, count);
   for (const [file, expected] of Object.entries(expect.file_lines ?? {}))
     check(`lines of ${file}:`, lines(file), expected);
+  for (const [file, expected] of Object.entries(expect.file_lines_any_order ?? {}))
+    check(`lines of ${file} (any order):`, lines(file).sort(), [...expected].sort());
   for (const [file, bound] of Object.entries(expect.max_concurrency ?? {})) {
     const peak = peakConcurrency(lines(file));
     if (bound.equals !== undefined && peak !== bound.equals)
