@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { createOrchestratorJobsClient, MeshError } from '@flowmesh/contracts';
@@ -384,7 +385,9 @@ describe('flow-orchestrator run API', () => {
 /** Builds the CLI alone (not the whole repository, which other work in progress may break). */
 function buildCli(): void {
   const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-  const lock = join(REPO_ROOT, 'node_modules', '.cache', 'flowmesh-build.lock');
+  const lockDir = join(REPO_ROOT, 'node_modules', '.cache');
+  mkdirSync(lockDir, { recursive: true });
+  const lock = join(lockDir, 'flowmesh-build.lock');
   const result = spawnSync('flock', [lock, process.execPath, tsc, '-b', 'cli'], {
     cwd: REPO_ROOT,
     encoding: 'utf8',

@@ -74,7 +74,8 @@ export async function startMesh(options: StartMeshOptions = {}): Promise<TestMes
         ...env,
         FLOWMESH_SHUTDOWN_TIMEOUT_MS: String(shutdownTimeoutMs),
         // The build output runs outside vitest; make sure nothing points it at test-only code.
-        NODE_OPTIONS: '',
+        // FLOWMESH_MESH_NODE_OPTIONS passes flags on purpose (e.g. --cpu-prof for a bench).
+        NODE_OPTIONS: process.env.FLOWMESH_MESH_NODE_OPTIONS ?? '',
       },
       onLine: (name, line) => {
         logs.get(name)?.push(line);

@@ -18,6 +18,9 @@ export class EngineOutbox implements OnApplicationBootstrap, BeforeApplicationSh
   private readonly log = new Logger(EngineOutbox.name);
   private readonly relay: OutboxRelay;
   private readonly client: MeshClient;
+  /** Published ids not yet marked: many commits' worth go in one statement. */
+  private readonly published = new Set<string>();
+  private marking: Promise<void> | undefined;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -36,6 +39,7 @@ export class EngineOutbox implements OnApplicationBootstrap, BeforeApplicationSh
   }
 
   async beforeApplicationShutdown(): Promise<void> {
+    await this.marking;
     await this.relay.stop();
   }
 
@@ -58,17 +62,33 @@ export class EngineOutbox implements OnApplicationBootstrap, BeforeApplicationSh
           msgId: message.msgId,
         }),
       ),
-    )
-      .then(async (outcomes) => {
-        const published = messages
-          .filter((_, i) => outcomes[i]?.status === 'fulfilled')
-          .map((message) => message.msgId);
-        if (published.length === 0) return;
-        await this.dataSource.query(
-          `UPDATE outbox_message SET published_at = now() WHERE msg_id = ANY($1) AND published_at IS NULL`,
-          [published],
-        );
-      })
-      .catch((error: unknown) => this.log.warn(`outbox messages not marked published: ${String(error)}`));
+    ).then((outcomes) => {
+      messages.forEach((message, i) => {
+        if (outcomes[i]?.status === 'fulfilled') this.published.add(message.msgId);
+      });
+      this.markSoon();
+    });
+  }
+
+  /**
+   * Marks what was published, one statement at a time, each taking every id published
+   * meanwhile. Losing a mark (a crash) only means the relay publishes that message again, with
+   * the same id, which JetStream drops as a duplicate.
+   */
+  private markSoon(): void {
+    if (this.marking || this.published.size === 0) return;
+    this.marking = (async () => {
+      while (this.published.size > 0) {
+        const ids = [...this.published];
+        this.published.clear();
+        await this.dataSource
+          .query(
+            `UPDATE outbox_message SET published_at = now() WHERE msg_id = ANY($1) AND published_at IS NULL`,
+            [ids],
+          )
+          .catch((error: unknown) => this.log.warn(`outbox messages not marked published: ${String(error)}`));
+      }
+      this.marking = undefined;
+    })();
   }
 }

@@ -27,6 +27,12 @@ export interface ScriptJob {
   /** The function to call (default `main`); a flow's preprocessor module runs `preprocessor`. */
   readonly entrypoint?: string;
   /**
+   * Jobs with the same key may share one JavaScript realm (globals), as the steps of one flow
+   * run acting with one token do: a realm costs more to make than a light step to run. Jobs of
+   * different keys never share one. Absent: a realm of its own.
+   */
+  readonly realmKey?: string;
+  /**
    * Jobs with the same key run in the same working directory (the steps of a `same_worker` flow
    * share `./shared`, as Windmill's): the flow run's root job id. Absent: a directory of its own.
    */
@@ -36,6 +42,8 @@ export interface ScriptJob {
 export interface ScriptRunOptions {
   /** Aborted when the job is cancelled: the runner stops the script and rejects with a `JobError` named `Canceled`. */
   readonly signal?: AbortSignal;
+  /** Called once when the job begins to run, after any wait for a thread: its start time. */
+  readonly onStart?: () => void;
 }
 
 /** One line of stdout/stderr of the job, as it is written. */

@@ -10,6 +10,16 @@ export const scriptRunnersSettingsShape = {
   FLOWMESH_MAX_RESULT_BYTES: settings.positiveInt().default(2 * 1024 * 1024),
   /** TypeScript worker threads kept started per memory limit. */
   FLOWMESH_TS_WARM_THREADS: settings.positiveInt().default(2),
+  /**
+   * TypeScript threads running jobs that compute, at most (light jobs run best on few); threads
+   * whose job awaits I/O do not count, up to FLOWMESH_TS_MAX_THREADS.
+   */
+  FLOWMESH_TS_CORE_THREADS: settings.positiveInt().default(Math.max(2, 2 * availableParallelism())),
+  /**
+   * TypeScript threads of one worker at most (jobs beyond wait): a job holds one while it runs,
+   * also while it only awaits I/O, so this is more than the cores.
+   */
+  FLOWMESH_TS_MAX_THREADS: settings.positiveInt().default(32),
   /** Jobs one TypeScript thread runs before it is replaced. */
   FLOWMESH_TS_JOBS_PER_THREAD: settings.positiveInt().default(1_000),
   /** The python3 and bash executables (names on PATH or absolute paths). */
@@ -31,6 +41,8 @@ export interface ScriptRunnersConfig {
   readonly maxResultBytes: number;
   readonly typescriptWarmThreads: number;
   readonly typescriptJobsPerThread: number;
+  readonly typescriptCoreThreads: number;
+  readonly typescriptMaxThreads: number;
   readonly pythonExecutable: string;
   readonly bashExecutable: string;
   readonly jobDir: string;
@@ -45,6 +57,8 @@ export function toScriptRunnersConfig(env: Settings): ScriptRunnersConfig {
     maxResultBytes: env.FLOWMESH_MAX_RESULT_BYTES,
     typescriptWarmThreads: env.FLOWMESH_TS_WARM_THREADS,
     typescriptJobsPerThread: env.FLOWMESH_TS_JOBS_PER_THREAD,
+    typescriptCoreThreads: Math.min(env.FLOWMESH_TS_CORE_THREADS, env.FLOWMESH_TS_MAX_THREADS),
+    typescriptMaxThreads: env.FLOWMESH_TS_MAX_THREADS,
     pythonExecutable: env.FLOWMESH_PYTHON,
     bashExecutable: env.FLOWMESH_BASH,
     jobDir: env.FLOWMESH_JOB_DIR,

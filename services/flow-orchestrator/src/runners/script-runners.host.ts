@@ -40,6 +40,8 @@ export class ScriptRunnersHost implements OnModuleDestroy {
       warmThreads: config.typescriptWarmThreads,
       defaultMemoryMb: deployment.defaultMemoryMb,
       jobsPerThread: config.typescriptJobsPerThread,
+      coreThreads: config.typescriptCoreThreads,
+      maxThreads: config.typescriptMaxThreads,
       idleMs: 60_000,
       maxResultBytes: config.maxResultBytes,
     });

@@ -146,21 +146,25 @@ export class LeafExecutor {
     statements: SqlStatement[],
     cacheKey: string | undefined,
   ): Promise<ModuleOutcome> {
-    const running: JobRecord = { ...record, status: 'running', started_at: new Date() };
     // A long step shows InProgress (and exists as a job) while it runs; a quick one only ends.
-    const progress = setTimeout(() => {
+    // The clock starts when the job does, not while it waits for a thread.
+    let progress: NodeJS.Timeout | undefined;
+    const showProgress = (startedAt: Date): void => {
+      const running: JobRecord = { ...record, status: 'running', started_at: startedAt };
       ctx
         .saveProgress({ type: 'InProgress', id: ctx.module.id, job: record.id }, [
           ...statements,
           this.jobs.insert(running, { onConflictDoNothing: true }),
         ])
         .catch((error: unknown) => this.log.warn(`progress of step ${record.id}: ${String(error)}`));
-    }, this.config.liveAfterMs);
+    };
     const leaf = leafJobOf(record, {
       timeoutMs: this.config.defaultTimeoutMs,
       memoryMb: this.config.defaultMemoryMb,
     });
-    const outcome = await this.runner.run(leaf, this.cancels.signalFor(record.root_job));
+    const outcome = await this.runner.run(leaf, this.cancels.signalFor(record.root_job), () => {
+      progress = setTimeout(showProgress, this.config.liveAfterMs, new Date());
+    });
     clearTimeout(progress);
     const writes = [...statements];
     if (outcome.logs) writes.push(outcome.logs);

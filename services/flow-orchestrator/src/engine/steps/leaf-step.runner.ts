@@ -71,8 +71,13 @@ export class LeafStepRunner {
    * own trouble (the database unreachable) is thrown, so the step is tried again later rather
    * than failed for good.
    */
-  async run(job: LeafJob, signal?: AbortSignal): Promise<LeafRun> {
-    const startedAt = new Date();
+  async run(job: LeafJob, signal?: AbortSignal, onStart?: () => void): Promise<LeafRun> {
+    // Started when it runs: the wait for a concurrency slot or a thread is not its time.
+    let startedAt = new Date();
+    const started = (): void => {
+      startedAt = new Date();
+      onStart?.();
+    };
     const logs = new LogBuffer(
       job.id,
       (s) => this.jobs.execute([s]).then(() => undefined),
@@ -83,7 +88,7 @@ export class LeafStepRunner {
     const slot = job.concurrency;
     if (slot) await this.concurrency.acquireSlot(slot.key, job.id, slot.limit, slot.windowS, signal);
     try {
-      result = await this.execute(job, logs, signal);
+      result = await this.execute(job, logs, signal, started);
     } catch (error) {
       if (!isJobFailure(error)) throw error;
       success = false;
@@ -100,8 +105,16 @@ export class LeafStepRunner {
     };
   }
 
-  private async execute(job: LeafJob, logs: LogBuffer, signal: AbortSignal | undefined): Promise<unknown> {
-    if (job.kind === 'identity') return job.args.previous_result ?? null;
+  private async execute(
+    job: LeafJob,
+    logs: LogBuffer,
+    signal: AbortSignal | undefined,
+    onStart: () => void,
+  ): Promise<unknown> {
+    if (job.kind === 'identity') {
+      onStart();
+      return job.args.previous_result ?? null;
+    }
     if (!job.language || job.content === null)
       throw new JobError('ExecutionErr', `job ${job.id} has no code to run`);
     const token = await this.tokens.tokenOf(job.tokenJob);
@@ -134,9 +147,11 @@ export class LeafStepRunner {
         path: job.path,
         ...(job.entrypoint ? { entrypoint: job.entrypoint } : {}),
         ...(job.workdirKey ? { workdirKey: job.workdirKey } : {}),
+        // The steps of one run acting with one token may share globals; nothing else does.
+        realmKey: `${job.rootJob}:${job.tokenJob}`,
       },
       logs.push,
-      signal ? { signal } : {},
+      signal ? { signal, onStart } : { onStart },
     );
   }
 }

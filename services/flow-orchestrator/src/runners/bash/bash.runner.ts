@@ -34,6 +34,7 @@ export class BashRunner implements ScriptRunner {
   ) {}
 
   async run(job: ScriptJob, onLog: LogLineSink, options: ScriptRunOptions = {}): Promise<unknown> {
+    options.onStart?.();
     const workdir = await this.workdirs.create(job);
     try {
       const script = join(workdir.path, 'main.sh');

@@ -36,6 +36,7 @@ export class PostgresqlRunner implements ScriptRunner {
   constructor(private readonly options: PostgresqlRunnerOptions) {}
 
   async run(job: ScriptJob, onLog: LogLineSink, options: ScriptRunOptions = {}): Promise<unknown> {
+    options.onStart?.();
     const { signal } = options;
     if (signal?.aborted) throw jobErrors.canceled();
     const resource = databaseOf(job);

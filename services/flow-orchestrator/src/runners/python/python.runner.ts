@@ -36,6 +36,7 @@ export class PythonRunner implements ScriptRunner {
   ) {}
 
   async run(job: ScriptJob, onLog: LogLineSink, options: ScriptRunOptions = {}): Promise<unknown> {
+    options.onStart?.();
     const workdir = await this.workdirs.create(job);
     try {
       const script = join(workdir.path, 'main.py');

@@ -10,6 +10,7 @@
  * thread is retired after the job, because that object leads back into the thread's realm.
  *
  * Evaluates to `install(host, envJson)`, which returns the functions the thread needs later.
+ * A realm may serve several jobs of one run in turn: `setEnv` gives each its environment.
  */
 export const JOB_REALM_PRELUDE = String.raw`
 (function install(host, envJson, hostGlobalNamesJson) {
@@ -118,7 +119,7 @@ export const JOB_REALM_PRELUDE = String.raw`
   };
   for (const name of Object.keys(globals)) defineProperty(g, name, { value: globals[name], writable: true, configurable: true });
 
-  const env = parse(envJson);
+  let env = parse(envJson);
   const stream = (name) => ({
     isTTY: false,
     write(chunk, encoding, done) {
@@ -193,6 +194,14 @@ export const JOB_REALM_PRELUDE = String.raw`
       if (entry === undefined) return;
       if (!entry.repeat) callbacks.delete(id);
       entry.callback(...entry.args);
+    },
+    setEnv(json) {
+      env = parse(json);
+      // An earlier job of the run may have frozen or replaced these: its own business.
+      try {
+        process.env = env;
+        defineProperty(g, 'Bun', { value: { env }, writable: true, configurable: true });
+      } catch {}
     },
     parseArgs: (text) => parse(text),
     stringify: (value) => stringify(value),

@@ -4,9 +4,10 @@ import { parentPort } from 'node:worker_threads';
 import type { JobFailure, ThreadInbound, ThreadOutbound } from './typescript-thread.protocol.js';
 
 /**
- * A warm TypeScript worker thread. Each job runs in a fresh V8 context (its own globals and
+ * A warm TypeScript worker thread. Each job runs in a V8 context of its own (its own globals and
  * intrinsics), its ES module run as a function (`esm-to-script.util.ts`), so a job never sees
- * another job's globals. The thread itself is reused only after jobs that touched nothing of
+ * another run's globals: jobs with the same `realmKey` (the steps of one run, acting with one
+ * token) reuse their context in turn, because making one costs more than a light step. The thread itself is reused only after jobs that touched nothing of
  * the thread's realm (no import, no host global such as `fetch` or `Buffer`, no error escaping
  * the job). See `job-realm.prelude.ts`.
  */
@@ -34,9 +35,11 @@ const { JOB_REALM_PRELUDE } = await import('./job-realm.prelude.js');
 const { argumentsFor, mainParams } = await import('./main-params.util.js');
 const { importTarget } = await import('./import-specifier.util.js');
 const { moduleToFunctionSource } = await import('./esm-to-script.util.js');
+const { AWAITING_AFTER_MS, REALMS_PER_THREAD } = await import('./typescript-thread.protocol.js');
 
 interface RealmApi {
   fire(id: number): void;
+  setEnv(envJson: string): void;
   moduleHost(url: string): object;
   parseArgs(text: string): Record<string, unknown>;
   stringify(value: unknown): string | undefined;
@@ -80,6 +83,67 @@ const HOST_GLOBAL_NAMES_JSON = JSON.stringify(HOST_GLOBALS);
 const realmScript = new vm.Script(JOB_REALM_PRELUDE, { filename: 'flowmesh:job-realm.js' });
 const compiled = new Map<string, vm.Script>();
 const COMPILED_CACHE_SIZE = 256;
+
+/** What the realm calls on the thread, answered for the job it runs now (none: ignored). */
+interface JobHost {
+  post(stream: unknown, text: unknown): void;
+  schedule(id: unknown, ms: unknown, repeat: unknown): void;
+  cancel(id: unknown): void;
+  hostGlobal(name: unknown): unknown;
+  load(specifier: unknown): Promise<unknown>;
+}
+
+/** A V8 context with the job realm installed, serving one job at a time. */
+interface Realm {
+  readonly context: vm.Context;
+  readonly api: RealmApi;
+  current: JobHost | undefined;
+}
+
+/**
+ * Realms kept for later jobs with the same `realmKey` (the steps of one run): making a context
+ * and installing the realm is most of a light job's cost. Least recently used go first.
+ */
+const keptRealms = new Map<string, Realm>();
+
+function realmFor(key: string | undefined): Realm {
+  if (key !== undefined) {
+    const kept = keptRealms.get(key);
+    if (kept) {
+      keptRealms.delete(key);
+      keptRealms.set(key, kept);
+      return kept;
+    }
+  }
+  const realm = newRealm();
+  if (key !== undefined) {
+    keptRealms.set(key, realm);
+    if (keptRealms.size > REALMS_PER_THREAD) keptRealms.delete(keptRealms.keys().next().value!);
+  }
+  return realm;
+}
+
+function newRealm(): Realm {
+  const context = vm.createContext(vm.constants.DONT_CONTEXTIFY);
+  // Bound once per realm: the calls go to whichever job runs in it now.
+  const realm: { context: vm.Context; api?: RealmApi; current: JobHost | undefined } = {
+    context,
+    current: undefined,
+  };
+  const host = {
+    post: (stream: unknown, text: unknown) => realm.current?.post(stream, text),
+    schedule: (id: unknown, ms: unknown, repeat: unknown) => realm.current?.schedule(id, ms, repeat),
+    cancel: (id: unknown) => realm.current?.cancel(id),
+    hostGlobal: (name: unknown) => realm.current?.hostGlobal(name),
+    load: (specifier: unknown) =>
+      realm.current?.load(specifier) ?? Promise.reject(new Error('the job has ended')),
+    platform: process.platform,
+    arch: process.arch,
+    version: process.version,
+  };
+  realm.api = (realmScript.runInContext(context) as Install)(host, '{}', HOST_GLOBAL_NAMES_JSON);
+  return realm as Realm;
+}
 
 function send(message: ThreadOutbound): void {
   port!.postMessage(message);
@@ -179,44 +243,40 @@ async function run(running: RunningJob): Promise<ThreadOutbound> {
   // The thread's own env is replaced too: a package imported by the job reads process.env here.
   for (const key of Object.keys(process.env)) delete process.env[key];
   Object.assign(process.env, job.env);
-  const context = vm.createContext(vm.constants.DONT_CONTEXTIFY);
-  const host = {
-    post: (stream: unknown, text: unknown) => post(stream === 'err' ? 'err' : 'out', String(text)),
-    schedule: (id: unknown, ms: unknown, repeat: unknown) => {
+  const jobHost: JobHost = {
+    post: (stream, text) => post(stream === 'err' ? 'err' : 'out', String(text)),
+    schedule: (id, ms, repeat) => {
       if (running.finished) return;
       const fire = (): void => running.realm?.fire(Number(id));
       timers.set(Number(id), repeat === true ? setInterval(fire, Number(ms)) : setTimeout(fire, Number(ms)));
     },
-    cancel: (id: unknown) => {
+    cancel: (id) => {
       clearTimeout(timers.get(Number(id)));
       timers.delete(Number(id));
     },
-    hostGlobal: (name: unknown) => {
+    hostGlobal: (name) => {
       if (running.finished) return undefined;
       running.tainted = true;
       return (globalThis as Record<string, unknown>)[String(name)];
     },
-    load: (specifier: unknown) => {
+    load: (specifier) => {
       if (running.finished) return Promise.reject(new Error('the job has ended'));
       running.tainted = true;
       return hostModule(String(specifier));
     },
-    platform: process.platform,
-    arch: process.arch,
-    version: process.version,
   };
+  let realm: Realm | undefined;
   try {
-    const realm = (realmScript.runInContext(context) as Install)(
-      host,
-      JSON.stringify(job.env),
-      HOST_GLOBAL_NAMES_JSON,
-    );
-    running.realm = realm;
+    realm = realmFor(job.realmKey);
+    realm.current = jobHost;
+    realm.api.setEnv(JSON.stringify(job.env));
+    running.realm = realm.api;
+    const context = realm.context;
     const filename = `file:///${job.path ?? 'script'}.ts`;
     const moduleFunction = compile(job.content, filename).runInContext(context) as (
       host: object,
     ) => Promise<unknown>;
-    const exports = (await moduleFunction(realm.moduleHost(filename))) as Record<string, unknown>;
+    const exports = (await moduleFunction(realm.api.moduleHost(filename))) as Record<string, unknown>;
     const entry = exports[job.entrypoint];
     if (typeof entry !== 'function') {
       throw new ScriptFailure({
@@ -225,11 +285,11 @@ async function run(running: RunningJob): Promise<ThreadOutbound> {
       });
     }
     const params = mainParams(Function.prototype.toString.call(entry));
-    const args = argumentsFor(params, realm.parseArgs(job.argsJson));
+    const args = argumentsFor(params, realm.api.parseArgs(job.argsJson));
     const value: unknown = await (entry as (...args: unknown[]) => unknown)(...args);
     let json: string | undefined;
     try {
-      json = realm.stringify(value);
+      json = realm.api.stringify(value);
     } catch (error) {
       throw new ScriptFailure({
         name: 'ExecutionErr',
@@ -252,6 +312,7 @@ async function run(running: RunningJob): Promise<ThreadOutbound> {
     if (partial.out) send({ type: 'log', line: partial.out });
     if (partial.err) send({ type: 'log', line: partial.err });
     running.finished = true;
+    if (realm?.current === jobHost) realm.current = undefined;
   }
 }
 
@@ -264,7 +325,12 @@ port.on('message', (message: ThreadInbound) => {
       resolve({ type: 'done', ok: false, error: describeFailure(error, running.realm), reusable: false });
     };
   });
+  // This timer fires only while the thread is free: a job still running then awaits something.
+  const awaiting = setTimeout(() => {
+    if (!running.finished) send({ type: 'awaiting' });
+  }, AWAITING_AFTER_MS);
   void Promise.race([run(running), escapedError]).then(async (reply) => {
+    clearTimeout(awaiting);
     running.finished = true;
     // Promise jobs the script left behind run before this: one that never stops keeps the
     // reply from leaving, so the time limit blames this job, not the next one on the thread.

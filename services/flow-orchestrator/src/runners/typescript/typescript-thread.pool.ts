@@ -1,5 +1,5 @@
 import { Worker } from 'node:worker_threads';
-import type { ThreadJob, ThreadOutbound } from './typescript-thread.protocol.js';
+import { REALMS_PER_THREAD, type ThreadJob, type ThreadOutbound } from './typescript-thread.protocol.js';
 
 export interface TypeScriptPoolOptions {
   /** Started threads kept ready per memory limit, so a job does not wait for a thread to start. */
@@ -8,6 +8,10 @@ export interface TypeScriptPoolOptions {
   readonly defaultMemoryMb: number;
   /** A thread is replaced after this many jobs, to bound what a long life accumulates. */
   readonly jobsPerThread: number;
+  /** Threads running jobs that compute, at most; threads whose job awaits I/O do not count. */
+  readonly coreThreads: number;
+  /** Threads at most, busy or idle; further jobs wait for one. */
+  readonly maxThreads: number;
   /** Idle threads beyond the warm count, or of another memory limit, end after this long. */
   readonly idleMs: number;
 }
@@ -25,12 +29,17 @@ export class JobThread {
   readonly ready: Promise<void>;
   jobs = 0;
   listener?: (event: ThreadEvent) => void;
+  /** The realm keys this thread keeps, as it keeps them (least recently used first). */
+  readonly realms = new Set<string>();
+  /** Its job awaits something outside the thread (I/O, a timer): the thread's core is free. */
+  awaiting = false;
   private exited = false;
 
   constructor(
     readonly worker: Worker,
     readonly memoryMb: number,
     onExit: (thread: JobThread) => void,
+    onAwaiting: () => void,
   ) {
     let markReady: () => void = () => undefined;
     let failStart: (error: Error) => void = () => undefined;
@@ -42,7 +51,10 @@ export class JobThread {
     this.ready.catch(() => undefined);
     worker.on('message', (message: ThreadOutbound) => {
       if (message.type === 'ready') markReady();
-      else this.listener?.(message);
+      else if (message.type === 'awaiting') {
+        this.awaiting = true;
+        onAwaiting();
+      } else this.listener?.(message);
     });
     let lastError: Error | undefined;
     worker.on('error', (error: Error) => {
@@ -64,8 +76,30 @@ export class JobThread {
 
   post(job: ThreadJob): void {
     this.jobs += 1;
+    this.awaiting = false;
+    if (job.realmKey !== undefined) {
+      this.realms.delete(job.realmKey);
+      this.realms.add(job.realmKey);
+      if (this.realms.size > REALMS_PER_THREAD) this.realms.delete(this.realms.values().next().value!);
+    }
     this.worker.postMessage({ type: 'run', job });
   }
+}
+
+/**
+ * How long the first waiter may be passed over for a waiter whose realm a free thread keeps.
+ * Under load this makes each run stick to a thread (a run's next step waits while its last
+ * thread serves others), which saves a realm per step; the bound keeps it fair.
+ */
+const AFFINITY_WAIT_MS = 250;
+
+/** A job waiting for a thread while every thread the pool may have is busy. */
+interface Waiter {
+  readonly memoryMb: number;
+  readonly realmKey: string | undefined;
+  readonly since: number;
+  readonly resolve: (thread: JobThread) => void;
+  readonly reject: (error: Error) => void;
 }
 
 /**
@@ -73,12 +107,19 @@ export class JobThread {
  * when it starts). A thread is reused only when its last job reports it clean; anything else
  * (an import, a host global, a timeout, an escaped error) retires it and a replacement starts
  * in the background.
+ *
+ * How many: light jobs run best on few threads (a thread per job costs a start, a heap, and
+ * threads fighting over the cores: measured, a trivial job's thread time grew 13-fold from 4
+ * threads to 32). Jobs that await I/O hold their thread while they wait, though. So at most
+ * `coreThreads` threads run jobs that compute; a thread whose job reports it only awaits
+ * (`awaiting`) does not count, up to `maxThreads` in all; extra threads go when idle.
  */
 export class TypeScriptThreadPool {
   private readonly idle = new Map<number, JobThread[]>();
   private readonly starting = new Map<number, number>();
   private readonly all = new Set<JobThread>();
   private readonly idleTimers = new Map<JobThread, NodeJS.Timeout>();
+  private readonly waiters: Waiter[] = [];
   private closed = false;
 
   constructor(private readonly options: TypeScriptPoolOptions) {}
@@ -87,20 +128,43 @@ export class TypeScriptThreadPool {
     this.refill(this.options.defaultMemoryMb);
   }
 
-  /** A ready thread with this heap limit: a warm one, else a new one. */
-  async acquire(memoryMb: number): Promise<JobThread> {
+  /** Jobs waiting for a thread (a gauge for the worker's metrics and tests). */
+  get waiting(): number {
+    return this.waiters.length;
+  }
+
+  /** Threads started and not ended. */
+  get size(): number {
+    return this.all.size;
+  }
+
+  /**
+   * A ready thread with this heap limit: a warm one, else a new one while the pool has room,
+   * else the next one released. `signal` gives up the place in the queue.
+   */
+  async acquire(memoryMb: number, signal?: AbortSignal, realmKey?: string): Promise<JobThread> {
     if (this.closed) throw new Error('the TypeScript runner is closed');
-    const idle = this.idle.get(memoryMb);
-    let thread: JobThread | undefined;
-    while (idle && idle.length > 0 && !thread) {
-      const candidate = idle.pop()!;
-      if (candidate.alive) thread = candidate;
-    }
-    if (thread) {
-      clearTimeout(this.idleTimers.get(thread));
-      this.idleTimers.delete(thread);
-    } else {
-      thread = this.spawn(memoryMb);
+    let thread = this.takeIdle(memoryMb, realmKey) ?? this.spawnWithinLimit(memoryMb);
+    if (!thread) {
+      thread = await new Promise<JobThread>((resolve, reject) => {
+        const waiter: Waiter = {
+          memoryMb,
+          realmKey,
+          since: Date.now(),
+          resolve: (given) => {
+            signal?.removeEventListener('abort', onAbort);
+            resolve(given);
+          },
+          reject,
+        };
+        const onAbort = (): void => {
+          const index = this.waiters.indexOf(waiter);
+          if (index !== -1) this.waiters.splice(index, 1);
+          reject(new Error('aborted while waiting for a thread'));
+        };
+        signal?.addEventListener('abort', onAbort, { once: true });
+        this.waiters.push(waiter);
+      });
     }
     this.refill(memoryMb);
     await thread.ready;
@@ -113,6 +177,12 @@ export class TypeScriptThreadPool {
     if (this.closed || !reusable || !thread.alive || thread.jobs >= this.options.jobsPerThread) {
       this.retire(thread);
       this.refill(thread.memoryMb);
+      return;
+    }
+    const waiter = this.nextWaiterFor(thread);
+    if (waiter) {
+      this.waiters.splice(this.waiters.indexOf(waiter), 1);
+      waiter.resolve(thread);
       return;
     }
     const idle = this.idle.get(thread.memoryMb) ?? [];
@@ -129,27 +199,106 @@ export class TypeScriptThreadPool {
       timer.unref();
       this.idleTimers.set(thread, timer);
     }
+    // A waiter for another memory limit gets room: this idle thread makes way for its thread.
+    this.serveWaiters();
   }
 
   retire(thread: JobThread): void {
     thread.listener = undefined;
     this.all.delete(thread);
+    const idle = this.idle.get(thread.memoryMb);
+    const index = idle?.indexOf(thread) ?? -1;
+    if (idle && index !== -1) idle.splice(index, 1);
     clearTimeout(this.idleTimers.get(thread));
     this.idleTimers.delete(thread);
     void thread.worker.terminate();
+    this.serveWaiters();
   }
 
   async close(): Promise<void> {
     this.closed = true;
     const threads = [...this.all];
     this.idle.clear();
+    for (const waiter of this.waiters.splice(0)) waiter.reject(new Error('the TypeScript runner is closed'));
     await Promise.all(threads.map((thread) => thread.worker.terminate()));
+  }
+
+  /**
+   * Who gets a thread coming free: a waiter whose run keeps a realm on it (no realm to make),
+   * unless the first in line has waited long enough to go first anyway.
+   */
+  private nextWaiterFor(thread: JobThread): Waiter | undefined {
+    let first: Waiter | undefined;
+    for (const waiter of this.waiters) {
+      if (waiter.memoryMb !== thread.memoryMb) continue;
+      first ??= waiter;
+      if (Date.now() - first.since > AFFINITY_WAIT_MS) return first;
+      if (waiter.realmKey !== undefined && thread.realms.has(waiter.realmKey)) return waiter;
+    }
+    return first;
+  }
+
+  /** An idle thread of this limit, preferably one keeping the realm of `realmKey`. */
+  private takeIdle(memoryMb: number, realmKey?: string): JobThread | undefined {
+    const idle = this.idle.get(memoryMb);
+    if (idle && realmKey !== undefined) {
+      const index = idle.findIndex((thread) => thread.alive && thread.realms.has(realmKey));
+      if (index !== -1) {
+        const [kept] = idle.splice(index, 1);
+        clearTimeout(this.idleTimers.get(kept));
+        this.idleTimers.delete(kept);
+        return kept;
+      }
+    }
+    // Else the thread idle longest: the ones just freed keep realms of runs about to come back.
+    while (idle && idle.length > 0) {
+      const candidate = idle.shift()!;
+      clearTimeout(this.idleTimers.get(candidate));
+      this.idleTimers.delete(candidate);
+      if (candidate.alive) return candidate;
+    }
+    return undefined;
+  }
+
+  /** Room for threads: the core count, plus one for each thread whose job only awaits. */
+  private limit(): number {
+    let awaiting = 0;
+    for (const thread of this.all) if (thread.awaiting && thread.listener) awaiting += 1;
+    return Math.min(this.options.maxThreads, this.options.coreThreads + awaiting);
+  }
+
+  /** A new thread if the pool has room, making room by ending an idle thread of another limit. */
+  private spawnWithinLimit(memoryMb: number): JobThread | undefined {
+    if (this.all.size >= this.limit()) {
+      const other = [...this.idle.entries()].find(([limit, list]) => limit !== memoryMb && list.length > 0);
+      if (!other) return undefined;
+      this.retireQuietly(other[1].pop()!);
+    }
+    return this.spawn(memoryMb);
+  }
+
+  /** Waiters in arrival order, each with an idle thread of its limit or a new one, while room lasts. */
+  private serveWaiters(): void {
+    while (!this.closed && this.waiters.length > 0) {
+      const waiter = this.waiters[0];
+      const thread = this.takeIdle(waiter.memoryMb) ?? this.spawnWithinLimit(waiter.memoryMb);
+      if (!thread) return;
+      this.waiters.shift();
+      waiter.resolve(thread);
+    }
+  }
+
+  private retireQuietly(thread: JobThread): void {
+    this.all.delete(thread);
+    clearTimeout(this.idleTimers.get(thread));
+    this.idleTimers.delete(thread);
+    void thread.worker.terminate();
   }
 
   private refill(memoryMb: number): void {
     if (this.closed) return;
     const have = (this.idle.get(memoryMb)?.length ?? 0) + (this.starting.get(memoryMb) ?? 0);
-    for (let i = have; i < this.options.warmThreads; i++) {
+    for (let i = have; i < this.options.warmThreads && this.all.size < this.limit(); i++) {
       const thread = this.spawn(memoryMb);
       this.starting.set(memoryMb, (this.starting.get(memoryMb) ?? 0) + 1);
       const settle = (): void => {
@@ -172,15 +321,22 @@ export class TypeScriptThreadPool {
       stderr: true,
     });
     worker.unref();
-    const thread = new JobThread(worker, memoryMb, (ended) => {
-      this.all.delete(ended);
-      const idle = this.idle.get(ended.memoryMb);
-      const index = idle?.indexOf(ended) ?? -1;
-      if (idle && index !== -1) {
-        idle.splice(index, 1);
-        this.refill(ended.memoryMb);
-      }
-    });
+    const thread = new JobThread(
+      worker,
+      memoryMb,
+      (ended) => {
+        this.all.delete(ended);
+        const idle = this.idle.get(ended.memoryMb);
+        const index = idle?.indexOf(ended) ?? -1;
+        if (idle && index !== -1) {
+          idle.splice(index, 1);
+          this.refill(ended.memoryMb);
+        }
+        this.serveWaiters();
+      },
+      // A job that only awaits frees its core: a waiting job may get a thread of its own.
+      () => this.serveWaiters(),
+    );
     // Output written through the thread's own process.stdout (a package the job imported, say)
     // belongs to the job running there.
     for (const stream of [worker.stdout, worker.stderr]) {

@@ -1,4 +1,7 @@
 /** Messages between the TypeScript runner and its worker threads. */
+
+/** Realms a thread keeps for later jobs of the same key, least recently used dropped first. */
+export const REALMS_PER_THREAD = 8;
 export interface JobFailure {
   readonly name: string;
   readonly message: string;
@@ -13,12 +16,19 @@ export interface ThreadJob {
   readonly entrypoint: string;
   readonly maxResultBytes: number;
   readonly path?: string | null;
+  /** Jobs with one key reuse one realm on this thread (see `ScriptJob.realmKey`). */
+  readonly realmKey?: string;
 }
 
 export type ThreadInbound = { readonly type: 'run'; readonly job: ThreadJob };
 
+/** A job still running this long while its thread is free awaits something outside it (ms). */
+export const AWAITING_AFTER_MS = 10;
+
 export type ThreadOutbound =
   | { readonly type: 'ready' }
+  /** The running job awaits I/O or a timer (sent once per job, `AWAITING_AFTER_MS` after it began). */
+  | { readonly type: 'awaiting' }
   | { readonly type: 'log'; readonly line: string }
   /** `json` is absent when the result was over `maxResultBytes`; `bytes` is its size. */
   | {

@@ -6,6 +6,8 @@ const runner = new TypeScriptRunner({
   warmThreads: 1,
   defaultMemoryMb: 128,
   jobsPerThread: 1_000,
+  coreThreads: 4,
+  maxThreads: 4,
   idleMs: 5_000,
   maxResultBytes: 64 * 1024,
 });
@@ -239,6 +241,42 @@ describe('TypeScriptRunner: isolation', () => {
     ).resolves.toEqual(['undefined', 'clean', [2]]);
   });
 
+  it('jobs of one realm key (one run) share globals in turn, each with its own environment; other keys never see them', async () => {
+    const set =
+      'export function main() { (globalThis as any).seen = ((globalThis as any).seen ?? 0) + 1; return [(globalThis as any).seen, process.env.STEP, Bun.env.STEP] }';
+    await expect(runner.run(job(set, { realmKey: 'run-1', env: { STEP: 'a' } }), () => {})).resolves.toEqual([
+      1,
+      'a',
+      'a',
+    ]);
+    await expect(runner.run(job(set, { realmKey: 'run-1', env: { STEP: 'b' } }), () => {})).resolves.toEqual([
+      2,
+      'b',
+      'b',
+    ]);
+    await expect(runner.run(job(set, { realmKey: 'run-2', env: { STEP: 'c' } }), () => {})).resolves.toEqual([
+      1,
+      'c',
+      'c',
+    ]);
+    await expect(runner.run(job(set, { env: { STEP: 'd' } }), () => {})).resolves.toEqual([1, 'd', 'd']);
+    await expect(runner.run(job(set, { realmKey: 'run-1', env: { STEP: 'e' } }), () => {})).resolves.toEqual([
+      3,
+      'e',
+      'e',
+    ]);
+  });
+
+  it('output a job of a shared realm leaves running never reaches the next job of that realm', async () => {
+    const leave = 'export function main() { setInterval(() => console.log("left behind"), 5); return 1 }';
+    await runner.run(job(leave, { realmKey: 'run-3' }), () => {});
+    const lines: string[] = [];
+    const wait =
+      'export async function main() { await new Promise((r) => setTimeout(r, 60)); console.log("mine"); return 2 }';
+    await expect(runner.run(job(wait, { realmKey: 'run-3' }), (line) => lines.push(line))).resolves.toBe(2);
+    expect(lines).toEqual(['mine']);
+  });
+
   it('a job that touched a thread global (Buffer) leaves its thread, so a change to it reaches no one', async () => {
     const poison =
       'export function main() { (Buffer as any).poisoned = "yes"; return Buffer.from("hi").toString("base64") }';
@@ -321,5 +359,86 @@ describe('TypeScriptRunner: isolation', () => {
       'undefined',
       'number',
     ]);
+  });
+});
+
+describe('TypeScriptRunner: a bounded thread pool', () => {
+  const poolOf = (coreThreads: number, maxThreads: number): TypeScriptRunner =>
+    new TypeScriptRunner({
+      warmThreads: 1,
+      defaultMemoryMb: 128,
+      jobsPerThread: 1_000,
+      coreThreads,
+      maxThreads,
+      idleMs: 5_000,
+      maxResultBytes: 1024,
+    });
+  const sleepy =
+    'export async function main(ms: number) { await new Promise((r) => setTimeout(r, ms)); return ms; }';
+
+  it('runs more jobs than it has threads: the rest wait their turn, and each job gets its whole time limit', async () => {
+    const small = poolOf(2, 2);
+    small.start();
+    try {
+      const started = Date.now();
+      // Six jobs of 200 ms on two threads: three rounds. A 250 ms limit holds for each because
+      // the wait for a thread is not counted.
+      const results = await Promise.all(
+        Array.from({ length: 6 }, () =>
+          small.run(job(sleepy, { args: { ms: 200 }, timeoutMs: 250 }), () => {}),
+        ),
+      );
+      expect(results).toEqual([200, 200, 200, 200, 200, 200]);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(600);
+    } finally {
+      await small.close();
+    }
+  });
+
+  it('grows past its core threads while their jobs only await (I/O, timers), up to the maximum', async () => {
+    const growing = poolOf(1, 3);
+    growing.start();
+    try {
+      const results = await Promise.all(
+        Array.from({ length: 5 }, () => growing.run(job(sleepy, { args: { ms: 300 } }), () => {})),
+      );
+      expect(results).toEqual([300, 300, 300, 300, 300]);
+      expect(growing.stats()).toEqual({ threads: 3, waiting: 0 });
+    } finally {
+      await growing.close();
+    }
+  });
+
+  it('a job canceled while it waits for a thread never runs and fails as canceled', async () => {
+    const single = poolOf(1, 1);
+    single.start();
+    try {
+      let firstDone = false;
+      const first = single
+        .run(job(sleepy, { args: { ms: 400 } }), () => {})
+        .then((value) => {
+          firstDone = true;
+          return value;
+        });
+      const controller = new AbortController();
+      const lines: string[] = [];
+      const second = single.run(
+        job('export function main() { console.log("ran"); return 1 }'),
+        (line) => lines.push(line),
+        {
+          signal: controller.signal,
+        },
+      );
+      setTimeout(() => controller.abort(), 50);
+      const error = await failure(second);
+      expect(error.name).toBe('Canceled');
+      expect(firstDone).toBe(false);
+      await expect(first).resolves.toBe(400);
+      // The thread is free again for the next job; the canceled one left no output.
+      await expect(single.run(job('export function main() { return 3 }'), () => {})).resolves.toBe(3);
+      expect(lines).toEqual([]);
+    } finally {
+      await single.close();
+    }
   });
 });

@@ -39,10 +39,19 @@ export class TypeScriptRunner implements ScriptRunner {
     return this.pool.close();
   }
 
+  /** Threads started and not ended, and jobs waiting for one. */
+  stats(): { threads: number; waiting: number } {
+    return { threads: this.pool.size, waiting: this.pool.waiting };
+  }
+
   async run(job: ScriptJob, onLog: LogLineSink, options: ScriptRunOptions = {}): Promise<unknown> {
-    const { signal } = options;
+    const { signal, onStart } = options;
     if (signal?.aborted) throw jobErrors.canceled();
-    const thread = await this.pool.acquire(job.memoryMb);
+    // The wait for a thread is not the job's time: its limit starts when it runs.
+    const thread = await this.pool.acquire(job.memoryMb, signal, job.realmKey).catch((error: unknown) => {
+      throw signal?.aborted ? jobErrors.canceled() : error;
+    });
+    onStart?.();
     return new Promise<unknown>((resolve, reject) => {
       let settled = false;
       const finish = (outcome: { value: unknown } | { error: JobError }, reusable: boolean): void => {
@@ -69,6 +78,7 @@ export class TypeScriptRunner implements ScriptRunner {
         entrypoint: job.entrypoint ?? 'main',
         maxResultBytes: this.options.maxResultBytes,
         path: job.path ?? null,
+        ...(job.realmKey !== undefined ? { realmKey: job.realmKey } : {}),
       });
     });
   }
@@ -110,6 +120,7 @@ export class TypeScriptRunner implements ScriptRunner {
         );
         return;
       case 'ready':
+      case 'awaiting':
         return;
     }
   }
