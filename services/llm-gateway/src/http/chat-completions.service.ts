@@ -8,6 +8,7 @@ import { chatEndpoint, forwardAnswer, PASS_THROUGH_KINDS } from '../proxy/openai
 import type { HttpProviderAdapter } from '../providers/provider-adapter.js';
 import { ProviderCallError } from '../providers/provider-call.error.js';
 import { ProviderExecutor } from '../providers/provider-executor.js';
+import { UpstreamExchange } from '../providers/upstream-exchange.js';
 import { ProviderRegistry } from '../providers/provider-registry.js';
 import { EDGE_CONFIG, type EdgeConfig } from './edge.config.js';
 import { OpenAIChatRequestSchema, type OpenAIChatRequest } from './openai-chat-request.schema.js';
@@ -42,13 +43,12 @@ export class ChatCompletionsService {
     route: { workspace?: string; resource?: string } = {},
     rawBody?: Buffer,
   ): Promise<void> {
-    const abort = abortOnClose(res);
     try {
       const resolved = await this.callers.resolve(req.headers, route);
       const adapter = this.registry.get(resolved.kind);
       if (adapter.transport === 'http' && PASS_THROUGH_KINDS.has(resolved.kind)) {
         // The provider checks the body it speaks; the gateway needs only what it routes by.
-        await this.passThrough(resolved, adapter, passThroughBody(req.body), res, abort.signal, rawBody);
+        await this.passThrough(resolved, adapter, passThroughBody(req.body), res, rawBody);
       } else {
         const parsed = OpenAIChatRequestSchema.safeParse(req.body);
         if (!parsed.success) {
@@ -58,12 +58,15 @@ export class ChatCompletionsService {
             issue?.message ?? 'is not a chat completion request',
           );
         }
-        await this.translated(resolved, parsed.data, res, abort.signal);
+        const abort = abortOnClose(res);
+        try {
+          await this.translated(resolved, parsed.data, res, abort.signal);
+        } finally {
+          abort.dispose();
+        }
       }
     } catch (error) {
       sendHttpError(res, error);
-    } finally {
-      abort.dispose();
     }
   }
 
@@ -72,12 +75,13 @@ export class ChatCompletionsService {
     adapter: HttpProviderAdapter,
     body: OpenAIChatRequest,
     res: ServerResponse,
-    signal: AbortSignal,
     rawBody?: Buffer,
   ): Promise<void> {
     const stream = body.stream === true;
     const { credentials } = resolved;
-    const endpoint = chatEndpoint(adapter, credentials, body.model, stream);
+    const endpoint = chatEndpoint(adapter, credentials, body.model, stream, (built, forCredentials) =>
+      this.executor.requestHeaders(built, forCredentials),
+    );
     const call = this.recorder.begin({
       operation: 'chat',
       source: 'http',
@@ -95,31 +99,35 @@ export class ChatCompletionsService {
       requestBody: body,
     });
     const lazy = stream ? new LazySseResponse(res, this.config.sseKeepaliveMs) : undefined;
+    // The caller hanging up before the answer is complete ends the upstream call.
+    const exchange = new UpstreamExchange();
+    const onClose = () => {
+      if (!res.writableFinished) exchange.abort();
+    };
+    res.once('close', onClose);
     try {
-      const upstream = await this.executor.send(
+      await this.executor.exchange(
         adapter,
-        {
-          method: 'POST',
-          url: endpoint.url,
-          headers: endpoint.headers,
-          body: rawBody ?? Buffer.from(JSON.stringify(body)),
-        },
-        credentials,
-        signal,
+        endpoint,
+        rawBody ?? Buffer.from(JSON.stringify(body)),
+        exchange,
         body.model,
       );
-      const answer = await forwardAnswer(upstream, res, {
+      const answer = await forwardAnswer(exchange, res, {
         keepaliveMs: this.config.sseKeepaliveMs,
         normalizeUsage: (raw) => adapter.normalizeUsage(raw),
         onFirstChunk: () => call.markFirstChunk(),
         ...(lazy ? { lazy } : {}),
+      }).catch((error: unknown) => {
+        throw this.executor.failureOf(error, adapter, exchange.aborted, body.model, endpoint.origin);
       });
-      call.succeed({ ...answer, httpStatus: upstream.status });
+      call.succeed({ ...answer, httpStatus: exchange.status });
     } catch (error) {
       const failure = toHttpError(error);
-      call.fail({ errorClass: failure.errorClass, httpStatus: failure.status, cancelled: signal.aborted });
+      call.fail({ errorClass: failure.errorClass, httpStatus: failure.status, cancelled: exchange.aborted });
       throw error;
     } finally {
+      res.off('close', onClose);
       lazy?.dispose();
     }
   }

@@ -1,5 +1,5 @@
 import type { OutboundPolicy } from '@flowmesh/outbound';
-import { errors as undiciErrors, request, type Dispatcher } from 'undici';
+import { errors as undiciErrors, getGlobalDispatcher, request, type Dispatcher } from 'undici';
 import { providerCallError, ProviderCallError } from './provider-call.error.js';
 import type {
   ChatCall,
@@ -17,6 +17,14 @@ import type {
 import type { ProviderCredentials } from './provider-credentials.js';
 import { resultPieces } from './shared/result-pieces.js';
 import { sseFrames } from './shared/sse-frames.js';
+import { flattenHeaders, type UpstreamExchange } from './upstream-exchange.js';
+
+/** A request whose URL was split once (`origin`, `path`) and whose headers are final (`requestHeaders`). */
+export interface PreparedHttpRequest {
+  readonly origin: string;
+  readonly path: string;
+  readonly headers: Readonly<Record<string, string>>;
+}
 
 export interface ProviderExecutorOptions {
   /** undici dispatcher for every provider call (the SSRF-guarded one in a service). */
@@ -91,7 +99,7 @@ export class ProviderExecutor {
         yield* resultPieces(adapter.parseResponse(json, call));
       }
     } catch (error) {
-      throw this.failure(error, adapter, signal, call.model);
+      throw this.failure(error, adapter, signal.aborted, call.model);
     }
   }
 
@@ -151,7 +159,7 @@ export class ProviderExecutor {
     signal: AbortSignal,
     model?: string,
   ): Promise<ProviderResponse> {
-    const headers = { ...built.headers, ...this.options.headers, ...credentials.custom_headers };
+    const headers = this.requestHeaders(built.headers, credentials);
     const body =
       'body' in built && built.body !== undefined
         ? built.body instanceof Uint8Array
@@ -170,7 +178,7 @@ export class ProviderExecutor {
         ...(this.options.dispatcher ? { dispatcher: this.options.dispatcher } : {}),
       });
     } catch (error) {
-      throw this.failure(error, adapter, signal, model, built.url);
+      throw this.failure(error, adapter, signal.aborted, model, built.url);
     }
     const responseHeaders = flattenHeaders(answer.headers);
     if (answer.statusCode >= 400) {
@@ -179,6 +187,61 @@ export class ProviderExecutor {
       throw new ProviderCallError({ ...classified, provider: adapter.kind, ...(model ? { model } : {}) });
     }
     return { status: answer.statusCode, headers: responseHeaders, body: answer.body };
+  }
+
+  /** The headers a request goes out with: the adapter's, then configuration's, then the resource's own. */
+  requestHeaders(
+    built: Readonly<Record<string, string>>,
+    credentials: ProviderCredentials,
+  ): Record<string, string> {
+    return { ...built, ...this.options.headers, ...credentials.custom_headers };
+  }
+
+  /**
+   * `send` for the pass-through path, on undici's handler interface (`UpstreamExchange`): a POST
+   * of `body` as it is, through the same dispatcher, timeouts and classification. Resolves once
+   * the status and headers are in; a status of 400 or more is read, classified and thrown. The
+   * caller reads the body from the exchange, and calls `exchange.abort()` when its own caller
+   * goes away.
+   */
+  async exchange(
+    adapter: ProviderAdapter,
+    request: PreparedHttpRequest,
+    body: Uint8Array,
+    exchange: UpstreamExchange,
+    model?: string,
+  ): Promise<UpstreamExchange> {
+    try {
+      (this.options.dispatcher ?? getGlobalDispatcher()).dispatch(
+        {
+          origin: request.origin,
+          path: request.path,
+          method: 'POST',
+          headers: request.headers,
+          body,
+          headersTimeout: this.options.headersTimeoutMs ?? 120_000,
+          bodyTimeout: this.options.bodyTimeoutMs ?? 300_000,
+        },
+        exchange,
+      );
+      await exchange.response;
+    } catch (error) {
+      throw this.failure(error, adapter, exchange.aborted, model, request.origin);
+    }
+    if (exchange.status >= 400) {
+      const text = await exchange
+        .collect(MAX_ERROR_BODY_BYTES)
+        .then((bytes) => bytes.toString('utf8'))
+        .catch(() => '');
+      const classified = adapter.classifyError(exchange.status, text, exchange.headers);
+      throw new ProviderCallError({ ...classified, provider: adapter.kind, ...(model ? { model } : {}) });
+    }
+    return exchange;
+  }
+
+  /** Any failure of a call as `failure` classifies it (for errors met while reading an exchange's body). */
+  failureOf(error: unknown, adapter: ProviderAdapter, aborted: boolean, model?: string, url?: string): Error {
+    return this.failure(error, adapter, aborted, model, url);
   }
 
   private frames(adapter: HttpProviderAdapter, body: AsyncIterable<Uint8Array>) {
@@ -194,7 +257,7 @@ export class ProviderExecutor {
     try {
       yield* pieces;
     } catch (error) {
-      throw this.failure(error, adapter, signal, model);
+      throw this.failure(error, adapter, signal.aborted, model);
     }
   }
 
@@ -207,7 +270,7 @@ export class ProviderExecutor {
     try {
       return await run();
     } catch (error) {
-      throw this.failure(error, adapter, signal, model);
+      throw this.failure(error, adapter, signal.aborted, model);
     }
   }
 
@@ -215,7 +278,7 @@ export class ProviderExecutor {
   private failure(
     error: unknown,
     adapter: ProviderAdapter,
-    signal: AbortSignal,
+    aborted: boolean,
     model?: string,
     url?: string,
   ): Error {
@@ -225,7 +288,7 @@ export class ProviderExecutor {
         ? error
         : new ProviderCallError({ ...error.providerError, ...extra });
     }
-    if (signal.aborted) return providerCallError('cancelled', 'the call was cancelled', extra);
+    if (aborted) return providerCallError('cancelled', 'the call was cancelled', extra);
     const host = url ? hostOf(url) : adapter.kind;
     if (error instanceof undiciErrors.HeadersTimeoutError || error instanceof undiciErrors.BodyTimeoutError) {
       return providerCallError('provider_outage', `${host} did not answer in time`, extra);
@@ -278,13 +341,6 @@ async function readBounded(body: AsyncIterable<Uint8Array>, limit: number): Prom
     size += chunk.byteLength;
   }
   return Buffer.concat(chunks).subarray(0, limit).toString('utf8');
-}
-
-function flattenHeaders(headers: Record<string, string | string[] | undefined>): ResponseHeaders {
-  const out: Record<string, string | undefined> = {};
-  for (const [name, value] of Object.entries(headers))
-    out[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
-  return out;
 }
 
 function hostOf(url: string): string {

@@ -1,8 +1,8 @@
 import type { ChatUsage } from '@flowmesh/contracts';
 import type { ServerResponse } from 'node:http';
-import type { ChatCall, HttpProviderAdapter } from '../providers/provider-adapter.js';
+import type { ChatCall, HttpProviderAdapter, ResponseHeaders } from '../providers/provider-adapter.js';
 import type { ProviderCredentials } from '../providers/provider-credentials.js';
-import type { ProviderResponse } from '../providers/provider-executor.js';
+import type { PreparedHttpRequest, ProviderResponse } from '../providers/provider-executor.js';
 import { SseResponseWriter, type LazySseResponse } from '../http/sse-response.writer.js';
 import { providerCallError } from '../providers/provider-call.error.js';
 
@@ -20,22 +20,26 @@ export const PASS_THROUGH_KINDS: ReadonlySet<string> = new Set([
   'togetherai',
 ]);
 
-interface Endpoint {
+export interface Endpoint extends PreparedHttpRequest {
   readonly url: string;
-  readonly headers: Readonly<Record<string, string>>;
 }
 
 const endpoints = new WeakMap<ProviderCredentials, Map<string, Endpoint>>();
 
 /**
- * The chat URL and headers for a model, as the adapter builds them, remembered per resolved
- * credentials (cached objects, so this is one map lookup per request).
+ * The chat URL (split into origin and path) and the final request headers for a model, as the
+ * adapter builds them and `headersOf` completes them, remembered per resolved credentials (cached
+ * objects, dropped with them: so this is one map lookup per request).
  */
 export function chatEndpoint(
   adapter: HttpProviderAdapter,
   credentials: ProviderCredentials,
   model: string,
   stream: boolean,
+  headersOf: (
+    built: Readonly<Record<string, string>>,
+    credentials: ProviderCredentials,
+  ) => Record<string, string>,
 ): Endpoint {
   let byModel = endpoints.get(credentials);
   if (!byModel) {
@@ -51,7 +55,13 @@ export function chatEndpoint(
       messages: [{ role: 'user', content: [{ type: 'text', text: '' }] }],
     };
     const built = adapter.buildRequest(probe, credentials);
-    endpoint = { url: built.url, headers: built.headers };
+    const url = new URL(built.url);
+    endpoint = {
+      url: built.url,
+      origin: url.origin,
+      path: `${url.pathname}${url.search}`,
+      headers: headersOf(built.headers, credentials),
+    };
     byModel.set(key, endpoint);
   }
   return endpoint;
@@ -68,12 +78,44 @@ export interface ForwardedAnswer {
 const TAIL_CHUNKS = 3;
 
 /**
+ * An answered upstream call, body unread: an `UpstreamExchange` (the chat pass-through) or a
+ * `ProviderResponse` through `answerSource` (the workspace proxy). `stream` hands chunks over as
+ * they come (a returned promise is backpressure; `false` stops reading), `collect` the whole body.
+ */
+export interface AnswerSource {
+  readonly status: number;
+  readonly headers: ResponseHeaders;
+  stream(onChunk: (chunk: Uint8Array) => Promise<void> | void | false): Promise<void>;
+  collect(): Promise<Buffer>;
+}
+
+/** A `ProviderResponse` (undici's `request` API) as an `AnswerSource`. */
+export function answerSource(upstream: ProviderResponse): AnswerSource {
+  return {
+    status: upstream.status,
+    headers: upstream.headers,
+    async stream(onChunk) {
+      for await (const chunk of upstream.body) {
+        const pending = onChunk(chunk);
+        if (pending === false) break;
+        if (pending) await pending;
+      }
+    },
+    async collect() {
+      const chunks: Uint8Array[] = [];
+      for await (const chunk of upstream.body) chunks.push(chunk);
+      return Buffer.concat(chunks);
+    },
+  };
+}
+
+/**
  * Streams an upstream answer to the caller unchanged (status, content type, bytes), with
  * keepalives on event streams, and reads usage, model and finish reason from what passed by
  * (the last frames of a stream, the body of a JSON answer). `onFirstChunk` times the first byte.
  */
 export async function forwardAnswer(
-  upstream: ProviderResponse,
+  upstream: AnswerSource,
   res: ServerResponse,
   options: {
     readonly keepaliveMs: number;
@@ -90,7 +132,7 @@ export async function forwardAnswer(
       : new SseResponseWriter(res, options.keepaliveMs, upstream.status);
     const tail: Uint8Array[] = [];
     let first = true;
-    for await (const chunk of upstream.body) {
+    await upstream.stream((chunk) => {
       if (first) {
         first = false;
         options.onFirstChunk();
@@ -98,9 +140,8 @@ export async function forwardAnswer(
       if (tail.length === TAIL_CHUNKS) tail.shift();
       tail.push(chunk);
       const pending = writer.write(chunk);
-      if (pending) await pending;
-      if (!writer.open) break;
-    }
+      return writer.open ? pending : false;
+    });
     writer.end();
     return summaryOfStreamTail(Buffer.concat(tail).toString('utf8'), options.normalizeUsage);
   }
@@ -108,9 +149,7 @@ export async function forwardAnswer(
     throw providerCallError('provider_outage', 'the provider answered a streamed request without a stream');
   }
   options.lazy?.dispose();
-  const chunks: Uint8Array[] = [];
-  for await (const chunk of upstream.body) chunks.push(chunk);
-  const body = Buffer.concat(chunks);
+  const body = await upstream.collect();
   options.onFirstChunk();
   res.writeHead(upstream.status, { 'content-type': contentType, 'content-length': body.length });
   res.end(body);

@@ -13,7 +13,7 @@ import type { HttpProviderAdapter } from '../providers/provider-adapter.js';
 import { ProviderExecutor } from '../providers/provider-executor.js';
 import { ProviderRegistry } from '../providers/provider-registry.js';
 import { FIM_PATH, fimToChatCompletion, NATIVE_FIM_KINDS } from './fim-to-chat.js';
-import { forwardAnswer } from './openai-pass-through.js';
+import { answerSource, forwardAnswer } from './openai-pass-through.js';
 
 type ProxiedRequest = IncomingMessage & { body?: unknown };
 
@@ -112,7 +112,7 @@ export class WorkspaceProxyService {
     const lazy = json?.stream === true ? new LazySseResponse(res, this.config.sseKeepaliveMs) : undefined;
     try {
       const upstream = await this.executor.send(adapter, built, resolved.credentials, abort.signal, model);
-      const answer = await forwardAnswer(upstream, res, {
+      const answer = await forwardAnswer(answerSource(upstream), res, {
         keepaliveMs: this.config.sseKeepaliveMs,
         normalizeUsage: (raw) => adapter.normalizeUsage(raw),
         onFirstChunk: () => call.markFirstChunk(),
