@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 /** What one resolution produced, kept until it expires or the registry says it changed. */
 export interface CachedCredentials<T> {
@@ -119,7 +119,10 @@ function scopeKey(workspace: string, path: string): string {
   return `${workspace}\u0000${path}`;
 }
 
-/** Keys hold a digest, never the token: a heap dump of the cache shows no credential. */
+/**
+ * Keys hold a digest, never the token: a heap dump of the cache shows no credential. One-shot
+ * `hash` (no Hash object per lookup): this runs on every proxied call.
+ */
 function tokenDigest(token: string): string {
-  return createHash('sha256').update(token).digest('base64url');
+  return hash('sha256', token, 'base64url');
 }

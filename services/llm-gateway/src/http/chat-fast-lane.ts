@@ -46,7 +46,13 @@ export class ChatFastLane implements OnApplicationBootstrap {
     const url = req.url ?? '';
     if (url !== CHAT_PATH && !url.startsWith(`${CHAT_PATH}?`)) return false;
     res.setHeader(SERVICE_HEADER, 'llm-gateway');
-    const parent = propagation.extract(ROOT_CONTEXT, req.headers);
+    const traced = req.headers.traceparent !== undefined || req.headers.baggage !== undefined;
+    // Without trace headers there is nothing to extract: already in the root context, it just runs.
+    if (!traced && context.active() === ROOT_CONTEXT) {
+      void this.serve(req, res);
+      return true;
+    }
+    const parent = traced ? propagation.extract(ROOT_CONTEXT, req.headers) : ROOT_CONTEXT;
     context.with(parent, () => void this.serve(req, res));
     return true;
   }

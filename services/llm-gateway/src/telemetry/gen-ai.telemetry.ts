@@ -122,7 +122,7 @@ export class GenAiTelemetry {
       { kind: SpanKind.CLIENT, attributes },
       parent,
     );
-    return new GenAiSpan(this, span, call, trace.setSpan(parent, span));
+    return new GenAiSpan(this, span, call, parent);
   }
 
   /** @internal Records the metrics of a finished call. */
@@ -158,13 +158,20 @@ export class GenAiSpan {
   private readonly startedAt = performance.now();
   private firstChunkAt?: number;
   private ended = false;
+  private spanContext?: Context;
 
   constructor(
     private readonly telemetry: GenAiTelemetry,
     readonly span: Span,
     private readonly call: GenAiCallStart,
-    readonly context: Context,
+    private readonly parent: Context,
   ) {}
+
+  /** The parent context with this span in it (made on first use: the pass-through path never needs it). */
+  get context(): Context {
+    this.spanContext ??= trace.setSpan(this.parent, this.span);
+    return this.spanContext;
+  }
 
   /** Milliseconds since the call started. */
   elapsedMs(): number {
