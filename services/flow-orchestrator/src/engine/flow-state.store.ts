@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { JobRepository, type JobUpdate } from '../jobs/job.repository.js';
-import type { SqlStatement } from '../jobs/sql-batch.js';
+import { touchesOwnRows, type SqlStatement } from '../jobs/sql-batch.js';
 import { EngineOutbox } from './engine-outbox.js';
 import type { FlowRun } from './flow-run.js';
 
@@ -31,17 +31,45 @@ export class FlowStateStore {
     const { statements, fields } = this.takePending(run, ownStatements, ownFields);
     // The status is encoded now, with the writes that go with it: a write queued behind others
     // must not carry state whose own writes are still queued after it.
-    const update = this.jobs.update(run.id, { flow_status: run.status, runtime: run.runtime, ...fields });
-    const rows = await run.serialize(() =>
-      this.jobs.execute<{ canceled_by: string | null; canceled_reason: string | null }>([
-        ...statements,
-        update,
-      ]),
-    );
+    const write: QueuedWrite = {
+      statements,
+      fields: this.jobs.encodeUpdate({ flow_status: run.status, runtime: run.runtime, ...fields }),
+    };
+    const queue = queued(run);
+    queue.push(write);
+    const rows = await run.serialize(() => write.landed ?? this.land(run, queue));
     const row = rows[0];
     if (row?.canceled_by && !run.cancelRequest)
       run.cancelRequest = { by: row.canceled_by, reason: row.canceled_reason };
-    this.outbox.afterCommit(statements);
+  }
+
+  /**
+   * Lands the oldest queued write of the flow, with the writes queued after it as long as they
+   * touch rows of their own (under load a flow's steps outrun its commits: several steps then
+   * commit as one statement, each step's result still written once, in order). Should the
+   * combined statement fail, each write is tried alone, in order, as it would have been.
+   */
+  private async land(run: FlowRun, queue: QueuedWrite[]): Promise<CancelRow[]> {
+    const batch = takeBatch(queue, run.id);
+    const combined = (writes: readonly QueuedWrite[]): Promise<CancelRow[]> => {
+      const fields = new Map<string, unknown>();
+      for (const write of writes) for (const [column, value] of write.fields) fields.set(column, value);
+      const statements = writes.flatMap((write) => write.statements);
+      const landed = this.jobs.execute<CancelRow>([...statements, this.jobs.updateEncoded(run.id, fields)]);
+      for (const write of writes) write.landed = landed;
+      return landed.then((rows) => {
+        this.outbox.afterCommit(statements);
+        return rows;
+      });
+    };
+    if (batch.length === 1) return combined(batch);
+    try {
+      return await combined(batch);
+    } catch {
+      let rows: CancelRow[] = [];
+      for (const write of batch) rows = await combined([write]);
+      return rows;
+    }
   }
 
   /**
@@ -67,4 +95,34 @@ export class FlowStateStore {
     run.pending = { statements: [], fields: {} };
     return taken;
   }
+}
+
+interface CancelRow {
+  canceled_by: string | null;
+  canceled_reason: string | null;
+}
+
+/** A write of a flow waiting for its turn; `landed` once it went out (alone or with others). */
+interface QueuedWrite {
+  readonly statements: readonly SqlStatement[];
+  readonly fields: ReadonlyMap<string, unknown>;
+  landed?: Promise<CancelRow[]>;
+}
+
+const queues = new WeakMap<FlowRun, QueuedWrite[]>();
+
+function queued(run: FlowRun): QueuedWrite[] {
+  let queue = queues.get(run);
+  if (!queue) queues.set(run, (queue = []));
+  return queue;
+}
+
+/** The oldest write, and after it those that may share its statement. */
+function takeBatch(queue: QueuedWrite[], flowId: string): QueuedWrite[] {
+  const batch = [queue.shift()!];
+  const seen = new Set<string>([flowId]);
+  const own = (write: QueuedWrite) => write.statements.every((statement) => touchesOwnRows(statement, seen));
+  if (!own(batch[0])) return batch;
+  while (queue.length > 0 && own(queue[0])) batch.push(queue.shift()!);
+  return batch;
 }

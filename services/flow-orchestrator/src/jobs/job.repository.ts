@@ -144,18 +144,29 @@ export class JobRepository {
     return {
       sql: `INSERT INTO job (${names.join(', ')}) VALUES (${values.join(', ')})${conflict}`,
       params,
+      jobRow: job.id,
     };
   }
 
   /** Sets the given fields; RETURNING the cancel request so a driver learns of it for free. */
   update(id: string, fields: JobUpdate, extraSet: readonly string[] = []): SqlStatement {
-    const entries = Object.entries(fields).filter(([, value]) => value !== undefined) as Array<
-      [Column, unknown]
-    >;
+    return this.updateEncoded(id, this.encodeUpdate(fields), extraSet);
+  }
+
+  /** The fields of an update as they will be sent, encoded now (a snapshot of mutable state). */
+  encodeUpdate(fields: JobUpdate): Map<string, unknown> {
+    const encoded = new Map<string, unknown>();
+    for (const [column, value] of Object.entries(fields))
+      if (value !== undefined) encoded.set(column, encode(column as Column, value));
+    return encoded;
+  }
+
+  /** `update` of fields encoded earlier (`encodeUpdate`). */
+  updateEncoded(id: string, encoded: ReadonlyMap<string, unknown>, extraSet: readonly string[] = []): SqlStatement {
     const params: unknown[] = [id];
-    const sets = entries.map(([column, value]) => {
-      params.push(encode(column, value));
-      return `${column} = $${params.length}${JSON_COLUMNS.has(column) ? '::jsonb' : ''}`;
+    const sets = [...encoded].map(([column, value]) => {
+      params.push(value);
+      return `${column} = $${params.length}${JSON_COLUMNS.has(column as Column) ? '::jsonb' : ''}`;
     });
     return {
       sql: `UPDATE job SET ${[...sets, ...extraSet].join(', ')} WHERE id = $1 RETURNING id, canceled_by, canceled_reason`,
@@ -306,15 +317,26 @@ export class JobRepository {
     ttlMs: number,
     options: { flowsOnly?: boolean } = {},
   ): Promise<JobRecord | undefined> {
-    const rows = await this.rows<RawRow>(
+    const rows = await this.rows<RawRow & { token_job: string; job_token: string | null }>(
       `UPDATE job SET lease_owner = $2, lease_until = now() + $3 * interval '1 millisecond'
        WHERE id = $1 AND (lease_owner IS NULL OR lease_owner = $2 OR lease_until < now())
          ${options.flowsOnly ? `AND kind IN ('flow','flowpreview')` : ''}
-       RETURNING ${SELECT_COLUMNS}, lease_owner`,
+       RETURNING ${SELECT_COLUMNS}, lease_owner,
+         COALESCE(runtime->>'tokenJob', id::text) AS token_job,
+         (SELECT t.token FROM job_token t
+          WHERE t.job_id = COALESCE((job.runtime->>'tokenJob')::uuid, job.id)) AS job_token`,
       [id, owner, ttlMs],
     );
-    return rows[0] ? decode(rows[0]) : undefined;
+    const row = rows[0];
+    if (!row) return undefined;
+    // The driver will need the run's token for its first step: it came with the row.
+    if (row.job_token) this.leasedTokens.remember(row.token_job, row.job_token);
+    const { token_job: _tokenJob, job_token: _token, ...record } = row;
+    return decode(record);
   }
+
+  /** Job tokens read with a lease, for `JobTokens` (which asks here before it queries). */
+  readonly leasedTokens = new LeasedTokens();
 
   /** Gives the job back; false when it was woken since `seenWakeSeq` (the caller drives it again). */
   async releaseLease(id: string, owner: string, seenWakeSeq: number): Promise<boolean> {
@@ -397,4 +419,20 @@ function decode(row: RawRow): JobRecord {
     runtime: (row.runtime as JobRuntime | null) ?? {},
     priority: row.priority === null || row.priority === undefined ? null : Number(row.priority),
   };
+}
+
+/** Tokens that came with leased rows, taken once by `JobTokens`; bounded. */
+export class LeasedTokens {
+  private readonly tokens = new Map<string, string>();
+
+  remember(jobId: string, token: string): void {
+    if (this.tokens.size >= 1_000) this.tokens.clear();
+    this.tokens.set(jobId, token);
+  }
+
+  take(jobId: string): string | undefined {
+    const token = this.tokens.get(jobId);
+    this.tokens.delete(jobId);
+    return token;
+  }
 }

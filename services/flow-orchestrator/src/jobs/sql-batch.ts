@@ -14,7 +14,25 @@ export interface SqlStatement {
   readonly message?: OutboxMessage;
   /** It writes outbox rows only the relay can publish (their subject is read in SQL). */
   readonly relay?: boolean;
+  /** The job row it writes, when it writes only that row (an insert or upsert of a job). */
+  readonly jobRow?: string;
 }
+
+/**
+ * Whether statements may go into one statement with others of a flow's later writes: each
+ * touches its own rows (a job row of its own, or appends a log line or an outbox message).
+ * Postgres applies the writes of one statement in no set order, so a row touched twice must not be.
+ */
+export function touchesOwnRows(statement: SqlStatement, seenJobRows: Set<string>): boolean {
+  if (statement.jobRow !== undefined) {
+    if (seenJobRows.has(statement.jobRow)) return false;
+    seenJobRows.add(statement.jobRow);
+    return true;
+  }
+  return APPEND_ONLY.test(statement.sql);
+}
+
+const APPEND_ONLY = /^\s*INSERT INTO (job_log|outbox_message) \([^)]*\)\s*VALUES/;
 
 /**
  * Several writes as one statement (data-modifying CTEs), so they commit together in one round

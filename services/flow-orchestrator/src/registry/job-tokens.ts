@@ -27,6 +27,11 @@ export class JobTokens {
   async tokenOf(jobId: string): Promise<string> {
     const cached = this.cache.get(jobId);
     if (cached) return cached;
+    const leased = this.jobs.leasedTokens.take(jobId);
+    if (leased) {
+      this.remember(jobId, leased);
+      return leased;
+    }
     const rows = await this.jobs.query<{ token: string }>(`SELECT token FROM job_token WHERE job_id = $1`, [
       jobId,
     ]);

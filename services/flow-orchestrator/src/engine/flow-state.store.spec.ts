@@ -1,0 +1,146 @@
+import type { FlowStatus } from '@flowmesh/contracts';
+import type { DataSource } from 'typeorm';
+import { describe, expect, it } from 'vitest';
+import type { JobRecord } from '../jobs/job.record.js';
+import { JobRepository } from '../jobs/job.repository.js';
+import type { SqlStatement } from '../jobs/sql-batch.js';
+import type { EngineOutbox } from './engine-outbox.js';
+import { FlowRun, RunTree } from './flow-run.js';
+import { FlowStateStore } from './flow-state.store.js';
+
+/** The real statement builders; `execute` records each statement and waits for `release()`. */
+class RecordingJobs extends JobRepository {
+  readonly executed: SqlStatement[][] = [];
+  failCombined = false;
+  private gates: Array<() => void> = [];
+
+  constructor() {
+    super(undefined as unknown as DataSource);
+  }
+
+  override async execute<Row>(statements: readonly SqlStatement[]): Promise<Row[]> {
+    this.executed.push([...statements]);
+    await new Promise<void>((resolve) => this.gates.push(resolve));
+    const flowUpdates = statements.filter((s) => s.sql.includes('RETURNING id, canceled_by'));
+    if (this.failCombined && statements.length > 2)
+      throw new Error('ON CONFLICT DO UPDATE command cannot affect row a second time');
+    expect(flowUpdates).toHaveLength(1);
+    return [{ canceled_by: null, canceled_reason: null }] as Row[];
+  }
+
+  /** Resolves once `count` statements were sent. */
+  async sent(count: number): Promise<void> {
+    while (this.executed.length < count) await new Promise((resolve) => setImmediate(resolve));
+  }
+
+  /** Lets statements finish until none comes for a few turns of the event loop. */
+  async release(): Promise<void> {
+    for (let quiet = 0; quiet < 3;) {
+      await new Promise((resolve) => setImmediate(resolve));
+      const gates = this.gates.splice(0);
+      quiet = gates.length === 0 ? quiet + 1 : 0;
+      gates.forEach((open) => open());
+    }
+  }
+}
+
+const outbox = { afterCommit: () => undefined } as unknown as EngineOutbox;
+
+function flowRun(): FlowRun {
+  const status: FlowStatus = {
+    step: 0,
+    modules: [],
+    failure_module: { type: 'WaitingForPriorSteps', id: 'failure' },
+  };
+  const job = {
+    id: 'flow-1',
+    raw_flow: { modules: [] },
+    flow_status: status,
+    runtime: {},
+    args: {},
+  } as unknown as JobRecord;
+  return new FlowRun(job, new RunTree('flow-1'), undefined, {
+    get: () => Promise.resolve({ found: false, value: undefined }),
+    all: () => Promise.resolve({}),
+  });
+}
+
+function stepRow(jobs: JobRepository, id: string): SqlStatement {
+  return jobs.insert(
+    {
+      id,
+      workspace: 'main',
+      kind: 'flowscript',
+      root_job: 'flow-1',
+      tag: 'default',
+      args: {},
+      status: 'completed',
+    } as never,
+    { upsert: true },
+  );
+}
+
+describe("FlowStateStore: a flow's queued writes", () => {
+  it('steps that outrun their commits land together: each step row once, one flow update with the latest status and every field', async () => {
+    const jobs = new RecordingJobs();
+    const store = new FlowStateStore(jobs, outbox);
+    const run = flowRun();
+    const first = store.save(run, [stepRow(jobs, 'step-1')], { status: 'running' });
+    await jobs.sent(1);
+    run.status = { ...run.status, step: 1 };
+    const second = store.save(run, [stepRow(jobs, 'step-2'), jobs.log('step-2', 'hello')], { priority: 5 });
+    run.status = { ...run.status, step: 2 };
+    const third = store.save(run, [stepRow(jobs, 'step-3')]);
+    await jobs.release();
+    await Promise.all([first, second, third]);
+
+    expect(jobs.executed).toHaveLength(2);
+    const [alone, together] = jobs.executed;
+    expect(alone.map((s) => s.jobRow ?? s.sql.slice(0, 20))).toEqual(['step-1', 'UPDATE job SET flow_']);
+    expect(together.map((s) => s.jobRow ?? s.sql.slice(0, 20))).toEqual([
+      'step-2',
+      'INSERT INTO job_log ',
+      'step-3',
+      'UPDATE job SET flow_',
+    ]);
+    const update = together[3];
+    expect(JSON.parse(update.params[1] as string)).toMatchObject({ step: 2 });
+    // A field only the earlier of the merged writes set is kept.
+    expect(update.sql).toContain('priority = ');
+    expect(update.params).toContain(5);
+  });
+
+  it('a write touching a row twice, or rows it does not own, lands alone', async () => {
+    const jobs = new RecordingJobs();
+    const store = new FlowStateStore(jobs, outbox);
+    const run = flowRun();
+    const first = store.save(run, [stepRow(jobs, 'step-1')]);
+    await jobs.sent(1);
+    const progress = store.save(run, [stepRow(jobs, 'step-2')]);
+    const done = store.save(run, [stepRow(jobs, 'step-2')]);
+    const wake = store.save(run, jobs.wake('parent-1', 'child ended'));
+    await jobs.release();
+    await Promise.all([first, progress, done, wake]);
+    expect(jobs.executed.map((batch) => batch.length)).toEqual([2, 2, 2, 3]);
+  });
+
+  it('should a combined statement fail, each write is tried alone, in order', async () => {
+    const jobs = new RecordingJobs();
+    const store = new FlowStateStore(jobs, outbox);
+    const run = flowRun();
+    const first = store.save(run, [stepRow(jobs, 'step-1')]);
+    await jobs.sent(1);
+    const second = store.save(run, [stepRow(jobs, 'step-2')]);
+    const third = store.save(run, [stepRow(jobs, 'step-3')]);
+    jobs.failCombined = true;
+    await jobs.release();
+    await Promise.all([first, second, third]);
+    expect(jobs.executed.map((batch) => batch.map((s) => s.jobRow).filter(Boolean))).toEqual([
+      ['step-1'],
+      ['step-2', 'step-3'],
+      ['step-2'],
+      ['step-3'],
+    ]);
+    expect(run.writeError).toBeUndefined();
+  });
+});
