@@ -5,10 +5,12 @@ import type { ThreadReply, ThreadRequest } from './expression-sandbox.thread.js'
 /**
  * QuickJS checks its interrupt handler only every few thousand instructions, so a loop of
  * expensive builtin calls (`for (;;) 'x'.repeat(1e6)`) can outlast its time limit by minutes.
- * Evaluations therefore run in worker threads, and a thread that has not answered within the
- * time limit plus this grace is ended and replaced: the limit holds whatever the guest does.
+ * Evaluations therefore run in worker threads, and a thread that has not answered in a few times
+ * its limit (wall time, as seen from here) is ended and replaced: the limit holds whatever the
+ * guest does. The margin is wide because the limit itself is the thread's CPU time (see
+ * `quickjs-evaluator.ts`): a thread waiting for a core on a busy machine is not overrunning.
  */
-const WATCHDOG_GRACE_MS = 250;
+const watchdogMs = (timeoutMs: number): number => Math.max(3 * timeoutMs, timeoutMs + 1_000);
 
 interface Task {
   readonly request: EvaluationRequest;
@@ -61,7 +63,7 @@ export class ExpressionThreadPool {
       const task = this.queue.shift();
       if (!task) return;
       const id = this.nextId++;
-      const watchdog = setTimeout(() => this.overrun(thread), task.request.timeoutMs + WATCHDOG_GRACE_MS);
+      const watchdog = setTimeout(() => this.overrun(thread), watchdogMs(task.request.timeoutMs));
       thread.task = { id, task, watchdog };
       const message: ThreadRequest = { id, request: task.request };
       thread.worker.postMessage(message);

@@ -97,8 +97,14 @@ export class QuickJsEvaluator {
   private run(request: EvaluationRequest): { json?: string } {
     const runtime = this.wasm.newRuntime();
     let interrupted = false;
+    // The limit is CPU time of this thread, not wall time: on a busy machine the thread waits for
+    // a core, and that wait is not the expression's. Wall time is read first (cheap); the CPU
+    // clock only once the wall deadline has passed.
     const deadline = Date.now() + request.timeoutMs;
-    runtime.setInterruptHandler(() => (interrupted ||= Date.now() > deadline));
+    const cpuStart = threadCpuMs();
+    runtime.setInterruptHandler(
+      () => (interrupted ||= Date.now() > deadline && threadCpuMs() - cpuStart > request.timeoutMs),
+    );
     runtime.setMemoryLimit(request.memoryBytes);
     runtime.setMaxStackSize(request.stackBytes);
     const vm = runtime.newContext({ intrinsics: INTRINSICS });
@@ -295,4 +301,10 @@ function formatBytes(bytes: number): string {
   if (bytes % MiB === 0) return `${bytes / MiB} MiB`;
   if (bytes % 1024 === 0) return `${bytes / 1024} KiB`;
   return `${bytes} bytes`;
+}
+
+/** CPU time this thread has used (ms). */
+function threadCpuMs(): number {
+  const { user, system } = process.threadCpuUsage();
+  return (user + system) / 1000;
 }
