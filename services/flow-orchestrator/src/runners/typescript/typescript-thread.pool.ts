@@ -229,10 +229,11 @@ export class TypeScriptThreadPool {
    */
   private nextWaiterFor(thread: JobThread): Waiter | undefined {
     let first: Waiter | undefined;
+    const overdue = Date.now() - AFFINITY_WAIT_MS;
     for (const waiter of this.waiters) {
       if (waiter.memoryMb !== thread.memoryMb) continue;
       first ??= waiter;
-      if (Date.now() - first.since > AFFINITY_WAIT_MS) return first;
+      if (first.since < overdue || thread.realms.size === 0) return first;
       if (waiter.realmKey !== undefined && thread.realms.has(waiter.realmKey)) return waiter;
     }
     return first;
