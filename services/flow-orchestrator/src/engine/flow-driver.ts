@@ -69,9 +69,11 @@ export class FlowDriver implements ChildDriver {
    * drives it until it ends or parks and answers true; false when it is not a flow job.
    */
   async driveFromMessage(jobId: string): Promise<boolean> {
+    // Driven here already: that driver looks again before it lets go. In this process, not
+    // through wake_seq: its lease may be released already while it has not yet let go of the
+    // claim, and a bump landing after that release would be seen by no one.
     if (!this.claims.claim(jobId)) {
-      // Driven here already: counting the wake-up makes that driver look again before it parks.
-      await this.bump(jobId);
+      this.claims.poke(jobId);
       return true;
     }
     try {
@@ -91,7 +93,11 @@ export class FlowDriver implements ChildDriver {
         }
         const end = await this.drive(this.open(record, undefined), true);
         if (end) return true;
-        if (await this.jobs.releaseLease(jobId, this.owner, record.wake_seq)) return true;
+        if (
+          (await this.jobs.releaseLease(jobId, this.owner, record.wake_seq)) &&
+          !this.claims.keepIfPoked(jobId)
+        )
+          return true;
       }
     } finally {
       this.claims.release(jobId);
@@ -116,7 +122,8 @@ export class FlowDriver implements ChildDriver {
             ...(end.stop ? { stop: end.stop } : {}),
             record: end.record,
           };
-        if (await this.jobs.releaseLease(id, this.owner, record.wake_seq)) return PARKED_CHILD;
+        if ((await this.jobs.releaseLease(id, this.owner, record.wake_seq)) && !this.claims.keepIfPoked(id))
+          return PARKED_CHILD;
         record = undefined;
       }
     } finally {

@@ -8,12 +8,34 @@ import { Injectable } from '@nestjs/common';
  */
 @Injectable()
 export class LocalClaims {
-  private readonly claimed = new Set<string>();
+  /** Claimed jobs, each with whether it was woken (`poke`) since its holder last looked. */
+  private readonly claimed = new Map<string, boolean>();
 
   /** True when the job was free here and is now claimed. */
   claim(jobId: string): boolean {
     if (this.claimed.has(jobId)) return false;
-    this.claimed.add(jobId);
+    this.claimed.set(jobId, false);
+    return true;
+  }
+
+  /**
+   * A wake-up for a job claimed here: its holder must look at the job again before it lets go
+   * (`keepIfPoked`). False when the job is not claimed here.
+   */
+  poke(jobId: string): boolean {
+    if (!this.claimed.has(jobId)) return false;
+    this.claimed.set(jobId, true);
+    return true;
+  }
+
+  /**
+   * For a holder about to let go: true (and the claim kept, the wake-up consumed) when the job
+   * was poked since the last call, so the holder looks again; false when it may let go. Checked
+   * and released in one synchronous turn, no wake-up falls between the two.
+   */
+  keepIfPoked(jobId: string): boolean {
+    if (this.claimed.get(jobId) !== true) return false;
+    this.claimed.set(jobId, false);
     return true;
   }
 
