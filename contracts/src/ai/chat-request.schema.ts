@@ -20,6 +20,9 @@ import {
  *   owns no object storage, so a caller (the agent runtime) loads an attachment and sends it as an
  *   `inline_data` part (base64). An `attachment` part reaching the gateway is a request we built
  *   wrong and fails as `bad_request_internal`;
+ * - URL parts: an image or PDF by `http(s)` URL, which the gateway fetches itself (through its
+ *   SSRF guard, size and type checked) and sends as inline data; no adapter ever sees one. Like
+ *   `inline_data` it exists only in a request: a stored history keeps attachments by reference;
  * - prompt-cache breakpoints (`cache`) on the system prompt and on messages, which providers with
  *   explicit caching (Anthropic, Bedrock) turn into their markers and the others ignore;
  * - the settings: tools, tool choice, response format, sampling, reasoning effort.
@@ -43,9 +46,38 @@ export const InlineDataPartSchema = z
   .strict();
 export type InlineDataPart = z.infer<typeof InlineDataPartSchema>;
 
+/** The media types a URL part may resolve to (what every provider with vision reads). */
+export const URL_PART_MEDIA_TYPES = [
+  'image/png',
+  'image/jpeg',
+  'image/gif',
+  'image/webp',
+  'application/pdf',
+] as const;
+
+/**
+ * An image or PDF the gateway fetches by URL (`http:` or `https:` only) and sends as inline data.
+ * `mediaType` says what the content must be: one of `URL_PART_MEDIA_TYPES`, or `image/*` for any
+ * of the images; absent, any of them. The content's real type (from its bytes) is what the
+ * provider is told.
+ */
+export const UrlPartSchema = z
+  .object({
+    type: z.literal('url'),
+    url: z
+      .string()
+      .max(8192, 'must be at most 8192 characters')
+      .regex(/^https?:\/\/[^\s]+$/i, 'must be an http: or https: URL'),
+    mediaType: z.enum([...URL_PART_MEDIA_TYPES, 'image/*']).optional(),
+    filename: z.string().min(1).max(255).optional(),
+  })
+  .strict();
+export type UrlPart = z.infer<typeof UrlPartSchema>;
+
 export const RequestUserPartSchema = z.discriminatedUnion('type', [
   TextPartSchema,
   InlineDataPartSchema,
+  UrlPartSchema,
   AttachmentPartSchema,
 ]);
 export type RequestUserPart = z.infer<typeof RequestUserPartSchema>;

@@ -4,6 +4,7 @@ import { auditSettingsShape, toAuditConfig } from './audit/audit.config.js';
 import { chatSettingsShape, toChatConfig } from './chat/chat.config.js';
 import { credentialsSettingsShape, toCredentialsConfig } from './credentials/credentials.config.js';
 import { edgeSettingsShape, toEdgeConfig } from './http/edge.config.js';
+import { mediaSettingsShape, toMediaConfig } from './media/media.config.js';
 
 /**
  * Settings only llm-gateway reads, keyed by environment variable, parsed into a typed tree (one
@@ -16,12 +17,14 @@ export const llmGatewayConfigSchema = z
     ...auditSettingsShape,
     ...edgeSettingsShape,
     ...chatSettingsShape,
+    ...mediaSettingsShape,
   })
   .transform((env) => ({
     credentials: toCredentialsConfig(env),
     audit: toAuditConfig(env),
     edge: toEdgeConfig(env),
     chat: toChatConfig(env),
+    media: toMediaConfig(env, env.FLOWMESH_GATEWAY_MAX_BODY_BYTES),
   }));
 
 export type LlmGatewayConfig = ServiceConfig<z.output<typeof llmGatewayConfigSchema>>;

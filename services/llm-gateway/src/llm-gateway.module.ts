@@ -18,6 +18,7 @@ import { ModelsAndEmbeddingsService } from './http/models-and-embeddings.service
 import { OpenAIApiController, WorkspaceProxyController } from './http/openai-api.controller.js';
 import { ProviderCallerService } from './http/provider-caller.service.js';
 import type { LlmGatewayConfig } from './llm-gateway.config.js';
+import { MediaUrlResolver } from './media/media-url.resolver.js';
 import { LLM_GATEWAY_MIGRATIONS } from './migrations/index.js';
 import { ListModelsService } from './models/list-models.service.js';
 import { ModelsHandler } from './models/models.handler.js';
@@ -57,6 +58,10 @@ export class LlmGatewayModule {
         { provide: EDGE_CONFIG, useValue: config.edge },
         { provide: ProviderRegistry, useValue: new ProviderRegistry() },
         { provide: ProviderExecutor, useFactory: () => createProviderExecutor(config.chat, config.edge) },
+        {
+          provide: MediaUrlResolver,
+          useFactory: () => new MediaUrlResolver(config.media, config.edge.outboundAllowCidrs),
+        },
         ChatRunner,
         ChatStreams,
         StartChatService,

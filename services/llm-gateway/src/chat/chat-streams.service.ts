@@ -4,10 +4,12 @@ import {
   tokenStreamSubject,
   type ChatEvent,
   type ChatStreamEnvelope,
+  type ProviderError,
 } from '@flowmesh/contracts';
 import { InjectMeshConnection, type MeshConnection } from '@flowmesh/messaging';
 import { Injectable, Logger, type BeforeApplicationShutdown } from '@nestjs/common';
 import type { Subscription } from '@nats-io/nats-core';
+import { MediaUrlResolver, natsMediaParam } from '../media/media-url.resolver.js';
 import { ChatRunner, type ChatRun } from './chat-runner.service.js';
 
 interface RunningChat {
@@ -33,6 +35,7 @@ export class ChatStreams implements BeforeApplicationShutdown {
   constructor(
     @InjectMeshConnection() private readonly conn: MeshConnection,
     private readonly runner: ChatRunner,
+    private readonly media: MediaUrlResolver,
   ) {}
 
   /** Starts streaming `run` on `streamId`; returns once the cancel listener is in place. */
@@ -80,7 +83,12 @@ export class ChatStreams implements BeforeApplicationShutdown {
       this.conn.nc.publish(subject, JSON.stringify(envelope));
     };
     try {
-      for await (const event of this.runner.run(run, signal)) {
+      const ready = await this.withMedia(run, signal);
+      if ('error' in ready) {
+        publish({ type: 'error', error: ready.error });
+        return;
+      }
+      for await (const event of this.runner.run(ready.run, signal)) {
         if (event.type === 'error' && event.error.class === 'cancelled' && signal.reason === SHUTDOWN) {
           publish({
             type: 'error',
@@ -95,6 +103,32 @@ export class ChatStreams implements BeforeApplicationShutdown {
         type: 'error',
         error: { class: 'bad_request_internal', message: 'the llm-gateway failed while streaming' },
       });
+    }
+  }
+
+  /**
+   * The run with its images and PDFs by URL fetched and inlined, or the final error: a URL that
+   * gave nothing usable is the caller's `bad_request_user` naming the part, before any provider
+   * is called; a cancel while fetching ends the chat as `cancelled`.
+   */
+  private async withMedia(
+    run: ChatRun,
+    signal: AbortSignal,
+  ): Promise<{ run: ChatRun } | { error: ProviderError }> {
+    if (!MediaUrlResolver.hasUrlParts(run.parameters)) return { run };
+    try {
+      return {
+        run: { ...run, parameters: await this.media.resolve(run.parameters, natsMediaParam, signal) },
+      };
+    } catch (error) {
+      if (signal.aborted) {
+        return signal.reason === SHUTDOWN
+          ? { error: { class: 'provider_outage', message: 'the llm-gateway instance stopped' } }
+          : { error: { class: 'cancelled', message: 'the chat was cancelled' } };
+      }
+      if (error instanceof MeshError && error.code === 'VALIDATION_FAILED')
+        return { error: { class: 'bad_request_user', message: error.message } };
+      throw error;
     }
   }
 }

@@ -7,6 +7,7 @@ import {
 import { Injectable } from '@nestjs/common';
 import { CredentialsResolver, type CredentialsQuery } from '../credentials/credentials-resolver.js';
 import type { ProviderCredentials } from '../providers/provider-credentials.js';
+import { MediaUrlResolver, natsMediaParam } from '../media/media-url.resolver.js';
 import { ProviderRegistry } from '../providers/provider-registry.js';
 import { prepareChatCall } from './chat-call.factory.js';
 import { ChatStreams } from './chat-streams.service.js';
@@ -24,8 +25,9 @@ function knowsIdentity(resolver: CredentialsResolver): resolver is CredentialsRe
 
 /**
  * `gateway.chat.start`: everything that can be refused is refused in the reply (an unknown
- * provider kind, a malformed call, a resource the caller may not read); then the chat streams in
- * the background and the reply names its subject.
+ * provider kind, a malformed call, a URL part the SSRF guard refuses by its text, a resource the
+ * caller may not read); then the chat streams in the background (URL parts fetched first) and
+ * the reply names its subject.
  */
 @Injectable()
 export class StartChatService {
@@ -33,6 +35,7 @@ export class StartChatService {
     private readonly registry: ProviderRegistry,
     private readonly resolver: CredentialsResolver,
     private readonly streams: ChatStreams,
+    private readonly media: MediaUrlResolver,
   ) {}
 
   async start(request: StartChatRequest): Promise<StartChatReply> {
@@ -40,6 +43,8 @@ export class StartChatService {
       request;
     this.registry.get(provider.kind);
     prepareChatCall(parameters, provider.model);
+    // A URL the guard refuses by its text is refused here; the files are fetched once the chat runs.
+    this.media.check(parameters, natsMediaParam);
     const query = { actor, workspace, resource: provider.resource, kind: provider.kind };
     const resolved = knowsIdentity(this.resolver)
       ? await this.resolver.resolveProvider(query)

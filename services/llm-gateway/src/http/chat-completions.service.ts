@@ -10,6 +10,7 @@ import { ProviderCallError } from '../providers/provider-call.error.js';
 import { ProviderExecutor } from '../providers/provider-executor.js';
 import { UpstreamExchange } from '../providers/upstream-exchange.js';
 import { ProviderRegistry } from '../providers/provider-registry.js';
+import { MediaUrlResolver } from '../media/media-url.resolver.js';
 import { EDGE_CONFIG, type EdgeConfig } from './edge.config.js';
 import { OpenAIChatRequestSchema, type OpenAIChatRequest } from './openai-chat-request.schema.js';
 import { invalid, mapOpenAIChatRequest } from './openai-chat-request.mapper.js';
@@ -22,8 +23,10 @@ import { sendHttpError } from './send-http-error.js';
 /**
  * `POST /v1/chat/completions`, OpenAI's shape with any provider behind it. OpenAI-shaped
  * providers get the caller's body forwarded as is (the fast path: no translation either way);
- * every other provider gets it translated into the normalized call, run by the `ChatRunner`
- * (retries, tool-name guard, audit), and its events translated back into OpenAI chunks.
+ * every other provider gets it translated into the normalized call (images and PDFs by URL
+ * fetched and inlined), run by the `ChatRunner` (retries, tool-name guard, audit), and its
+ * events translated back into OpenAI chunks. On the forwarding path a URL goes to the provider
+ * as the caller wrote it: OpenAI-shaped providers fetch image URLs themselves.
  */
 @Injectable()
 export class ChatCompletionsService {
@@ -33,6 +36,7 @@ export class ChatCompletionsService {
     private readonly executor: ProviderExecutor,
     private readonly runner: ChatRunner,
     private readonly recorder: LlmCallRecorder,
+    private readonly media: MediaUrlResolver,
     @Inject(EDGE_CONFIG) private readonly config: EdgeConfig,
   ) {}
 
@@ -139,12 +143,19 @@ export class ChatCompletionsService {
     signal: AbortSignal,
   ): Promise<void> {
     const mapped = mapOpenAIChatRequest(body);
+    // Images and PDFs by URL are fetched here, whatever the provider: a failure is the caller's
+    // 400 naming the field, before any provider is called.
+    let parameters = mapped.parameters;
+    if (MediaUrlResolver.hasUrlParts(parameters)) {
+      this.media.check(parameters, mapped.mediaParam);
+      parameters = await this.media.resolve(parameters, mapped.mediaParam, signal);
+    }
     const events = this.runner.run(
       {
         actor: { token: resolved.token },
         workspace: resolved.workspace,
         provider: { kind: resolved.kind, resource: resolved.resource, model: mapped.model },
-        parameters: mapped.parameters,
+        parameters,
         credentials: resolved.credentials,
         source: 'http',
         identity: resolved.identity,

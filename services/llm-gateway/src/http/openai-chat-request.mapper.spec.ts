@@ -42,6 +42,7 @@ describe('mapOpenAIChatRequest', () => {
       model: 'claude-sonnet-4-5',
       stream: true,
       includeUsage: true,
+      mediaParam: expect.any(Function) as unknown,
       parameters: {
         system: 'Be terse.\n\nUse tools.',
         messages: [
@@ -105,6 +106,34 @@ describe('mapOpenAIChatRequest', () => {
     expect(mapped.stream).toBe(false);
   });
 
+  it('turns http(s) images and files into url parts, each named by its OpenAI field', () => {
+    const mapped = map({
+      model: 'claude-sonnet-4-5',
+      messages: [
+        { role: 'developer', content: 'Describe.' },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'These:' },
+            { type: 'image_url', image_url: { url: 'https://example.com/a.png', detail: 'high' } },
+            { type: 'file', file: { filename: 'r.pdf', file_data: 'http://example.com/r.pdf' } },
+          ],
+        },
+      ],
+    });
+    expect(mapped.parameters.messages[0]).toEqual({
+      role: 'user',
+      content: [
+        { type: 'text', text: 'These:' },
+        { type: 'url', url: 'https://example.com/a.png', mediaType: 'image/*' },
+        { type: 'url', url: 'http://example.com/r.pdf', filename: 'r.pdf' },
+      ],
+    });
+    // The normalized message 0 is the caller's message 1 (the developer message became the system prompt).
+    expect(mapped.mediaParam(0, 1)).toBe('messages[1].content[1].image_url.url');
+    expect(mapped.mediaParam(0, 2)).toBe('messages[1].content[2].file.file_data');
+  });
+
   it('refuses what it cannot carry, naming the field', () => {
     const refusal = (body: unknown) => {
       try {
@@ -121,13 +150,25 @@ describe('mapOpenAIChatRequest', () => {
       refusal({
         model: 'm',
         messages: [
-          { role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://example.com/a.png' } }] },
+          { role: 'user', content: [{ type: 'image_url', image_url: { url: 'ftp://example.com/a.png' } }] },
         ],
       }),
     ).toEqual([
       'VALIDATION_FAILED',
-      'messages[0].content[0].image_url.url must be a base64 data: URL (the gateway does not fetch URLs)',
+      'messages[0].content[0].image_url.url must be a base64 data: URL or an http(s) URL',
     ]);
+    expect(
+      refusal({
+        model: 'm',
+        messages: [
+          { role: 'system', content: 'be brief' },
+          {
+            role: 'user',
+            content: [{ type: 'image_url', image_url: { url: 'https://example.com/a b.png' } }],
+          },
+        ],
+      }),
+    ).toEqual(['VALIDATION_FAILED', 'messages[1].content[0].image_url.url must be an http: or https: URL']);
     expect(
       refusal({ model: 'm', messages: [{ role: 'user', content: 'hi' }], reasoning_effort: 'extreme' })?.[0],
     ).toBe('VALIDATION_FAILED');

@@ -13,6 +13,7 @@ import type {
   OpenAIMessage,
   OpenAIUserContentPart,
 } from './openai-chat-request.schema.js';
+import type { MediaParamOf } from '../media/media-url.resolver.js';
 
 /** An OpenAI request as one normalized call: the model apart, since it is not a chat parameter. */
 export interface MappedChatCall {
@@ -21,20 +22,25 @@ export interface MappedChatCall {
   /** The caller asked for the usage chunk (`stream_options.include_usage`). */
   readonly includeUsage: boolean;
   readonly parameters: ChatParameters;
+  /** The OpenAI field of a `url` part (`messages[2].content[1].image_url.url`), for errors. */
+  readonly mediaParam: MediaParamOf;
 }
 
 const DATA_URL = /^data:([\w.+-]+\/[\w.+-]+)(?:;[^,]*)?;base64,(.*)$/s;
+const HTTP_URL = /^https?:\/\//i;
 
 /**
  * OpenAI Chat Completions -> the normalized chat parameters. System and developer messages
  * become the system prompt (in order); a tool message takes its tool's name from the assistant
- * call it answers; images and files must come inline (`data:` URLs, `file_data`): the gateway
- * fetches nothing on a caller's behalf. Fails with VALIDATION_FAILED naming the field.
+ * call it answers; images and files come inline (`data:` URLs, `file_data`) or by `http(s)` URL
+ * (`image_url.url`, and `file.file_data` as OpenRouter takes it), which become `url` parts the
+ * gateway fetches before the call (`media/`). Fails with VALIDATION_FAILED naming the field.
  */
 export function mapOpenAIChatRequest(body: OpenAIChatRequest): MappedChatCall {
   const system: string[] = [];
   const messages: ChatRequestMessage[] = [];
   const toolNames = new Map<string, string>();
+  const mediaParams = new Map<string, string>();
 
   body.messages.forEach((message, index) => {
     const at = `messages[${index}]`;
@@ -44,7 +50,12 @@ export function mapOpenAIChatRequest(body: OpenAIChatRequest): MappedChatCall {
         system.push(textOf(message.content));
         return;
       case 'user':
-        messages.push({ role: 'user', content: userParts(message.content, at) });
+        messages.push({
+          role: 'user',
+          content: userParts(message.content, at, (partIndex, param) =>
+            mediaParams.set(`${messages.length}/${partIndex}`, param),
+          ),
+        });
         return;
       case 'assistant':
         messages.push(assistantMessage(message, toolNames));
@@ -99,13 +110,17 @@ export function mapOpenAIChatRequest(body: OpenAIChatRequest): MappedChatCall {
   const checked = ChatParametersSchema.safeParse(candidate);
   if (!checked.success) {
     const [issue] = toValidationIssues(checked.error);
-    throw invalid(issue?.path ?? '(root)', issue?.message ?? 'is invalid');
+    const url = /^messages\[(\d+)\]\.content\[(\d+)\]\.url$/.exec(issue?.path ?? '');
+    const param = url ? mediaParams.get(`${url[1]}/${url[2]}`) : undefined;
+    throw invalid(param ?? issue?.path ?? '(root)', issue?.message ?? 'is invalid');
   }
   return {
     model: body.model,
     stream: body.stream === true,
     includeUsage: body.stream_options?.include_usage === true,
     parameters: checked.data,
+    mediaParam: (messageIndex, partIndex) =>
+      mediaParams.get(`${messageIndex}/${partIndex}`) ?? `messages[${messageIndex}].content[${partIndex}]`,
   };
 }
 
@@ -127,7 +142,11 @@ function assistantMessage(
   return { role: 'assistant', content, ...(toolCalls.length > 0 ? { toolCalls } : {}) };
 }
 
-function userParts(content: string | OpenAIUserContentPart[], at: string): RequestUserPart[] {
+function userParts(
+  content: string | OpenAIUserContentPart[],
+  at: string,
+  byUrl: (partIndex: number, param: string) => void,
+): RequestUserPart[] {
   if (typeof content === 'string') return [{ type: 'text', text: content }];
   return content.map((part, index): RequestUserPart => {
     const where = `${at}.content[${index}]`;
@@ -135,10 +154,19 @@ function userParts(content: string | OpenAIUserContentPart[], at: string): Reque
       case 'text':
         return { type: 'text', text: part.text };
       case 'image_url':
+        if (HTTP_URL.test(part.image_url.url)) {
+          byUrl(index, `${where}.image_url.url`);
+          return { type: 'url', url: part.image_url.url, mediaType: 'image/*' };
+        }
         return inlineData(part.image_url.url, `${where}.image_url.url`);
       case 'file': {
         if (!part.file.file_data)
           throw invalid(`${where}.file`, 'must carry file_data (uploaded file ids are not supported)');
+        if (HTTP_URL.test(part.file.file_data)) {
+          byUrl(index, `${where}.file.file_data`);
+          const filename = part.file.filename;
+          return { type: 'url', url: part.file.file_data, ...(filename ? { filename } : {}) };
+        }
         return inlineData(part.file.file_data, `${where}.file.file_data`, part.file.filename);
       }
       default:
@@ -149,7 +177,7 @@ function userParts(content: string | OpenAIUserContentPart[], at: string): Reque
 
 function inlineData(url: string, where: string, filename?: string): RequestUserPart {
   const match = DATA_URL.exec(url);
-  if (!match) throw invalid(where, 'must be a base64 data: URL (the gateway does not fetch URLs)');
+  if (!match) throw invalid(where, 'must be a base64 data: URL or an http(s) URL');
   return { type: 'inline_data', mediaType: match[1], data: match[2], ...(filename ? { filename } : {}) };
 }
 

@@ -35,3 +35,8 @@ export function providerCallError(
 ): ProviderCallError {
   return new ProviderCallError({ class: errorClass, message, ...extra });
 }
+
+/** A `url` part reached an adapter: the gateway resolves those before any call (`media/`). */
+export function unfetchedUrl(): ProviderCallError {
+  return providerCallError('bad_request_internal', 'a URL part reached the provider call unfetched');
+}

@@ -7,7 +7,7 @@ import type {
   ToolChoice,
 } from '@flowmesh/contracts';
 import type { ChatCall } from '../provider-adapter.js';
-import { providerCallError } from '../provider-call.error.js';
+import { providerCallError, unfetchedUrl } from '../provider-call.error.js';
 import { structuredOutputTool } from '../shared/structured-output-tool.js';
 import { summaryText } from '../shared/summary-text.js';
 import { effortBudget, thinkingBudget } from '../shared/thinking-budget.js';
@@ -172,6 +172,8 @@ function userBlock(
         'bad_request_internal',
         `an attachment (${part.object.key}) reached the gateway by reference; the caller must inline it`,
       );
+    case 'url':
+      throw unfetchedUrl();
     case 'inline_data': {
       if (IMAGE_TYPES.has(part.mediaType)) {
         return [{ type: 'image', source: { type: 'base64', media_type: part.mediaType, data: part.data } }];

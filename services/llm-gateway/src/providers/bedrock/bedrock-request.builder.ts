@@ -19,7 +19,7 @@ import type {
   SystemPrompt,
 } from '@flowmesh/contracts';
 import type { ChatCall } from '../provider-adapter.js';
-import { providerCallError } from '../provider-call.error.js';
+import { providerCallError, unfetchedUrl } from '../provider-call.error.js';
 import { structuredOutputTool } from '../shared/structured-output-tool.js';
 import { summaryText } from '../shared/summary-text.js';
 import { effortBudget, thinkingBudget } from '../shared/thinking-budget.js';
@@ -218,6 +218,7 @@ function userBlocks(part: RequestUserPart, ordinal: () => number): ContentBlock[
       `an attachment (${part.object.key}) reached the gateway by reference; the caller must inline it`,
     );
   }
+  if (part.type === 'url') throw unfetchedUrl();
   const image = IMAGE_FORMATS[part.mediaType];
   if (image) return [{ image: { format: image, source: { bytes: bytes(part) } } }];
   const document = DOCUMENT_FORMATS[part.mediaType];

@@ -7,7 +7,7 @@ import type {
   ToolChoice,
 } from '@flowmesh/contracts';
 import type { ChatCall } from '../provider-adapter.js';
-import { providerCallError } from '../provider-call.error.js';
+import { providerCallError, unfetchedUrl } from '../provider-call.error.js';
 import { summaryText } from '../shared/summary-text.js';
 import { toGeminiParameters, toGeminiSchema } from './gemini-schema.js';
 import type {
@@ -155,6 +155,8 @@ function userPart(part: RequestUserPart): GeminiPart[] {
         'bad_request_internal',
         `an attachment (${part.object.key}) reached the gateway by reference; the caller must inline it`,
       );
+    case 'url':
+      throw unfetchedUrl();
   }
 }
 

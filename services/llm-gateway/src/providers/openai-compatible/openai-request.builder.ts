@@ -6,7 +6,7 @@ import type {
   ToolChoice,
   ToolDefinition,
 } from '@flowmesh/contracts';
-import { providerCallError } from '../provider-call.error.js';
+import { providerCallError, unfetchedUrl } from '../provider-call.error.js';
 import type { ChatCall } from '../provider-adapter.js';
 import { dataUrl, isImage } from '../shared/data-url.js';
 import { summaryText } from '../shared/summary-text.js';
@@ -140,6 +140,7 @@ function mediaPart(part: Exclude<RequestUserPart, { type: 'text' }>): OpenAICont
       `an attachment (${part.object.key}) reached the gateway by reference; the caller must inline it`,
     );
   }
+  if (part.type === 'url') throw unfetchedUrl();
   if (isImage(part)) return { type: 'image_url', image_url: { url: dataUrl(part) } };
   return {
     type: 'file',
