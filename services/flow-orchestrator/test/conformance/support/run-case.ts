@@ -64,7 +64,13 @@ export async function runCase(fm: FlowMesh, flowCase: FlowCase): Promise<CaseOut
     for (const runArgs of args) {
       const { job_id } = await submit(runArgs);
       if (flowCase.approvals) problems.push(...(await approve(fm, job_id, flowCase)));
-      jobs.push(await fm.waitForEnd(job_id, RUN_TIMEOUT_MS, runAs));
+      // A flow that never ends after its approvals: say what the approvals met (a refusal, a
+      // flow that never suspended), or the timeout alone would hide it.
+      const ended = await fm.waitForEnd(job_id, RUN_TIMEOUT_MS, runAs).catch((error: unknown) => {
+        if (problems.length === 0) throw error;
+        throw new Error(`${(error as Error).message}; before that: ${problems.join('; ')}`);
+      });
+      jobs.push(ended);
     }
   } else {
     const ids: string[] = [];
