@@ -1,6 +1,9 @@
 import type { Job } from '@flowmesh/contracts';
 import { waitFor } from '@flowmesh/testing';
+import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FlowDriver } from '../../src/engine/flow-driver.js';
+import { JobRepository } from '../../src/jobs/job.repository.js';
 import { startEngineMesh, type EngineMesh } from '../support/engine-mesh.js';
 
 /** A step that returns its inputs: `resume`, `resumes`, `approvers` (a loop of no modules over them). */
@@ -79,6 +82,48 @@ describe('suspend (approvals)', () => {
     expect((await resume(id, 2, true, { n: 2 }, 'bob')).outcome).toBe('resumed');
     const job = await mesh.waitEnded(id);
     expect(seen(job)).toEqual({ resume: { n: 2 }, resumes: [{ n: 1 }, { n: 2 }], approvers: ['ann', 'bob'] });
+  });
+
+  it('an approval whose wake-up reaches the worker after the driver released the lease, but before it let go of the flow, still resumes it', async () => {
+    const app = mesh.workers[0].running.app;
+    const repository = app.get(JobRepository, { strict: false });
+    const driver = app.get(FlowDriver, { strict: false });
+    const { releaseLease } = repository;
+    const { driveFromMessage } = driver;
+    let flowId: string | undefined;
+    let messages = 0;
+    let wakeHandled: () => void = () => undefined;
+    const handled = new Promise<void>((resolve) => (wakeHandled = resolve));
+    driver.driveFromMessage = async (jobId) => {
+      const nth = jobId === flowId ? ++messages : 0;
+      const answer = await driveFromMessage.call(driver, jobId);
+      // The first message for the flow once it is known: the approval's wake-up.
+      if (nth === 1) wakeHandled();
+      return answer;
+    };
+    let raced = false;
+    repository.releaseLease = async (jobId, owner, seenWakeSeq) => {
+      const released = await releaseLease.call(repository, jobId, owner, seenWakeSeq);
+      if (released && !raced && flowId === undefined) {
+        raced = true;
+        flowId = jobId;
+        // Parked and released, the driver not yet gone: the approval and its work message land now.
+        expect((await resume(jobId, 1, true, { late: true })).outcome).toBe('resumed');
+        await Promise.race([handled, delay(10_000)]);
+      }
+      return released;
+    };
+    try {
+      const id = await mesh.startFlow(suspended({ required_events: 1 }));
+      const job = await mesh.waitEnded(id, 20_000);
+      expect([raced, flowId]).toEqual([true, id]);
+      expect(messages).toBeGreaterThan(0);
+      expect(job.status).toBe('completed');
+      expect(seen(job)).toEqual({ resume: { late: true }, resumes: [{ late: true }], approvers: ['carol'] });
+    } finally {
+      repository.releaseLease = releaseLease;
+      driver.driveFromMessage = driveFromMessage;
+    }
   });
 
   it('a disapproval fails the flow with SuspendedDisapproved', async () => {
