@@ -22,6 +22,7 @@ export * from './registry/script.schema.js';
 export * from './registry/flow.schema.js';
 export * from './registry/interpolation.schema.js';
 export * from './registry/events.contract.js';
+export * from './registry/identity-events.contract.js';
 export * from './registry/resource-registry-items.contract.js';
 export * from './registry/version.schema.js';
 export * from './registry/version.contract.js';

@@ -25,6 +25,11 @@ export const CallerIdentitySchema = z.object({
   scopes: z.array(z.string()).optional(),
   jobId: z.string().optional(),
   onBehalfOf: z.string().optional(),
+  /**
+   * Only in `registry.auth.authenticate`'s reply: when the token stops being valid (ISO time;
+   * null: never). Whoever caches a decision made from the token keeps it no longer than this.
+   */
+  tokenExpiresAt: z.string().nullable().optional(),
 });
 export type CallerIdentity = z.infer<typeof CallerIdentitySchema>;
 

@@ -216,6 +216,8 @@ describe('job tokens', () => {
       groups: ['all'],
       jobId: 'job-1',
       onBehalfOf: 'u/owner',
+      // Only authenticate says when the token stops being valid (for caches of decisions).
+      tokenExpiresAt: expiresAt,
     });
   });
 

@@ -26,4 +26,15 @@ describe('AuthenticationCache', () => {
     expect(cache.get('a', 1)).toBeUndefined();
     expect(cache.get('c', 1)).toBe(alice);
   });
+
+  it('keeps an identity no longer than its token is valid, and forgets everything on clear', () => {
+    const cache = new AuthenticationCache(1_000);
+    const expiring = { ...alice, tokenExpiresAt: new Date(500).toISOString() };
+    cache.set('k', expiring, 0);
+    expect(cache.get('k', 499)).toBe(expiring);
+    expect(cache.get('k', 500)).toBeUndefined();
+    cache.set('a', alice, 0);
+    cache.clear();
+    expect(cache.get('a', 1)).toBeUndefined();
+  });
 });

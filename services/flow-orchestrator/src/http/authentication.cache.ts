@@ -3,8 +3,10 @@ import type { CallerIdentity } from '@flowmesh/contracts';
 /**
  * Identities the registry vouched for, kept a moment: a CLI polling `getupdate` or a script
  * waiting on a result would otherwise ask the registry once per request. Failures are never
- * kept, so a newly made token works at once; a revoked one works for at most the time to live
- * (`FLOWMESH_AUTH_CACHE_MS`, 0 turns the cache off).
+ * kept, so a newly made token works at once. The registry's `evt.identity.*` events (a token
+ * revoked, a member, group or folder changed) clear it (`IdentityEventsListener`); without them a
+ * revoked one works for at most the time to live (`FLOWMESH_AUTH_CACHE_MS`, 0 turns the cache off),
+ * and never past the token's own expiry.
  */
 export class AuthenticationCache {
   private readonly entries = new Map<string, { identity: CallerIdentity; until: number }>();
@@ -26,6 +28,12 @@ export class AuthenticationCache {
     if (this.ttlMs <= 0) return;
     // A burst of distinct tokens starts the cache over rather than growing it without bound.
     if (this.entries.size >= this.maxEntries) this.entries.clear();
-    this.entries.set(key, { identity, until: nowMs + this.ttlMs });
+    const expires = identity.tokenExpiresAt ? Date.parse(identity.tokenExpiresAt) : Infinity;
+    this.entries.set(key, { identity, until: Math.min(nowMs + this.ttlMs, expires) });
+  }
+
+  /** Forgets every identity (who someone is or what they may do changed). */
+  clear(): void {
+    this.entries.clear();
   }
 }

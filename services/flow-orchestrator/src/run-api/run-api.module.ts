@@ -12,6 +12,7 @@ import type { FlowOrchestratorConfig } from '../flow-orchestrator.config.js';
 import { ActorCallerResolver } from '../http/actor-caller.resolver.js';
 import { AuthenticationCache } from '../http/authentication.cache.js';
 import { BearerAuthGuard } from '../http/bearer-auth.guard.js';
+import { IdentityEventsListener } from '../http/identity-events.listener.js';
 import { AUTHENTICATION_CACHE, RegistryAuthenticator } from '../http/registry-authenticator.js';
 import { CancelJobService } from './cancel-job.service.js';
 import { JobVisibility } from './job-visibility.service.js';
@@ -59,6 +60,7 @@ export class RunApiModule {
         { provide: JobsEngine, useClass: JobsEngineAdapter },
         SuspendedApprovalReader,
         RegistryAuthenticator,
+        IdentityEventsListener,
         BearerAuthGuard,
         ActorCallerResolver,
         RegistryAccess,

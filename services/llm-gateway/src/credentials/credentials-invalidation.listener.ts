@@ -1,27 +1,63 @@
-import { ITEM_EVENTS, type ItemChangedEvent } from '@flowmesh/contracts';
+import {
+  IDENTITY_EVENTS,
+  ITEM_EVENTS,
+  type EventContract,
+  type FolderChangedEvent,
+  type GroupChangedEvent,
+  type ItemChangedEvent,
+  type MemberChangedEvent,
+  type TokenRevokedEvent,
+} from '@flowmesh/contracts';
 import { HandleEvent, InjectMeshConnection, type MeshConnection } from '@flowmesh/messaging';
 import { Controller, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
 import { RegistryCredentialsResolver } from './registry-credentials.resolver.js';
 
-/** The gateway's durables on the registry's item events (one per filter subject). */
+/** The gateway's durables on the registry's events (one per filter subject). */
 const durable = (event: string) => ({
   durable: `llm-gateway-credentials-${event}`,
   deliverPolicy: 'new' as const,
 });
 
-/** The events after which cached credentials may be wrong. */
-const INVALIDATING_EVENTS = [
-  ITEM_EVENTS.resource.updated,
-  ITEM_EVENTS.resource.deleted,
-  ITEM_EVENTS.variable.updated,
-  ITEM_EVENTS.variable.deleted,
+/**
+ * A cache entry is dropped once when the event arrives and once more this long after: another
+ * registry replica may still answer from its own identity and row caches (1 s by default,
+ * `FLOWMESH_AUTH_CACHE_MS`, `FLOWMESH_REGISTRY_READ_CACHE_MS`) for a moment, and a resolution
+ * made in that moment must not be kept for the gateway's whole time to live.
+ */
+export const INVALIDATION_SETTLE_MS = 2_000;
+
+type Handled =
+  | { readonly kind: 'item'; readonly event: ItemChangedEvent }
+  | { readonly kind: 'token'; readonly event: TokenRevokedEvent }
+  | { readonly kind: 'member'; readonly event: MemberChangedEvent }
+  | { readonly kind: 'group'; readonly event: GroupChangedEvent }
+  | { readonly kind: 'folder'; readonly event: FolderChangedEvent };
+
+/** The events after which cached credentials (and the permission decision they are) may be wrong. */
+const INVALIDATING_EVENTS: ReadonlyArray<{ contract: EventContract; kind: Handled['kind'] }> = [
+  { contract: ITEM_EVENTS.resource.updated, kind: 'item' },
+  { contract: ITEM_EVENTS.resource.deleted, kind: 'item' },
+  { contract: ITEM_EVENTS.variable.updated, kind: 'item' },
+  { contract: ITEM_EVENTS.variable.deleted, kind: 'item' },
+  { contract: IDENTITY_EVENTS.tokenRevoked, kind: 'token' },
+  { contract: IDENTITY_EVENTS.memberChanged, kind: 'member' },
+  { contract: IDENTITY_EVENTS.groupChanged, kind: 'group' },
+  { contract: IDENTITY_EVENTS.folderChanged, kind: 'folder' },
 ];
 
 /**
- * Drops cached credentials when the registry announces a change. A resource change drops that
- * resource (both paths on a rename); a variable change drops the whole workspace, since any
- * provider resource there may reference the variable through `$var:`.
+ * Drops cached credentials when the registry announces a change. Each entry is also the decision
+ * that its caller may read that resource, so permission changes drop entries too:
+ *
+ * - a resource change: that resource (both paths on a rename);
+ * - a variable change: the whole workspace (any provider resource may reference it by `$var:`);
+ * - a token revoked: the entries of that account in the token's workspace (every workspace for a
+ *   token valid in all), its other tokens included (the event names no token);
+ * - a member added, removed, made admin or moved between groups: that member's entries (its API
+ *   tokens and job tokens acting as it);
+ * - a group or a folder changed: the whole workspace (a folder's roles decide reads of resources
+ *   and of the variables and resources they reference, which may sit in other folders).
  *
  * Two paths, because a durable consumer hands each event to one replica only: the durable
  * guarantees the event is handled (redelivered until acked), and a plain subscription to the same
@@ -30,6 +66,7 @@ const INVALIDATING_EVENTS = [
 @Controller()
 export class CredentialsInvalidationListener implements OnModuleInit, OnModuleDestroy {
   private subscriptions: Array<{ unsubscribe(): void }> = [];
+  private readonly settling = new Set<NodeJS.Timeout>();
 
   constructor(
     private readonly resolver: RegistryCredentialsResolver,
@@ -38,31 +75,51 @@ export class CredentialsInvalidationListener implements OnModuleInit, OnModuleDe
 
   @HandleEvent(ITEM_EVENTS.resource.updated, durable('resource-updated'))
   onResourceUpdated(@Payload() event: ItemChangedEvent): void {
-    this.drop(event);
+    this.drop({ kind: 'item', event });
   }
 
   @HandleEvent(ITEM_EVENTS.resource.deleted, durable('resource-deleted'))
   onResourceDeleted(@Payload() event: ItemChangedEvent): void {
-    this.drop(event);
+    this.drop({ kind: 'item', event });
   }
 
   @HandleEvent(ITEM_EVENTS.variable.updated, durable('variable-updated'))
   onVariableUpdated(@Payload() event: ItemChangedEvent): void {
-    this.drop(event);
+    this.drop({ kind: 'item', event });
   }
 
   @HandleEvent(ITEM_EVENTS.variable.deleted, durable('variable-deleted'))
   onVariableDeleted(@Payload() event: ItemChangedEvent): void {
-    this.drop(event);
+    this.drop({ kind: 'item', event });
+  }
+
+  @HandleEvent(IDENTITY_EVENTS.tokenRevoked, durable('token-revoked'))
+  onTokenRevoked(@Payload() event: TokenRevokedEvent): void {
+    this.drop({ kind: 'token', event });
+  }
+
+  @HandleEvent(IDENTITY_EVENTS.memberChanged, durable('member-changed'))
+  onMemberChanged(@Payload() event: MemberChangedEvent): void {
+    this.drop({ kind: 'member', event });
+  }
+
+  @HandleEvent(IDENTITY_EVENTS.groupChanged, durable('group-changed'))
+  onGroupChanged(@Payload() event: GroupChangedEvent): void {
+    this.drop({ kind: 'group', event });
+  }
+
+  @HandleEvent(IDENTITY_EVENTS.folderChanged, durable('folder-changed'))
+  onFolderChanged(@Payload() event: FolderChangedEvent): void {
+    this.drop({ kind: 'folder', event });
   }
 
   onModuleInit(): void {
-    this.subscriptions = INVALIDATING_EVENTS.map((contract) =>
+    this.subscriptions = INVALIDATING_EVENTS.map(({ contract, kind }) =>
       this.conn.nc.subscribe(this.conn.space.subject(contract.subject), {
         callback: (error, message) => {
           if (error) return;
           const parsed = contract.payload.safeParse(safeJson(message.data));
-          if (parsed.success) this.drop(parsed.data);
+          if (parsed.success) this.drop({ kind, event: parsed.data } as Handled);
         },
       }),
     );
@@ -71,16 +128,48 @@ export class CredentialsInvalidationListener implements OnModuleInit, OnModuleDe
   onModuleDestroy(): void {
     for (const subscription of this.subscriptions) subscription.unsubscribe();
     this.subscriptions = [];
+    for (const timer of this.settling) clearTimeout(timer);
+    this.settling.clear();
   }
 
-  private drop(event: ItemChangedEvent): void {
+  private drop(handled: Handled): void {
+    this.apply(handled);
+    const timer = setTimeout(() => {
+      this.settling.delete(timer);
+      this.apply(handled);
+    }, INVALIDATION_SETTLE_MS);
+    timer.unref();
+    this.settling.add(timer);
+  }
+
+  private apply(handled: Handled): void {
     const cache = this.resolver.cache;
-    if (event.kind === 'variable') {
-      cache.invalidateWorkspace(event.workspace);
-      return;
+    switch (handled.kind) {
+      case 'item': {
+        const { event } = handled;
+        if (event.kind === 'variable') {
+          cache.invalidateWorkspace(event.workspace);
+          return;
+        }
+        cache.invalidateResource(event.workspace, event.path);
+        if (event.previous_path) cache.invalidateResource(event.workspace, event.previous_path);
+        return;
+      }
+      case 'token': {
+        const { email } = handled.event;
+        cache.invalidateMatching(handled.event.workspace, ({ identity }) => identity.email === email);
+        return;
+      }
+      case 'member': {
+        const { username } = handled.event;
+        cache.invalidateMatching(handled.event.workspace, ({ identity }) => identity.username === username);
+        return;
+      }
+      case 'group':
+      case 'folder':
+        cache.invalidateWorkspace(handled.event.workspace);
+        return;
     }
-    cache.invalidateResource(event.workspace, event.path);
-    if (event.previous_path) cache.invalidateResource(event.workspace, event.previous_path);
   }
 }
 

@@ -6,11 +6,16 @@ export interface CachedCredentials<T> {
   readonly expiresAt: number;
 }
 
-export interface CredentialsCacheOptions {
+export interface CredentialsCacheOptions<T = unknown> {
   readonly ttlMs: number;
   /** Entries kept at most; the oldest go first. */
   readonly maxEntries: number;
   readonly now?: () => number;
+  /**
+   * When a resolved value stops being valid on its own (the caller's token expires), epoch ms;
+   * an entry is kept no longer than that. Undefined: only the time to live.
+   */
+  readonly validUntil?: (value: T) => number | undefined;
 }
 
 interface Entry<T> {
@@ -33,7 +38,7 @@ export class CredentialsCache<T> {
   private readonly generations = new Map<string, number>();
   private readonly now: () => number;
 
-  constructor(private readonly options: CredentialsCacheOptions) {
+  constructor(private readonly options: CredentialsCacheOptions<T>) {
     this.now = options.now ?? Date.now;
   }
 
@@ -57,8 +62,12 @@ export class CredentialsCache<T> {
     const resolution = resolve().then(
       (value) => {
         this.inflight.delete(key);
-        if (this.generationOf(scope, workspace) === generation)
-          this.store(key, { value, scope, workspace, expiresAt: this.now() + this.options.ttlMs });
+        if (this.generationOf(scope, workspace) === generation) {
+          const ttlEnd = this.now() + this.options.ttlMs;
+          const validUntil = this.options.validUntil?.(value);
+          const expiresAt = validUntil === undefined ? ttlEnd : Math.min(ttlEnd, validUntil);
+          this.store(key, { value, scope, workspace, expiresAt });
+        }
         return value;
       },
       (error: unknown) => {
@@ -83,7 +92,20 @@ export class CredentialsCache<T> {
     return this.dropWhere((entry) => entry.workspace === workspace);
   }
 
+  /**
+   * Drops the entries whose value `matches` (a revoked token's identity, a member whose rights
+   * changed), in `workspace` or, for null, in every workspace. A resolution in flight there is
+   * not stored (it may have been answered before the change): the cost of not knowing its value.
+   */
+  invalidateMatching(workspace: string | null, matches: (value: T) => boolean): number {
+    this.bump(workspace === null ? ALL_WORKSPACES : `${workspace}\u0000*`);
+    return this.dropWhere(
+      (entry) => (workspace === null || entry.workspace === workspace) && matches(entry.value),
+    );
+  }
+
   clear(): void {
+    this.bump(ALL_WORKSPACES);
     this.entries.clear();
   }
 
@@ -96,7 +118,9 @@ export class CredentialsCache<T> {
   }
 
   private generationOf(scope: string, workspace: string): string {
-    return `${this.generations.get(scope) ?? 0}:${this.generations.get(`${workspace}\u0000*`) ?? 0}`;
+    const own = this.generations.get(scope) ?? 0;
+    const ofWorkspace = this.generations.get(`${workspace}\u0000*`) ?? 0;
+    return `${own}:${ofWorkspace}:${this.generations.get(ALL_WORKSPACES) ?? 0}`;
   }
 
   private bump(scope: string): void {
@@ -114,6 +138,9 @@ export class CredentialsCache<T> {
     return dropped;
   }
 }
+
+/** Generation key bumped by a change that concerns every workspace. */
+const ALL_WORKSPACES = '\u0000*';
 
 function scopeKey(workspace: string, path: string): string {
   return `${workspace}\u0000${path}`;

@@ -42,7 +42,13 @@ export class RegistryCredentialsResolver extends CredentialsResolver {
     super();
     this.identityClient = createRegistryIdentityClient(mesh);
     this.items = createRegistryItemsClient(mesh);
-    this.cache = new CredentialsCache({ ttlMs: config.cacheTtlMs, maxEntries: config.cacheMaxEntries });
+    this.cache = new CredentialsCache<ResolvedProvider>({
+      ttlMs: config.cacheTtlMs,
+      maxEntries: config.cacheMaxEntries,
+      // A decision made from a token never outlives the token (a job token expires in minutes).
+      validUntil: ({ identity }) =>
+        identity.tokenExpiresAt ? Date.parse(identity.tokenExpiresAt) : undefined,
+    });
   }
 
   async resolve(query: CredentialsQuery): Promise<ProviderCredentials> {

@@ -35,6 +35,12 @@ export class AccessService {
     return (await this.auth.authenticate(token, workspace)).identity;
   }
 
+  /** `registry.auth.authenticate`: the identity and when the token stops being valid. */
+  async authenticateWithExpiry(token: string, workspace: string): Promise<CallerIdentity> {
+    const { identity, expiresAt } = await this.auth.authenticate(token, workspace);
+    return { ...identity, tokenExpiresAt: expiresAt?.toISOString() ?? null };
+  }
+
   /** `registry.access.check`: whether the token's identity may read or write `path`. */
   async check(
     token: string,

@@ -11,6 +11,6 @@ export class AuthenticateHandler {
 
   @HandleRequest(contract.authenticate)
   authenticate(@Payload() req: z.output<typeof contract.authenticate.request>): Promise<CallerIdentity> {
-    return this.access.authenticate(req.token, req.workspace);
+    return this.access.authenticateWithExpiry(req.token, req.workspace);
   }
 }

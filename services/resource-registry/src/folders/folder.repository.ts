@@ -31,11 +31,19 @@ export class FolderRepository {
     return this.folders.find({ where: { workspaceId: workspace }, order: { name: 'ASC' } });
   }
 
+  /** Forgets every cached folder's roles (a folder changed, here or on another replica). */
+  forgetRoles(): void {
+    this.roles.invalidate();
+  }
+
   /** Inserts; false when a folder of that name exists. */
-  async insert(folder: Omit<FolderEntity, 'createdAt' | 'updatedAt'>): Promise<boolean> {
+  async insert(
+    folder: Omit<FolderEntity, 'createdAt' | 'updatedAt'>,
+    manager?: EntityManager,
+  ): Promise<boolean> {
     this.roles.invalidate();
     try {
-      const result = await this.folders
+      const result = await (manager?.getRepository(FolderEntity) ?? this.folders)
         .createQueryBuilder()
         .insert()
         .values(folder)
@@ -48,10 +56,10 @@ export class FolderRepository {
     }
   }
 
-  async save(folder: FolderEntity): Promise<FolderEntity> {
+  async save(folder: FolderEntity, manager?: EntityManager): Promise<FolderEntity> {
     this.roles.invalidate();
     try {
-      return await this.folders.save(folder);
+      return await (manager?.getRepository(FolderEntity) ?? this.folders).save(folder);
     } finally {
       this.roles.invalidate();
     }

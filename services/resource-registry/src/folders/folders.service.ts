@@ -2,6 +2,7 @@ import { MeshError, type CallerIdentity, type Folder } from '@flowmesh/contracts
 import { Injectable } from '@nestjs/common';
 import { folderRole, principalsOf, scopeAllows } from '../access/access-policy.js';
 import { AccessService } from '../access/access.service.js';
+import { IdentityEventWriter, type IdentityFact } from '../identity/identity-event.writer.js';
 import type { FolderEntity } from './folder.entity.js';
 import { FolderPrincipalsValidator, type FolderRoleLists } from './folder-principals.validator.js';
 import { FolderRepository } from './folder.repository.js';
@@ -21,6 +22,7 @@ export class FoldersService {
     private readonly folders: FolderRepository,
     private readonly principals: FolderPrincipalsValidator,
     private readonly access: AccessService,
+    private readonly events: IdentityEventWriter,
   ) {}
 
   async list(identity: CallerIdentity): Promise<Folder[]> {
@@ -40,13 +42,14 @@ export class FoldersService {
     const creator = principalsOf(identity)[0];
     const owners = unique([...(creator ? [creator] : []), ...(changes.owners ?? [])]);
     const roles = { owners, writers: unique(changes.writers ?? []), readers: unique(changes.readers ?? []) };
-    const inserted = await this.folders.insert({
-      workspaceId: identity.workspace,
-      name,
-      summary: changes.summary ?? null,
-      ...roles,
+    await this.events.commit(async (manager) => {
+      const inserted = await this.folders.insert(
+        { workspaceId: identity.workspace, name, summary: changes.summary ?? null, ...roles },
+        manager,
+      );
+      if (!inserted) throw new MeshError('CONFLICT', `folder "${name}" already exists`, { name });
+      return { result: undefined, facts: [folderFact(identity, name, 'created')] };
     });
-    if (!inserted) throw new MeshError('CONFLICT', `folder "${name}" already exists`, { name });
     return this.get(identity, name);
   }
 
@@ -57,13 +60,19 @@ export class FoldersService {
     if (changes.owners) folder.owners = unique(changes.owners);
     if (changes.writers) folder.writers = unique(changes.writers);
     if (changes.readers) folder.readers = unique(changes.readers);
-    return toFolder(await this.folders.save(folder));
+    const saved = await this.events.commit(async (manager) => ({
+      result: await this.folders.save(folder, manager),
+      facts: [folderFact(identity, name, 'updated')],
+    }));
+    return toFolder(saved);
   }
 
   async delete(identity: CallerIdentity, name: string): Promise<{ done: true }> {
     await this.ownable(identity, name);
-    await this.folders.delete(identity.workspace, name);
-    return { done: true };
+    return this.events.commit(async (manager) => {
+      await this.folders.delete(identity.workspace, name, manager);
+      return { result: { done: true as const }, facts: [folderFact(identity, name, 'deleted')] };
+    });
   }
 
   private visible(identity: CallerIdentity, folder: FolderEntity): boolean {
@@ -90,6 +99,17 @@ export class FoldersService {
     this.access.assertScope(identity, 'folders', 'write', `f/${name}`);
     return folder;
   }
+}
+
+function folderFact(
+  identity: CallerIdentity,
+  folder: string,
+  change: 'created' | 'updated' | 'deleted',
+): IdentityFact {
+  return {
+    name: 'folderChanged',
+    event: { workspace: identity.workspace, folder, change, by: identity.username },
+  };
 }
 
 function unique(values: readonly string[]): string[] {

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import { GroupMemberEntity } from './group-member.entity.js';
 import { WorkspaceGroupEntity } from './workspace-group.entity.js';
 
@@ -36,8 +36,13 @@ export class GroupRepository {
   }
 
   /** False when a group of that name exists. */
-  async insert(workspace: string, name: string, summary: string | null): Promise<boolean> {
-    const result = await this.dataSource
+  async insert(
+    workspace: string,
+    name: string,
+    summary: string | null,
+    manager: EntityManager = this.dataSource.manager,
+  ): Promise<boolean> {
+    const result = await manager
       .createQueryBuilder()
       .insert()
       .into(WorkspaceGroupEntity)
@@ -48,24 +53,43 @@ export class GroupRepository {
     return (result.raw as unknown[]).length > 0;
   }
 
-  async delete(workspace: string, name: string): Promise<void> {
-    await this.dataSource.getRepository(WorkspaceGroupEntity).delete({ workspaceId: workspace, name });
+  async delete(
+    workspace: string,
+    name: string,
+    manager: EntityManager = this.dataSource.manager,
+  ): Promise<void> {
+    await manager.getRepository(WorkspaceGroupEntity).delete({ workspaceId: workspace, name });
   }
 
-  async addMember(workspace: string, group: string, username: string): Promise<void> {
-    await this.dataSource
+  /** False when the user already was a member. */
+  async addMember(
+    workspace: string,
+    group: string,
+    username: string,
+    manager: EntityManager = this.dataSource.manager,
+  ): Promise<boolean> {
+    const result = await manager
       .createQueryBuilder()
       .insert()
       .into(GroupMemberEntity)
       .values({ workspaceId: workspace, groupName: group, username })
       .orIgnore()
+      .returning(['username'])
       .execute();
+    return (result.raw as unknown[]).length > 0;
   }
 
-  async removeMember(workspace: string, group: string, username: string): Promise<void> {
-    await this.dataSource
+  /** False when the user was not a member. */
+  async removeMember(
+    workspace: string,
+    group: string,
+    username: string,
+    manager: EntityManager = this.dataSource.manager,
+  ): Promise<boolean> {
+    const result = await manager
       .getRepository(GroupMemberEntity)
       .delete({ workspaceId: workspace, groupName: group, username });
+    return (result.affected ?? 0) > 0;
   }
 
   async exists(workspace: string, name: string): Promise<boolean> {

@@ -1,8 +1,8 @@
 import { MeshError, type CallerIdentity, type Group } from '@flowmesh/contracts';
 import { Injectable } from '@nestjs/common';
 import { AccessService } from '../access/access.service.js';
-import { AuthenticationCache } from '../auth/authentication.cache.js';
 import { ALL_GROUP } from '../auth/authenticated.js';
+import { IdentityEventWriter, type IdentityFact } from '../identity/identity-event.writer.js';
 import { UserRepository } from '../users/user.repository.js';
 import { GroupRepository, type GroupRow } from './group.repository.js';
 
@@ -16,7 +16,7 @@ export class GroupsService {
     private readonly groups: GroupRepository,
     private readonly users: UserRepository,
     private readonly access: AccessService,
-    private readonly authentications: AuthenticationCache,
+    private readonly events: IdentityEventWriter,
   ) {}
 
   async list(identity: CallerIdentity): Promise<Group[]> {
@@ -34,17 +34,33 @@ export class GroupsService {
     this.access.assertAdmin(identity, 'create groups');
     if (name === ALL_GROUP)
       throw new MeshError('CONFLICT', `group "${ALL_GROUP}" is built in: every member belongs to it`);
-    if (!(await this.groups.insert(identity.workspace, name, summary ?? null))) {
-      throw new MeshError('CONFLICT', `group "${name}" already exists`, { name });
-    }
+    await this.events.commit(async (manager) => {
+      if (!(await this.groups.insert(identity.workspace, name, summary ?? null, manager))) {
+        throw new MeshError('CONFLICT', `group "${name}" already exists`, { name });
+      }
+      const event = {
+        workspace: identity.workspace,
+        group: name,
+        change: 'created' as const,
+        by: identity.username,
+      };
+      return { result: undefined, facts: [{ name: 'groupChanged', event }] };
+    });
     return toGroup(await this.existing(identity.workspace, name));
   }
 
   async delete(identity: CallerIdentity, name: string): Promise<{ done: true }> {
     await this.assertAdminWrite(identity, name, 'delete groups');
-    await this.groups.delete(identity.workspace, name);
-    this.authentications.clear();
-    return { done: true };
+    return this.events.commit(async (manager) => {
+      await this.groups.delete(identity.workspace, name, manager);
+      const event = {
+        workspace: identity.workspace,
+        group: name,
+        change: 'deleted' as const,
+        by: identity.username,
+      };
+      return { result: { done: true as const }, facts: [{ name: 'groupChanged', event }] };
+    });
   }
 
   async addMember(identity: CallerIdentity, name: string, username: string): Promise<Group> {
@@ -54,16 +70,33 @@ export class GroupsService {
         username,
       });
     }
-    await this.groups.addMember(identity.workspace, name, username);
-    this.authentications.clear();
+    await this.events.commit(async (manager) => {
+      const added = await this.groups.addMember(identity.workspace, name, username, manager);
+      return { result: undefined, facts: added ? [this.membership(identity, name, username)] : [] };
+    });
     return toGroup(await this.existing(identity.workspace, name));
   }
 
   async removeMember(identity: CallerIdentity, name: string, username: string): Promise<Group> {
     await this.assertAdminWrite(identity, name, 'change group members');
-    await this.groups.removeMember(identity.workspace, name, username);
-    this.authentications.clear();
+    await this.events.commit(async (manager) => {
+      const removed = await this.groups.removeMember(identity.workspace, name, username, manager);
+      return { result: undefined, facts: removed ? [this.membership(identity, name, username)] : [] };
+    });
     return toGroup(await this.existing(identity.workspace, name));
+  }
+
+  private membership(identity: CallerIdentity, group: string, username: string): IdentityFact {
+    return {
+      name: 'memberChanged',
+      event: {
+        workspace: identity.workspace,
+        username,
+        change: 'groups_changed',
+        group,
+        by: identity.username,
+      },
+    };
   }
 
   private async assertAdminWrite(identity: CallerIdentity, name: string, what: string): Promise<void> {

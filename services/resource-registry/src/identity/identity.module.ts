@@ -8,6 +8,7 @@ import { AuthenticateService } from '../auth/authenticate.service.js';
 import { AuthenticationCache } from '../auth/authentication.cache.js';
 import { BearerAuthGuard } from '../auth/bearer-auth.guard.js';
 import { IdentityRepository } from '../auth/identity.repository.js';
+import { IdentityEventWriter } from './identity-event.writer.js';
 import { FolderEntity } from '../folders/folder.entity.js';
 import { FolderRepository } from '../folders/folder.repository.js';
 import { GroupMemberEntity } from '../groups/group-member.entity.js';
@@ -93,6 +94,7 @@ export class IdentityModule {
         { provide: JobTokenSigner, useFactory: () => createJobTokenSigner(config, logger) },
         { provide: AuthenticationCache, useValue: new AuthenticationCache(config.authCacheMs) },
         IdentityRepository,
+        IdentityEventWriter,
         AuthenticateService,
         FolderRepository,
         AccessService,

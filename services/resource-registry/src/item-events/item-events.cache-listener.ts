@@ -1,5 +1,5 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import { ItemChangedEventSchema, STREAMS } from '@flowmesh/contracts';
+import { IDENTITY_EVENTS_SUBJECT, ItemChangedEventSchema, STREAMS } from '@flowmesh/contracts';
 import { InjectMeshConnection, type MeshConnection } from '@flowmesh/messaging';
 import {
   Injectable,
@@ -7,10 +7,12 @@ import {
   type BeforeApplicationShutdown,
   type OnApplicationBootstrap,
 } from '@nestjs/common';
+import { AuthenticationCache } from '../auth/authentication.cache.js';
+import { FolderRepository } from '../folders/folder.repository.js';
 import { ItemReadCache } from '../items/item-read.cache.js';
 
 /** The item events that can make a cached row stale (NATS 2.9: one filter per consumer). */
-const FOLLOWED_SUBJECTS = ['evt.resource.>', 'evt.variable.>'];
+const ITEM_SUBJECTS = ['evt.resource.>', 'evt.variable.>'];
 /** Events from this long before (re)starting are read again: the registry's clock and NATS's may differ. */
 const REPLAY_MARGIN_MS = 10_000;
 const RETRY_DELAY_MS = 1_000;
@@ -22,7 +24,9 @@ interface Following {
 /**
  * Every replica's read cache follows the item events of the EVENTS stream, its own included, so a
  * write made through another replica drops the row here within milliseconds rather than at the
- * cache's time to live. Each replica reads every event: an ordered consumer of its own per
+ * cache's time to live. Likewise the identity caches (authentications, folder roles) follow
+ * `evt.identity.>`: a token revoked, a member, group or folder changed on another replica clears
+ * them here (any identity event clears both: they change rarely). Each replica reads every event: an ordered consumer of its own per
  * subject (ephemeral, in memory, gap-checked and recreated by the client), not the service's
  * shared durable, which would hand each event to one replica only.
  *
@@ -40,15 +44,19 @@ export class ItemEventsCacheListener implements OnApplicationBootstrap, BeforeAp
 
   constructor(
     private readonly cache: ItemReadCache,
+    private readonly authentications: AuthenticationCache,
+    private readonly folders: FolderRepository,
     @InjectMeshConnection() private readonly conn: MeshConnection,
   ) {}
 
   onApplicationBootstrap(): void {
-    if (!this.cache.enabled) return;
     // From before anything could have been cached; the stream may not exist yet (the transport
     // creates it a moment later): following retries until it does.
     const since = Date.now() - REPLAY_MARGIN_MS;
-    this.loops = FOLLOWED_SUBJECTS.map((subject) => this.follow(subject, since));
+    const items = this.cache.enabled
+      ? ITEM_SUBJECTS.map((subject) => this.follow(subject, since, 'items'))
+      : [];
+    this.loops = [...items, this.follow(IDENTITY_EVENTS_SUBJECT, since, 'identity')];
   }
 
   async beforeApplicationShutdown(): Promise<void> {
@@ -58,7 +66,13 @@ export class ItemEventsCacheListener implements OnApplicationBootstrap, BeforeAp
     await Promise.all(this.loops);
   }
 
-  private async follow(relativeSubject: string, firstSince: number): Promise<void> {
+  private async follow(
+    relativeSubject: string,
+    firstSince: number,
+    kind: 'items' | 'identity',
+  ): Promise<void> {
+    const forget = kind === 'items' ? () => this.cache.invalidateAll() : () => this.forgetIdentities();
+    const apply = kind === 'items' ? (data: Uint8Array) => this.apply(data) : () => this.forgetIdentities();
     const stream = this.conn.space.streamName(STREAMS.events.name);
     const subject = this.conn.space.subject(relativeSubject);
     let since = firstSince;
@@ -75,8 +89,8 @@ export class ItemEventsCacheListener implements OnApplicationBootstrap, BeforeAp
           if (this.stopping) break;
           if (failures > 1) this.log.log(`following ${subject} again`);
           failures = 0;
-          void this.dropAllOnReset(messages.status());
-          for await (const message of messages) this.apply(message.data);
+          void this.dropAllOnReset(messages.status(), forget);
+          for await (const message of messages) apply(message.data);
         } finally {
           this.following.delete(messages);
           await messages.close().catch(() => undefined);
@@ -87,7 +101,7 @@ export class ItemEventsCacheListener implements OnApplicationBootstrap, BeforeAp
         // Said once per outage, not once a second.
         if (++failures === 2) {
           this.log.warn(
-            `cannot follow ${subject} (rows of other replicas' writes live out their TTL meanwhile): ${
+            `cannot follow ${subject} (other replicas' changes are seen only at the caches' time to live meanwhile): ${
               error instanceof Error ? error.message : String(error)
             }`,
           );
@@ -95,7 +109,7 @@ export class ItemEventsCacheListener implements OnApplicationBootstrap, BeforeAp
       }
       if (this.stopping || this.conn.nc.isClosed()) break;
       since = Date.now() - REPLAY_MARGIN_MS;
-      this.cache.invalidateAll();
+      forget();
       await delay(RETRY_DELAY_MS, undefined, { signal: this.stopped.signal }).catch(() => undefined);
     }
   }
@@ -111,12 +125,15 @@ export class ItemEventsCacheListener implements OnApplicationBootstrap, BeforeAp
     if (event.success) this.cache.invalidateChanged(event.data);
   }
 
+  private forgetIdentities(): void {
+    this.authentications.clear();
+    this.folders.forgetRoles();
+  }
+
   /** A consumer the client had to recreate may have skipped events: forget everything. */
-  private async dropAllOnReset(status: AsyncIterable<{ type: string }>): Promise<void> {
+  private async dropAllOnReset(status: AsyncIterable<{ type: string }>, forget: () => void): Promise<void> {
     for await (const notification of status) {
-      if (notification.type === 'reset' || notification.type === 'ordered_consumer_recreated') {
-        this.cache.invalidateAll();
-      }
+      if (notification.type === 'reset' || notification.type === 'ordered_consumer_recreated') forget();
     }
   }
 }

@@ -22,9 +22,23 @@ export class ApiTokenRepository {
     return this.tokens.find({ where: { email, revokedAt: IsNull() }, order: { createdAt: 'DESC' } });
   }
 
-  /** Revokes the account's token with this prefix; false when it has none. */
-  async revoke(email: string, prefix: string, now: Date): Promise<boolean> {
-    const result = await this.tokens.update({ email, prefix, revokedAt: IsNull() }, { revokedAt: now });
-    return (result.affected ?? 0) > 0;
+  /** Revokes the account's token with this prefix: the workspace it worked in, or false when it has none. */
+  async revoke(
+    email: string,
+    prefix: string,
+    now: Date,
+    manager?: EntityManager,
+  ): Promise<{ workspace: string | null } | false> {
+    const repository = manager?.getRepository(ApiTokenEntity) ?? this.tokens;
+    const result = await repository
+      .createQueryBuilder()
+      .update()
+      .set({ revokedAt: now })
+      .where({ email, prefix, revokedAt: IsNull() })
+      .returning(['workspaceId'])
+      .execute();
+    const rows = result.raw as Array<{ workspace_id: string | null }>;
+    if (rows.length === 0) return false;
+    return { workspace: rows[0]?.workspace_id ?? null };
   }
 }

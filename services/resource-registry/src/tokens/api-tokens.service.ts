@@ -1,7 +1,7 @@
 import { MeshError, narrowScopes, type ApiToken, type CallerIdentity } from '@flowmesh/contracts';
 import { Injectable } from '@nestjs/common';
 import { AccessService } from '../access/access.service.js';
-import { AuthenticationCache } from '../auth/authentication.cache.js';
+import { IdentityEventWriter } from '../identity/identity-event.writer.js';
 import { UserRepository } from '../users/user.repository.js';
 import type { ApiTokenEntity } from './api-token.entity.js';
 import { ApiTokenRepository } from './api-token.repository.js';
@@ -27,7 +27,7 @@ export class ApiTokensService {
     private readonly tokens: ApiTokenRepository,
     private readonly users: UserRepository,
     private readonly access: AccessService,
-    private readonly authentications: AuthenticationCache,
+    private readonly events: IdentityEventWriter,
   ) {}
 
   async create(
@@ -65,11 +65,14 @@ export class ApiTokensService {
   async revoke(identity: CallerIdentity, prefix: string, now = new Date()): Promise<{ done: true }> {
     this.assertUser(identity);
     this.access.assertScope(identity, 'tokens', 'write');
-    if (!(await this.tokens.revoke(identity.email, prefix, now))) {
-      throw new MeshError('NOT_FOUND', `token "${prefix}" not found among your tokens`, { prefix });
-    }
-    this.authentications.clear();
-    return { done: true };
+    return this.events.commit(async (manager) => {
+      const revoked = await this.tokens.revoke(identity.email, prefix, now, manager);
+      if (!revoked) {
+        throw new MeshError('NOT_FOUND', `token "${prefix}" not found among your tokens`, { prefix });
+      }
+      const event = { workspace: revoked.workspace, email: identity.email, prefix, by: identity.username };
+      return { result: { done: true as const }, facts: [{ name: 'tokenRevoked', event }] };
+    });
   }
 
   private assertUser(identity: CallerIdentity): void {

@@ -68,14 +68,23 @@ export class UserRepository {
     await (manager ? write(manager) : this.dataSource.transaction(write));
   }
 
-  async setAdmin(workspace: string, username: string, isAdmin: boolean): Promise<void> {
-    await this.dataSource
+  async setAdmin(
+    workspace: string,
+    username: string,
+    isAdmin: boolean,
+    manager: EntityManager = this.dataSource.manager,
+  ): Promise<void> {
+    await manager
       .getRepository(WorkspaceUserEntity)
       .update({ workspaceId: workspace, username }, { isAdmin });
   }
 
-  async remove(workspace: string, username: string): Promise<void> {
-    await this.dataSource.getRepository(WorkspaceUserEntity).delete({ workspaceId: workspace, username });
+  async remove(
+    workspace: string,
+    username: string,
+    manager: EntityManager = this.dataSource.manager,
+  ): Promise<void> {
+    await manager.getRepository(WorkspaceUserEntity).delete({ workspaceId: workspace, username });
   }
 
   /** The user name an account has in some workspace, to reuse when it joins another. */

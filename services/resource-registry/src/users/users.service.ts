@@ -1,8 +1,8 @@
 import { MeshError, type CallerIdentity, type User } from '@flowmesh/contracts';
 import { Injectable } from '@nestjs/common';
 import { AccessService } from '../access/access.service.js';
-import { AuthenticationCache } from '../auth/authentication.cache.js';
 import { ALL_GROUP } from '../auth/authenticated.js';
+import { IdentityEventWriter, type IdentityFact } from '../identity/identity-event.writer.js';
 import { UserRepository, type MemberRow } from './user.repository.js';
 
 export interface NewMember {
@@ -17,7 +17,7 @@ export class UsersService {
   constructor(
     private readonly users: UserRepository,
     private readonly access: AccessService,
-    private readonly authentications: AuthenticationCache,
+    private readonly events: IdentityEventWriter,
   ) {}
 
   whoami(identity: CallerIdentity): CallerIdentity {
@@ -46,11 +46,12 @@ export class UsersService {
         `${taken} "${value}" is already a member of workspace "${identity.workspace}"`,
       );
     }
-    await this.users.add({
-      workspaceId: identity.workspace,
-      username: member.username,
-      email,
-      isAdmin: member.isAdmin,
+    await this.events.commit(async (manager) => {
+      await this.users.add(
+        { workspaceId: identity.workspace, username: member.username, email, isAdmin: member.isAdmin },
+        manager,
+      );
+      return { result: undefined, facts: [memberFact(identity, member.username, 'added')] };
     });
     return toUser(await this.existing(identity.workspace, member.username));
   }
@@ -62,8 +63,10 @@ export class UsersService {
     if (username === identity.username && !isAdmin) {
       throw new MeshError('CONFLICT', 'an admin cannot take away their own admin role (ask another admin)');
     }
-    await this.users.setAdmin(identity.workspace, username, isAdmin);
-    this.authentications.clear();
+    await this.events.commit(async (manager) => {
+      await this.users.setAdmin(identity.workspace, username, isAdmin, manager);
+      return { result: undefined, facts: [memberFact(identity, username, 'admin_changed')] };
+    });
     return toUser(await this.existing(identity.workspace, username));
   }
 
@@ -73,9 +76,10 @@ export class UsersService {
     await this.existing(identity.workspace, username);
     if (username === identity.username)
       throw new MeshError('CONFLICT', 'an admin cannot remove themselves (ask another admin)');
-    await this.users.remove(identity.workspace, username);
-    this.authentications.clear();
-    return { done: true };
+    return this.events.commit(async (manager) => {
+      await this.users.remove(identity.workspace, username, manager);
+      return { result: { done: true as const }, facts: [memberFact(identity, username, 'removed')] };
+    });
   }
 
   private async existing(workspace: string, username: string): Promise<MemberRow> {
@@ -86,6 +90,17 @@ export class UsersService {
       });
     return row;
   }
+}
+
+function memberFact(
+  identity: CallerIdentity,
+  username: string,
+  change: 'added' | 'removed' | 'admin_changed',
+): IdentityFact {
+  return {
+    name: 'memberChanged',
+    event: { workspace: identity.workspace, username, change, by: identity.username },
+  };
 }
 
 function toUser(row: MemberRow): User {
