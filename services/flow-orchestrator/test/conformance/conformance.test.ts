@@ -53,6 +53,8 @@ const REQUIRED_COVERAGE = [
   'whileloopflow',
   'whileloopflow.results_own_id',
   'whileloopflow.skip_failures',
+  'whileloopflow.parallel',
+  'whileloopflow.squash',
   'branchone',
   'branchone.default',
   'branchall',

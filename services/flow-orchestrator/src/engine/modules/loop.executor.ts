@@ -90,12 +90,125 @@ export class LoopExecutor {
             flow_jobs_success: [],
           };
     // The implicit iterator is the counter: iter.value equals iter.index.
-    return this.sequential(ctx, driver, loop, status, (k) => ({
+    const body = (k: number): BodySpec => ({
       modules: loop.modules,
       suffix: `loop-${k}`,
       args: withIter(ctx.run.flowInput, { index: k, value: k }),
       fieldBase: `${ctx.fieldPath}.value.`,
-    }));
+    });
+    if (loop.squash) return this.squashedWhile(ctx, driver, loop, body);
+    if (loop.parallel) return this.parallelWhile(ctx, driver, loop, status, body);
+    return this.sequential(ctx, driver, loop, status, body);
+  }
+
+  /**
+   * A `parallel` while loop runs its iterations in waves of `parallelism` (the count is not
+   * known ahead): after each wave its iterations are looked at in order, and the first that
+   * stops (a step inside stopping early, or the loop's stop_after_if) or fails ends the loop.
+   * The result holds the iterations up to that one; later ones of its wave ran, are in
+   * `flow_jobs`, and are left out of the result.
+   */
+  private async parallelWhile(
+    ctx: ModuleContext,
+    driver: ChildDriver,
+    loop: WhileloopFlow,
+    status: FlowStatusModule,
+    bodyAt: (k: number) => BodySpec,
+  ): Promise<ModuleProgress> {
+    const start = await this.parallelStart(ctx, loop);
+    if ('failed' in start) return start.failed;
+    const { limit, tokenJob } = start;
+    const ids = status.flow_jobs!;
+    for (;;) {
+      if (ids.length > 0) {
+        // Runs what is left of the last wave (all of it after a restart: ended ones are read).
+        const bodies = ids.map((_, k) => bodyAt(k));
+        const outcomes = await this.bodies.runParallel(
+          ctx,
+          driver,
+          status,
+          bodies,
+          limit,
+          tokenJob,
+          () => undefined,
+        );
+        if (outcomes.some((outcome) => outcome === undefined)) return PARKED;
+        status.iterator = { ...status.iterator, index: ids.length };
+        const results: unknown[] = [];
+        for (const outcome of outcomes as EndedChild[]) {
+          results.push(resultOf(outcome, loop.skip_failures));
+          if (!outcome.success && !loop.skip_failures) return done(this.failed(status, outcome));
+          if (outcome.stop || (await this.stopsAfter(ctx, outcome.result, [...results])))
+            return done(this.succeeded(ctx, status, results));
+        }
+      }
+      for (let i = 0; i < limit; i++) ids.push(randomUUID());
+      status.flow_jobs_success = [...(status.flow_jobs_success ?? []), ...Array<boolean>(limit).fill(false)];
+      await ctx.saveProgress(status);
+    }
+  }
+
+  /**
+   * `squash` on a while loop: the iterations run in memory in this worker, one after the other,
+   * until one stops; the loop commits once, as one job holding every result.
+   */
+  private async squashedWhile(
+    ctx: ModuleContext,
+    driver: ChildDriver,
+    loop: WhileloopFlow,
+    bodyAt: (k: number) => BodySpec,
+  ): Promise<ModuleProgress> {
+    const { tokenJob, statements } = await this.bodies.bodyToken(ctx);
+    const results: unknown[] = [];
+    let failed: EndedChild | undefined;
+    for (let k = 0; ; k++) {
+      const end = (await driver.driveEphemeral(
+        ctx.run,
+        this.bodies.newChild(ctx, bodyAt(k), tokenJob),
+      )) as EndedChild;
+      results.push(resultOf(end, loop.skip_failures));
+      if (!end.success && !loop.skip_failures) {
+        failed = end;
+        break;
+      }
+      if (end.stop || (await this.stopsAfter(ctx, end.result, [...results]))) break;
+    }
+    const jobId = randomUUID();
+    const result = failed ? failed.result : results;
+    const row = this.bodies.squashedRow(ctx, jobId, result, !failed);
+    return done({
+      success: !failed,
+      result,
+      status: { job: jobId, iterator: { index: results.length, itered: [] } },
+      statements: [...statements, row],
+      stopHandled: true,
+    });
+  }
+
+  /**
+   * What a parallel loop starts with: `parallelism` (static or an expression, else the engine's
+   * default for inline children) and the token its iterations act with.
+   */
+  private async parallelStart(
+    ctx: ModuleContext,
+    loop: ForloopFlow | WhileloopFlow,
+  ): Promise<{ limit: number; tokenJob: string } | { failed: ModuleProgress }> {
+    let limit = this.bodies.defaultParallelism;
+    if (loop.parallelism) {
+      try {
+        const value = await evaluateTransform(
+          this.evaluator,
+          loop.parallelism,
+          ctx.scope,
+          `${ctx.fieldPath}.value.parallelism`,
+        );
+        if (typeof value === 'number' && value >= 1) limit = Math.floor(value);
+      } catch (error) {
+        return { failed: done(failure(error)) };
+      }
+    }
+    const { tokenJob } = await this.bodies.bodyToken(ctx);
+    return { limit, tokenJob };
   }
 
   private async sequential(
@@ -157,21 +270,9 @@ export class LoopExecutor {
     status: FlowStatusModule,
     bodies: BodySpec[],
   ): Promise<ModuleProgress> {
-    let limit = this.bodies.defaultParallelism;
-    if (loop.parallelism) {
-      try {
-        const value = await evaluateTransform(
-          this.evaluator,
-          loop.parallelism,
-          ctx.scope,
-          `${ctx.fieldPath}.value.parallelism`,
-        );
-        if (typeof value === 'number' && value >= 1) limit = Math.floor(value);
-      } catch (error) {
-        return done(failure(error));
-      }
-    }
-    const { tokenJob } = await this.bodies.bodyToken(ctx);
+    const start = await this.parallelStart(ctx, loop);
+    if ('failed' in start) return start.failed;
+    const { limit, tokenJob } = start;
     const outcomes = await this.bodies.runParallel(ctx, driver, status, bodies, limit, tokenJob, (ended) => {
       status.iterator = { ...status.iterator, index: ended };
     });
