@@ -1,26 +1,40 @@
-import { OTLPMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';
 import type { Resource } from '@opentelemetry/resources';
-import { MeterProvider, PeriodicExportingMetricReader, type MetricReader } from '@opentelemetry/sdk-metrics';
+import {
+  MeterProvider,
+  PeriodicExportingMetricReader,
+  type MetricReader,
+  type PushMetricExporter,
+} from '@opentelemetry/sdk-metrics';
 
 const DEFAULT_EXPORT_INTERVAL_MS = 60_000;
 
 export interface MeterProviderOptions {
   resource: Resource;
-  /** OTLP/HTTP metrics URL; without it instruments record into nothing (cheap no-ops). */
-  endpoint?: string;
+  /** The OTLP/HTTP metrics exporter (`loadOtlpMetricExporter`); without it instruments record into nothing (cheap no-ops). */
+  exporter?: PushMetricExporter;
   exportIntervalMs?: number;
   extraReaders?: MetricReader[];
 }
 
 export function createMeterProvider(options: MeterProviderOptions): MeterProvider {
   const readers: MetricReader[] = [...(options.extraReaders ?? [])];
-  if (options.endpoint) {
+  if (options.exporter) {
     readers.push(
       new PeriodicExportingMetricReader({
-        exporter: new OTLPMetricExporter({ url: options.endpoint }),
+        exporter: options.exporter,
         exportIntervalMillis: options.exportIntervalMs ?? DEFAULT_EXPORT_INTERVAL_MS,
       }),
     );
   }
   return new MeterProvider({ resource: options.resource, readers });
+}
+
+/**
+ * The OTLP/HTTP metrics exporter for `url`, imported only now: the exporter and its
+ * protobuf/HTTP dependencies cost a process memory and start-up time it does not need when no
+ * endpoint is configured.
+ */
+export async function loadOtlpMetricExporter(url: string): Promise<PushMetricExporter> {
+  const { OTLPMetricExporter } = await import('@opentelemetry/exporter-metrics-otlp-http');
+  return new OTLPMetricExporter({ url });
 }

@@ -8,11 +8,10 @@ import {
   trace,
 } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import type { MetricReader } from '@opentelemetry/sdk-metrics';
-import { BatchSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { BatchSpanProcessor, type SpanExporter, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
-import { createMeterProvider } from '../metrics/meter-provider.js';
+import { createMeterProvider, loadOtlpMetricExporter } from '../metrics/meter-provider.js';
 import { enableInstrumentations } from './instrumentations.js';
 import { isSdkDisabled, resolveOtlpEndpoints } from './otlp-endpoints.js';
 import { createPropagator } from './propagator.js';
@@ -40,6 +39,8 @@ export interface Telemetry {
 }
 
 let active: Telemetry | undefined;
+/** A start under way (exporters being imported): a second caller shares it. */
+let starting: Promise<Telemetry> | undefined;
 
 /**
  * Registers the tracer provider, meter provider, W3C propagator, AsyncLocalStorage context
@@ -47,12 +48,14 @@ let active: Telemetry | undefined;
  * README). A second call returns the running instance.
  */
 export function startTelemetry(options: TelemetryOptions): Promise<Telemetry> {
-  // A promise so start-up may grow asynchronous steps (resource detection) without a new API.
-  return Promise.resolve(startOnce(options));
+  if (active) return Promise.resolve(active);
+  starting ??= startOnce(options).finally(() => {
+    starting = undefined;
+  });
+  return starting;
 }
 
-function startOnce(options: TelemetryOptions): Telemetry {
-  if (active) return active;
+async function startOnce(options: TelemetryOptions): Promise<Telemetry> {
   const env = options.env ?? process.env;
   if (isSdkDisabled(env)) {
     active = {
@@ -69,10 +72,15 @@ function startOnce(options: TelemetryOptions): Telemetry {
   configureDiagnostics(env);
 
   const endpoints = resolveOtlpEndpoints(env);
+  // The OTLP exporters (and their protobuf/HTTP dependencies) load only when an endpoint is set,
+  // and before anything is registered, so what follows stays synchronous as before.
+  const [traceExporter, metricExporter] = await Promise.all([
+    endpoints.traces ? loadOtlpTraceExporter(endpoints.traces) : undefined,
+    endpoints.metrics ? loadOtlpMetricExporter(endpoints.metrics) : undefined,
+  ]);
   const resource = createServiceResource(options);
   const spanProcessors: SpanProcessor[] = [...(options.spanProcessors ?? [])];
-  if (endpoints.traces)
-    spanProcessors.push(new BatchSpanProcessor(new OTLPTraceExporter({ url: endpoints.traces })));
+  if (traceExporter) spanProcessors.push(new BatchSpanProcessor(traceExporter));
 
   // Registered even without an exporter: spans still get ids, so trace context flows into
   // logs and across NATS hops while nothing leaves the process.
@@ -84,7 +92,7 @@ function startOnce(options: TelemetryOptions): Telemetry {
 
   const meterProvider = createMeterProvider({
     resource,
-    endpoint: endpoints.metrics,
+    ...(metricExporter ? { exporter: metricExporter } : {}),
     exportIntervalMs: parsePositiveInt(env.OTEL_METRIC_EXPORT_INTERVAL),
     extraReaders: options.metricReaders,
   });
@@ -112,6 +120,11 @@ function startOnce(options: TelemetryOptions): Telemetry {
 /** Flushes and stops what `startTelemetry` started; a no-op when nothing runs. */
 export async function shutdownTelemetry(): Promise<void> {
   await active?.shutdown();
+}
+
+async function loadOtlpTraceExporter(url: string): Promise<SpanExporter> {
+  const { OTLPTraceExporter } = await import('@opentelemetry/exporter-trace-otlp-http');
+  return new OTLPTraceExporter({ url });
 }
 
 function clearActive(): void {
