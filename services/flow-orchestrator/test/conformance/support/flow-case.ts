@@ -101,6 +101,12 @@ export interface FlowCase {
   readonly run_tag?: string;
   readonly apply_preprocessor?: boolean;
   readonly early_return_via_http?: boolean;
+  /**
+   * Why the case's expectation is about wall-clock timing (an early answer within so long, a
+   * burst inside a debounce window, iterations overlapping): it runs after the all-at-once burst,
+   * on its own, so what it measures is the engine and not 137 flows queued on 2 cores.
+   */
+  readonly timing?: string;
   readonly expect: CaseExpectation;
 }
 
