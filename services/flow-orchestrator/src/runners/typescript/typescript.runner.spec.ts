@@ -381,15 +381,15 @@ describe('TypeScriptRunner: a bounded thread pool', () => {
     small.start();
     try {
       const started = Date.now();
-      // Six jobs of 200 ms on two threads: three rounds. A 250 ms limit holds for each because
-      // the wait for a thread is not counted.
+      // Twelve jobs of 200 ms on two threads: six rounds, 1.2 s. A 700 ms limit holds for each,
+      // the last ones included (they wait ~1 s), because the wait for a thread is not counted.
       const results = await Promise.all(
-        Array.from({ length: 6 }, () =>
-          small.run(job(sleepy, { args: { ms: 200 }, timeoutMs: 250 }), () => {}),
+        Array.from({ length: 12 }, () =>
+          small.run(job(sleepy, { args: { ms: 200 }, timeoutMs: 700 }), () => {}),
         ),
       );
-      expect(results).toEqual([200, 200, 200, 200, 200, 200]);
-      expect(Date.now() - started).toBeGreaterThanOrEqual(600);
+      expect(results).toEqual(Array.from({ length: 12 }, () => 200));
+      expect(Date.now() - started).toBeGreaterThanOrEqual(1_200);
     } finally {
       await small.close();
     }
