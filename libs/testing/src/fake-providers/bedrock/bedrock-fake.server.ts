@@ -15,7 +15,19 @@ import {
   renderConverseResponse,
   renderConverseStream,
 } from './bedrock-fake.render.js';
-import type { BedrockFakeErrorReply, BedrockFakeReply } from './bedrock-fake.types.js';
+import {
+  estimateTokens,
+  renderEmbeddingBody,
+  renderFoundationModels,
+  validateInvokeBody,
+} from './bedrock-fake.invoke.js';
+import type {
+  BedrockFakeErrorReply,
+  BedrockFakeInvokeReply,
+  BedrockFakeModelSummary,
+  BedrockFakeModelsReply,
+  BedrockFakeReply,
+} from './bedrock-fake.types.js';
 import { validateConverseBody } from './bedrock-fake.validation.js';
 
 export interface FakeBedrockOptions {
@@ -28,21 +40,35 @@ export interface FakeBedrockOptions {
 }
 
 /**
- * A fake Bedrock runtime: `POST /model/{modelId}/converse` (JSON) and `/converse-stream`
- * (`application/vnd.amazon.eventstream` frames), over HTTP/1.1. Auth is SigV4 or a bearer API key.
- * Each call takes the next scripted reply.
+ * A fake Bedrock, over HTTP/1.1, runtime and control plane on one endpoint (as a `base_url`
+ * override points both clients at): `POST /model/{modelId}/converse` (JSON) and
+ * `/converse-stream` (`application/vnd.amazon.eventstream` frames), `POST /model/{modelId}/invoke`
+ * (the model family's own JSON body; Titan and Cohere embeddings are checked and rendered), and
+ * `GET /foundation-models` (`ListFoundationModels`). Auth is SigV4 or a bearer API key. Each
+ * operation takes the next reply of its own script; every request is recorded in `requests`.
  */
 export interface FakeBedrock {
   readonly url: string;
   readonly requests: RecordedRequest[];
-  /** Queues replies for the next calls, in order (a function computes one from its request). */
+  /** Queues Converse replies for the next calls, in order (a function computes one from its request). */
   reply(...replies: Array<BedrockFakeReply | ReplyFunction<BedrockFakeReply>>): void;
   setDefaultReply(reply: BedrockFakeReply | undefined): void;
+  /** Queues `InvokeModel` replies (parallel calls take them in arrival order: a function can answer by body). */
+  replyInvoke(...replies: Array<BedrockFakeInvokeReply | ReplyFunction<BedrockFakeInvokeReply>>): void;
+  setDefaultInvokeReply(
+    reply: BedrockFakeInvokeReply | ReplyFunction<BedrockFakeInvokeReply> | undefined,
+  ): void;
+  /** The models `ListFoundationModels` answers with when nothing is queued (default: none). */
+  setFoundationModels(models: BedrockFakeModelSummary[]): void;
+  /** Queues `ListFoundationModels` replies (a list, or an error). */
+  replyModels(...replies: BedrockFakeModelsReply[]): void;
   lastRequest(): RecordedRequest;
   close(): Promise<void>;
 }
 
 const CONVERSE_PATH = /^\/model\/([^/]+)\/(converse|converse-stream)$/;
+const INVOKE_PATH = /^\/model\/([^/]+)\/invoke$/;
+const MODELS_PATH = '/foundation-models';
 const SIGV4 =
   /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request, ?SignedHeaders=([^,]+), ?Signature=([0-9a-f]{64})$/;
 
@@ -55,12 +81,28 @@ export function bedrockContextExceededReply(
 
 export async function startFakeBedrock(options: FakeBedrockOptions = {}): Promise<FakeBedrock> {
   const script = new ReplyScript<BedrockFakeReply>();
-  const server = await startRecordingServer((request, res) => route(request, res, script, options));
+  const scripts: Scripts = {
+    invoke: new ReplyScript<BedrockFakeInvokeReply>(),
+    models: new ReplyScript<BedrockFakeModelsReply>(),
+  };
+  scripts.models.setDefault({ models: [] });
+  const server = await startRecordingServer((request, res) => {
+    const denied = authProblem(request, options);
+    if (INVOKE_PATH.test(request.path) && request.method === 'POST')
+      return denied ? sendError(res, denied) : invoke(request, res, scripts.invoke);
+    if (request.path === MODELS_PATH && request.method === 'GET')
+      return denied ? sendError(res, denied) : listModels(request, res, scripts.models, options);
+    return route(request, res, script, options);
+  });
   return {
     url: server.url,
     requests: server.requests,
     reply: (...replies) => script.push(...replies),
     setDefaultReply: (reply) => script.setDefault(reply),
+    replyInvoke: (...replies) => scripts.invoke.push(...replies),
+    setDefaultInvokeReply: (reply) => scripts.invoke.setDefault(reply),
+    setFoundationModels: (models) => scripts.models.setDefault({ models }),
+    replyModels: (...replies) => scripts.models.push(...replies),
     lastRequest: () => {
       const last = server.requests.at(-1);
       if (!last) throw new Error('the fake Bedrock runtime got no request');
@@ -183,4 +225,64 @@ async function route(
     if (!(await writeChunk(res, frame))) return;
   }
   return endResponse(res);
+}
+
+interface Scripts {
+  readonly invoke: ReplyScript<BedrockFakeInvokeReply>;
+  readonly models: ReplyScript<BedrockFakeModelsReply>;
+}
+
+/** `POST /model/{modelId}/invoke`: the body checked for the model family, then the scripted answer. */
+async function invoke(
+  request: RecordedRequest,
+  res: http.ServerResponse,
+  script: ReplyScript<BedrockFakeInvokeReply>,
+): Promise<void> {
+  const modelId = decodeURIComponent(INVOKE_PATH.exec(request.path)![1]);
+  if (request.body === undefined)
+    return sendError(res, {
+      status: 400,
+      type: 'ValidationException',
+      message: 'Malformed input request: the body is not JSON, please reformat your input and try again.',
+    });
+  const problem = validateInvokeBody(modelId, request.headers['content-type'], request.body);
+  if (problem) return sendError(res, { status: 400, type: 'ValidationException', message: problem });
+  const reply = script.next(request);
+  if (!reply)
+    return sendError(res, {
+      status: 500,
+      type: 'InternalServerException',
+      message: 'the fake Bedrock runtime has no scripted InvokeModel reply for this call',
+    });
+  if ('error' in reply) return sendError(res, reply.error);
+  const inputTokens = reply.inputTokens ?? estimateTokens(request.body);
+  const body =
+    'embeddings' in reply ? renderEmbeddingBody(modelId, request.body, reply, inputTokens) : reply.body;
+  return writeJson(res, 200, body, {
+    'x-amzn-requestid': 'fake-request-id',
+    'x-amzn-bedrock-invocation-latency': '12',
+    'x-amzn-bedrock-input-token-count': String(inputTokens),
+    ...('outputTokens' in reply && reply.outputTokens !== undefined
+      ? { 'x-amzn-bedrock-output-token-count': String(reply.outputTokens) }
+      : {}),
+  });
+}
+
+/** `GET /foundation-models` (`ListFoundationModels`), filtered by its query parameters. */
+async function listModels(
+  request: RecordedRequest,
+  res: http.ServerResponse,
+  script: ReplyScript<BedrockFakeModelsReply>,
+  options: FakeBedrockOptions,
+): Promise<void> {
+  const reply = script.next(request)!;
+  if ('error' in reply) return sendError(res, reply.error);
+  return writeJson(
+    res,
+    200,
+    renderFoundationModels(reply.models, request.query, options.region ?? 'us-east-1'),
+    {
+      'x-amzn-requestid': 'fake-request-id',
+    },
+  );
 }

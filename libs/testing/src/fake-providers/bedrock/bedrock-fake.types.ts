@@ -60,3 +60,40 @@ export interface BedrockFakeSilence {
 
 export type BedrockFakeReply =
   BedrockFakeTurn | BedrockFakeErrorReply | BedrockFakeStreamFailure | BedrockFakeSilence;
+
+/**
+ * An `InvokeModel` answer for an embedding model, rendered in the model family's own body:
+ * Titan text (`{ embedding, inputTextTokenCount }`, v2 adding `embeddingsByType`) or Cohere embed
+ * (`{ id, texts, embeddings, response_type }`). `embeddings` holds one vector per text the request
+ * carried (Titan: exactly one). `inputTokens` goes into `x-amzn-bedrock-input-token-count` (and
+ * Titan's `inputTextTokenCount`); default: one per 4 characters, at least 1 per text.
+ */
+export interface BedrockFakeEmbeddingReply {
+  embeddings: number[][];
+  inputTokens?: number;
+}
+
+/** Any other `InvokeModel` answer: this JSON body as it is. */
+export interface BedrockFakeInvokeBody {
+  body: unknown;
+  inputTokens?: number;
+  outputTokens?: number;
+}
+
+export type BedrockFakeInvokeReply =
+  BedrockFakeEmbeddingReply | BedrockFakeInvokeBody | BedrockFakeErrorReply;
+
+/** One entry of `ListFoundationModels` (`FoundationModelSummary`). */
+export interface BedrockFakeModelSummary {
+  modelId: string;
+  modelName?: string;
+  providerName: string;
+  inputModalities?: Array<'TEXT' | 'IMAGE' | 'EMBEDDING'>;
+  outputModalities?: Array<'TEXT' | 'IMAGE' | 'EMBEDDING'>;
+  responseStreamingSupported?: boolean;
+  customizationsSupported?: Array<'FINE_TUNING' | 'CONTINUED_PRE_TRAINING' | 'DISTILLATION'>;
+  inferenceTypesSupported?: Array<'ON_DEMAND' | 'PROVISIONED' | 'INFERENCE_PROFILE'>;
+  modelLifecycle?: { status: 'ACTIVE' | 'LEGACY' };
+}
+
+export type BedrockFakeModelsReply = { models: BedrockFakeModelSummary[] } | BedrockFakeErrorReply;

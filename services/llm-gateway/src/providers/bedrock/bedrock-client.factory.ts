@@ -1,6 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
+import type { BedrockClient, BedrockClientConfig } from '@aws-sdk/client-bedrock';
 import type { BedrockRuntimeClient, BedrockRuntimeClientConfig } from '@aws-sdk/client-bedrock-runtime';
 import { MeshError } from '@flowmesh/contracts';
 import { createGuardedLookup, type OutboundPolicy } from '@flowmesh/outbound';
@@ -38,10 +39,12 @@ function agentsFor(policy: OutboundPolicy | undefined): Agents {
 }
 
 /** Clients live as long as the (cached, sealed) credentials they were made for. */
-const clients = new WeakMap<
-  ProviderCredentials,
-  { context: NativeCallContext | undefined; client: BedrockRuntimeClient }
->();
+interface CachedClient<C> {
+  readonly context: NativeCallContext | undefined;
+  readonly client: C;
+}
+const runtimeClients = new WeakMap<ProviderCredentials, CachedClient<BedrockRuntimeClient>>();
+const controlClients = new WeakMap<ProviderCredentials, CachedClient<BedrockClient>>();
 
 /**
  * The SDK client for one Bedrock resource: HTTP/1.1 through `NodeHttpHandler` (the SDK's HTTP/2
@@ -54,29 +57,46 @@ export async function bedrockClient(
   credentials: ProviderCredentials,
   context?: NativeCallContext,
 ): Promise<BedrockRuntimeClient> {
-  const cached = clients.get(credentials);
+  const cached = runtimeClients.get(credentials);
   if (cached && cached.context === context) return cached.client;
   // The SDK loads on the first Bedrock call: about 27 MiB resident a gateway without a Bedrock
   // resource never needs (bench/gateway holds the gateway under 200 MiB at load).
   const { BedrockRuntimeClient } = await import('@aws-sdk/client-bedrock-runtime');
-  const client = createBedrockClient(BedrockRuntimeClient, credentials, context);
-  clients.set(credentials, { context, client });
+  const client = new BedrockRuntimeClient(clientConfig(credentials, context));
+  addHeaders(client, credentials, context);
+  runtimeClients.set(credentials, { context, client });
   return client;
 }
 
-function createBedrockClient(
-  BedrockRuntimeClient: new (config: BedrockRuntimeClientConfig) => BedrockRuntimeClient,
+/**
+ * The control-plane client (`ListFoundationModels`) for the same resource, made exactly as the
+ * runtime one: same credentials, region, endpoint override, HTTP/1.1 handler, guarded agents and
+ * headers. Loaded only when a model list is asked for.
+ */
+export async function bedrockControlClient(
+  credentials: ProviderCredentials,
+  context?: NativeCallContext,
+): Promise<BedrockClient> {
+  const cached = controlClients.get(credentials);
+  if (cached && cached.context === context) return cached.client;
+  const { BedrockClient } = await import('@aws-sdk/client-bedrock');
+  const client = new BedrockClient(clientConfig(credentials, context));
+  addHeaders(client, credentials, context);
+  controlClients.set(credentials, { context, client });
+  return client;
+}
+
+function clientConfig(
   credentials: ProviderCredentials,
   context: NativeCallContext | undefined,
-): BedrockRuntimeClient {
+): BedrockRuntimeClientConfig & BedrockClientConfig {
   const endpoint = credentials.base_url;
   if (endpoint && context?.outboundPolicy) assertLiteralAddressAllowed(endpoint, context.outboundPolicy);
   const agents = agentsFor(context?.outboundPolicy);
-  const auth = authConfig(credentials);
-  const client = new BedrockRuntimeClient({
+  return {
     region: credentials.region ?? DEFAULT_REGION,
     ...(endpoint ? { endpoint } : {}),
-    ...auth,
+    ...authConfig(credentials),
     requestHandler: new NodeHttpHandler({
       httpAgent: agents.http,
       httpsAgent: agents.https,
@@ -84,19 +104,25 @@ function createBedrockClient(
       requestTimeout: 300_000,
     }),
     maxAttempts: 1,
-  });
+  };
+}
+
+/** Configured then resource headers, added at the build step (before signing). */
+function addHeaders(
+  client: BedrockRuntimeClient | BedrockClient,
+  credentials: ProviderCredentials,
+  context: NativeCallContext | undefined,
+): void {
   const headers = { ...context?.headers, ...credentials.custom_headers };
-  if (Object.keys(headers).length > 0) {
-    client.middlewareStack.add(
-      (next) => async (args) => {
-        const request = args.request as { headers?: Record<string, string> };
-        if (request.headers) Object.assign(request.headers, headers);
-        return next(args);
-      },
-      { step: 'build', name: 'flowmeshCustomHeaders' },
-    );
-  }
-  return client;
+  if (Object.keys(headers).length === 0) return;
+  (client as BedrockRuntimeClient).middlewareStack.add(
+    (next) => async (args) => {
+      const request = args.request as { headers?: Record<string, string> };
+      if (request.headers) Object.assign(request.headers, headers);
+      return next(args);
+    },
+    { step: 'build', name: 'flowmeshCustomHeaders' },
+  );
 }
 
 type AuthConfig =

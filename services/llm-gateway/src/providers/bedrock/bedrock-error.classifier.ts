@@ -1,5 +1,6 @@
 import type { ProviderError, ProviderErrorClass } from '@flowmesh/contracts';
 import type { ResponseHeaders } from '../provider-adapter.js';
+import { ProviderCallError } from '../provider-call.error.js';
 import {
   CONTEXT_EXCEEDED_PATTERNS,
   classified,
@@ -125,4 +126,15 @@ export function classifyBedrockException(error: unknown): ProviderError {
     message: typeof shaped.message === 'string' ? shaped.message : undefined,
     headers,
   });
+}
+
+/**
+ * An SDK call's failure before any answer: a service exception classified, except after an abort
+ * (the executor reports it as cancelled) or a network failure (left to the executor, which names
+ * only the host). Only a service exception carries `$fault`.
+ */
+export function classifiedBedrockFailure(error: unknown, signal: { readonly aborted: boolean }): unknown {
+  if (signal.aborted) return error;
+  if (typeof error !== 'object' || error === null || !('$fault' in error)) return error;
+  return new ProviderCallError({ ...classifyBedrockException(error), provider: 'aws_bedrock' });
 }

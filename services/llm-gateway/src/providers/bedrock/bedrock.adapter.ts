@@ -1,14 +1,19 @@
 import type {
   ChatCall,
+  ListedModel,
   NativeCallContext,
   NativeProviderAdapter,
   ProviderStreamEvent,
 } from '../provider-adapter.js';
-import { ProviderCallError } from '../provider-call.error.js';
 import type { ProviderCredentials } from '../provider-credentials.js';
 import { resultPieces } from '../shared/result-pieces.js';
-import { bedrockClient } from './bedrock-client.factory.js';
-import { classifyBedrockError, classifyBedrockException } from './bedrock-error.classifier.js';
+import { bedrockClient, bedrockControlClient } from './bedrock-client.factory.js';
+import { invokeEmbeddings } from './bedrock-embeddings.invoke.js';
+import {
+  classifiedBedrockFailure,
+  classifyBedrockError,
+  classifyBedrockException,
+} from './bedrock-error.classifier.js';
 import { buildConverseInput } from './bedrock-request.builder.js';
 import { parseConverseOutput } from './bedrock-response.parser.js';
 import { parseConverseStream } from './bedrock-stream.parser.js';
@@ -18,7 +23,9 @@ import { normalizeBedrockUsage } from './bedrock-usage.js';
  * AWS Bedrock through the official SDK: Converse for a whole answer, ConverseStream for a stream,
  * authenticated with the resource's access keys (SigV4) or its Bedrock API key (bearer). The
  * executor guards the pieces like any other provider's, so keepalives, cancellation and the
- * assembler treat a Bedrock stream exactly as an SSE one.
+ * assembler treat a Bedrock stream exactly as an SSE one. Embeddings go through `InvokeModel` with
+ * the model family's own body (`bedrock-embeddings.codec.ts`), the model list through the control
+ * plane's `ListFoundationModels`.
  */
 export const bedrockAdapter: NativeProviderAdapter = {
   kind: 'aws_bedrock',
@@ -40,7 +47,7 @@ export const bedrockAdapter: NativeProviderAdapter = {
       const output = await client
         .send(new ConverseCommand(input), { abortSignal: signal })
         .catch((error: unknown) => {
-          throw classifiedFailure(error, signal);
+          throw classifiedBedrockFailure(error, signal);
         });
       yield* resultPieces(parseConverseOutput(output, call, output.$metadata.requestId));
       return;
@@ -48,7 +55,7 @@ export const bedrockAdapter: NativeProviderAdapter = {
     const output = await client
       .send(new ConverseStreamCommand(input), { abortSignal: signal })
       .catch((error: unknown) => {
-        throw classifiedFailure(error, signal);
+        throw classifiedBedrockFailure(error, signal);
       });
     if (!output.stream) {
       yield {
@@ -65,12 +72,25 @@ export const bedrockAdapter: NativeProviderAdapter = {
       yield { type: 'error', error: classifyBedrockException(error) };
     }
   },
-};
 
-/** A failure before the first event: classified, except an abort, which the executor reports as cancelled. */
-function classifiedFailure(error: unknown, signal: AbortSignal): unknown {
-  if (signal.aborted) return error;
-  // Only a service exception carries `$fault`; a network failure is left to the executor, which names only the host.
-  if (typeof error !== 'object' || error === null || !('$fault' in error)) return error;
-  return new ProviderCallError({ ...classifyBedrockException(error), provider: 'aws_bedrock' });
-}
+  embed: invokeEmbeddings,
+
+  async listModels(
+    credentials: ProviderCredentials,
+    signal: AbortSignal,
+    context?: NativeCallContext,
+  ): Promise<ListedModel[]> {
+    const client = await bedrockControlClient(credentials, context);
+    const { ListFoundationModelsCommand } = await import('@aws-sdk/client-bedrock');
+    const output = await client
+      .send(new ListFoundationModelsCommand({}), { abortSignal: signal })
+      .catch((error: unknown) => {
+        throw classifiedBedrockFailure(error, signal);
+      });
+    return (output.modelSummaries ?? []).flatMap((summary) =>
+      summary.modelId
+        ? [{ id: summary.modelId, ...(summary.providerName ? { ownedBy: summary.providerName } : {}) }]
+        : [],
+    );
+  },
+};
