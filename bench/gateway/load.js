@@ -21,6 +21,15 @@ export function target(name, url, path, headers) {
 
 /** One request; resolves to [total ms, ms to the first body byte]. Fails loudly on a bad status. */
 export async function once(t, body) {
+  try {
+    return await exchange(t, body);
+  } catch (error) {
+    // A dropped connection says nothing of whose: name the target.
+    throw new Error(`${t.name}: ${error.message}`, { cause: error });
+  }
+}
+
+async function exchange(t, body) {
   const started = performance.now();
   const { statusCode, body: stream } = await t.pool.request({
     method: 'POST',
@@ -34,7 +43,7 @@ export async function once(t, body) {
     if (Number.isNaN(first)) first = performance.now() - started;
     if (statusCode >= 400) text += chunk;
   }
-  if (statusCode >= 400) throw new Error(`${t.name} answered ${statusCode}: ${text.slice(0, 300)}`);
+  if (statusCode >= 400) throw new Error(`answered ${statusCode}: ${text.slice(0, 300)}`);
   return [performance.now() - started, first];
 }
 
