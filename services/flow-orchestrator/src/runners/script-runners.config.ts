@@ -14,7 +14,7 @@ export const scriptRunnersSettingsShape = {
    * TypeScript threads running jobs that compute, at most (light jobs run best on few); threads
    * whose job awaits I/O do not count, up to FLOWMESH_TS_MAX_THREADS.
    */
-  FLOWMESH_TS_CORE_THREADS: settings.positiveInt().default(4 * availableParallelism()),
+  FLOWMESH_TS_CORE_THREADS: settings.positiveInt().default(Math.max(2, 2 * availableParallelism())),
   /**
    * TypeScript threads of one worker at most (jobs beyond wait): a job holds one while it runs,
    * also while it only awaits I/O, so this is more than the cores.
