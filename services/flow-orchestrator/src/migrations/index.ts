@@ -1,9 +1,14 @@
 import { CreateOutbox1700000000000 } from '@flowmesh/messaging';
 import { CreateJobTables1700000010000 } from '../jobs/create-job-tables.migration.js';
+import { LeaseIndexes1700000020000 } from '../jobs/lease-indexes.migration.js';
 
 /**
  * Migrations of the `orchestrator` schema, oldest first; TypeORM runs the pending ones at start,
  * under an advisory lock. The first is the outbox table from libs/messaging: a state change
  * and the message it causes commit together.
  */
-export const FLOW_ORCHESTRATOR_MIGRATIONS = [CreateOutbox1700000000000, CreateJobTables1700000010000];
+export const FLOW_ORCHESTRATOR_MIGRATIONS = [
+  CreateOutbox1700000000000,
+  CreateJobTables1700000010000,
+  LeaseIndexes1700000020000,
+];
