@@ -1,0 +1,103 @@
+// Where the CPU of a step goes: runs ten-step flows with 100 in flight (as bench/flows/run.js
+// does) and reads, from /proc, the CPU time each process of the machine spent meanwhile and, in
+// the worker, each of its threads; divided by the steps run. See README.md.
+// Run: npm run build && node_modules/.bin/node bench/flows/cpu-profile.js
+import { readdirSync, readFileSync } from 'node:fs';
+import { chainFlow, startFlowmesh } from './flowmesh-runner.js';
+
+process.env.NATS_URL ??= 'nats://127.0.0.1:4222';
+process.env.DATABASE_URL ??= 'postgres://postgres@127.0.0.1:5432/postgres';
+process.env.FLOWMESH_SKIP_BUILD ??= '1';
+// Script threads are not replaced during the run, so all their time is counted (an ended
+// thread's time leaves /proc with it).
+process.env.FLOWMESH_TS_JOBS_PER_THREAD ??= '1000000';
+
+const FLOWS = Number(process.env.BENCH_FLOWS ?? 1500);
+const IN_FLIGHT = Number(process.env.BENCH_IN_FLIGHT ?? 100);
+const STEPS = Number(process.env.BENCH_STEPS ?? 10);
+const WARMUP = 200;
+
+const pids = () => readdirSync('/proc').filter((entry) => /^\d+$/.test(entry));
+const read = (path, encoding = 'utf8') => {
+  try {
+    return readFileSync(path, encoding);
+  } catch {
+    return undefined;
+  }
+};
+
+/** Name and CPU ticks (user + system) of a /proc stat line. */
+function parseStat(text) {
+  const name = text.slice(text.indexOf('(') + 1, text.lastIndexOf(')'));
+  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  return { name, ticks: Number(fields[11]) + Number(fields[12]) };
+}
+
+/** A node process named by its flowmesh role, anything else by its command. */
+function processName(pid, name) {
+  if (name !== 'node' && name !== 'MainThread') return name;
+  const env = read(`/proc/${pid}/environ`, 'latin1') ?? '';
+  if (/FLOWMESH_ROLE=worker/.test(env)) return 'orchestrator worker';
+  return 'other node (service, registry, this client)';
+}
+
+function processTicks() {
+  const ticks = new Map();
+  for (const pid of pids()) {
+    const text = read(`/proc/${pid}/stat`);
+    if (!text) continue;
+    const { name, ticks: t } = parseStat(text);
+    ticks.set(pid, { name: processName(pid, name), t });
+  }
+  return ticks;
+}
+
+/** Threads of the worker processes (a thread that ended meanwhile is not counted). */
+function workerThreadTicks() {
+  const ticks = new Map();
+  for (const pid of pids()) {
+    if (!/FLOWMESH_ROLE=worker/.test(read(`/proc/${pid}/environ`, 'latin1') ?? '')) continue;
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      const text = read(`/proc/${pid}/task/${tid}/stat`);
+      if (!text) continue;
+      const { name, ticks: t } = parseStat(text);
+      ticks.set(tid, { name: tid === pid ? 'main thread' : name, t });
+    }
+  }
+  return ticks;
+}
+
+/** Ms of CPU per step by name, largest first. */
+function perStep(before, after, steps) {
+  const byName = new Map();
+  for (const [id, { name, t }] of after) {
+    const spent = t - (before.get(id)?.t ?? 0);
+    if (spent > 0) byName.set(name, (byName.get(name) ?? 0) + spent);
+  }
+  return [...byName]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 8)
+    .map(([name, ticks]) => `${name} ${((ticks * 10) / steps).toFixed(3)}`)
+    .join(', ');
+}
+
+const fm = await startFlowmesh();
+try {
+  const flow = chainFlow(STEPS);
+  for (let i = 0; i < WARMUP; i++) await fm.run(flow, { n: i });
+  const processesBefore = processTicks();
+  const threadsBefore = workerThreadTicks();
+  let next = 0;
+  const started = performance.now();
+  const lane = async () => {
+    while (next < FLOWS) await fm.run(flow, { n: next++ });
+  };
+  await Promise.all(Array.from({ length: IN_FLIGHT }, lane));
+  const seconds = (performance.now() - started) / 1000;
+  const steps = FLOWS * STEPS;
+  console.log(`${(FLOWS / seconds).toFixed(1)} flows/s (${FLOWS} x ${STEPS} steps, ${IN_FLIGHT} in flight)`);
+  console.log(`CPU ms per step, by process: ${perStep(processesBefore, processTicks(), steps)}`);
+  console.log(`CPU ms per step, worker threads: ${perStep(threadsBefore, workerThreadTicks(), steps)}`);
+} finally {
+  await fm.stop();
+}
