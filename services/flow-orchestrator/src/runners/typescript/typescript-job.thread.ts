@@ -1,6 +1,7 @@
 import { registerHooks, stripTypeScriptTypes } from 'node:module';
+import { getHeapStatistics } from 'node:v8';
 import vm from 'node:vm';
-import { parentPort } from 'node:worker_threads';
+import { parentPort, resourceLimits } from 'node:worker_threads';
 import type { JobFailure, ThreadInbound, ThreadOutbound } from './typescript-thread.protocol.js';
 
 /**
@@ -105,6 +106,16 @@ interface Realm {
  * and installing the realm is most of a light job's cost. Least recently used go first.
  */
 const keptRealms = new Map<string, Realm>();
+
+/**
+ * What the thread's heap may hold between jobs before the kept realms go: a run's step that left
+ * a large global must not leave the next run's job short of its memory limit.
+ */
+const KEEP_HEAP_BYTES = ((resourceLimits.maxOldGenerationSizeMb ?? 1024) * 1024 * 1024) / 4;
+
+function dropRealmsIfHeavy(): void {
+  if (keptRealms.size > 0 && getHeapStatistics().used_heap_size > KEEP_HEAP_BYTES) keptRealms.clear();
+}
 
 function realmFor(key: string | undefined): Realm {
   if (key !== undefined) {
@@ -336,6 +347,7 @@ port.on('message', (message: ThreadInbound) => {
     // reply from leaving, so the time limit blames this job, not the next one on the thread.
     await new Promise((resolve) => setImmediate(resolve));
     failRunning = undefined;
+    dropRealmsIfHeavy();
     // A job that failed after touching the thread's realm may have left anything behind.
     send(reply.type === 'done' ? { ...reply, reusable: reply.reusable && !running.tainted } : reply);
   });

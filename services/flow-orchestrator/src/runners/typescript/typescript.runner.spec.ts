@@ -267,6 +267,21 @@ describe('TypeScriptRunner: isolation', () => {
     ]);
   });
 
+  it("a run's step that leaves a large global does not leave the next run's job short of memory", async () => {
+    // About 60 MiB each under a 128 MiB limit: two kept at once do not fit.
+    const hold = (key: string) =>
+      runner.run(
+        job(
+          'export function main() { (globalThis as any).big = Array.from({ length: 4 }, () => new Array(2_000_000).fill(1.5)); return (globalThis as any).big.length }',
+          { realmKey: key, memoryMb: 128, timeoutMs: 30_000 },
+        ),
+        () => {},
+      );
+    await expect(hold('heavy-run-1')).resolves.toBe(4);
+    await expect(hold('heavy-run-2')).resolves.toBe(4);
+    await expect(hold('heavy-run-3')).resolves.toBe(4);
+  });
+
   it('output a job of a shared realm leaves running never reaches the next job of that realm', async () => {
     const leave = 'export function main() { setInterval(() => console.log("left behind"), 5); return 1 }';
     await runner.run(job(leave, { realmKey: 'run-3' }), () => {});
