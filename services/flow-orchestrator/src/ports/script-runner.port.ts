@@ -32,6 +32,8 @@ export interface ScriptJob {
    * different keys never share one. Absent: a realm of its own.
    */
   readonly realmKey?: string;
+  /** Among jobs waiting for a runner's capacity (a thread), higher priority goes first. */
+  readonly priority?: number;
   /**
    * Jobs with the same key run in the same working directory (the steps of a `same_worker` flow
    * share `./shared`, as Windmill's): the flow run's root job id. Absent: a directory of its own.

@@ -390,6 +390,7 @@ export function leafJobOf(record: JobRecord, defaults?: { timeoutMs: number; mem
     onBehalfOf: record.on_behalf_of,
     workdirKey: record.runtime.sameWorker ? record.root_job : undefined,
     concurrency: record.runtime.concurrency,
+    priority: record.priority,
   };
 }
 

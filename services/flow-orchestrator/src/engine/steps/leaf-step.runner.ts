@@ -40,6 +40,8 @@ export interface LeafJob {
   readonly workdirKey: string | undefined;
   /** The step's own concurrency limit: it waits for a slot of its key before it runs. */
   readonly concurrency: { key: string; limit: number; windowS: number } | undefined;
+  /** Higher runs first among jobs waiting for the same runner (`priority` of the step or flow). */
+  readonly priority?: number | null;
 }
 
 export interface LeafRun {
@@ -149,6 +151,7 @@ export class LeafStepRunner {
         ...(job.workdirKey ? { workdirKey: job.workdirKey } : {}),
         // The steps of one run acting with one token may share globals; nothing else does.
         realmKey: `${job.rootJob}:${job.tokenJob}`,
+        ...(job.priority != null ? { priority: job.priority } : {}),
       },
       logs.push,
       signal ? { signal, onStart } : { onStart },

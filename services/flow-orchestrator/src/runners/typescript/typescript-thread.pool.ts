@@ -101,6 +101,7 @@ const AFFINITY_WAIT_MS = 250;
 interface Waiter {
   readonly memoryMb: number;
   readonly realmKey: string | undefined;
+  readonly priority: number;
   readonly since: number;
   readonly resolve: (thread: JobThread) => void;
   readonly reject: (error: Error) => void;
@@ -146,7 +147,7 @@ export class TypeScriptThreadPool {
    * A ready thread with this heap limit: a warm one, else a new one while the pool has room,
    * else the next one released. `signal` gives up the place in the queue.
    */
-  async acquire(memoryMb: number, signal?: AbortSignal, realmKey?: string): Promise<JobThread> {
+  async acquire(memoryMb: number, signal?: AbortSignal, realmKey?: string, priority = 0): Promise<JobThread> {
     if (this.closed) throw new Error('the TypeScript runner is closed');
     let thread = this.takeIdle(memoryMb, realmKey) ?? this.spawnWithinLimit(memoryMb);
     if (!thread) {
@@ -154,6 +155,7 @@ export class TypeScriptThreadPool {
         const waiter: Waiter = {
           memoryMb,
           realmKey,
+          priority,
           since: Date.now(),
           resolve: (given) => {
             signal?.removeEventListener('abort', onAbort);
@@ -167,7 +169,10 @@ export class TypeScriptThreadPool {
           reject(new Error('aborted while waiting for a thread'));
         };
         signal?.addEventListener('abort', onAbort, { once: true });
-        this.waiters.push(waiter);
+        // Higher priority first; first come, first served among equals.
+        const after = this.waiters.findIndex((queued) => queued.priority < priority);
+        if (after === -1) this.waiters.push(waiter);
+        else this.waiters.splice(after, 0, waiter);
       });
     }
     this.refill(memoryMb);
@@ -228,8 +233,8 @@ export class TypeScriptThreadPool {
   }
 
   /**
-   * Who gets a thread coming free: a waiter whose run keeps a realm on it (no realm to make),
-   * unless the first in line has waited long enough to go first anyway.
+   * Who gets a thread coming free: a waiter of the first one's priority whose run keeps a realm
+   * on it (no realm to make), unless the first in line has waited long enough to go first anyway.
    */
   private nextWaiterFor(thread: JobThread): Waiter | undefined {
     let first: Waiter | undefined;
@@ -238,6 +243,8 @@ export class TypeScriptThreadPool {
       if (waiter.memoryMb !== thread.memoryMb) continue;
       first ??= waiter;
       if (first.since < overdue || thread.realms.size === 0) return first;
+      // Keeping a realm never lets a job pass one of higher priority.
+      if (waiter.priority < first.priority) return first;
       if (waiter.realmKey !== undefined && thread.realms.has(waiter.realmKey)) return waiter;
     }
     return first;

@@ -424,6 +424,36 @@ describe('TypeScriptRunner: a bounded thread pool', () => {
     }
   });
 
+  it('jobs waiting for a thread go by priority, first come first served among equals', async () => {
+    const single = poolOf(1, 1);
+    single.start();
+    try {
+      const order: string[] = [];
+      const busy = single.run(job(sleepy, { args: { ms: 300 } }), () => {});
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const queued = [
+        ['low', undefined],
+        ['high-1', 10],
+        ['mid', 5],
+        ['high-2', 10],
+      ] as const;
+      await Promise.all([
+        busy,
+        ...queued.map(([name, priority]) =>
+          single
+            .run(
+              job(`export function main() { return '${name}' }`, priority === undefined ? {} : { priority }),
+              () => {},
+            )
+            .then((value) => order.push(value as string)),
+        ),
+      ]);
+      expect(order).toEqual(['high-1', 'high-2', 'mid', 'low']);
+    } finally {
+      await single.close();
+    }
+  });
+
   it('a job canceled while it waits for a thread never runs and fails as canceled', async () => {
     const single = poolOf(1, 1);
     single.start();

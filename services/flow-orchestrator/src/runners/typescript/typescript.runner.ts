@@ -48,9 +48,11 @@ export class TypeScriptRunner implements ScriptRunner {
     const { signal, onStart } = options;
     if (signal?.aborted) throw jobErrors.canceled();
     // The wait for a thread is not the job's time: its limit starts when it runs.
-    const thread = await this.pool.acquire(job.memoryMb, signal, job.realmKey).catch((error: unknown) => {
-      throw signal?.aborted ? jobErrors.canceled() : error;
-    });
+    const thread = await this.pool
+      .acquire(job.memoryMb, signal, job.realmKey, job.priority)
+      .catch((error: unknown) => {
+        throw signal?.aborted ? jobErrors.canceled() : error;
+      });
     onStart?.();
     return new Promise<unknown>((resolve, reject) => {
       let settled = false;
