@@ -1,4 +1,4 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ScriptLanguage } from '@flowmesh/contracts';
 import {
@@ -10,8 +10,7 @@ import {
 } from '../../ports/script-runner.port.js';
 import { jobErrors } from '../job-errors.js';
 import type { JobWorkdirs } from '../process/job-workdir.js';
-import { processEnv } from '../process/process-env.js';
-import { runSubprocess } from '../process/subprocess.js';
+import { describeExit, runScriptProcess } from '../process/script-process.js';
 import { bashArguments, bashParams } from './bash-params.util.js';
 
 export interface BashRunnerOptions {
@@ -33,32 +32,24 @@ export class BashRunner implements ScriptRunner {
     private readonly workdirs: JobWorkdirs,
   ) {}
 
-  async run(job: ScriptJob, onLog: LogLineSink, options: ScriptRunOptions = {}): Promise<unknown> {
-    options.onStart?.();
-    const workdir = await this.workdirs.create(job);
-    try {
-      const script = join(workdir.path, 'main.sh');
-      await writeFile(script, job.content);
-      const outcome = await runSubprocess({
-        command: this.options.executable,
-        args: [script, ...bashArguments(bashParams(job.content), job.args)],
-        cwd: workdir.path,
-        env: processEnv({ path: this.options.path, workdir: workdir.path }, job.env),
-        timeoutMs: job.timeoutMs,
-        memoryMb: job.memoryMb,
-        onLog,
-        ...(options.signal ? { signal: options.signal } : {}),
-      });
+  run(job: ScriptJob, onLog: LogLineSink, options: ScriptRunOptions = {}): Promise<unknown> {
+    const spec = {
+      fileName: 'main.sh',
+      executable: this.options.executable,
+      path: this.options.path,
+      args: (script: string) => [script, ...bashArguments(bashParams(job.content), job.args)],
+    };
+    return runScriptProcess(this.workdirs, job, onLog, options, spec, async (outcome, workdir) => {
       if (outcome.exitCode !== 0) {
         const tail = outcome.tail.slice(-5).join('\n');
         if (/cannot allocate|xmalloc|xrealloc|out of memory/i.test(tail))
           throw jobErrors.memory(job.memoryMb);
-        const how = outcome.signal
-          ? `was killed by ${outcome.signal}`
-          : `exited with code ${outcome.exitCode}`;
-        throw new JobError('ExecutionErr', `bash ${how}${tail ? `; last lines:\n${tail}` : ''}`);
+        throw new JobError(
+          'ExecutionErr',
+          `bash ${describeExit(outcome)}${tail ? `; last lines:\n${tail}` : ''}`,
+        );
       }
-      const written = await readFile(join(workdir.path, 'result.json'), 'utf8').catch(() => undefined);
+      const written = await readFile(join(workdir, 'result.json'), 'utf8').catch(() => undefined);
       const text = written ?? JSON.stringify(outcome.lastStdoutLine ?? null);
       const bytes = Buffer.byteLength(text);
       if (bytes > this.options.maxResultBytes)
@@ -68,8 +59,6 @@ export class BashRunner implements ScriptRunner {
       } catch (error) {
         throw jobErrors.notJson(`./result.json: ${(error as Error).message}`);
       }
-    } finally {
-      await workdir.dispose();
-    }
+    });
   }
 }

@@ -1,5 +1,3 @@
-import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { ScriptLanguage } from '@flowmesh/contracts';
 import {
   JobError,
@@ -10,8 +8,8 @@ import {
 } from '../../ports/script-runner.port.js';
 import { jobErrors } from '../job-errors.js';
 import type { JobWorkdirs } from '../process/job-workdir.js';
-import { processEnv } from '../process/process-env.js';
-import { runSubprocess, type SubprocessOutcome } from '../process/subprocess.js';
+import { describeExit, runScriptProcess } from '../process/script-process.js';
+import type { SubprocessOutcome } from '../process/subprocess.js';
 import { PYTHON_WRAPPER } from './python-wrapper.source.js';
 
 export interface PythonRunnerOptions {
@@ -35,32 +33,19 @@ export class PythonRunner implements ScriptRunner {
     private readonly workdirs: JobWorkdirs,
   ) {}
 
-  async run(job: ScriptJob, onLog: LogLineSink, options: ScriptRunOptions = {}): Promise<unknown> {
-    options.onStart?.();
-    const workdir = await this.workdirs.create(job);
-    try {
-      const script = join(workdir.path, 'main.py');
-      await writeFile(script, job.content);
-      const outcome = await runSubprocess({
-        command: this.options.executable,
-        args: ['-u', '-c', PYTHON_WRAPPER, script, job.entrypoint ?? 'main'],
-        cwd: workdir.path,
-        env: processEnv({ path: this.options.path, workdir: workdir.path }, job.env, {
-          PYTHONUNBUFFERED: '1',
-          PYTHONDONTWRITEBYTECODE: '1',
-          PYTHONIOENCODING: 'utf-8',
-        }),
-        timeoutMs: job.timeoutMs,
-        memoryMb: job.memoryMb,
-        onLog,
-        ...(options.signal ? { signal: options.signal } : {}),
-        input: JSON.stringify(job.args),
-        resultLimitBytes: this.options.maxResultBytes + 64,
-      });
-      return this.resultOf(job, outcome);
-    } finally {
-      await workdir.dispose();
-    }
+  run(job: ScriptJob, onLog: LogLineSink, options: ScriptRunOptions = {}): Promise<unknown> {
+    const spec = {
+      fileName: 'main.py',
+      executable: this.options.executable,
+      path: this.options.path,
+      args: (script: string) => ['-u', '-c', PYTHON_WRAPPER, script, job.entrypoint ?? 'main'],
+      env: { PYTHONUNBUFFERED: '1', PYTHONDONTWRITEBYTECODE: '1', PYTHONIOENCODING: 'utf-8' },
+      input: JSON.stringify(job.args),
+      resultLimitBytes: this.options.maxResultBytes + 64,
+    };
+    return runScriptProcess(this.workdirs, job, onLog, options, spec, (outcome) =>
+      this.resultOf(job, outcome),
+    );
   }
 
   private resultOf(job: ScriptJob, outcome: SubprocessOutcome): unknown {
@@ -71,10 +56,9 @@ export class PythonRunner implements ScriptRunner {
       const tail = outcome.tail.slice(-5).join('\n');
       if (/MemoryError|Cannot allocate memory|cannot allocate/i.test(tail))
         throw jobErrors.memory(job.memoryMb);
-      const how = outcome.signal ? `was killed by ${outcome.signal}` : `exited with code ${outcome.exitCode}`;
       throw new JobError(
         'ExecutionErr',
-        `python3 ${how} before returning a result${tail ? `:\n${tail}` : ''}`,
+        `python3 ${describeExit(outcome)} before returning a result${tail ? `:\n${tail}` : ''}`,
       );
     }
     const reply = JSON.parse(outcome.result) as WrapperReply;
