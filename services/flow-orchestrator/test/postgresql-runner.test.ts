@@ -1,8 +1,9 @@
 import { resolveTestInfrastructure, uniqueTestId } from '@flowmesh/testing';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { JobError, type ScriptJob } from '../src/ports/script-runner.port.js';
+import type { ScriptJob } from '../src/ports/script-runner.port.js';
 import { PostgresqlRunner } from '../src/runners/postgresql/postgresql.runner.js';
+import { jobFailure as failure, scriptJobs } from '../src/runners/script-job.fixture.js';
 
 /**
  * The postgresql runner against the real local Postgres: a schema of its own, the resource built
@@ -40,29 +41,9 @@ afterAll(async () => {
   await admin.end();
 });
 
-let sequence = 0;
+const pgJob = scriptJobs('postgresql', { timeoutMs: 10_000 });
 function job(content: string, args: Record<string, unknown> = {}, extra: Partial<ScriptJob> = {}): ScriptJob {
-  sequence += 1;
-  return {
-    id: `pg-${sequence}`,
-    workspace: 'main',
-    language: 'postgresql',
-    content,
-    args: { database, ...args },
-    env: {},
-    timeoutMs: 10_000,
-    memoryMb: 256,
-    ...extra,
-  };
-}
-
-async function failure(promise: Promise<unknown>): Promise<JobError> {
-  const error: unknown = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(JobError);
-  return error as JobError;
+  return pgJob(content, { args: { database, ...args }, ...extra });
 }
 
 describe('PostgresqlRunner', () => {

@@ -2,9 +2,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { JobError, type ScriptJob } from '../../ports/script-runner.port.js';
 import { JobWorkdirs } from '../process/job-workdir.js';
+import { jobFailure as failure, scriptJobs } from '../script-job.fixture.js';
 import { BashRunner } from './bash.runner.js';
+
+const job = scriptJobs('bash');
 
 let root: string;
 let runner: BashRunner;
@@ -20,31 +22,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await rm(root, { recursive: true, force: true });
 });
-
-let sequence = 0;
-function job(content: string, extra: Partial<ScriptJob> = {}): ScriptJob {
-  sequence += 1;
-  return {
-    id: `sh-${sequence}`,
-    workspace: 'main',
-    language: 'bash',
-    content,
-    args: {},
-    env: {},
-    timeoutMs: 20_000,
-    memoryMb: 256,
-    ...extra,
-  };
-}
-
-async function failure(promise: Promise<unknown>): Promise<JobError> {
-  const error: unknown = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(JobError);
-  return error as JobError;
-}
 
 describe('BashRunner', () => {
   it('passes arguments as positional values in the order the script declares them', async () => {

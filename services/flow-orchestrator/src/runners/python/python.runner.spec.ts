@@ -3,9 +3,11 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { JobError, type ScriptJob } from '../../ports/script-runner.port.js';
 import { JobWorkdirs } from '../process/job-workdir.js';
+import { jobFailure as failure, scriptJobs } from '../script-job.fixture.js';
 import { PythonRunner } from './python.runner.js';
+
+const job = scriptJobs('python3');
 
 let root: string;
 let runner: PythonRunner;
@@ -21,31 +23,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await rm(root, { recursive: true, force: true });
 });
-
-let sequence = 0;
-function job(content: string, extra: Partial<ScriptJob> = {}): ScriptJob {
-  sequence += 1;
-  return {
-    id: `py-${sequence}`,
-    workspace: 'main',
-    language: 'python3',
-    content,
-    args: {},
-    env: {},
-    timeoutMs: 20_000,
-    memoryMb: 256,
-    ...extra,
-  };
-}
-
-async function failure(promise: Promise<unknown>): Promise<JobError> {
-  const error: unknown = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(JobError);
-  return error as JobError;
-}
 
 describe('PythonRunner', () => {
   it('calls main with keyword arguments by name, defaults and **kwargs', async () => {

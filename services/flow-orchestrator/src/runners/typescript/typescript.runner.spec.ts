@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { JobError, type ScriptJob } from '../../ports/script-runner.port.js';
+import { jobFailure as failure, scriptJobs } from '../script-job.fixture.js';
 import { TypeScriptRunner } from './typescript.runner.js';
+
+const job = scriptJobs('bun', { timeoutMs: 10_000, memoryMb: 128 });
 
 const runner = new TypeScriptRunner({
   warmThreads: 1,
@@ -11,31 +13,6 @@ const runner = new TypeScriptRunner({
   idleMs: 5_000,
   maxResultBytes: 64 * 1024,
 });
-
-let sequence = 0;
-function job(content: string, extra: Partial<ScriptJob> = {}): ScriptJob {
-  sequence += 1;
-  return {
-    id: `job-${sequence}`,
-    workspace: 'main',
-    language: 'bun',
-    content,
-    args: {},
-    env: {},
-    timeoutMs: 10_000,
-    memoryMb: 128,
-    ...extra,
-  };
-}
-
-async function failure(promise: Promise<unknown>): Promise<JobError> {
-  const error: unknown = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(JobError);
-  return error as JobError;
-}
 
 beforeAll(() => {
   runner.start();
