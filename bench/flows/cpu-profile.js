@@ -38,7 +38,11 @@ function processName(pid, name) {
   if (name !== 'node' && name !== 'MainThread') return name;
   const env = read(`/proc/${pid}/environ`, 'latin1') ?? '';
   if (/FLOWMESH_ROLE=worker/.test(env)) return 'orchestrator worker';
-  return 'other node (service, registry, this client)';
+  if (Number(pid) === process.pid) return 'bench client';
+  const command = read(`/proc/${pid}/cmdline`, 'latin1') ?? '';
+  if (command.includes('resource-registry')) return 'registry';
+  if (command.includes('flow-orchestrator')) return 'orchestrator service';
+  return 'other node';
 }
 
 function processTicks() {
@@ -81,10 +85,40 @@ function perStep(before, after, steps) {
     .join(', ');
 }
 
+/**
+ * Statement counts from pg_stat_statements when the server loads it (BENCH_PG_STATEMENTS=1;
+ * `shared_preload_libraries = 'pg_stat_statements'` needs a server restart).
+ */
+async function pgStatements() {
+  if (process.env.BENCH_PG_STATEMENTS !== '1') return undefined;
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: process.env.DATABASE_URL });
+  await client.connect();
+  await client.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+  return {
+    reset: () => client.query('SELECT pg_stat_statements_reset()'),
+    async perStep(steps) {
+      const { rows } = await client.query(
+        `SELECT calls, total_exec_time, left(regexp_replace(query, '\\s+', ' ', 'g'), 110) AS query
+           FROM pg_stat_statements ORDER BY calls DESC LIMIT 25`,
+      );
+      await client.end();
+      return rows
+        .map(
+          (r) =>
+            `${(r.calls / steps).toFixed(3).padStart(7)} ${(r.total_exec_time / steps).toFixed(3)}ms  ${r.query}`,
+        )
+        .join('\n');
+    },
+  };
+}
+
 const fm = await startFlowmesh();
 try {
   const flow = chainFlow(STEPS);
   for (let i = 0; i < WARMUP; i++) await fm.run(flow, { n: i });
+  const statements = await pgStatements();
+  await statements?.reset();
   const processesBefore = processTicks();
   const threadsBefore = workerThreadTicks();
   let next = 0;
@@ -98,6 +132,7 @@ try {
   console.log(`${(FLOWS / seconds).toFixed(1)} flows/s (${FLOWS} x ${STEPS} steps, ${IN_FLIGHT} in flight)`);
   console.log(`CPU ms per step, by process: ${perStep(processesBefore, processTicks(), steps)}`);
   console.log(`CPU ms per step, worker threads: ${perStep(threadsBefore, workerThreadTicks(), steps)}`);
+  if (statements) console.log(`Postgres statements per step:\n${await statements.perStep(steps)}`);
 } finally {
   await fm.stop();
 }
