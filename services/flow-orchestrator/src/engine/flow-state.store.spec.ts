@@ -7,6 +7,7 @@ import type { SqlStatement } from '../jobs/sql-batch.js';
 import type { EngineOutbox } from './engine-outbox.js';
 import { FlowRun, RunTree } from './flow-run.js';
 import { FlowStateStore } from './flow-state.store.js';
+import { WriteGroups } from '../jobs/write-groups.js';
 
 /** The real statement builders; `execute` records each statement and waits for `release()`. */
 class RecordingJobs extends JobRepository {
@@ -83,7 +84,7 @@ function stepRow(jobs: JobRepository, id: string): SqlStatement {
 describe("FlowStateStore: a flow's queued writes", () => {
   it('steps that outrun their commits land together: each step row once, one flow update with the latest status and every field', async () => {
     const jobs = new RecordingJobs();
-    const store = new FlowStateStore(jobs, outbox);
+    const store = new FlowStateStore(jobs, new WriteGroups(jobs), outbox);
     const run = flowRun();
     const first = store.save(run, [stepRow(jobs, 'step-1')], { status: 'running' });
     await jobs.sent(1);
@@ -112,7 +113,7 @@ describe("FlowStateStore: a flow's queued writes", () => {
 
   it('a write touching a row twice, or rows it does not own, lands alone', async () => {
     const jobs = new RecordingJobs();
-    const store = new FlowStateStore(jobs, outbox);
+    const store = new FlowStateStore(jobs, new WriteGroups(jobs), outbox);
     const run = flowRun();
     const first = store.save(run, [stepRow(jobs, 'step-1')]);
     await jobs.sent(1);
@@ -126,7 +127,7 @@ describe("FlowStateStore: a flow's queued writes", () => {
 
   it('should a combined statement fail, each write is tried alone, in order', async () => {
     const jobs = new RecordingJobs();
-    const store = new FlowStateStore(jobs, outbox);
+    const store = new FlowStateStore(jobs, new WriteGroups(jobs), outbox);
     const run = flowRun();
     const first = store.save(run, [stepRow(jobs, 'step-1')]);
     await jobs.sent(1);

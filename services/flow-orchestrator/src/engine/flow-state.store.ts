@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { JobRepository, type JobUpdate } from '../jobs/job.repository.js';
 import { touchesOwnRows, type SqlStatement } from '../jobs/sql-batch.js';
+import { WriteGroups } from '../jobs/write-groups.js';
 import { EngineOutbox } from './engine-outbox.js';
 import type { FlowRun } from './flow-run.js';
 
@@ -13,6 +14,7 @@ import type { FlowRun } from './flow-run.js';
 export class FlowStateStore {
   constructor(
     private readonly jobs: JobRepository,
+    private readonly groups: WriteGroups,
     private readonly outbox: EngineOutbox,
   ) {}
 
@@ -46,8 +48,9 @@ export class FlowStateStore {
   /**
    * Lands the oldest queued write of the flow, with the writes queued after it as long as they
    * touch rows of their own (under load a flow's steps outrun its commits: several steps then
-   * commit as one statement, each step's result still written once, in order). Should the
-   * combined statement fail, each write is tried alone, in order, as it would have been.
+   * commit as one statement, each step's result still written once, in order). The statement
+   * commits with other flows' writes of the moment (`WriteGroups`). Should the combined statement
+   * fail, each write is tried alone, in order, as it would have been.
    */
   private async land(run: FlowRun, queue: QueuedWrite[]): Promise<CancelRow[]> {
     const batch = takeBatch(queue, run.id);
@@ -55,7 +58,11 @@ export class FlowStateStore {
       const fields = new Map<string, unknown>();
       for (const write of writes) for (const [column, value] of write.fields) fields.set(column, value);
       const statements = writes.flatMap((write) => write.statements);
-      const landed = this.jobs.execute<CancelRow>([...statements, this.jobs.updateEncoded(run.id, fields)]);
+      const landed = this.groups.write<CancelRow>({
+        id: run.id,
+        statements: [...statements, this.jobs.updateEncoded(run.id, fields)],
+        rows: rowsTouched(statements, run.id),
+      });
       for (const write of writes) write.landed = landed;
       return landed.then((rows) => {
         this.outbox.afterCommit(statements);
@@ -115,6 +122,12 @@ function queued(run: FlowRun): QueuedWrite[] {
   let queue = queues.get(run);
   if (!queue) queues.set(run, (queue = []));
   return queue;
+}
+
+/** The job rows the flow's statements touch with its own row, or undefined when they may touch others'. */
+function rowsTouched(statements: readonly SqlStatement[], flowId: string): Set<string> | undefined {
+  const rows = new Set<string>([flowId]);
+  return statements.every((statement) => touchesOwnRows(statement, rows)) ? rows : undefined;
 }
 
 /** The oldest write, and after it those that may share its statement. */

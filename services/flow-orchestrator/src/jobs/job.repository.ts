@@ -67,13 +67,18 @@ export type JobUpdate = Partial<Omit<JobRecord, 'id' | 'wake_seq'>>;
 export class JobRepository {
   constructor(private readonly dataSource: DataSource) {}
 
+  /**
+   * The statements as one (`combineStatements`). `prepare: false` for text that seldom comes
+   * back (a group of many jobs' writes): it is neither kept nor prepared on the connection.
+   */
   async execute<Row = Record<string, unknown>>(
     statements: readonly SqlStatement[],
     finalSql?: string,
+    { prepare = true }: { prepare?: boolean } = {},
   ): Promise<Row[]> {
     if (statements.length === 0) return [];
-    const { sql, params } = combineStatements(statements, finalSql);
-    return this.rows<Row>(sql, params);
+    const { sql, params } = combineStatements(statements, finalSql, prepare);
+    return this.rows<Row>(sql, params, prepare);
   }
 
   query<Row>(sql: string, params: readonly unknown[]): Promise<Row[]> {
@@ -95,11 +100,11 @@ export class JobRepository {
    * query-runner per call) as a named prepared statement, so Postgres plans each distinct
    * statement once per connection.
    */
-  private async rows<Row>(sql: string, params: readonly unknown[]): Promise<Row[]> {
+  private async rows<Row>(sql: string, params: readonly unknown[], prepare = true): Promise<Row[]> {
     const pool = (this.dataSource.driver as unknown as { master?: PgPool }).master;
     if (!pool) return rowsOf<Row>(await this.dataSource.query(sql, params as unknown[]));
     const result = await pool.query<Row>({
-      name: statementName(sql),
+      ...(prepare ? { name: statementName(sql) } : {}),
       text: sql,
       values: params as unknown[],
     });
@@ -162,7 +167,11 @@ export class JobRepository {
   }
 
   /** `update` of fields encoded earlier (`encodeUpdate`). */
-  updateEncoded(id: string, encoded: ReadonlyMap<string, unknown>, extraSet: readonly string[] = []): SqlStatement {
+  updateEncoded(
+    id: string,
+    encoded: ReadonlyMap<string, unknown>,
+    extraSet: readonly string[] = [],
+  ): SqlStatement {
     const params: unknown[] = [id];
     const sets = [...encoded].map(([column, value]) => {
       params.push(value);
@@ -378,7 +387,7 @@ export class JobRepository {
 }
 
 interface PgPool {
-  query<Row>(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: Row[] }>;
+  query<Row>(config: { name?: string; text: string; values: unknown[] }): Promise<{ rows: Row[] }>;
 }
 
 const names = new Map<string, string>();

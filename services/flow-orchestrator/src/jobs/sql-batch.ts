@@ -40,12 +40,19 @@ const APPEND_ONLY = /^\s*INSERT INTO (job_log|outbox_message) \([^)]*\)\s*VALUES
  * Parameters are renumbered; `finalSql` may read the CTEs `s0..sN` (default: the last one).
  * The statements must not touch the same row twice (Postgres applies CTE writes in no order).
  */
-export function combineStatements(statements: readonly SqlStatement[], finalSql?: string): SqlStatement {
+export function combineStatements(
+  statements: readonly SqlStatement[],
+  finalSql?: string,
+  keep = true,
+): SqlStatement {
   if (statements.length === 1 && finalSql === undefined) return statements[0];
   const params = statements.flatMap((statement) => statement.params);
-  // The same shapes come back every step: the combined text is built once per shape.
-  const key = `${statements.map((statement) => `${statement.params.length}:${statement.sql}`).join('\u0000')}\u0001${finalSql ?? ''}`;
-  let sql = shapes.get(key);
+  // The same shapes come back every step: the combined text is built once per shape (unless
+  // `keep` is false: a shape that seldom comes back).
+  const key = keep
+    ? `${statements.map((statement) => `${statement.params.length}:${statement.sql}`).join('\u0000')}\u0001${finalSql ?? ''}`
+    : '';
+  let sql = keep ? shapes.get(key) : undefined;
   if (sql === undefined) {
     let offset = 0;
     const ctes = statements.map((statement, index) => {
@@ -56,8 +63,10 @@ export function combineStatements(statements: readonly SqlStatement[], finalSql?
       return `s${index} AS (${returning})`;
     });
     sql = `WITH ${ctes.join(',\n')}\n${finalSql ?? `SELECT * FROM s${statements.length - 1}`}`;
-    if (shapes.size > 2_000) shapes.clear();
-    shapes.set(key, sql);
+    if (keep) {
+      if (shapes.size > 2_000) shapes.clear();
+      shapes.set(key, sql);
+    }
   }
   return { sql, params };
 }

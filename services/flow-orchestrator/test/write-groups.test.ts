@@ -1,0 +1,136 @@
+import { randomUUID } from 'node:crypto';
+import { startTestService, type TestService } from '@flowmesh/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { flowOrchestratorDefinition } from '../src/flow-orchestrator.definition.js';
+import { JobRepository } from '../src/jobs/job.repository.js';
+import type { SqlStatement } from '../src/jobs/sql-batch.js';
+import { WriteGroups } from '../src/jobs/write-groups.js';
+
+/** Many flows' writes committed as one statement on the real Postgres: each lands, and each is answered with its own row. */
+describe('flow-orchestrator: grouped writes on Postgres', () => {
+  let orchestrator: TestService;
+  let jobs: JobRepository;
+  /** Statements sent to Postgres, by the number of job writes each carried. */
+  const sent: number[] = [];
+
+  beforeAll(async () => {
+    orchestrator = await startTestService(flowOrchestratorDefinition);
+    const real = orchestrator.running.app.get(JobRepository);
+    jobs = Object.create(real) as JobRepository;
+    jobs.execute = (statements, finalSql, options) => {
+      sent.push(statements.filter((s) => s.sql.startsWith('UPDATE job')).length);
+      return real.execute(statements, finalSql, options);
+    };
+  }, 120_000);
+
+  afterAll(async () => {
+    await orchestrator?.stop();
+  });
+
+  const flowRow = (id: string): SqlStatement =>
+    jobs.insert({
+      id,
+      workspace: 'main',
+      kind: 'flow',
+      parent_job: null,
+      root_job: id,
+      args: {},
+      status: 'running',
+      runtime: {},
+      created_by: 'u/test',
+      on_behalf_of: 'u/test',
+      email: 'test@example.test',
+      tag: 'flow',
+      skipped: false,
+    } as never);
+
+  /** A step's row, its log line, and the flow's status: what a flow commits for a step. */
+  function stepWrite(flow: string, step: number, stepId = randomUUID()) {
+    const statements = [
+      jobs.insert(
+        {
+          id: stepId,
+          workspace: 'main',
+          kind: 'flowscript',
+          parent_job: flow,
+          root_job: flow,
+          flow_step_id: `s${step}`,
+          args: {},
+          status: 'completed',
+          result: step,
+          runtime: {},
+          created_by: 'u/test',
+          on_behalf_of: 'u/test',
+          email: 'test@example.test',
+          tag: 'default',
+          skipped: false,
+        } as never,
+        { upsert: true },
+      ),
+      jobs.log(stepId, `step ${step} of ${flow}\n`),
+      jobs.update(flow, { flow_status: { step } as never }),
+    ];
+    return { id: flow, statements, rows: new Set([flow, stepId]) };
+  }
+
+  it('thirty flows committing at once share statements; every row lands once, each write gets its own flow row back', async () => {
+    const flows = Array.from({ length: 30 }, () => randomUUID());
+    await jobs.execute(flows.map(flowRow));
+    await jobs.query(`UPDATE job SET canceled_by = 'u/admin' WHERE id = $1`, [flows[7]]);
+    const groups = new WriteGroups(jobs);
+    sent.length = 0;
+
+    const answers = await Promise.all(
+      flows.map((flow) => groups.write<{ id: string; canceled_by: string | null }>(stepWrite(flow, 1))),
+    );
+
+    expect(answers.map((rows) => rows.map((row) => row.id))).toEqual(flows.map((flow) => [flow]));
+    expect(answers.map((rows) => rows[0].canceled_by)).toEqual(
+      flows.map((_, i) => (i === 7 ? 'u/admin' : null)),
+    );
+    expect(sent.reduce((a, b) => a + b, 0)).toBe(30);
+    expect(sent.length).toBeLessThan(30);
+    expect(Math.max(...sent)).toBeGreaterThan(1);
+    const steps = await jobs.query<{ root_job: string; result: number }>(
+      `SELECT root_job, result FROM job WHERE root_job = ANY($1::uuid[]) AND kind = 'flowscript'`,
+      [flows],
+    );
+    expect(steps.map((row) => row.root_job).sort()).toEqual([...flows].sort());
+    const statuses = await jobs.query<{ step: number }>(
+      `SELECT (flow_status->>'step')::int AS step FROM job WHERE id = ANY($1::uuid[])`,
+      [flows],
+    );
+    expect(statuses.map((row) => row.step)).toEqual(flows.map(() => 1));
+    const logs = await jobs.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM job_log WHERE job_id IN (SELECT id FROM job WHERE root_job = ANY($1::uuid[]))`,
+      [flows],
+    );
+    expect(logs[0].n).toBe(30);
+  });
+
+  it('one bad write in a group fails alone; the others land', async () => {
+    const flows = Array.from({ length: 6 }, () => randomUUID());
+    await jobs.execute(flows.map(flowRow));
+    const groups = new WriteGroups(jobs);
+    const writes = flows.map((flow, i) => {
+      const write = stepWrite(flow, 2);
+      // A step row whose kind is NULL: the NOT NULL constraint refuses it.
+      if (i === 4)
+        write.statements[0] = {
+          ...write.statements[0],
+          params: write.statements[0].params.map((p, j) => (j === 2 ? null : p)),
+        };
+      return write;
+    });
+    const outcomes = await Promise.allSettled(writes.map((write) => groups.write(write)));
+    expect(outcomes.map((outcome) => outcome.status)).toEqual(
+      flows.map((_, i) => (i === 4 ? 'rejected' : 'fulfilled')),
+    );
+    const statuses = await jobs.query<{ id: string; step: number | null }>(
+      `SELECT id, (flow_status->>'step')::int AS step FROM job WHERE id = ANY($1::uuid[])`,
+      [flows],
+    );
+    const byId = new Map(statuses.map((row) => [row.id, row.step]));
+    expect(flows.map((flow) => byId.get(flow))).toEqual(flows.map((_, i) => (i === 4 ? null : 2)));
+  });
+});
