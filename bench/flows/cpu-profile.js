@@ -89,10 +89,10 @@ function perStep(before, after, steps) {
  * Statement counts from pg_stat_statements when the server loads it (BENCH_PG_STATEMENTS=1;
  * `shared_preload_libraries = 'pg_stat_statements'` needs a server restart).
  */
-async function pgStatements() {
+async function pgStatements(databaseUrl) {
   if (process.env.BENCH_PG_STATEMENTS !== '1') return undefined;
   const { default: pg } = await import('pg');
-  const client = new pg.Client({ connectionString: process.env.DATABASE_URL });
+  const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   await client.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
   return {
@@ -100,15 +100,24 @@ async function pgStatements() {
     async perStep(steps) {
       const { rows } = await client.query(
         `SELECT calls, total_exec_time, left(regexp_replace(query, '\\s+', ' ', 'g'), 110) AS query
-           FROM pg_stat_statements ORDER BY calls DESC LIMIT 25`,
+           FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+          ORDER BY calls DESC LIMIT 25`,
+      );
+      const total = await client.query(
+        `SELECT sum(calls) AS calls, sum(total_exec_time) AS ms FROM pg_stat_statements
+          WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())`,
       );
       await client.end();
-      return rows
-        .map(
-          (r) =>
-            `${(r.calls / steps).toFixed(3).padStart(7)} ${(r.total_exec_time / steps).toFixed(3)}ms  ${r.query}`,
-        )
-        .join('\n');
+      const { calls, ms } = total.rows[0];
+      return (
+        `${(calls / steps).toFixed(3).padStart(7)} ${(ms / steps).toFixed(3)}ms  (all)\n` +
+        rows
+          .map(
+            (r) =>
+              `${(r.calls / steps).toFixed(3).padStart(7)} ${(r.total_exec_time / steps).toFixed(3)}ms  ${r.query}`,
+          )
+          .join('\n')
+      );
     },
   };
 }
@@ -117,7 +126,7 @@ const fm = await startFlowmesh();
 try {
   const flow = chainFlow(STEPS);
   for (let i = 0; i < WARMUP; i++) await fm.run(flow, { n: i });
-  const statements = await pgStatements();
+  const statements = await pgStatements(fm.databaseUrl);
   await statements?.reset();
   const processesBefore = processTicks();
   const threadsBefore = workerThreadTicks();

@@ -80,6 +80,8 @@ export async function startFlowmesh() {
       return { id: job_id, ms: at - started };
     },
     get: (id) => jobs.get({ actor, workspace: WORKSPACE, id }),
+    /** The mesh's database URL. */
+    databaseUrl: mesh.env.DATABASE_URL,
     /** Gaps between one step's end and the next one's start, from the step jobs' timestamps. */
     async stepGaps(flowJobId) {
       const { jobs: children } = await jobs.list({

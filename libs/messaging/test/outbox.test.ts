@@ -82,6 +82,25 @@ describe('outbox: messages commit with the state change and are published exactl
     expect(rows).toEqual([{ msg_id: 'job:committed:completed', published_at: expect.any(Date) as Date }]);
   });
 
+  it('a poll leaves rows younger than writerGraceMs to their writer; a wake-up, or an older row, is taken', async () => {
+    await clearStream();
+    const write = (jobId: string) =>
+      dataSource.transaction((manager) =>
+        writeToOutbox(manager, jobCompleted, { jobId, n: 1 }, { msgId: `job:${jobId}:completed` }),
+      );
+    await write('old');
+    await dataSource.query(
+      `UPDATE "${db.schema}".outbox_message SET created_at = now() - interval '10 seconds' WHERE msg_id = 'job:old:completed'`,
+    );
+    await write('young');
+    const relay = new OutboxRelay(dataSource, conn, { writerGraceMs: 5_000 });
+    expect(await relay.publishBatch(false)).toBe(1);
+    expect(await storedMsgIds()).toEqual(['job:old:completed']);
+    expect(await relay.publishBatch(false)).toBe(0);
+    expect(await relay.publishBatch(true)).toBe(1);
+    expect(await storedMsgIds()).toEqual(['job:old:completed', 'job:young:completed']);
+  });
+
   it('a second write with the same msgId is ignored', async () => {
     await clearStream();
     const write = () =>

@@ -32,7 +32,8 @@ describe('flow-orchestrator: lease queries use indexes', () => {
 
   it("renewing a process's leases", async () => {
     const text = await plan(
-      `UPDATE job SET lease_until = now() + $2 * interval '1 millisecond' WHERE lease_owner = $1`,
+      `UPDATE job SET lease_until = now() + $2 * interval '1 millisecond'
+       WHERE id IN (SELECT id FROM job WHERE lease_owner = $1 FOR UPDATE SKIP LOCKED) AND lease_owner = $1`,
       ['worker-1', 1000],
     );
     expect(text).toContain('job_lease_owner');

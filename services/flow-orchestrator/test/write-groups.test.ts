@@ -17,9 +17,14 @@ describe('flow-orchestrator: grouped writes on Postgres', () => {
     orchestrator = await startTestService(flowOrchestratorDefinition);
     const real = orchestrator.running.app.get(JobRepository);
     jobs = Object.create(real) as JobRepository;
-    jobs.execute = (statements, finalSql, options) => {
-      sent.push(statements.filter((s) => s.sql.startsWith('UPDATE job')).length);
-      return real.execute(statements, finalSql, options);
+    const flowUpdates = (sql: string) => sql.split('RETURNING id, canceled_by').length - 1;
+    jobs.execute = (statements, finalSql) => {
+      sent.push(statements.reduce((n, s) => n + flowUpdates(s.sql), 0));
+      return real.execute(statements, finalSql);
+    };
+    jobs.query = (sql, params) => {
+      if (sql.includes('UNION ALL')) sent.push(flowUpdates(sql));
+      return real.query(sql, params);
     };
   }, 120_000);
 

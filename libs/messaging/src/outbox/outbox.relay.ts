@@ -14,6 +14,12 @@ export interface OutboxRelayOptions {
   pollIntervalMs?: number;
   /** Published rows are deleted after this long (default 24 h). */
   retainPublishedMs?: number;
+  /**
+   * When the writer publishes its rows itself right after its commit (and marks them), a poll
+   * leaves rows younger than this to it (default 0: every row); a `wake()` still takes every row.
+   * Spares the relay publishing again what is on its way, and its lock on rows the writer marks.
+   */
+  writerGraceMs?: number;
   logger?: LoggerService;
 }
 
@@ -37,6 +43,7 @@ export class OutboxRelay {
   private readonly batchSize: number;
   private readonly pollIntervalMs: number;
   private readonly retainPublishedMs: number;
+  private readonly writerGraceMs: number;
   private readonly logger: LoggerService;
   private running?: Promise<void>;
   private stopped = true;
@@ -55,6 +62,7 @@ export class OutboxRelay {
     this.batchSize = options.batchSize ?? 100;
     this.pollIntervalMs = options.pollIntervalMs ?? 1_000;
     this.retainPublishedMs = options.retainPublishedMs ?? 24 * 60 * 60 * 1000;
+    this.writerGraceMs = options.writerGraceMs ?? 0;
     this.logger = options.logger ?? new Logger('OutboxRelay');
   }
 
@@ -77,13 +85,18 @@ export class OutboxRelay {
     await this.running;
   }
 
-  /** Claims, publishes and marks one batch; returns how many rows were published. */
-  publishBatch(): Promise<number> {
+  /**
+   * Claims, publishes and marks one batch; returns how many rows were published. `all: false`
+   * leaves rows younger than `writerGraceMs` to their writer.
+   */
+  publishBatch(all = true): Promise<number> {
+    const graceMs = all ? 0 : this.writerGraceMs;
     return this.dataSource.transaction(async (manager) => {
       const rows: OutboxRow[] = await manager.query(
         `SELECT "id", "subject", "payload", "headers", "msg_id" FROM ${this.table}
-         WHERE "published_at" IS NULL ORDER BY "seq" LIMIT $1 FOR UPDATE SKIP LOCKED`,
-        [this.batchSize],
+         WHERE "published_at" IS NULL AND "created_at" <= now() - $2::int * interval '1 millisecond'
+         ORDER BY "seq" LIMIT $1 FOR UPDATE SKIP LOCKED`,
+        [this.batchSize, graceMs],
       );
       if (rows.length === 0) return 0;
       const outcomes = await Promise.allSettled(rows.map((row) => this.publishRow(row)));
@@ -116,11 +129,15 @@ export class OutboxRelay {
   }
 
   private async loop(): Promise<void> {
+    // The first batch takes every row: what a process that stopped left behind.
+    let all = true;
     while (!this.stopped) {
       let published = 0;
+      all ||= this.woken;
       this.woken = false;
       try {
-        published = await this.publishBatch();
+        published = await this.publishBatch(all);
+        all = published === this.batchSize && all;
         if (published === 0) await this.pruneIfDue();
       } catch (error) {
         this.logger.error(

@@ -30,6 +30,8 @@ export class EngineOutbox implements OnApplicationBootstrap, BeforeApplicationSh
     this.relay = new OutboxRelay(dataSource, conn, {
       pollIntervalMs: 250,
       batchSize: 200,
+      // `afterCommit` publishes and marks its rows itself: a poll leaves them to it for a while.
+      writerGraceMs: 5_000,
       logger: new Logger('EngineOutbox'),
     });
   }

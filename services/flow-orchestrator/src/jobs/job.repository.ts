@@ -67,18 +67,13 @@ export type JobUpdate = Partial<Omit<JobRecord, 'id' | 'wake_seq'>>;
 export class JobRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  /**
-   * The statements as one (`combineStatements`). `prepare: false` for text that seldom comes
-   * back (a group of many jobs' writes): it is neither kept nor prepared on the connection.
-   */
   async execute<Row = Record<string, unknown>>(
     statements: readonly SqlStatement[],
     finalSql?: string,
-    { prepare = true }: { prepare?: boolean } = {},
   ): Promise<Row[]> {
     if (statements.length === 0) return [];
-    const { sql, params } = combineStatements(statements, finalSql, prepare);
-    return this.rows<Row>(sql, params, prepare);
+    const { sql, params } = combineStatements(statements, finalSql);
+    return this.rows<Row>(sql, params);
   }
 
   query<Row>(sql: string, params: readonly unknown[]): Promise<Row[]> {
@@ -100,11 +95,11 @@ export class JobRepository {
    * query-runner per call) as a named prepared statement, so Postgres plans each distinct
    * statement once per connection.
    */
-  private async rows<Row>(sql: string, params: readonly unknown[], prepare = true): Promise<Row[]> {
+  private async rows<Row>(sql: string, params: readonly unknown[]): Promise<Row[]> {
     const pool = (this.dataSource.driver as unknown as { master?: PgPool }).master;
     if (!pool) return rowsOf<Row>(await this.dataSource.query(sql, params as unknown[]));
     const result = await pool.query<Row>({
-      ...(prepare ? { name: statementName(sql) } : {}),
+      name: statementName(sql),
       text: sql,
       values: params as unknown[],
     });
@@ -357,9 +352,15 @@ export class JobRepository {
     return rows.length > 0;
   }
 
+  /**
+   * Extends the leases `owner` holds. A row locked at that moment (a group of flows' writes
+   * commits it) is passed over until the next renewal, a third of a lease later: waiting for it
+   * while holding the others could deadlock with such a group, which locks its rows in no set order.
+   */
   async renewLeases(owner: string, ttlMs: number): Promise<void> {
     await this.dataSource.query(
-      `UPDATE job SET lease_until = now() + $2 * interval '1 millisecond' WHERE lease_owner = $1`,
+      `UPDATE job SET lease_until = now() + $2 * interval '1 millisecond'
+       WHERE id IN (SELECT id FROM job WHERE lease_owner = $1 FOR UPDATE SKIP LOCKED) AND lease_owner = $1`,
       [owner, ttlMs],
     );
   }
@@ -387,7 +388,7 @@ export class JobRepository {
 }
 
 interface PgPool {
-  query<Row>(config: { name?: string; text: string; values: unknown[] }): Promise<{ rows: Row[] }>;
+  query<Row>(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: Row[] }>;
 }
 
 const names = new Map<string, string>();

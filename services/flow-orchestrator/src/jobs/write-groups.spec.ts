@@ -4,22 +4,38 @@ import { JobRepository } from './job.repository.js';
 import type { SqlStatement } from './sql-batch.js';
 import { WriteGroups, type GroupedWrite } from './write-groups.js';
 
-/** Records each statement sent and holds it until `release()`; answers a row per job written. */
+/** Records the job ids each statement sent carries and holds it until `release()`; answers a row per id. */
 class HeldJobs extends JobRepository {
-  readonly sent: Array<{ statements: SqlStatement[]; finalSql?: string }> = [];
-  failWhen: (statements: readonly SqlStatement[]) => boolean = () => false;
+  readonly sent: Array<{ ids: unknown[]; sql: string }> = [];
+  failWhen: (ids: readonly unknown[]) => boolean = () => false;
   private gates: Array<() => void> = [];
 
   constructor() {
     super(undefined as unknown as DataSource);
   }
 
-  override async execute<Row>(statements: readonly SqlStatement[], finalSql?: string): Promise<Row[]> {
-    this.sent.push({ statements: [...statements], ...(finalSql ? { finalSql } : {}) });
+  override execute<Row>(statements: readonly SqlStatement[]): Promise<Row[]> {
+    return this.hold(
+      statements.map((s) => s.sql).join(';'),
+      statements.flatMap((s) => s.params),
+    );
+  }
+
+  override query<Row>(sql: string, params: readonly unknown[]): Promise<Row[]> {
+    return this.hold(sql, params);
+  }
+
+  private async hold<Row>(sql: string, params: readonly unknown[]): Promise<Row[]> {
+    const ids = params.filter((param) => typeof param === 'string');
+    this.sent.push({ ids, sql });
     await new Promise<void>((resolve) => this.gates.push(resolve));
-    if (this.failWhen(statements)) throw new Error('check constraint violated');
-    const ids = statements.filter((s) => s.sql.startsWith('UPDATE')).map((s) => s.params[0]);
+    if (this.failWhen(ids)) throw new Error('check constraint violated');
     return ids.map((id) => ({ id })) as Row[];
+  }
+
+  /** The ids of each statement sent, in order. */
+  get batches(): unknown[][] {
+    return this.sent.map((s) => s.ids);
   }
 
   async release(): Promise<void> {
@@ -33,11 +49,11 @@ class HeldJobs extends JobRepository {
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
-/** A write of job `id`'s row (and `rows`); `null`: it may touch anyone's rows. */
-function write(id: string, rows: string[] | null = [id]): GroupedWrite {
+/** A write of job `id`'s row (and `rows`); `null`: it may touch anyone's rows. `shape` changes its statement's text. */
+function write(id: string, rows: string[] | null = [id], shape = 'x'): GroupedWrite {
   return {
     id,
-    statements: [{ sql: `UPDATE job SET x = $2 WHERE id = $1 RETURNING id`, params: [id, 1] }],
+    statements: [{ sql: `UPDATE job SET ${shape} = 1 WHERE id = $1 RETURNING id`, params: [id] }],
     rows: rows ? new Set(rows) : undefined,
   };
 }
@@ -50,12 +66,15 @@ describe('WriteGroups', () => {
     const second = groups.write(write('b'));
     const waiting = ['c', 'd', 'e'].map((id) => groups.write(write(id)));
     await tick();
-    // Two groups in flight (one each), the next three wait and then share one statement.
-    expect(jobs.sent.map((s) => s.statements.length)).toEqual([1, 1]);
+    // Two groups in flight (one write each); the next three wait, then share one statement.
+    expect(jobs.batches).toEqual([['a'], ['b']]);
     await jobs.release();
-    expect(jobs.sent.map((s) => s.statements.length)).toEqual([1, 1, 3]);
-    expect(jobs.sent[2].finalSql).toBe(
-      'SELECT * FROM s0 UNION ALL SELECT * FROM s1 UNION ALL SELECT * FROM s2',
+    expect(jobs.batches).toEqual([['a'], ['b'], ['c', 'd', 'e']]);
+    expect(jobs.sent[2].sql).toMatch(
+      /^WITH s0 AS \(UPDATE job SET x = 1 WHERE id = \$1 RETURNING id\),\ns1 AS \(UPDATE job SET x = 1 WHERE id = \$2/,
+    );
+    expect(jobs.sent[2].sql).toMatch(
+      /\nSELECT \* FROM s0 UNION ALL SELECT \* FROM s1 UNION ALL SELECT \* FROM s2$/,
     );
     await jobs.release();
     expect(await first).toEqual([{ id: 'a' }]);
@@ -63,19 +82,49 @@ describe('WriteGroups', () => {
     expect(await Promise.all(waiting)).toEqual([[{ id: 'c' }], [{ id: 'd' }], [{ id: 'e' }]]);
   });
 
-  it('a write touching a row of a write in flight waits for it, and nothing behind it passes', async () => {
+  it('the same shape and size give the same statement text (Postgres keeps it prepared)', async () => {
+    const jobs = new HeldJobs();
+    const groups = new WriteGroups(jobs);
+    for (const round of [1, 2]) {
+      void groups.write(write(`x${round}`));
+      void groups.write(write(`y${round}`));
+      for (const id of ['c', 'd']) void groups.write(write(`${id}${round}`));
+      await jobs.release();
+      await jobs.release();
+    }
+    expect(jobs.sent[2].ids).toEqual(['c1', 'd1']);
+    expect(jobs.sent[5].ids).toEqual(['c2', 'd2']);
+    expect(jobs.sent[5].sql).toBe(jobs.sent[2].sql);
+  });
+
+  it('writes of different shapes go in different statements; one passed over still comes before later writes of its rows', async () => {
+    const jobs = new HeldJobs();
+    const groups = new WriteGroups(jobs);
+    void groups.write(write('x'));
+    void groups.write(write('y'));
+    void groups.write(write('a'));
+    void groups.write(write('b', ['b'], 'other'));
+    void groups.write(write('c'));
+    void groups.write(write('b2', ['b']));
+    await tick();
+    await jobs.release();
+    // 'b2' touches b's row: it waits for 'b', although it has the shape of the group.
+    expect(jobs.batches.slice(2)).toEqual([['a', 'c'], ['b']]);
+    await jobs.release();
+    expect(jobs.batches.slice(4)).toEqual([['b2']]);
+    await jobs.release();
+  });
+
+  it('a write touching a row of a write in flight waits for it', async () => {
     const jobs = new HeldJobs();
     const groups = new WriteGroups(jobs);
     void groups.write(write('parent', ['parent', 'child']));
     void groups.write(write('child'));
     void groups.write(write('other'));
     await tick();
-    expect(jobs.sent.map((s) => s.statements[0].params[0])).toEqual(['parent']);
+    expect(jobs.batches).toEqual([['parent'], ['other']]);
     await jobs.release();
-    expect(jobs.sent.map((s) => s.statements.map((st) => st.params[0]))).toEqual([
-      ['parent'],
-      ['child', 'other'],
-    ]);
+    expect(jobs.batches).toEqual([['parent'], ['other'], ['child']]);
     await jobs.release();
   });
 
@@ -87,9 +136,9 @@ describe('WriteGroups', () => {
     const sameTwice = [groups.write(write('a')), groups.write(write('a'))];
     await tick();
     await jobs.release();
-    expect(jobs.sent.slice(2).map((s) => s.statements.length)).toEqual([1]);
+    expect(jobs.batches.slice(2)).toEqual([['a']]);
     await jobs.release();
-    expect(jobs.sent.slice(2).map((s) => s.statements.length)).toEqual([1, 1]);
+    expect(jobs.batches.slice(2)).toEqual([['a'], ['a']]);
     await jobs.release();
     await Promise.all(sameTwice);
   });
@@ -101,11 +150,11 @@ describe('WriteGroups', () => {
     const wake = groups.write(write('w', null));
     void groups.write(write('b'));
     await tick();
-    expect(jobs.sent).toHaveLength(1);
+    expect(jobs.batches).toEqual([['a']]);
     await jobs.release();
-    expect(jobs.sent.map((s) => s.statements[0].params[0])).toEqual(['a', 'w']);
+    expect(jobs.batches).toEqual([['a'], ['w']]);
     await jobs.release();
-    expect(jobs.sent.map((s) => s.statements[0].params[0])).toEqual(['a', 'w', 'b']);
+    expect(jobs.batches).toEqual([['a'], ['w'], ['b']]);
     await jobs.release();
     expect(await wake).toEqual([{ id: 'w' }]);
   });
@@ -121,10 +170,9 @@ describe('WriteGroups', () => {
         (error: Error) => error.message,
       ),
     );
-    jobs.failWhen = (statements) => statements.some((s) => s.params[0] === 'bad');
-    await jobs.release();
-    for (let i = 0; i < 4; i++) await jobs.release();
+    jobs.failWhen = (ids) => ids.includes('bad');
+    for (let i = 0; i < 5; i++) await jobs.release();
     expect(await Promise.all(outcomes)).toEqual([[{ id: 'a' }], 'check constraint violated', [{ id: 'c' }]]);
-    expect(jobs.sent.slice(2).map((s) => s.statements.length)).toEqual([3, 1, 1, 1]);
+    expect(jobs.batches.slice(2)).toEqual([['a', 'bad', 'c'], ['a'], ['bad'], ['c']]);
   });
 });

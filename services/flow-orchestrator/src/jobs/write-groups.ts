@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { JobRepository } from './job.repository.js';
-import type { SqlStatement } from './sql-batch.js';
+import { combineStatements, type SqlStatement } from './sql-batch.js';
 
 /**
  * A write of one job's state: `statements` commit together, the last one returning the job's row
@@ -18,10 +18,14 @@ const GROUPS_IN_FLIGHT = 2;
 const MAX_WRITES_PER_GROUP = 64;
 /** Well under Postgres' 65 535 parameters of a statement. */
 const MAX_PARAMS_PER_GROUP = 20_000;
+/** How far down the queue a group looks for writes of its shape. */
+const MAX_SCANNED = 256;
 
 interface Pending {
   readonly write: GroupedWrite;
   readonly params: number;
+  /** Its statements' text: writes of one shape share a statement text, kept prepared. */
+  readonly shape: string;
   resolve(rows: Array<Record<string, unknown>>): void;
   reject(error: unknown): void;
 }
@@ -49,7 +53,10 @@ export class WriteGroups {
   write<Row>(write: GroupedWrite): Promise<Row[]> {
     return new Promise<Array<Record<string, unknown>>>((resolve, reject) => {
       const params = write.statements.reduce((sum, statement) => sum + statement.params.length, 0);
-      this.queue.push({ write, params, resolve, reject });
+      const shape = write.statements
+        .map((statement) => `${statement.params.length}:${statement.sql}`)
+        .join('\u0000');
+      this.queue.push({ write, params, shape, resolve, reject });
       this.pump();
     }) as Promise<Row[]>;
   }
@@ -70,19 +77,38 @@ export class WriteGroups {
     }
   }
 
-  /** Writes from the head of the queue, in order, while they touch rows no other write of theirs or in flight touches. */
+  /**
+   * Waiting writes of one shape (the same statements), in order, touching rows that no write of
+   * the group, in flight or passed over touches: a write passed over keeps its rows from being
+   * written before it. Stops at a write that may touch anyone's rows.
+   */
   private gather(): Pending[] {
     const group: Pending[] = [];
     const rows = new Set<string>();
+    const passedOver = new Set<string>();
+    let shape: string | undefined;
     let params = 0;
-    while (this.queue.length > 0 && group.length < MAX_WRITES_PER_GROUP) {
-      const next = this.queue[0];
+    const scan = Math.min(this.queue.length, MAX_SCANNED);
+    for (let i = 0; i < scan && group.length < MAX_WRITES_PER_GROUP; i++) {
+      const next = this.queue[i];
       const own = next.write.rows;
-      if (!own || params + next.params > MAX_PARAMS_PER_GROUP) break;
-      if ([...own].some((row) => rows.has(row) || this.busyRows.has(row))) break;
+      if (!own) break;
+      const free =
+        (shape === undefined || next.shape === shape) &&
+        params + next.params <= MAX_PARAMS_PER_GROUP &&
+        ![...own].some((row) => rows.has(row) || passedOver.has(row) || this.busyRows.has(row));
+      if (!free) {
+        for (const row of own) passedOver.add(row);
+        continue;
+      }
+      shape = next.shape;
       for (const row of own) rows.add(row);
       params += next.params;
-      group.push(this.queue.shift()!);
+      group.push(next);
+    }
+    if (group.length > 0) {
+      const taken = new Set(group);
+      this.queue.splice(0, scan, ...this.queue.slice(0, scan).filter((pending) => !taken.has(pending)));
     }
     return group;
   }
@@ -107,7 +133,11 @@ export class WriteGroups {
     if (group.length === 1) return this.commitAlone(group[0]);
     let rows: Array<Record<string, unknown>>;
     try {
-      rows = await this.jobs.execute(...groupStatement(group.map((pending) => pending.write)));
+      const sql = groupText(group);
+      rows = await this.jobs.query(
+        sql,
+        group.flatMap((pending) => pending.write.statements.flatMap((s) => s.params)),
+      );
     } catch {
       for (const pending of group) await this.commitAlone(pending);
       return;
@@ -126,17 +156,27 @@ export class WriteGroups {
   }
 }
 
+/** Group statements by shape and size: the same few come back all the time. */
+const groupTexts = new Map<string, string>();
+
 /**
- * The writes as one statement: every statement a CTE, and the rows of each write's last one. The
- * text changes with the group's make-up, so it is not kept as a prepared statement.
+ * The writes (of one shape) as one statement: every statement a CTE, and the rows of each
+ * write's last one. Built once per shape and size, so Postgres keeps it prepared.
  */
-function groupStatement(writes: readonly GroupedWrite[]): Parameters<JobRepository['execute']> {
-  const statements = writes.flatMap((write) => write.statements);
-  const lasts: string[] = [];
-  let index = -1;
-  for (const write of writes) {
-    index += write.statements.length;
-    lasts.push(`SELECT * FROM s${index}`);
+function groupText(group: readonly Pending[]): string {
+  const key = `${group.length}\u0001${group[0].shape}`;
+  let sql = groupTexts.get(key);
+  if (sql === undefined) {
+    const statements = group.flatMap((pending) => pending.write.statements);
+    const lasts: string[] = [];
+    let index = -1;
+    for (const pending of group) {
+      index += pending.write.statements.length;
+      lasts.push(`SELECT * FROM s${index}`);
+    }
+    sql = combineStatements(statements, lasts.join(' UNION ALL '), false).sql;
+    if (groupTexts.size >= 1_000) groupTexts.clear();
+    groupTexts.set(key, sql);
   }
-  return [statements, lasts.join(' UNION ALL '), { prepare: false }];
+  return sql;
 }

@@ -5,6 +5,7 @@ import { claimDebounced } from '../../jobs/flow-debouncer.js';
 import { JobRepository } from '../../jobs/job.repository.js';
 import type { SqlStatement } from '../../jobs/sql-batch.js';
 import { resolveKey } from '../concurrency.limiter.js';
+import { EngineOutbox } from '../engine-outbox.js';
 import { ExpressionEvaluator } from '../expressions/expression.evaluator.js';
 import type { ModuleContext } from '../module-outcome.js';
 
@@ -19,6 +20,7 @@ export class StepDebouncer {
   constructor(
     private readonly jobs: JobRepository,
     private readonly evaluator: ExpressionEvaluator,
+    private readonly outbox: EngineOutbox,
   ) {}
 
   /**
@@ -40,7 +42,7 @@ export class StepDebouncer {
       `${ctx.fieldPath}.debouncing.debounce_key`,
     );
     const now = Date.now();
-    return this.jobs.transaction(async (query) => {
+    const outcome = await this.jobs.transaction(async (query) => {
       for (const statement of before) await query(statement.sql, statement.params);
       await query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`debounce:${key}`]);
       const [current] = await query<{
@@ -130,6 +132,9 @@ export class StepDebouncer {
       await query(insert.sql, insert.params);
       return at;
     });
+    // Its outbox rows (the step's own, a replaced run's wake-up) are the relay's to publish.
+    this.outbox.wake();
+    return outcome;
   }
 
   /**
