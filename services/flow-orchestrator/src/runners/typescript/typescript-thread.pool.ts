@@ -304,7 +304,8 @@ export class TypeScriptThreadPool {
   private serveWaiters(): void {
     while (!this.closed && this.waiters.length > 0) {
       const waiter = this.waiters[0];
-      const thread = this.takeIdle(waiter.memoryMb) ?? this.spawnWithinLimit(waiter.memoryMb);
+      const thread =
+        this.takeIdle(waiter.memoryMb, waiter.realmKey) ?? this.spawnWithinLimit(waiter.memoryMb);
       if (!thread) return;
       this.waiters.shift();
       waiter.resolve(thread);

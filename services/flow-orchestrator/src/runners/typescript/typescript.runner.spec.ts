@@ -367,6 +367,19 @@ describe('TypeScriptRunner: a bounded thread pool', () => {
     });
   const sleepy =
     'export async function main(ms: number) { await new Promise((r) => setTimeout(r, ms)); return ms; }';
+  const withPool = async (
+    coreThreads: number,
+    maxThreads: number,
+    use: (pool: TypeScriptRunner) => Promise<void>,
+  ) => {
+    const pool = poolOf(coreThreads, maxThreads);
+    pool.start();
+    try {
+      await use(pool);
+    } finally {
+      await pool.close();
+    }
+  };
 
   it('runs more jobs than it has threads: the rest wait their turn, and each job gets its whole time limit', async () => {
     const small = poolOf(2, 2);
@@ -429,6 +442,38 @@ describe('TypeScriptRunner: a bounded thread pool', () => {
     } finally {
       await single.close();
     }
+  });
+
+  it('a script changed under the same path runs as changed, its parameters read anew, on a thread that ran it', async () => {
+    await withPool(1, 1, async (single) => {
+      const args = { a: 1, b: 2, c: 3 };
+      const run = (content: string, realmKey?: string) =>
+        single.run(job(content, { path: 'f/demo/step', args, ...(realmKey ? { realmKey } : {}) }), () => {});
+      await expect(run('export function main(a: number, b: number) { return [a, b] }')).resolves.toEqual([
+        1, 2,
+      ]);
+      await expect(run('export function main(b: number, c: number) { return [b, c] }')).resolves.toEqual([
+        2, 3,
+      ]);
+      await expect(
+        run('export function main(b: number, c: number) { return [c, b] }', 'run-1'),
+      ).resolves.toEqual([3, 2]);
+      await expect(
+        run('export function main(a: number, b: number) { return [a, b] }', 'run-1'),
+      ).resolves.toEqual([1, 2]);
+    });
+  });
+
+  it("a job that imports sees its own environment in the thread, never an earlier job's", async () => {
+    await withPool(1, 1, async (single) => {
+      const plain = 'export function main() { return process.env.STEP }';
+      const imports = `import nodeProcess from 'node:process';
+        export function main() { return [nodeProcess.env.STEP ?? null, nodeProcess.env.OTHER ?? null] }`;
+      await expect(single.run(job(plain, { env: { STEP: 'a' } }), () => {})).resolves.toBe('a');
+      await expect(single.run(job(imports, { env: { STEP: 'b' } }), () => {})).resolves.toEqual(['b', null]);
+      await expect(single.run(job(plain, { env: { STEP: 'c' } }), () => {})).resolves.toBe('c');
+      await expect(single.run(job(imports, { env: { OTHER: 'd' } }), () => {})).resolves.toEqual([null, 'd']);
+    });
   });
 
   it('a job canceled while it waits for a thread never runs and fails as canceled', async () => {

@@ -76,7 +76,7 @@ export class TypeScriptRunner implements ScriptRunner {
       thread.post({
         content: job.content,
         argsJson: JSON.stringify(job.args),
-        env: job.env,
+        envJson: JSON.stringify(job.env),
         entrypoint: job.entrypoint ?? 'main',
         maxResultBytes: this.options.maxResultBytes,
         path: job.path ?? null,
