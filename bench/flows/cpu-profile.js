@@ -33,16 +33,20 @@ function parseStat(text) {
   return { name, ticks: Number(fields[11]) + Number(fields[12]) };
 }
 
-/** A node process named by its flowmesh role, anything else by its command. */
+/** `FLOWMESH_SUBJECT_PREFIX=` of the mesh this run started: its processes carry it. */
+let meshMark = '';
+
+/** A node process of this run's mesh named by its role, any other node process as such, anything else by its command. */
 function processName(pid, name) {
   if (name !== 'node' && name !== 'MainThread') return name;
-  const env = read(`/proc/${pid}/environ`, 'latin1') ?? '';
-  if (/FLOWMESH_ROLE=worker/.test(env)) return 'orchestrator worker';
   if (Number(pid) === process.pid) return 'bench client';
+  const env = read(`/proc/${pid}/environ`, 'latin1') ?? '';
+  if (!env.includes(meshMark)) return 'node elsewhere';
+  if (/FLOWMESH_ROLE=worker/.test(env)) return 'orchestrator worker';
   const command = read(`/proc/${pid}/cmdline`, 'latin1') ?? '';
   if (command.includes('resource-registry')) return 'registry';
   if (command.includes('flow-orchestrator')) return 'orchestrator service';
-  return 'other node';
+  return 'node elsewhere';
 }
 
 function processTicks() {
@@ -60,7 +64,8 @@ function processTicks() {
 function workerThreadTicks() {
   const ticks = new Map();
   for (const pid of pids()) {
-    if (!/FLOWMESH_ROLE=worker/.test(read(`/proc/${pid}/environ`, 'latin1') ?? '')) continue;
+    const env = read(`/proc/${pid}/environ`, 'latin1') ?? '';
+    if (!env.includes(meshMark) || !/FLOWMESH_ROLE=worker/.test(env)) continue;
     for (const tid of readdirSync(`/proc/${pid}/task`)) {
       const text = read(`/proc/${pid}/task/${tid}/stat`);
       if (!text) continue;
@@ -123,6 +128,7 @@ async function pgStatements(databaseUrl) {
 }
 
 const fm = await startFlowmesh();
+meshMark = `FLOWMESH_SUBJECT_PREFIX=${fm.subjectPrefix}\0`;
 try {
   const flow = chainFlow(STEPS);
   for (let i = 0; i < WARMUP; i++) await fm.run(flow, { n: i });

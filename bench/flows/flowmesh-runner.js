@@ -80,8 +80,9 @@ export async function startFlowmesh() {
       return { id: job_id, ms: at - started };
     },
     get: (id) => jobs.get({ actor, workspace: WORKSPACE, id }),
-    /** The mesh's database URL. */
+    /** The mesh's database URL and subject prefix. */
     databaseUrl: mesh.env.DATABASE_URL,
+    subjectPrefix: mesh.env.FLOWMESH_SUBJECT_PREFIX,
     /** Gaps between one step's end and the next one's start, from the step jobs' timestamps. */
     async stepGaps(flowJobId) {
       const { jobs: children } = await jobs.list({

@@ -2,7 +2,8 @@ import { jobEvents, type JobStatus } from '@flowmesh/contracts';
 import { Injectable } from '@nestjs/common';
 import type { JobRecord } from '../jobs/job.record.js';
 import { JobRepository } from '../jobs/job.repository.js';
-import type { SqlStatement } from '../jobs/sql-batch.js';
+import { rowsTouched, type SqlStatement } from '../jobs/sql-batch.js';
+import { WriteGroups } from '../jobs/write-groups.js';
 import { ResultCache } from './cache/result-cache.js';
 import { CancelSignals } from './cancel-signals.js';
 import { ConcurrencyLimiter } from './concurrency.limiter.js';
@@ -31,6 +32,7 @@ export class FlowFinisher {
     private readonly outbox: EngineOutbox,
     private readonly cancels: CancelSignals,
     private readonly store: FlowStateStore,
+    private readonly groups: WriteGroups,
   ) {}
 
   /** Windmill's result of a cancelled job. */
@@ -75,17 +77,7 @@ export class FlowFinisher {
         record,
       };
     const pending = this.store.takePending(run);
-    const statements: SqlStatement[] = [
-      ...pending.statements,
-      this.jobs.finish(run.id, {
-        status,
-        result: ending.result,
-        skipped: ending.skipped,
-        flow_status: run.status,
-        runtime: run.runtime,
-        ...(pending.fields.started_at ? { startedAt: pending.fields.started_at } : {}),
-      }),
-    ];
+    const statements: SqlStatement[] = [...pending.statements];
     if (run.runtime.concurrencyKey)
       statements.push(...this.concurrency.release(run.runtime.concurrencyKey, run.id));
     if (status === 'completed' && run.runtime.cacheKey && run.runtime.cacheTtlS) {
@@ -114,11 +106,23 @@ export class FlowFinisher {
     } else if (wakeParent) {
       statements.push(...this.jobs.wake(run.job.parent_job, `child-${run.id}`));
     }
+    // Last, so that its row is what the statement answers.
+    statements.push(
+      this.jobs.finish(run.id, {
+        status,
+        result: ending.result,
+        skipped: ending.skipped,
+        flow_status: run.status,
+        runtime: run.runtime,
+        ...(pending.fields.started_at ? { startedAt: pending.fields.started_at } : {}),
+      }),
+    );
     const rows = await run.serialize(() =>
-      this.jobs.execute<{ id: string; duration_ms: number | null; completed_at: Date }>(
+      this.groups.write<{ id: string; duration_ms: number | null; completed_at: Date }>({
+        id: run.id,
         statements,
-        `SELECT * FROM s${pending.statements.length}`,
-      ),
+        rows: rowsTouched(statements),
+      }),
     );
     this.outbox.afterCommit(statements);
     const row = rows[0];

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { JobRepository, type JobUpdate } from '../jobs/job.repository.js';
-import { touchesOwnRows, type SqlStatement } from '../jobs/sql-batch.js';
+import { rowsTouched, touchesOwnRows, type SqlStatement } from '../jobs/sql-batch.js';
 import { WriteGroups } from '../jobs/write-groups.js';
 import { EngineOutbox } from './engine-outbox.js';
 import type { FlowRun } from './flow-run.js';
@@ -122,12 +122,6 @@ function queued(run: FlowRun): QueuedWrite[] {
   let queue = queues.get(run);
   if (!queue) queues.set(run, (queue = []));
   return queue;
-}
-
-/** The job rows the flow's statements touch with its own row, or undefined when they may touch others'. */
-function rowsTouched(statements: readonly SqlStatement[], flowId: string): Set<string> | undefined {
-  const rows = new Set<string>([flowId]);
-  return statements.every((statement) => touchesOwnRows(statement, rows)) ? rows : undefined;
 }
 
 /** The oldest write, and after it those that may share its statement. */

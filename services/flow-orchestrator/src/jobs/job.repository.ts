@@ -224,6 +224,7 @@ export class JobRepository {
       sql: `UPDATE job SET ${sets.join(', ')} WHERE id = $1 AND status NOT IN ('completed','failed','cancelled')
             RETURNING id, status, duration_ms, completed_at`,
       params,
+      jobRow: id,
     };
   }
 

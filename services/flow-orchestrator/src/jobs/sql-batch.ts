@@ -14,7 +14,7 @@ export interface SqlStatement {
   readonly message?: OutboxMessage;
   /** It writes outbox rows only the relay can publish (their subject is read in SQL). */
   readonly relay?: boolean;
-  /** The job row it writes, when it writes only that row (an insert or upsert of a job). */
+  /** The job row it writes, when it writes only that row (an insert or upsert of a job, an update by id). */
   readonly jobRow?: string;
 }
 
@@ -30,6 +30,15 @@ export function touchesOwnRows(statement: SqlStatement, seenJobRows: Set<string>
     return true;
   }
   return APPEND_ONLY.test(statement.sql);
+}
+
+/**
+ * The job rows `statements` write (`seed`: one more the caller writes with them), or undefined
+ * when they may write rows they do not name, or one row twice.
+ */
+export function rowsTouched(statements: readonly SqlStatement[], seed?: string): Set<string> | undefined {
+  const rows = new Set<string>(seed === undefined ? [] : [seed]);
+  return statements.every((statement) => touchesOwnRows(statement, rows)) ? rows : undefined;
 }
 
 const APPEND_ONLY = /^\s*INSERT INTO (job_log|outbox_message) \([^)]*\)\s*VALUES/;
