@@ -112,7 +112,19 @@ async function pgStatements(databaseUrl) {
         `SELECT sum(calls) AS calls, sum(total_exec_time) AS ms FROM pg_stat_statements
           WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())`,
       );
+      const tables = await client.query(
+        `SELECT relname, n_tup_ins, n_tup_upd, n_tup_hot_upd FROM pg_stat_user_tables
+          WHERE n_tup_ins + n_tup_upd > 0 ORDER BY n_tup_ins + n_tup_upd DESC LIMIT 6`,
+      );
       await client.end();
+      console.log(
+        `Rows per step (since the start): ${tables.rows
+          .map(
+            (t) =>
+              `${t.relname} +${(t.n_tup_ins / steps).toFixed(2)} ~${(t.n_tup_upd / steps).toFixed(2)} (HOT ${(t.n_tup_hot_upd / steps).toFixed(2)})`,
+          )
+          .join(', ')}`,
+      );
       const { calls, ms } = total.rows[0];
       return (
         `${(calls / steps).toFixed(3).padStart(7)} ${(ms / steps).toFixed(3)}ms  (all)\n` +

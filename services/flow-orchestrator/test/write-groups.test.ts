@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { startTestService, type TestService } from '@flowmesh/testing';
+import { startTestService, waitFor, type TestService } from '@flowmesh/testing';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { flowOrchestratorDefinition } from '../src/flow-orchestrator.definition.js';
 import { JobRepository } from '../src/jobs/job.repository.js';
@@ -32,13 +33,13 @@ describe('flow-orchestrator: grouped writes on Postgres', () => {
     await orchestrator?.stop();
   });
 
-  const flowRow = (id: string): SqlStatement =>
+  const flowRow = (id: string, parent?: string): SqlStatement =>
     jobs.insert({
       id,
       workspace: 'main',
       kind: 'flow',
-      parent_job: null,
-      root_job: id,
+      parent_job: parent ?? null,
+      root_job: parent ?? id,
       args: {},
       status: 'running',
       runtime: {},
@@ -80,7 +81,7 @@ describe('flow-orchestrator: grouped writes on Postgres', () => {
 
   it('thirty flows committing at once share statements; every row lands once, each write gets its own flow row back', async () => {
     const flows = Array.from({ length: 30 }, () => randomUUID());
-    await jobs.execute(flows.map(flowRow));
+    await jobs.execute(flows.map((flow) => flowRow(flow)));
     await jobs.query(`UPDATE job SET canceled_by = 'u/admin' WHERE id = $1`, [flows[7]]);
     const groups = new WriteGroups(jobs);
     sent.length = 0;
@@ -113,9 +114,52 @@ describe('flow-orchestrator: grouped writes on Postgres', () => {
     expect(logs[0].n).toBe(30);
   });
 
+  it('a statement locking a whole tree is tried again when Postgres ends it to break a deadlock', async () => {
+    const [parent, child] = [randomUUID(), randomUUID()];
+    // One after the other, so that the parent's row comes first in the table too.
+    await jobs.execute([flowRow(parent)]);
+    await jobs.execute([flowRow(child, parent)]);
+    const other = new pg.Client({ connectionString: orchestrator.config.database.url });
+    await other.connect();
+    try {
+      await other.query('SET search_path TO orchestrator');
+      await other.query('BEGIN');
+      await other.query(`UPDATE job SET priority = 1 WHERE id = $1`, [child]);
+      // Locks the parent, then waits for the child.
+      const marking = jobs.queryManyRows<{ id: string }>(
+        `WITH RECURSIVE tree AS (
+           SELECT id FROM job WHERE id = $1
+           UNION ALL SELECT j.id FROM job j JOIN tree t ON j.parent_job = t.id)
+         UPDATE job SET canceled_by = 'u/admin' WHERE id IN (SELECT id FROM tree) RETURNING id`,
+        [parent],
+      );
+      await waitFor(
+        async () =>
+          (
+            await other.query<{ n: number }>(
+              `SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()`,
+            )
+          ).rows[0].n === 1,
+        { description: 'the tree statement to wait for the child row' },
+      );
+      // Now the other transaction waits for the parent: a deadlock, which Postgres breaks by
+      // ending the statement that waited first.
+      await other.query(`UPDATE job SET priority = 1 WHERE id = $1`, [parent]);
+      await other.query('COMMIT');
+      expect((await marking).map((row) => row.id).sort()).toEqual([parent, child].sort());
+      const { rows } = await other.query<{ deadlocks: number }>(
+        `SELECT deadlocks::int FROM pg_stat_database WHERE datname = current_database()`,
+      );
+      // It did deadlock (else the test proves nothing).
+      expect(rows[0].deadlocks).toBeGreaterThanOrEqual(1);
+    } finally {
+      await other.end();
+    }
+  });
+
   it('one bad write in a group fails alone; the others land', async () => {
     const flows = Array.from({ length: 6 }, () => randomUUID());
-    await jobs.execute(flows.map(flowRow));
+    await jobs.execute(flows.map((flow) => flowRow(flow)));
     const groups = new WriteGroups(jobs);
     const writes = flows.map((flow, i) => {
       const write = stepWrite(flow, 2);

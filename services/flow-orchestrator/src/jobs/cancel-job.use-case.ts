@@ -29,7 +29,7 @@ export class CancelJobUseCase {
     const job = await this.jobs.load(id);
     if (!job || job.workspace !== workspace) throw new MeshError('NOT_FOUND', `job ${id} not found`, { id });
     if (isTerminalJobStatus(job.status)) return false;
-    const marked = await this.jobs.query<Marked>(
+    const marked = await this.jobs.queryManyRows<Marked>(
       `WITH RECURSIVE tree AS (
          SELECT id FROM job WHERE id = $1
          UNION ALL SELECT j.id FROM job j JOIN tree t ON j.parent_job = t.id)

@@ -52,6 +52,7 @@ const TERMINAL_COLUMNS = [
   'skipped',
   'delete_after',
 ];
+const DEADLOCK_DETECTED = '40P01';
 const JSON_COLUMNS = new Set<Column>(['raw_flow', 'args', 'result', 'flow_status', 'runtime']);
 const SELECT_COLUMNS = [...COLUMNS, 'wake_seq'].join(', ');
 
@@ -78,6 +79,21 @@ export class JobRepository {
 
   query<Row>(sql: string, params: readonly unknown[]): Promise<Row[]> {
     return this.rows<Row>(sql, params);
+  }
+
+  /**
+   * `query` for a statement that locks many job rows (a whole tree, every lease of a process):
+   * a group of flows' writes locks its rows in no set order, so the two may deadlock; Postgres
+   * then ends one of them, and when it is this statement, it is tried again (up to 3 times).
+   */
+  async queryManyRows<Row>(sql: string, params: readonly unknown[]): Promise<Row[]> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.rows<Row>(sql, params);
+      } catch (error) {
+        if (attempt >= 3 || (error as { code?: unknown }).code !== DEADLOCK_DETECTED) throw error;
+      }
+    }
   }
 
   transaction<T>(
@@ -368,7 +384,7 @@ export class JobRepository {
 
   /** A process stopping hands its flow jobs back: released, and each queued to be driven elsewhere. */
   async releaseAll(owner: string): Promise<number> {
-    const rows = await this.rows<unknown>(
+    const rows = await this.queryManyRows<unknown>(
       `WITH freed AS (
          UPDATE job SET lease_owner = NULL, lease_until = NULL, wake_seq = wake_seq + 1
          WHERE lease_owner = $1 AND status NOT IN ('completed','failed','cancelled')
