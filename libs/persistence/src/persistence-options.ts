@@ -22,4 +22,6 @@ export interface ServiceDataSourceOptions {
   connectTimeoutMs?: number;
   /** Where migration progress and pool errors go (default: a JSON logger named after the schema). */
   logger?: PersistenceLogger;
+  /** Settings of every connection (`plan_cache_mode: 'force_generic_plan'`), set when it opens. */
+  sessionSettings?: Readonly<Record<string, string>>;
 }

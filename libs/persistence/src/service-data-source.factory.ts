@@ -37,7 +37,7 @@ export function createServiceDataSource(options: ServiceDataSourceOptions): Data
     // Extensions belong in migrations: creating them at connect needs superuser and races.
     installExtensions: false,
     uuidExtension: 'pgcrypto',
-    extra: { options: `-c search_path=${options.schema}` },
+    extra: { options: sessionOptions(options) },
     logging: ['error', 'warn', 'migration'],
     logger: new TypeOrmLoggerAdapter(logger),
     maxQueryExecutionTime: SLOW_QUERY_MS,
@@ -53,4 +53,16 @@ export function persistenceLogger(
   options: Pick<ServiceDataSourceOptions, 'logger' | 'schema'>,
 ): PersistenceLogger {
   return options.logger ?? createLogger({ service: options.schema, bindings: { component: 'persistence' } });
+}
+
+/** The connection's startup `options`: the service's schema first on `search_path`, and its own settings. */
+function sessionOptions(options: Pick<ServiceDataSourceOptions, 'schema' | 'sessionSettings'>): string {
+  const settings = { ...options.sessionSettings, search_path: options.schema };
+  return Object.entries(settings)
+    .map(([name, value]) => {
+      if (!/^[a-z_.]+$/.test(name) || !/^[A-Za-z0-9_.,-]+$/.test(value))
+        throw new Error(`sessionSettings.${name}: "${value}" is not a plain Postgres setting and value`);
+      return `-c ${name}=${value}`;
+    })
+    .join(' ');
 }

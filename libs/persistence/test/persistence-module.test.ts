@@ -1,9 +1,9 @@
-import { Injectable, Module } from '@nestjs/common';
-import { Test } from '@nestjs/testing';
+import { Injectable, Module, type DynamicModule, type Type } from '@nestjs/common';
+import { Test, type TestingModule } from '@nestjs/testing';
 import { uniqueTestId } from '@flowmesh/testing';
 import { DataSource, type Repository } from 'typeorm';
 import { afterAll, describe, expect, it } from 'vitest';
-import { InjectRepository, PersistenceModule } from '../src/index.js';
+import { InjectRepository, PersistenceModule, type ServiceDataSourceOptions } from '../src/index.js';
 import {
   CreateWidgets1700000000000,
   databaseUrlFor,
@@ -41,21 +41,31 @@ afterAll(async () => {
   await dropDatabase(database);
 });
 
+/** A testing module with the widget tables in `schema` (and `options`), compiled. */
+function widgetsModule(
+  schema: string,
+  options: Partial<ServiceDataSourceOptions>,
+  imports: Array<Type | DynamicModule> = [],
+): Promise<TestingModule> {
+  return Test.createTestingModule({
+    imports: [
+      PersistenceModule.forRoot({
+        databaseUrl: databaseUrlFor(database),
+        schema,
+        entities: [Widget],
+        migrations: [CreateWidgets1700000000000],
+        logger: recordingLogger(),
+        ...options,
+      }),
+      ...imports,
+    ],
+  }).compile();
+}
+
 describe('PersistenceModule', () => {
   it('prepares the database at init, injects DataSource and repositories, closes on shutdown', async () => {
     const schema = uniqueTestId('mod');
-    const moduleRef = await Test.createTestingModule({
-      imports: [
-        PersistenceModule.forRoot({
-          databaseUrl: databaseUrlFor(database),
-          schema,
-          entities: [Widget],
-          migrations: [CreateWidgets1700000000000],
-          logger: recordingLogger(),
-        }),
-        WidgetModule,
-      ],
-    }).compile();
+    const moduleRef = await widgetsModule(schema, {}, [WidgetModule]);
     const app = await moduleRef.init();
 
     const dataSource = app.get(DataSource);
@@ -100,6 +110,33 @@ describe('PersistenceModule', () => {
     } finally {
       await app.close();
     }
+  });
+
+  it('sets sessionSettings on every connection, and refuses a setting that is not plain', async () => {
+    const schema = uniqueTestId('modsettings');
+    const moduleRef = await widgetsModule(schema, {
+      sessionSettings: { plan_cache_mode: 'force_generic_plan' },
+    });
+    const app = await moduleRef.init();
+    try {
+      const dataSource = app.get(DataSource);
+      const rows = await Promise.all(
+        Array.from({ length: 3 }, () =>
+          dataSource.query<Array<{ mode: string; path: string }>>(
+            `SELECT current_setting('plan_cache_mode') AS mode, current_setting('search_path') AS path, pg_sleep(0.05)`,
+          ),
+        ),
+      );
+      expect(rows.map(([row]) => [row.mode, row.path])).toEqual(
+        Array.from({ length: 3 }, () => ['force_generic_plan', schema]),
+      );
+    } finally {
+      await app.close();
+    }
+    const bad = widgetsModule(schema, { sessionSettings: { work_mem: '64MB -c search_path=public' } });
+    await expect(bad).rejects.toThrow(
+      'sessionSettings.work_mem: "64MB -c search_path=public" is not a plain Postgres setting and value',
+    );
   });
 
   it('fails start-up with the host in the message when Postgres is unreachable', async () => {

@@ -40,6 +40,9 @@ export class FlowOrchestratorModule {
           poolSize: config.engine.dbPoolSize,
           // Under load a step waits for a connection rather than failing for want of one.
           connectTimeoutMs: 30_000,
+          // The engine's statements (by primary key, many CTEs) are prepared and come back all
+          // the time: planned once per connection, not once per run as custom plans would be.
+          sessionSettings: { plan_cache_mode: 'force_generic_plan' },
           logger: logger.child({ component: 'persistence' }),
         }),
         engineModule,

@@ -64,22 +64,39 @@ describe('WriteGroups', () => {
     const groups = new WriteGroups(jobs);
     const first = groups.write(write('a'));
     const second = groups.write(write('b'));
-    const waiting = ['c', 'd', 'e'].map((id) => groups.write(write(id)));
+    const waiting = ['c', 'd', 'e', 'f'].map((id) => groups.write(write(id)));
     await tick();
-    // Two groups in flight (one write each); the next three wait, then share one statement.
+    // Two groups in flight (one write each); the next four wait, then share one statement.
     expect(jobs.batches).toEqual([['a'], ['b']]);
     await jobs.release();
-    expect(jobs.batches).toEqual([['a'], ['b'], ['c', 'd', 'e']]);
+    expect(jobs.batches).toEqual([['a'], ['b'], ['c', 'd', 'e', 'f']]);
     expect(jobs.sent[2].sql).toMatch(
       /^WITH s0 AS \(UPDATE job SET x = 1 WHERE id = \$1 RETURNING id\),\ns1 AS \(UPDATE job SET x = 1 WHERE id = \$2/,
     );
     expect(jobs.sent[2].sql).toMatch(
-      /\nSELECT \* FROM s0 UNION ALL SELECT \* FROM s1 UNION ALL SELECT \* FROM s2$/,
+      /\nSELECT \* FROM s0 UNION ALL SELECT \* FROM s1 UNION ALL SELECT \* FROM s2 UNION ALL SELECT \* FROM s3$/,
     );
     await jobs.release();
     expect(await first).toEqual([{ id: 'a' }]);
     expect(await second).toEqual([{ id: 'b' }]);
-    expect(await Promise.all(waiting)).toEqual([[{ id: 'c' }], [{ id: 'd' }], [{ id: 'e' }]]);
+    expect(await Promise.all(waiting)).toEqual([[{ id: 'c' }], [{ id: 'd' }], [{ id: 'e' }], [{ id: 'f' }]]);
+  });
+
+  it('a group holds a power of two writes (few statement texts to plan); the rest go next', async () => {
+    const jobs = new HeldJobs();
+    const groups = new WriteGroups(jobs);
+    void groups.write(write('x'));
+    void groups.write(write('y'));
+    for (const id of ['a', 'b', 'c', 'd', 'e', 'f', 'g']) void groups.write(write(id));
+    await tick();
+    await jobs.release();
+    expect(jobs.batches.slice(2)).toEqual([
+      ['a', 'b', 'c', 'd'],
+      ['e', 'f'],
+    ]);
+    await jobs.release();
+    expect(jobs.batches.slice(4)).toEqual([['g']]);
+    await jobs.release();
   });
 
   it('the same shape and size give the same statement text (Postgres keeps it prepared)', async () => {
@@ -164,7 +181,7 @@ describe('WriteGroups', () => {
     const groups = new WriteGroups(jobs);
     void groups.write(write('x'));
     void groups.write(write('y'));
-    const outcomes = ['a', 'bad', 'c'].map((id) =>
+    const outcomes = ['a', 'bad'].map((id) =>
       groups.write(write(id)).then(
         (rows) => rows,
         (error: Error) => error.message,
@@ -172,7 +189,7 @@ describe('WriteGroups', () => {
     );
     jobs.failWhen = (ids) => ids.includes('bad');
     for (let i = 0; i < 5; i++) await jobs.release();
-    expect(await Promise.all(outcomes)).toEqual([[{ id: 'a' }], 'check constraint violated', [{ id: 'c' }]]);
-    expect(jobs.batches.slice(2)).toEqual([['a', 'bad', 'c'], ['a'], ['bad'], ['c']]);
+    expect(await Promise.all(outcomes)).toEqual([[{ id: 'a' }], 'check constraint violated']);
+    expect(jobs.batches.slice(2)).toEqual([['a', 'bad'], ['a'], ['bad']]);
   });
 });
