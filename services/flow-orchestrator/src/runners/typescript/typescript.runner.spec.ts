@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jobFailure as failure, scriptJobs } from '../script-job.fixture.js';
+import type { ScriptJob } from '../../ports/script-runner.port.js';
 import { TypeScriptRunner } from './typescript.runner.js';
 
 const job = scriptJobs('bun', { timeoutMs: 10_000, memoryMb: 128 });
@@ -355,7 +356,7 @@ describe('TypeScriptRunner: isolation', () => {
 });
 
 describe('TypeScriptRunner: a bounded thread pool', () => {
-  const poolOf = (coreThreads: number, maxThreads: number): TypeScriptRunner =>
+  const poolOf = (coreThreads: number, maxThreads: number, realmHoldMs?: number): TypeScriptRunner =>
     new TypeScriptRunner({
       warmThreads: 1,
       defaultMemoryMb: 128,
@@ -364,6 +365,7 @@ describe('TypeScriptRunner: a bounded thread pool', () => {
       maxThreads,
       idleMs: 5_000,
       maxResultBytes: 1024,
+      ...(realmHoldMs !== undefined ? { realmHoldMs } : {}),
     });
   const sleepy =
     'export async function main(ms: number) { await new Promise((r) => setTimeout(r, ms)); return ms; }';
@@ -371,8 +373,9 @@ describe('TypeScriptRunner: a bounded thread pool', () => {
     coreThreads: number,
     maxThreads: number,
     use: (pool: TypeScriptRunner) => Promise<void>,
+    realmHoldMs?: number,
   ) => {
-    const pool = poolOf(coreThreads, maxThreads);
+    const pool = poolOf(coreThreads, maxThreads, realmHoldMs);
     pool.start();
     try {
       await use(pool);
@@ -507,5 +510,103 @@ describe('TypeScriptRunner: a bounded thread pool', () => {
     } finally {
       await single.close();
     }
+  });
+
+  describe("a run's step whose realm a busy thread keeps", () => {
+    const mark = 'export function main() { (globalThis as any).mark = "kept"; return "set" }';
+    const readMark = 'export function main() { return (globalThis as any).mark ?? "fresh" }';
+    const compute =
+      'export function main(ms: number) { const end = Date.now() + ms; while (Date.now() < end); return ms }';
+    /**
+     * Two threads, X and Y, both idle; run-1's first step leaves a global on X, then another run's
+     * step computes on X for `busyMs` while Y stays idle. Jobs wait for their realm's thread up to
+     * `realmHoldMs`.
+     */
+    const whileKeeperBusy = (
+      busyMs: number,
+      use: (pool: TypeScriptRunner) => Promise<void>,
+      realmHoldMs = 5_000,
+    ): Promise<void> =>
+      withPool(
+        2,
+        2,
+        async (pool) => {
+          await Promise.all([0, 1].map(() => pool.run(job(sleepy, { args: { ms: 30 } }), () => {})));
+          // A1 takes the thread idle longest (X); a job without a realm then takes Y, leaving X first.
+          await expect(pool.run(job(mark, { realmKey: 'run-1' }), () => {})).resolves.toBe('set');
+          await pool.run(job('export function main() { return 0 }'), () => {});
+          // The pool hands out threads synchronously: X is run-2's from here on.
+          const busy = pool.run(job(compute, { realmKey: 'run-2', args: { ms: busyMs } }), () => {});
+          await use(pool);
+          await expect(busy).resolves.toBe(busyMs);
+        },
+        realmHoldMs,
+      );
+    /** Runs a job and notes `name` in `order` when it ends. */
+    const noted = (
+      pool: TypeScriptRunner,
+      order: string[],
+      name: string,
+      content: string,
+      extra: Partial<ScriptJob> = {},
+    ): Promise<unknown> => pool.run(job(content, extra), () => {}).then((value) => (order.push(name), value));
+
+    it('waits for that thread and reuses its realm, while a later job takes the idle thread', async () => {
+      await whileKeeperBusy(400, async (pool) => {
+        const order: string[] = [];
+        const second = noted(pool, order, 'run-1 step 2', readMark, { realmKey: 'run-1' });
+        // An idle thread does not sit unused while run-1's step waits for its own.
+        const other = noted(pool, order, 'other', 'export function main() { return "other" }');
+        await expect(other).resolves.toBe('other');
+        await expect(second).resolves.toBe('kept');
+        expect(order).toEqual(['other', 'run-1 step 2']);
+      });
+    });
+
+    it('waits at most the bound, then runs on another thread', async () => {
+      await whileKeeperBusy(
+        1_500,
+        async (pool) => {
+          const asked = Date.now();
+          let started = 0;
+          await expect(
+            pool.run(job(readMark, { realmKey: 'run-1' }), () => {}, {
+              onStart: () => (started = Date.now()),
+            }),
+          ).resolves.toBe('fresh');
+          expect(started - asked).toBeGreaterThanOrEqual(290);
+          // Well before the keeper is free again.
+          expect(started - asked).toBeLessThan(1_200);
+        },
+        300,
+      );
+    });
+
+    it('never makes a job of higher priority wait behind one of lower: it takes the idle thread', async () => {
+      await whileKeeperBusy(600, async (pool) => {
+        const order: string[] = [];
+        const urgent = noted(pool, order, 'urgent', readMark, { realmKey: 'run-1', priority: 10 });
+        const low = noted(pool, order, 'low', 'export function main() { return "low" }');
+        await expect(urgent).resolves.toBe('fresh');
+        await expect(low).resolves.toBe('low');
+        expect(order).toEqual(['urgent', 'low']);
+      });
+    });
+
+    it('is canceled while it waits, and never runs', async () => {
+      await whileKeeperBusy(400, async (pool) => {
+        const controller = new AbortController();
+        const lines: string[] = [];
+        const waiting = pool.run(
+          job('export function main() { console.log("ran"); return 1 }', { realmKey: 'run-1' }),
+          (line) => lines.push(line),
+          { signal: controller.signal },
+        );
+        controller.abort();
+        expect((await failure(waiting)).name).toBe('Canceled');
+        expect(pool.stats().waiting).toBe(0);
+        expect(lines).toEqual([]);
+      });
+    });
   });
 });
