@@ -23,9 +23,9 @@ describe('flow-orchestrator: grouped writes on Postgres', () => {
       sent.push(statements.reduce((n, s) => n + flowUpdates(s.sql), 0));
       return real.execute(statements, finalSql);
     };
-    jobs.query = (sql, params) => {
-      if (sql.includes('UNION ALL')) sent.push(flowUpdates(sql));
-      return real.query(sql, params);
+    jobs.queryApart = (lane, sql, params) => {
+      sent.push(flowUpdates(sql));
+      return real.queryApart(lane, sql, params);
     };
   }, 120_000);
 

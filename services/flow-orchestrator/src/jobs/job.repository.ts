@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { runJobWork, validationError, type EventContract, type JobStatus } from '@flowmesh/contracts';
-import { Injectable } from '@nestjs/common';
+import { Injectable, type BeforeApplicationShutdown } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { z } from 'zod';
 import type { JobRecord, JobRuntime } from './job.record.js';
@@ -65,7 +65,7 @@ export type JobUpdate = Partial<Omit<JobRecord, 'id' | 'wake_seq'>>;
  * a statement and `execute` runs a batch of them.
  */
 @Injectable()
-export class JobRepository {
+export class JobRepository implements BeforeApplicationShutdown {
   constructor(private readonly dataSource: DataSource) {}
 
   async execute<Row = Record<string, unknown>>(
@@ -107,18 +107,70 @@ export class JobRepository {
   }
 
   /**
+   * `query` on connection `lane` of a few held apart from the pool, for statements whose plans
+   * are big and many (groups of flows' writes): Postgres keeps a plan on each connection that
+   * ran it, so such plans stay on those few connections instead of filling every one of the pool.
+   * Once the process stops, the pool serves them.
+   */
+  async queryApart<Row>(lane: number, sql: string, params: readonly unknown[]): Promise<Row[]> {
+    const pool = this.pool;
+    if (!pool || this.apartClosed) return this.rows<Row>(sql, params);
+    let client = this.apart.get(lane);
+    if (!client) {
+      client = pool.connect();
+      this.apart.set(lane, client);
+      client.catch(() => this.apart.delete(lane));
+    }
+    this.apartBusy++;
+    try {
+      const connection = await client;
+      try {
+        return (await connection.query<Row>(prepared(sql, params))).rows;
+      } catch (error) {
+        // A statement's own error leaves the connection usable; anything else ends it.
+        const code = (error as { code?: unknown }).code;
+        if (typeof code !== 'string' || /^(08|57)/.test(code)) {
+          this.apart.delete(lane);
+          connection.release(error instanceof Error ? error : new Error(String(error)));
+        }
+        throw error;
+      }
+    } finally {
+      this.apartBusy--;
+    }
+  }
+
+  /**
+   * Stopping: the connections held apart go back to the pool once their statements are done
+   * (up to 5 s), before the pool closes (it waits for every connection given out).
+   */
+  async beforeApplicationShutdown(): Promise<void> {
+    this.apartClosed = true;
+    for (let waited = 0; this.apartBusy > 0 && waited < 5_000; waited += 10)
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    const clients = [...this.apart.values()];
+    this.apart.clear();
+    for (const client of await Promise.allSettled(clients))
+      if (client.status === 'fulfilled') client.value.release();
+  }
+
+  private readonly apart = new Map<number, Promise<PgClient>>();
+  private apartBusy = 0;
+  private apartClosed = false;
+
+  private get pool(): PgPool | undefined {
+    return (this.dataSource.driver as unknown as { master?: PgPool }).master;
+  }
+
+  /**
    * Rows of a query, sent straight to the connection pool under TypeORM (the hot path pays no
    * query-runner per call) as a named prepared statement, so Postgres plans each distinct
    * statement once per connection.
    */
   private async rows<Row>(sql: string, params: readonly unknown[]): Promise<Row[]> {
-    const pool = (this.dataSource.driver as unknown as { master?: PgPool }).master;
+    const pool = this.pool;
     if (!pool) return rowsOf<Row>(await this.dataSource.query(sql, params as unknown[]));
-    const result = await pool.query<Row>({
-      name: statementName(sql),
-      text: sql,
-      values: params as unknown[],
-    });
+    const result = await pool.query<Row>(prepared(sql, params));
     return result.rows;
   }
 
@@ -404,8 +456,25 @@ export class JobRepository {
   }
 }
 
+interface PreparedQuery {
+  name: string;
+  text: string;
+  values: unknown[];
+}
+
+interface PgClient {
+  query<Row>(config: PreparedQuery): Promise<{ rows: Row[] }>;
+  /** With an error: the connection is closed rather than given back. */
+  release(error?: Error): void;
+}
+
 interface PgPool {
-  query<Row>(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: Row[] }>;
+  query<Row>(config: PreparedQuery): Promise<{ rows: Row[] }>;
+  connect(): Promise<PgClient>;
+}
+
+function prepared(sql: string, params: readonly unknown[]): PreparedQuery {
+  return { name: statementName(sql), text: sql, values: params as unknown[] };
 }
 
 const names = new Map<string, string>();

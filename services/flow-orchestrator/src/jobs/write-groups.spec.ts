@@ -7,6 +7,8 @@ import { WriteGroups, type GroupedWrite } from './write-groups.js';
 /** Records the job ids each statement sent carries and holds it until `release()`; answers a row per id. */
 class HeldJobs extends JobRepository {
   readonly sent: Array<{ ids: unknown[]; sql: string }> = [];
+  /** The connection (of those held apart) each group statement went to. */
+  readonly lanes: number[] = [];
   failWhen: (ids: readonly unknown[]) => boolean = () => false;
   private gates: Array<() => void> = [];
 
@@ -21,7 +23,8 @@ class HeldJobs extends JobRepository {
     );
   }
 
-  override query<Row>(sql: string, params: readonly unknown[]): Promise<Row[]> {
+  override queryApart<Row>(lane: number, sql: string, params: readonly unknown[]): Promise<Row[]> {
+    this.lanes.push(lane);
     return this.hold(sql, params);
   }
 
@@ -77,6 +80,7 @@ describe('WriteGroups', () => {
       /\nSELECT \* FROM s0 UNION ALL SELECT \* FROM s1 UNION ALL SELECT \* FROM s2 UNION ALL SELECT \* FROM s3$/,
     );
     await jobs.release();
+    expect(jobs.lanes).toEqual([0]);
     expect(await first).toEqual([{ id: 'a' }]);
     expect(await second).toEqual([{ id: 'b' }]);
     expect(await Promise.all(waiting)).toEqual([[{ id: 'c' }], [{ id: 'd' }], [{ id: 'e' }], [{ id: 'f' }]]);

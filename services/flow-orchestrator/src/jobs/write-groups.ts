@@ -50,6 +50,8 @@ export class WriteGroups {
   private readonly busyRows = new Map<string, number>();
   private inFlight = 0;
   private exclusive = false;
+  /** Connections (held apart from the pool) of the groups in flight. */
+  private readonly lanes = new Set<number>();
 
   constructor(private readonly jobs: JobRepository) {}
 
@@ -123,9 +125,12 @@ export class WriteGroups {
 
   private launch(group: Pending[]): void {
     this.inFlight++;
+    const lane = [...Array(GROUPS_IN_FLIGHT).keys()].find((index) => !this.lanes.has(index))!;
+    this.lanes.add(lane);
     const rows = group.flatMap((pending) => [...(pending.write.rows ?? [])]);
     for (const row of rows) this.busyRows.set(row, (this.busyRows.get(row) ?? 0) + 1);
-    void this.commit(group).finally(() => {
+    void this.commit(group, lane).finally(() => {
+      this.lanes.delete(lane);
       for (const row of rows) {
         const left = this.busyRows.get(row)! - 1;
         if (left === 0) this.busyRows.delete(row);
@@ -137,12 +142,13 @@ export class WriteGroups {
     });
   }
 
-  private async commit(group: Pending[]): Promise<void> {
+  private async commit(group: Pending[], lane: number): Promise<void> {
     if (group.length === 1) return this.commitAlone(group[0]);
     let rows: Array<Record<string, unknown>>;
     try {
       const sql = groupText(group);
-      rows = await this.jobs.query(
+      rows = await this.jobs.queryApart(
+        lane,
         sql,
         group.flatMap((pending) => pending.write.statements.flatMap((s) => s.params)),
       );
