@@ -8,6 +8,8 @@ import {
   CallerIdentitySchema,
   IssuedTokenSchema,
   IssueJobTokenRequestSchema,
+  IssueJobTokensReplySchema,
+  IssueJobTokensRequestSchema,
 } from './identity.schema.js';
 import {
   AddUserRequestSchema,
@@ -55,6 +57,12 @@ export const registryIdentityContract = {
   checkAccess: defineRequest('registry.access.check', AccessCheckRequestSchema, AccessCheckReplySchema),
   /** A short-lived job token acting as `onBehalfOf`, its scopes within the actor's. */
   issueJobToken: defineRequest('registry.token.issue_job', IssueJobTokenRequestSchema, IssuedTokenSchema),
+  /** `issueJobToken` for several runs at once; each answered (or refused) on its own. */
+  issueJobTokens: defineRequest(
+    'registry.token.issue_jobs',
+    IssueJobTokensRequestSchema,
+    IssueJobTokensReplySchema,
+  ),
   /** Creates the workspace `main` and its first admin when the database has none; idempotent. */
   adminInit: defineRequest('registry.admin.init', AdminInitRequestSchema, AdminInitReplySchema),
 

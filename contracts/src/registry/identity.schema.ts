@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ErrorEnvelopeSchema } from '../errors.js';
 import { principalProblem, WorkspaceIdSchema } from './access-path.js';
 import { ScopeListSchema, SCOPE_DOMAINS } from './access-scope.js';
 
@@ -73,6 +74,26 @@ export const IssueJobTokenRequestSchema = z
   })
   .strict();
 export const IssuedTokenSchema = z.object({ token: z.string(), expiresAt: z.string() });
+
+/** The most job tokens one `registry.token.issue_jobs` request asks for. */
+export const JOB_TOKEN_BATCH_MAX = 256;
+
+/**
+ * Several `registry.token.issue_job` requests in one message (each with its own actor): a
+ * service that starts runs in bursts asks once per burst instead of once per run.
+ */
+export const IssueJobTokensRequestSchema = z
+  .object({ requests: z.array(IssueJobTokenRequestSchema).min(1).max(JOB_TOKEN_BATCH_MAX) })
+  .strict();
+/** Per request, in order: its token, or the error `registry.token.issue_job` would have answered. */
+export const IssueJobTokensReplySchema = z.object({
+  results: z.array(
+    z.union([
+      IssuedTokenSchema.extend({ ok: z.literal(true) }),
+      z.object({ ok: z.literal(false), error: ErrorEnvelopeSchema }),
+    ]),
+  ),
+});
 
 export const AdminInitRequestSchema = z
   .object({

@@ -234,6 +234,39 @@ describe('job tokens', () => {
     expect(await allowed('u/member/x', 'read')).toBe(false);
   });
 
+  it('in a batch, each issued or refused on its own, as one at a time would be', async () => {
+    const one = (token: string, jobId: string, onBehalfOf: string) => ({
+      ...main(token),
+      jobId,
+      onBehalfOf,
+      ttlSeconds: 300,
+    });
+    const { results } = await cast.registry.issueJobTokens({
+      requests: [
+        one(ownerToken(), 'job-a', 'u/owner'),
+        one(cast.actors.member.token, 'job-b', 'u/owner'),
+        one('not-a-token', 'job-c', 'u/owner'),
+        one(cast.actors.member.token, 'job-d', 'g/devs'),
+      ],
+    });
+    expect(results.map((result) => (result.ok ? 'issued' : result.error.code))).toEqual([
+      'issued',
+      'PERMISSION_DENIED',
+      'UNAUTHENTICATED',
+      'issued',
+    ]);
+    const [first, , , last] = results;
+    if (!first?.ok || !last?.ok) throw new Error('expected tokens');
+    expect(await cast.registry.whoami(main(first.token))).toMatchObject({
+      jobId: 'job-a',
+      username: 'owner',
+    });
+    expect(await cast.registry.whoami(main(last.token))).toMatchObject({
+      jobId: 'job-d',
+      username: 'g/devs',
+    });
+  });
+
   it('acting as an email-shaped user name', async () => {
     const { token } = await issue(adminToken(), 'owner@example.test');
     expect(await cast.registry.whoami(main(token))).toMatchObject({

@@ -10,6 +10,7 @@ import type { CallerIdentity } from '@flowmesh/contracts';
  */
 export class AuthenticationCache {
   private readonly entries = new Map<string, { identity: CallerIdentity; until: number }>();
+  private cleared = 0;
 
   constructor(
     private readonly ttlMs: number,
@@ -24,8 +25,22 @@ export class AuthenticationCache {
     return undefined;
   }
 
-  set(key: string, identity: CallerIdentity, nowMs: number): void {
-    if (this.ttlMs <= 0) return;
+  /** False with a time to live of 0: then nothing is kept, nor shared between concurrent asks. */
+  get enabled(): boolean {
+    return this.ttlMs > 0;
+  }
+
+  /** Changes with every `clear()`: take it before asking the registry, hand it to `set`. */
+  get generation(): number {
+    return this.cleared;
+  }
+
+  /**
+   * Keeps `identity` unless the cache was cleared since `readSince` (the generation when the
+   * registry was asked): that answer may describe the token or membership before the change.
+   */
+  set(key: string, identity: CallerIdentity, nowMs: number, readSince = this.cleared): void {
+    if (this.ttlMs <= 0 || readSince !== this.cleared) return;
     // A burst of distinct tokens starts the cache over rather than growing it without bound.
     if (this.entries.size >= this.maxEntries) this.entries.clear();
     const expires = identity.tokenExpiresAt ? Date.parse(identity.tokenExpiresAt) : Infinity;
@@ -34,6 +49,7 @@ export class AuthenticationCache {
 
   /** Forgets every identity (who someone is or what they may do changed). */
   clear(): void {
+    this.cleared++;
     this.entries.clear();
   }
 }

@@ -17,6 +17,8 @@ export const AUTHENTICATION_CACHE = Symbol('flow-orchestrator.authentication-cac
 @Injectable()
 export class RegistryAuthenticator {
   private readonly registry: RegistryIdentityClient;
+  /** Asks under way, by cache key: a burst of requests with one token asks the registry once. */
+  private readonly asking = new Map<string, { generation: number; identity: Promise<CallerIdentity> }>();
 
   constructor(
     mesh: MeshClient,
@@ -31,8 +33,20 @@ export class RegistryAuthenticator {
     const now = Date.now();
     const cached = this.cache.get(key, now);
     if (cached) return cached;
-    const identity = await this.registry.authenticate({ token, workspace });
-    this.cache.set(key, identity, now);
-    return identity;
+    if (!this.cache.enabled) return this.registry.authenticate({ token, workspace });
+    const generation = this.cache.generation;
+    const pending = this.asking.get(key);
+    // An ask from before an identity change is not joined: it may answer as before the change.
+    if (pending && pending.generation === generation) return pending.identity;
+    const identity = this.registry.authenticate({ token, workspace });
+    const entry = { generation, identity };
+    this.asking.set(key, entry);
+    try {
+      const answered = await identity;
+      this.cache.set(key, answered, now, generation);
+      return answered;
+    } finally {
+      if (this.asking.get(key) === entry) this.asking.delete(key);
+    }
   }
 }

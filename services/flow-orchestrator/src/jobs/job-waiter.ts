@@ -1,45 +1,71 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { isTerminalJobStatus, jobEvents, type JobResultReply } from '@flowmesh/contracts';
 import { InjectMeshConnection, type MeshConnection } from '@flowmesh/messaging';
-import { Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { JobRepository } from './job.repository.js';
 
 const RECHECK_MS = 250;
+/** How long the subscriptions outlive the last waiter: a steady trickle of waits keeps them. */
+const LINGER_MS = 10_000;
+
+type Subscription = ReturnType<MeshConnection['nc']['subscribe']>;
 
 /**
  * Waits for a job's end (or a flow's early result): the `completed` and `early_returned` events
  * wake a waiter, the database answers; it also looks again every quarter second, so a missed
- * event only delays the answer.
+ * event only delays the answer. It listens only while someone waits: every run's events would
+ * otherwise wake this process for nothing.
  */
 @Injectable()
-export class JobWaiter implements OnApplicationBootstrap, OnModuleDestroy {
+export class JobWaiter implements OnModuleDestroy {
   private readonly waiters = new Map<string, Set<() => void>>();
-  private subscription: ReturnType<MeshConnection['nc']['subscribe']> | undefined;
+  private subscriptions: Subscription[] = [];
+  private idle: NodeJS.Timeout | undefined;
+  private destroyed = false;
 
   constructor(
     @InjectMeshConnection() private readonly conn: MeshConnection,
     private readonly jobs: JobRepository,
   ) {}
 
-  onApplicationBootstrap(): void {
-    const subjects = new Set(
-      [jobEvents.completed.subject, jobEvents.earlyReturned.subject].map((s) => this.conn.space.subject(s)),
-    );
-    this.subscription = this.conn.nc.subscribe(this.conn.space.subject('evt.job.*'), {
-      callback: (error, message) => {
-        if (error || !subjects.has(message.subject)) return;
-        try {
-          const { job_id } = JSON.parse(new TextDecoder().decode(message.data)) as { job_id?: string };
-          if (job_id) for (const wake of this.waiters.get(job_id) ?? []) wake();
-        } catch {
-          // not ours to judge: the database answers anyway
-        }
-      },
-    });
+  onModuleDestroy(): void {
+    this.destroyed = true;
+    this.stopListening();
   }
 
-  onModuleDestroy(): void {
-    this.subscription?.unsubscribe();
+  private listen(): void {
+    clearTimeout(this.idle);
+    this.idle = undefined;
+    if (this.subscriptions.length > 0 || this.destroyed || this.conn.nc.isClosed()) return;
+    this.subscriptions = [jobEvents.completed.subject, jobEvents.earlyReturned.subject].map((subject) =>
+      this.conn.nc.subscribe(this.conn.space.subject(subject), {
+        callback: (error, message) => {
+          if (!error) this.wake(message.data);
+        },
+      }),
+    );
+  }
+
+  private wake(data: Uint8Array): void {
+    try {
+      const { job_id } = JSON.parse(new TextDecoder().decode(data)) as { job_id?: string };
+      if (job_id) for (const wake of this.waiters.get(job_id) ?? []) wake();
+    } catch {
+      // not ours to judge: the database answers anyway
+    }
+  }
+
+  private stopListeningSoon(): void {
+    if (this.idle || this.subscriptions.length === 0) return;
+    this.idle = setTimeout(() => this.stopListening(), LINGER_MS);
+    this.idle.unref();
+  }
+
+  private stopListening(): void {
+    clearTimeout(this.idle);
+    this.idle = undefined;
+    for (const subscription of this.subscriptions) subscription.unsubscribe();
+    this.subscriptions = [];
   }
 
   async wait(
@@ -52,6 +78,7 @@ export class JobWaiter implements OnApplicationBootstrap, OnModuleDestroy {
     let wake: () => void = () => undefined;
     const set = this.waiters.get(id) ?? new Set();
     this.waiters.set(id, set);
+    this.listen();
     try {
       for (;;) {
         const woken = new Promise<void>((resolve) => {
@@ -73,6 +100,7 @@ export class JobWaiter implements OnApplicationBootstrap, OnModuleDestroy {
     } finally {
       set.delete(wake);
       if (set.size === 0) this.waiters.delete(id);
+      if (this.waiters.size === 0) this.stopListeningSoon();
     }
   }
 

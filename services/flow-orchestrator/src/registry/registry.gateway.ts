@@ -3,12 +3,12 @@ import {
   createRegistryItemsClient,
   MeshError,
   type Flow,
-  type RegistryIdentityClient,
   type RegistryItemsClient,
   type Script,
 } from '@flowmesh/contracts';
 import { MeshClient } from '@flowmesh/messaging';
 import { Injectable } from '@nestjs/common';
+import { JobTokenBatcher } from './job-token.batcher.js';
 
 const SCRIPT_CACHE_LIMIT = 1_000;
 
@@ -18,13 +18,13 @@ const SCRIPT_CACHE_LIMIT = 1_000;
  */
 @Injectable()
 export class RegistryGateway {
-  private readonly identity: RegistryIdentityClient;
+  private readonly jobTokens: JobTokenBatcher;
   private readonly items: RegistryItemsClient;
   /** A script version by hash never changes: kept per workspace and hash. */
   private readonly scriptsByHash = new Map<string, Script>();
 
   constructor(client: MeshClient) {
-    this.identity = createRegistryIdentityClient(client);
+    this.jobTokens = new JobTokenBatcher(createRegistryIdentityClient(client));
     this.items = createRegistryItemsClient(client);
   }
 
@@ -36,7 +36,7 @@ export class RegistryGateway {
     scopes?: string[];
     ttlSeconds: number;
   }): Promise<{ token: string; expiresAt: string }> {
-    return this.identity.issueJobToken({
+    return this.jobTokens.issue({
       actor: { token: request.token },
       workspace: request.workspace,
       jobId: request.jobId,

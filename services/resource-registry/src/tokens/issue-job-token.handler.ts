@@ -15,4 +15,11 @@ export class IssueJobTokenHandler {
   ): Promise<z.output<typeof contract.issueJobToken.reply>> {
     return this.jobTokens.issue(req);
   }
+
+  @HandleRequest(contract.issueJobTokens)
+  issueMany(
+    @Payload() req: z.output<typeof contract.issueJobTokens.request>,
+  ): Promise<z.output<typeof contract.issueJobTokens.reply>> {
+    return this.jobTokens.issueMany(req.requests);
+  }
 }

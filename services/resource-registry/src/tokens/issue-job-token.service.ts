@@ -1,11 +1,12 @@
-import { MeshError, narrowScopes, type CallerIdentity } from '@flowmesh/contracts';
-import { Injectable } from '@nestjs/common';
+import { MeshError, narrowScopes, type CallerIdentity, type ErrorEnvelope } from '@flowmesh/contracts';
+import { Injectable, Logger } from '@nestjs/common';
 import type { z } from 'zod';
 import type { registryIdentityContract } from '@flowmesh/contracts';
 import { AuthenticateService } from '../auth/authenticate.service.js';
 import { JobTokenSigner } from './job-token.signer.js';
 
 type IssueJobTokenRequest = z.output<typeof registryIdentityContract.issueJobToken.request>;
+type IssuedOrRefused = { ok: true; token: string; expiresAt: string } | { ok: false; error: ErrorEnvelope };
 
 /**
  * Job tokens: a job acts as one principal (`u/<user>`, `g/<group>` or a user's email) with scopes
@@ -13,6 +14,8 @@ type IssueJobTokenRequest = z.output<typeof registryIdentityContract.issueJobTok
  */
 @Injectable()
 export class IssueJobTokenService {
+  private readonly log = new Logger(IssueJobTokenService.name);
+
   constructor(
     private readonly auth: AuthenticateService,
     private readonly signer: JobTokenSigner,
@@ -38,6 +41,30 @@ export class IssueJobTokenService {
       exp,
     });
     return { token, expiresAt: new Date(exp * 1000).toISOString() };
+  }
+
+  /** Each request on its own, as `issue` answers it: one refused does not refuse the others. */
+  async issueMany(
+    requests: readonly IssueJobTokenRequest[],
+    now = new Date(),
+  ): Promise<{ results: IssuedOrRefused[] }> {
+    const results = await Promise.all(
+      requests.map(async (req): Promise<IssuedOrRefused> => {
+        try {
+          return { ok: true, ...(await this.issue(req, now)) };
+        } catch (error) {
+          return { ok: false, error: this.envelopeOf(error) };
+        }
+      }),
+    );
+    return { results };
+  }
+
+  /** As the transport answers a failed request: a MeshError as it is, anything else INTERNAL (and logged). */
+  private envelopeOf(error: unknown): ErrorEnvelope {
+    if (error instanceof MeshError) return error.toEnvelope();
+    this.log.error('issuing a job token failed', error instanceof Error ? error.stack : String(error));
+    return { code: 'INTERNAL', message: 'internal error' };
   }
 
   private async assertMayActAs(actor: CallerIdentity, onBehalfOf: string): Promise<void> {
