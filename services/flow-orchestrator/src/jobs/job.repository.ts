@@ -301,10 +301,12 @@ export class JobRepository implements BeforeApplicationShutdown {
    * queues a message that drives it again. Two statements, so they combine with others.
    */
   wake(jobId: string, reason: string): SqlStatement[] {
+    const msgId = `wake:${jobId}:${reason}:${randomUUID()}`;
     return [
       {
         sql: `UPDATE job SET wake_seq = wake_seq + 1 WHERE id = $1 AND status NOT IN ('completed','failed','cancelled')`,
         params: [jobId],
+        jobRow: jobId,
       },
       {
         sql: `INSERT INTO outbox_message (id, subject, payload, headers, msg_id)
@@ -312,8 +314,9 @@ export class JobRepository implements BeforeApplicationShutdown {
                      jsonb_build_object('jobId', id, 'workspace', workspace), '{}'::jsonb, $2
               FROM job WHERE id = $1 AND status NOT IN ('completed','failed','cancelled')
               ON CONFLICT (msg_id) DO NOTHING`,
-        params: [jobId, `wake:${jobId}:${reason}:${randomUUID()}`],
+        params: [jobId, msgId],
         relay: true,
+        rowKeys: [`outbox_message:${msgId}`],
       },
     ];
   }

@@ -16,25 +16,29 @@ export interface SqlStatement {
   readonly relay?: boolean;
   /** The job row it writes, when it writes only that row (an insert or upsert of a job, an update by id). */
   readonly jobRow?: string;
+  /** The rows of other tables it writes, when it writes only those: `table:key` each. */
+  readonly rowKeys?: readonly string[];
 }
 
 /**
  * Whether statements may go into one statement with others of a flow's later writes: each
- * touches its own rows (a job row of its own, or appends a log line or an outbox message).
- * Postgres applies the writes of one statement in no set order, so a row touched twice must not be.
+ * touches its own rows (a job row of its own, named rows of another table, or appends a log line
+ * or an outbox message). Postgres applies the writes of one statement in no set order, so a row
+ * touched twice must not be.
  */
-export function touchesOwnRows(statement: SqlStatement, seenJobRows: Set<string>): boolean {
-  if (statement.jobRow !== undefined) {
-    if (seenJobRows.has(statement.jobRow)) return false;
-    seenJobRows.add(statement.jobRow);
+export function touchesOwnRows(statement: SqlStatement, seenRows: Set<string>): boolean {
+  const rows = statement.jobRow !== undefined ? [statement.jobRow] : statement.rowKeys;
+  if (rows) {
+    if (rows.some((row) => seenRows.has(row))) return false;
+    for (const row of rows) seenRows.add(row);
     return true;
   }
   return APPEND_ONLY.test(statement.sql);
 }
 
 /**
- * The job rows `statements` write (`seed`: one more the caller writes with them), or undefined
- * when they may write rows they do not name, or one row twice.
+ * The rows `statements` write (job ids, `table:key` for others; `seed`: one more the caller
+ * writes with them), or undefined when they may write rows they do not name, or one row twice.
  */
 export function rowsTouched(statements: readonly SqlStatement[], seed?: string): Set<string> | undefined {
   const rows = new Set<string>(seed === undefined ? [] : [seed]);

@@ -29,6 +29,7 @@ export class ResultCache {
             VALUES ($1, $2::jsonb, now() + $3 * interval '1 second')
             ON CONFLICT (key) DO UPDATE SET result = EXCLUDED.result, expires_at = EXCLUDED.expires_at`,
       params: [key, JSON.stringify(result ?? null), ttlSeconds],
+      rowKeys: [`result_cache:${key}`],
     };
   }
 }
