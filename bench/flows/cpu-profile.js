@@ -4,10 +4,8 @@
 // Run: npm run build && node_modules/.bin/node bench/flows/cpu-profile.js
 import { readdirSync, readFileSync } from 'node:fs';
 import { chainFlow, startFlowmesh } from './flowmesh-runner.js';
+import { burst } from './stats.js';
 
-process.env.NATS_URL ??= 'nats://127.0.0.1:4222';
-process.env.DATABASE_URL ??= 'postgres://postgres@127.0.0.1:5432/postgres';
-process.env.FLOWMESH_SKIP_BUILD ??= '1';
 // Script threads are not replaced during the run, so all their time is counted (an ended
 // thread's time leaves /proc with it).
 process.env.FLOWMESH_TS_JOBS_PER_THREAD ??= '1000000';
@@ -148,15 +146,9 @@ try {
   await statements?.reset();
   const processesBefore = processTicks();
   const threadsBefore = workerThreadTicks();
-  let next = 0;
-  const started = performance.now();
-  const lane = async () => {
-    while (next < FLOWS) await fm.run(flow, { n: next++ });
-  };
-  await Promise.all(Array.from({ length: IN_FLIGHT }, lane));
-  const seconds = (performance.now() - started) / 1000;
+  const flowsPerSecond = await burst((i) => fm.run(flow, { n: i }), FLOWS, IN_FLIGHT);
   const steps = FLOWS * STEPS;
-  console.log(`${(FLOWS / seconds).toFixed(1)} flows/s (${FLOWS} x ${STEPS} steps, ${IN_FLIGHT} in flight)`);
+  console.log(`${flowsPerSecond.toFixed(1)} flows/s (${FLOWS} x ${STEPS} steps, ${IN_FLIGHT} in flight)`);
   console.log(`CPU ms per step, by process: ${perStep(processesBefore, processTicks(), steps)}`);
   console.log(`CPU ms per step, worker threads: ${perStep(threadsBefore, workerThreadTicks(), steps)}`);
   if (statements) console.log(`Postgres statements per step:\n${await statements.perStep(steps)}`);

@@ -5,6 +5,11 @@ import { startMesh } from '@flowmesh/testing';
 
 const WORKSPACE = 'main';
 
+process.env.NATS_URL ??= 'nats://127.0.0.1:4222';
+process.env.DATABASE_URL ??= 'postgres://postgres@127.0.0.1:5432/postgres';
+// `npm run build` comes first (README); the mesh runs the build output as it is.
+process.env.FLOWMESH_SKIP_BUILD ??= '1';
+
 /** A flow of `steps` trivial TypeScript steps, each adding one to the previous result. */
 export function chainFlow(steps) {
   return {

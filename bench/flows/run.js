@@ -6,12 +6,7 @@
 import { loadavg, cpus } from 'node:os';
 import { chainFlow, startFlowmesh } from './flowmesh-runner.js';
 import { startN8n } from './n8n-peer.js';
-import { ms, rate, ratio, summarize } from './stats.js';
-
-process.env.NATS_URL ??= 'nats://127.0.0.1:4222';
-process.env.DATABASE_URL ??= 'postgres://postgres@127.0.0.1:5432/postgres';
-// `npm run build` comes first (README); the mesh runs the build output as it is.
-process.env.FLOWMESH_SKIP_BUILD ??= '1';
+import { burst, ms, rate, ratio, summarize } from './stats.js';
 
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 30);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 5);
@@ -27,22 +22,6 @@ async function throughput(runOnce, total, inFlight) {
   // An untimed burst first, at the same concurrency: threads, connections and plans warm.
   await burst(runOnce, THROUGHPUT_WARMUP, inFlight);
   return burst(runOnce, total, inFlight);
-}
-
-/** Runs `total` flows, `inFlight` at a time; flows per second. */
-async function burst(runOnce, total, inFlight) {
-  let next = 0;
-  let done = 0;
-  const started = performance.now();
-  const lane = async () => {
-    while (next < total) {
-      const i = next++;
-      await runOnce(i);
-      done++;
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(inFlight, total) }, lane));
-  return (done * 1000) / (performance.now() - started);
 }
 
 /**

@@ -19,9 +19,9 @@ describe('flow-orchestrator: grouped writes on Postgres', () => {
     const real = orchestrator.running.app.get(JobRepository);
     jobs = Object.create(real) as JobRepository;
     const flowUpdates = (sql: string) => sql.split('RETURNING id, canceled_by').length - 1;
-    jobs.execute = (statements, finalSql) => {
-      sent.push(statements.reduce((n, s) => n + flowUpdates(s.sql), 0));
-      return real.execute(statements, finalSql);
+    jobs.query = (sql, params) => {
+      if (flowUpdates(sql) > 0) sent.push(flowUpdates(sql));
+      return real.query(sql, params);
     };
     jobs.queryApart = (lane, sql, params) => {
       sent.push(flowUpdates(sql));

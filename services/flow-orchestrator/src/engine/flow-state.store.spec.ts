@@ -7,7 +7,7 @@ import type { SqlStatement } from '../jobs/sql-batch.js';
 import type { EngineOutbox } from './engine-outbox.js';
 import { FlowRun, RunTree } from './flow-run.js';
 import { FlowStateStore } from './flow-state.store.js';
-import { WriteGroups } from '../jobs/write-groups.js';
+import type { WriteGroups } from '../jobs/write-groups.js';
 
 /** The real statement builders; `execute` records each statement and waits for `release()`. */
 class RecordingJobs extends JobRepository {
@@ -81,10 +81,15 @@ function stepRow(jobs: JobRepository, id: string): SqlStatement {
   );
 }
 
+/** Each write straight to `jobs.execute`: how writes of many flows share statements is WriteGroups' own test. */
+function writesOf(jobs: JobRepository): WriteGroups {
+  return { write: (write) => jobs.execute(write.statements) } as WriteGroups;
+}
+
 describe("FlowStateStore: a flow's queued writes", () => {
   it('steps that outrun their commits land together: each step row once, one flow update with the latest status and every field', async () => {
     const jobs = new RecordingJobs();
-    const store = new FlowStateStore(jobs, new WriteGroups(jobs), outbox);
+    const store = new FlowStateStore(jobs, writesOf(jobs), outbox);
     const run = flowRun();
     const first = store.save(run, [stepRow(jobs, 'step-1')], { status: 'running' });
     await jobs.sent(1);
@@ -113,7 +118,7 @@ describe("FlowStateStore: a flow's queued writes", () => {
 
   it('a write touching a row twice, or rows it does not own, lands alone', async () => {
     const jobs = new RecordingJobs();
-    const store = new FlowStateStore(jobs, new WriteGroups(jobs), outbox);
+    const store = new FlowStateStore(jobs, writesOf(jobs), outbox);
     const run = flowRun();
     const first = store.save(run, [stepRow(jobs, 'step-1')]);
     await jobs.sent(1);
@@ -133,7 +138,7 @@ describe("FlowStateStore: a flow's queued writes", () => {
 
   it('should a combined statement fail, each write is tried alone, in order', async () => {
     const jobs = new RecordingJobs();
-    const store = new FlowStateStore(jobs, new WriteGroups(jobs), outbox);
+    const store = new FlowStateStore(jobs, writesOf(jobs), outbox);
     const run = flowRun();
     const first = store.save(run, [stepRow(jobs, 'step-1')]);
     await jobs.sent(1);

@@ -1,7 +1,6 @@
 import type { DataSource } from 'typeorm';
 import { describe, expect, it } from 'vitest';
 import { JobRepository } from './job.repository.js';
-import type { SqlStatement } from './sql-batch.js';
 import { WriteGroups, type GroupedWrite } from './write-groups.js';
 
 /** Records the job ids each statement sent carries and holds it until `release()`; answers a row per id. */
@@ -16,11 +15,8 @@ class HeldJobs extends JobRepository {
     super(undefined as unknown as DataSource);
   }
 
-  override execute<Row>(statements: readonly SqlStatement[]): Promise<Row[]> {
-    return this.hold(
-      statements.map((s) => s.sql).join(';'),
-      statements.flatMap((s) => s.params),
-    );
+  override query<Row>(sql: string, params: readonly unknown[]): Promise<Row[]> {
+    return this.hold(sql, params);
   }
 
   override queryApart<Row>(lane: number, sql: string, params: readonly unknown[]): Promise<Row[]> {

@@ -146,12 +146,7 @@ export class WriteGroups {
     if (group.length === 1) return this.commitAlone(group[0]);
     let rows: Array<Record<string, unknown>>;
     try {
-      const sql = groupText(group);
-      rows = await this.jobs.queryApart(
-        lane,
-        sql,
-        group.flatMap((pending) => pending.write.statements.flatMap((s) => s.params)),
-      );
+      rows = await this.jobs.queryApart(lane, groupText(group), paramsOf(group));
     } catch {
       for (const pending of group) await this.commitAlone(pending);
       return;
@@ -163,11 +158,15 @@ export class WriteGroups {
 
   private async commitAlone(pending: Pending): Promise<void> {
     try {
-      pending.resolve(await this.jobs.execute(pending.write.statements));
+      pending.resolve(await this.jobs.query(groupText([pending]), paramsOf([pending])));
     } catch (error) {
       pending.reject(error);
     }
   }
+}
+
+function paramsOf(group: readonly Pending[]): unknown[] {
+  return group.flatMap((pending) => pending.write.statements.flatMap((statement) => statement.params));
 }
 
 /** Group statements by shape and size: the same few come back all the time. */
@@ -175,7 +174,8 @@ const groupTexts = new Map<string, string>();
 
 /**
  * The writes (of one shape) as one statement: every statement a CTE, and the rows of each
- * write's last one. Built once per shape and size, so Postgres keeps it prepared.
+ * write's last one. Built once per shape and size (a write alone too), so Postgres keeps it
+ * prepared.
  */
 function groupText(group: readonly Pending[]): string {
   const key = `${group.length}\u0001${group[0].shape}`;
