@@ -112,6 +112,28 @@ export async function startFakeBedrock(options: FakeBedrockOptions = {}): Promis
   };
 }
 
+/**
+ * The next scripted reply for `request`, or the error to answer instead: the scripted error, or a
+ * 500 naming `what` was not scripted.
+ */
+function nextReply<R extends object>(
+  script: ReplyScript<R>,
+  request: RecordedRequest,
+  what: string,
+): { reply: Exclude<R, BedrockFakeErrorReply> } | BedrockFakeErrorReply {
+  const reply = script.next(request);
+  if (!reply)
+    return {
+      error: {
+        status: 500,
+        type: 'InternalServerException',
+        message: `the fake Bedrock runtime has no scripted ${what} for this call`,
+      },
+    };
+  if ('error' in reply) return reply as BedrockFakeErrorReply;
+  return { reply: reply as Exclude<R, BedrockFakeErrorReply> };
+}
+
 function sendError(res: http.ServerResponse, error: BedrockFakeErrorReply['error']): Promise<void> {
   return writeJson(
     res,
@@ -188,14 +210,9 @@ async function route(
   const problem = validateConverseBody(request.body);
   if (problem) return sendError(res, { status: 400, type: 'ValidationException', message: problem });
 
-  const reply = script.next(request);
-  if (!reply)
-    return sendError(res, {
-      status: 500,
-      type: 'InternalServerException',
-      message: 'the fake Bedrock runtime has no scripted reply for this call',
-    });
-  if ('error' in reply) return sendError(res, reply.error);
+  const next = nextReply(script, request, 'reply');
+  if ('error' in next) return sendError(res, next.error);
+  const { reply } = next;
   if (match[2] === 'converse') {
     if (!('content' in reply))
       return sendError(res, {
@@ -247,14 +264,9 @@ async function invoke(
     });
   const problem = validateInvokeBody(modelId, request.headers['content-type'], request.body);
   if (problem) return sendError(res, { status: 400, type: 'ValidationException', message: problem });
-  const reply = script.next(request);
-  if (!reply)
-    return sendError(res, {
-      status: 500,
-      type: 'InternalServerException',
-      message: 'the fake Bedrock runtime has no scripted InvokeModel reply for this call',
-    });
-  if ('error' in reply) return sendError(res, reply.error);
+  const next = nextReply(script, request, 'InvokeModel reply');
+  if ('error' in next) return sendError(res, next.error);
+  const { reply } = next;
   const inputTokens = reply.inputTokens ?? estimateTokens(request.body);
   const body =
     'embeddings' in reply ? renderEmbeddingBody(modelId, request.body, reply, inputTokens) : reply.body;
@@ -275,12 +287,12 @@ async function listModels(
   script: ReplyScript<BedrockFakeModelsReply>,
   options: FakeBedrockOptions,
 ): Promise<void> {
-  const reply = script.next(request)!;
-  if ('error' in reply) return sendError(res, reply.error);
+  const next = nextReply(script, request, 'ListFoundationModels reply');
+  if ('error' in next) return sendError(res, next.error);
   return writeJson(
     res,
     200,
-    renderFoundationModels(reply.models, request.query, options.region ?? 'us-east-1'),
+    renderFoundationModels(next.reply.models, request.query, options.region ?? 'us-east-1'),
     {
       'x-amzn-requestid': 'fake-request-id',
     },
