@@ -2,7 +2,7 @@ import { createGatewayClient, MeshError, type GatewayClient } from '@flowmesh/co
 import { startFakeBedrock, type FakeBedrock, type RecordedRequest } from '@flowmesh/testing';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startGatewayCast, type GatewayCast } from './support/gateway-cast.js';
+import { bedrockResources, startGatewayCast, type GatewayCast } from './support/gateway-cast.js';
 
 /**
  * Bedrock embeddings (InvokeModel with Titan's and Cohere's own bodies) and the model list
@@ -44,17 +44,10 @@ beforeAll(async () => {
     startFakeBedrock({ accessKeyId: AWS_KEY_ID, region: 'eu-west-1', bearerToken: BEDROCK_KEY }),
   ]);
   gateway = createGatewayClient(cast.registry.client);
-  await cast.providerResource(
-    'f/ai/bedrock_bearer',
-    'aws_bedrock',
-    { region: 'eu-west-1', base_url: bedrock.url, custom_headers: { 'x-resource': 'r1' } },
-    BEDROCK_KEY,
-  );
-  await cast.providerResource('f/ai/bedrock_keys', 'aws_bedrock', {
-    region: 'eu-west-1',
-    base_url: bedrock.url,
-    aws_access_key_id: AWS_KEY_ID,
-    aws_secret_access_key: AWS_SECRET,
+  await bedrockResources(cast, bedrock.url, {
+    bearerToken: BEDROCK_KEY,
+    accessKeyId: AWS_KEY_ID,
+    secretAccessKey: AWS_SECRET,
   });
   await cast.providerResource(
     'f/ai/bedrock_wrong',

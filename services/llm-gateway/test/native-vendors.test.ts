@@ -14,7 +14,7 @@ import {
   waitFor,
 } from '@flowmesh/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startGatewayCast, type GatewayCast } from './support/gateway-cast.js';
+import { bedrockResources, startGatewayCast, type GatewayCast } from './support/gateway-cast.js';
 
 /**
  * Anthropic (direct and on Vertex), Google AI and Bedrock end to end: a chat over NATS
@@ -79,17 +79,10 @@ beforeAll(async () => {
     { base_url: `${gemini.url}/v1beta`, custom_headers: { 'x-goog-user-project': 'billing-1' } },
     GEMINI_KEY,
   );
-  await cast.providerResource(
-    'f/ai/bedrock_bearer',
-    'aws_bedrock',
-    { region: 'eu-west-1', base_url: bedrock.url, custom_headers: { 'x-resource': 'r1' } },
-    BEDROCK_KEY,
-  );
-  await cast.providerResource('f/ai/bedrock_keys', 'aws_bedrock', {
-    region: 'eu-west-1',
-    base_url: bedrock.url,
-    aws_access_key_id: AWS_KEY_ID,
-    aws_secret_access_key: 'native-secret-access-key',
+  await bedrockResources(cast, bedrock.url, {
+    bearerToken: BEDROCK_KEY,
+    accessKeyId: AWS_KEY_ID,
+    secretAccessKey: 'native-secret-access-key',
   });
 });
 

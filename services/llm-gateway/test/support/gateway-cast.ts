@@ -148,3 +148,27 @@ export async function startGatewayCast(options: GatewayCastOptions = {}): Promis
     throw error;
   }
 }
+
+/**
+ * The two Bedrock provider resources the tests use, on the fake at `baseUrl` (eu-west-1):
+ * `f/ai/bedrock_bearer` with an API key (and a header of its own, `x-resource: r1`) and
+ * `f/ai/bedrock_keys` with an AWS access key pair.
+ */
+export async function bedrockResources(
+  cast: GatewayCast,
+  baseUrl: string,
+  keys: { readonly bearerToken: string; readonly accessKeyId: string; readonly secretAccessKey: string },
+): Promise<void> {
+  await cast.providerResource(
+    'f/ai/bedrock_bearer',
+    'aws_bedrock',
+    { region: 'eu-west-1', base_url: baseUrl, custom_headers: { 'x-resource': 'r1' } },
+    keys.bearerToken,
+  );
+  await cast.providerResource('f/ai/bedrock_keys', 'aws_bedrock', {
+    region: 'eu-west-1',
+    base_url: baseUrl,
+    aws_access_key_id: keys.accessKeyId,
+    aws_secret_access_key: keys.secretAccessKey,
+  });
+}
