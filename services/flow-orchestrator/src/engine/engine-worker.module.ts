@@ -2,7 +2,6 @@ import { Module, type DynamicModule, type Provider } from '@nestjs/common';
 import { SCRIPT_RUNNER_REGISTRY } from '../ports/script-runner.port.js';
 import { CancelListener } from '../scheduler/cancel.listener.js';
 import { LeaseKeeper } from '../scheduler/lease.keeper.js';
-import { WriteGroups } from '../jobs/write-groups.js';
 import { JobRunner } from '../worker/job-runner.service.js';
 import { ScriptJobExecutor } from '../worker/script-job.executor.js';
 import type { EngineConfig } from './engine.config.js';
@@ -32,7 +31,6 @@ const WORKER_PROVIDERS: Provider[] = [
   LocalClaims,
   FlowDriver,
   FlowStateStore,
-  WriteGroups,
   FlowStarter,
   FlowCompletion,
   FlowFinisher,

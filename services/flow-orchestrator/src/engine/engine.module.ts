@@ -6,6 +6,7 @@ import { CancelJobUseCase } from '../jobs/cancel-job.use-case.js';
 import { FlowDebouncer } from '../jobs/flow-debouncer.js';
 import { JobQueries } from '../jobs/job-queries.js';
 import { JobRepository } from '../jobs/job.repository.js';
+import { WriteGroups } from '../jobs/write-groups.js';
 import { JobWaiter } from '../jobs/job-waiter.js';
 import { JobsService } from '../jobs/jobs.service.js';
 import { ResumeJobUseCase } from '../jobs/resume-job.use-case.js';
@@ -43,6 +44,7 @@ export function engineConfigOf(config: FlowOrchestratorConfig): EngineConfig {
 
 const CORE_PROVIDERS: Provider[] = [
   JobRepository,
+  WriteGroups,
   JobTokens,
   RegistryGateway,
   EngineOutbox,

@@ -46,22 +46,18 @@ function parsedFlow(input: Record<string, unknown>): ParseOpenFlowResult {
 export class RunFlowUseCase {
   /**
    * Runs arrive in bursts (callers start the next runs as a worker ends a group of flows): the
-   * writes of a burst commit as one statement, and their work messages and replies then leave
-   * together, in a few socket writes instead of a few per run. Its own groups: a new run's rows
-   * are nobody else's until it commits.
+   * writes of a burst commit as one statement (`WriteGroups`), and their work messages and
+   * replies then leave together, in a few socket writes instead of a few per run.
    */
-  private readonly writes: WriteGroups;
-
   constructor(
     private readonly jobs: JobRepository,
     private readonly registry: RegistryGateway,
     private readonly tokens: JobTokens,
     private readonly debouncer: FlowDebouncer,
     private readonly outbox: EngineOutbox,
+    private readonly writes: WriteGroups,
     @Inject(ENGINE_CONFIG) private readonly config: EngineConfig,
-  ) {
-    this.writes = new WriteGroups(jobs);
-  }
+  ) {}
 
   async run(req: RunFlowRequest, identity: CallerIdentity): Promise<string> {
     const jobId = req.job_id ?? randomUUID();
