@@ -146,9 +146,11 @@ try {
   await statements?.reset();
   const processesBefore = processTicks();
   const threadsBefore = workerThreadTicks();
-  const flowsPerSecond = await burst((i) => fm.run(flow, { n: i }), FLOWS, IN_FLIGHT);
+  const { steady, overall } = await burst((i) => fm.run(flow, { n: i }), FLOWS, IN_FLIGHT);
   const steps = FLOWS * STEPS;
-  console.log(`${flowsPerSecond.toFixed(1)} flows/s (${FLOWS} x ${STEPS} steps, ${IN_FLIGHT} in flight)`);
+  console.log(
+    `${steady.toFixed(1)} flows/s with ${IN_FLIGHT} in flight (${overall.toFixed(1)}/s with the ramp-up and drain; ${FLOWS} x ${STEPS} steps)`,
+  );
   console.log(`CPU ms per step, by process: ${perStep(processesBefore, processTicks(), steps)}`);
   console.log(`CPU ms per step, worker threads: ${perStep(threadsBefore, workerThreadTicks(), steps)}`);
   if (statements) console.log(`Postgres statements per step:\n${await statements.perStep(steps)}`);

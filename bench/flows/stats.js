@@ -14,18 +14,26 @@ export const rate = (perSecond) => (Number.isFinite(perSecond) ? `${perSecond.to
 export const ratio = (peer, ours) =>
   Number.isFinite(peer) && Number.isFinite(ours) && ours > 0 ? `${(peer / ours).toFixed(2)}x` : 'n/a';
 
-/** Runs `runOnce(i)` `total` times, `inFlight` outstanding at any time: completions per second. */
+/**
+ * Runs `runOnce(i)` `total` times, `inFlight` outstanding at any time. `steady` is completions per
+ * second while `inFlight` runs are outstanding: from the first completion to the one after which
+ * the last run starts (in a closed loop each completion starts the next run). `overall` also
+ * counts the ramp-up and the drain at the end, when fewer are in flight.
+ */
 export async function burst(runOnce, total, inFlight) {
   let next = 0;
-  let done = 0;
+  const completedAt = [];
   const started = performance.now();
   const lane = async () => {
     while (next < total) {
       const i = next++;
       await runOnce(i);
-      done++;
+      completedAt.push(performance.now());
     }
   };
   await Promise.all(Array.from({ length: Math.min(inFlight, total) }, lane));
-  return (done * 1000) / (performance.now() - started);
+  const overall = (total * 1000) / (performance.now() - started);
+  const last = total - inFlight - 1;
+  const steady = last > 0 ? (last * 1000) / (completedAt[last] - completedAt[0]) : overall;
+  return { steady, overall };
 }
