@@ -10,10 +10,11 @@ import { burst } from './stats.js';
 // thread's time leaves /proc with it).
 process.env.FLOWMESH_TS_JOBS_PER_THREAD ??= '1000000';
 
-const FLOWS = Number(process.env.BENCH_FLOWS ?? 1500);
+const FLOWS = Number(process.env.BENCH_FLOWS ?? 5000);
 const IN_FLIGHT = Number(process.env.BENCH_IN_FLIGHT ?? 100);
 const STEPS = Number(process.env.BENCH_STEPS ?? 10);
-const WARMUP = 200;
+/** Untimed flows first, at the same concurrency: the rate climbs for the first ~3 000 (README.md). */
+const WARMUP = Number(process.env.BENCH_WARMUP_FLOWS ?? 3000);
 
 const pids = () => readdirSync('/proc').filter((entry) => /^\d+$/.test(entry));
 const read = (path, encoding = 'utf8') => {
@@ -141,12 +142,15 @@ const fm = await startFlowmesh();
 meshMark = `FLOWMESH_SUBJECT_PREFIX=${fm.subjectPrefix}\0`;
 try {
   const flow = chainFlow(STEPS);
-  for (let i = 0; i < WARMUP; i++) await fm.run(flow, { n: i });
+  await burst((i) => fm.run(flow, { n: i }), { flows: WARMUP, inFlight: IN_FLIGHT });
   const statements = await pgStatements(fm.databaseUrl);
   await statements?.reset();
   const processesBefore = processTicks();
   const threadsBefore = workerThreadTicks();
-  const { steady, overall } = await burst((i) => fm.run(flow, { n: i }), FLOWS, IN_FLIGHT);
+  const { steady, overall } = await burst((i) => fm.run(flow, { n: i }), {
+    flows: FLOWS,
+    inFlight: IN_FLIGHT,
+  });
   const steps = FLOWS * STEPS;
   console.log(
     `${steady.toFixed(1)} flows/s with ${IN_FLIGHT} in flight (${overall.toFixed(1)}/s with the ramp-up and drain; ${FLOWS} x ${STEPS} steps)`,

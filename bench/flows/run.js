@@ -10,18 +10,19 @@ import { burst, ms, rate, ratio, summarize } from './stats.js';
 
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 30);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 5);
-const THROUGHPUT_FLOWS = Number(process.env.BENCH_THROUGHPUT_FLOWS ?? 1200);
-const THROUGHPUT_WARMUP = Number(process.env.BENCH_THROUGHPUT_WARMUP ?? 300);
+const THROUGHPUT_SECONDS = Number(process.env.BENCH_THROUGHPUT_SECONDS ?? 10);
+const THROUGHPUT_WARMUP_SECONDS = Number(process.env.BENCH_THROUGHPUT_WARMUP_SECONDS ?? 15);
 const IN_FLIGHT = Number(process.env.BENCH_IN_FLIGHT ?? 100);
 const GAP_FLOWS = Number(process.env.BENCH_GAP_FLOWS ?? 10);
 const PEER = process.env.BENCH_PEER ?? 'auto';
 const TARGETS = { e2e40Ms: 50, stepOverheadP50Ms: 1.2, tenStepFlowsPerSecond: 300 };
 
-/** `total` runs with `inFlight` outstanding at any time: completions per second (`burst`). */
-async function throughput(runOnce, total, inFlight) {
-  // An untimed burst first, at the same concurrency: threads, connections and plans warm.
-  await burst(runOnce, THROUGHPUT_WARMUP, inFlight);
-  return burst(runOnce, total, inFlight);
+/** Runs with `inFlight` outstanding at any time for a while: completions per second (`burst`). */
+async function throughput(runOnce, inFlight) {
+  // An untimed burst first, as long for every system, at the same concurrency: threads,
+  // connections, plans and the JIT warm (flowmesh's rate climbs for its first ~3 000 flows).
+  await burst(runOnce, { seconds: THROUGHPUT_WARMUP_SECONDS, inFlight });
+  return burst(runOnce, { seconds: THROUGHPUT_SECONDS, inFlight });
 }
 
 /**
@@ -83,14 +84,14 @@ try {
     e2e10: latencies[10].flowmesh,
     e2e40: latencies[40].flowmesh,
     gaps: summarize(gaps),
-    tput: await throughput((i) => fm.run(flows[10], { n: i }), THROUGHPUT_FLOWS, IN_FLIGHT),
+    tput: await throughput((i) => fm.run(flows[10], { n: i }), IN_FLIGHT),
   };
   if (n8n)
     peer = {
       version: n8n.version,
       e2e10: latencies[10].n8n,
       e2e40: latencies[40].n8n,
-      tput: await throughput((i) => n8n.run(10, { n: i }), THROUGHPUT_FLOWS, IN_FLIGHT),
+      tput: await throughput((i) => n8n.run(10, { n: i }), IN_FLIGHT),
     };
 } finally {
   await Promise.allSettled([fm.stop(), n8n?.stop()]);
@@ -110,7 +111,8 @@ line(
   'flowmesh per-step overhead (end -> next start)',
   `p50 ${ms(ours.gaps.p50)}  p99 ${ms(ours.gaps.p99)}  (n=${ours.gaps.n} gaps)`,
 );
-const flowsPerSecond = ({ steady, overall }) => `${rate(steady)}  (${rate(overall)} with ramp-up and drain)`;
+const flowsPerSecond = ({ steady, overall, flows }) =>
+  `${rate(steady)}  (${rate(overall)} with ramp-up and drain; ${flows} flows)`;
 line(`flowmesh 10-step flows/s, ${IN_FLIGHT} in flight`, flowsPerSecond(ours.tput));
 if (peer) {
   line(

@@ -15,25 +15,29 @@ export const ratio = (peer, ours) =>
   Number.isFinite(peer) && Number.isFinite(ours) && ours > 0 ? `${(peer / ours).toFixed(2)}x` : 'n/a';
 
 /**
- * Runs `runOnce(i)` `total` times, `inFlight` outstanding at any time. `steady` is completions per
- * second while `inFlight` runs are outstanding: from the first completion to the one after which
- * the last run starts (in a closed loop each completion starts the next run). `overall` also
- * counts the ramp-up and the drain at the end, when fewer are in flight.
+ * Runs `runOnce(i)` with `inFlight` outstanding at any time, until `flows` runs started or
+ * `seconds` passed. `steady` is completions per second while `inFlight` runs were outstanding:
+ * from the first completion to the one after which the last run started (in a closed loop each
+ * completion starts the next run). `overall` also counts the ramp-up and the drain at the end,
+ * when fewer are in flight.
  */
-export async function burst(runOnce, total, inFlight) {
+export async function burst(runOnce, { flows = Infinity, seconds = Infinity, inFlight }) {
   let next = 0;
+  let doneAtLastStart = 0;
   const completedAt = [];
   const started = performance.now();
+  const deadline = started + seconds * 1000;
   const lane = async () => {
-    while (next < total) {
+    while (next < flows && performance.now() < deadline) {
       const i = next++;
+      doneAtLastStart = completedAt.length;
       await runOnce(i);
       completedAt.push(performance.now());
     }
   };
-  await Promise.all(Array.from({ length: Math.min(inFlight, total) }, lane));
-  const overall = (total * 1000) / (performance.now() - started);
-  const last = total - inFlight - 1;
+  await Promise.all(Array.from({ length: Math.min(inFlight, flows) }, lane));
+  const overall = (completedAt.length * 1000) / (performance.now() - started);
+  const last = doneAtLastStart - 1;
   const steady = last > 0 ? (last * 1000) / (completedAt[last] - completedAt[0]) : overall;
-  return { steady, overall };
+  return { steady, overall, flows: completedAt.length };
 }
