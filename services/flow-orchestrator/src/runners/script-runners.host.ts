@@ -8,6 +8,7 @@ import { PostgresqlRunner } from './postgresql/postgresql.runner.js';
 import { JobWorkdirs } from './process/job-workdir.js';
 import { PythonRunner } from './python/python.runner.js';
 import type { ScriptRunnersConfig } from './script-runners.config.js';
+import { TypeScriptProcessRunner } from './typescript/typescript-process.runner.js';
 import { TypeScriptRunner } from './typescript/typescript.runner.js';
 
 export interface ScriptRunnersDeployment {
@@ -36,15 +37,19 @@ export class ScriptRunnersHost implements OnModuleDestroy {
     deployment: ScriptRunnersDeployment,
   ): Promise<ScriptRunnersHost> {
     const workdirs = new JobWorkdirs(config.jobDir);
-    const typescript = new TypeScriptRunner({
-      warmThreads: config.typescriptWarmThreads,
-      defaultMemoryMb: deployment.defaultMemoryMb,
-      jobsPerThread: config.typescriptJobsPerThread,
-      coreThreads: config.typescriptCoreThreads,
-      maxThreads: config.typescriptMaxThreads,
-      idleMs: 60_000,
-      maxResultBytes: config.maxResultBytes,
-    });
+    const processOptions = { path: config.subprocessPath, maxResultBytes: config.maxResultBytes };
+    const typescript = new TypeScriptRunner(
+      {
+        warmThreads: config.typescriptWarmThreads,
+        defaultMemoryMb: deployment.defaultMemoryMb,
+        jobsPerThread: config.typescriptJobsPerThread,
+        coreThreads: config.typescriptCoreThreads,
+        maxThreads: config.typescriptMaxThreads,
+        idleMs: 60_000,
+        maxResultBytes: config.maxResultBytes,
+      },
+      new TypeScriptProcessRunner(processOptions, workdirs),
+    );
     typescript.start();
     const runners: ScriptRunner[] = [
       typescript,
@@ -55,7 +60,6 @@ export class ScriptRunnersHost implements OnModuleDestroy {
       answers(config.pythonExecutable, config.subprocessPath),
       answers(config.bashExecutable, config.subprocessPath),
     ]);
-    const processOptions = { path: config.subprocessPath, maxResultBytes: config.maxResultBytes };
     if (python)
       runners.push(new PythonRunner({ ...processOptions, executable: config.pythonExecutable }, workdirs));
     else missing.push(config.pythonExecutable);

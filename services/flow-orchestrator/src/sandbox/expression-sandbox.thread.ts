@@ -1,6 +1,6 @@
-import { registerHooks } from 'node:module';
 import { parentPort } from 'node:worker_threads';
 import type { EvaluationOutcome, EvaluationRequest } from './quickjs-evaluator.js';
+import type * as SiblingsHook from '../typescript-siblings.hook.js';
 
 /**
  * The sandbox thread: owns one QuickJS WASM module and evaluates one expression at a time for
@@ -13,21 +13,10 @@ export interface ThreadRequest {
 export type ThreadReply =
   { readonly ready: true } | { readonly id: number; readonly outcome: EvaluationOutcome };
 
-// From TypeScript sources (tests), Node strips the types itself but siblings are imported as
-// `.js`, which only a build produces: map them back to `.ts`.
+// Run from its TypeScript sources (tests): siblings are imported as `.js`, which only a build makes.
 if (import.meta.url.endsWith('.ts')) {
-  registerHooks({
-    resolve(specifier, context, nextResolve) {
-      if (specifier.startsWith('.') && specifier.endsWith('.js')) {
-        try {
-          return nextResolve(specifier, context);
-        } catch {
-          return nextResolve(`${specifier.slice(0, -3)}.ts`, context);
-        }
-      }
-      return nextResolve(specifier, context);
-    },
-  });
+  const hook = '../typescript-siblings.hook.ts';
+  ((await import(hook)) as typeof SiblingsHook).resolveTypeScriptSiblings();
 }
 
 const port = parentPort;

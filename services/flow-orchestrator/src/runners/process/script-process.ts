@@ -17,6 +17,8 @@ export interface ScriptProcessSpec {
   readonly env?: Readonly<Record<string, string>>;
   readonly input?: string;
   readonly resultLimitBytes?: number;
+  /** See `SubprocessSpec.limitAddressSpace`. */
+  readonly limitAddressSpace?: boolean;
 }
 
 /**
@@ -48,6 +50,7 @@ export async function runScriptProcess<T>(
       ...(options.signal ? { signal: options.signal } : {}),
       ...(spec.input !== undefined ? { input: spec.input } : {}),
       ...(spec.resultLimitBytes !== undefined ? { resultLimitBytes: spec.resultLimitBytes } : {}),
+      ...(spec.limitAddressSpace !== undefined ? { limitAddressSpace: spec.limitAddressSpace } : {}),
     });
     return await read(outcome, workdir.path);
   } finally {

@@ -11,6 +11,11 @@ export interface SubprocessSpec {
   readonly timeoutMs: number;
   /** Address-space limit (`ulimit -v`) of the process and what it starts. */
   readonly memoryMb: number;
+  /**
+   * False for a runtime that reserves far more address space than it uses (V8) and limits its
+   * own heap instead (its flags in `args`).
+   */
+  readonly limitAddressSpace?: boolean;
   readonly onLog: LogLineSink;
   readonly signal?: AbortSignal;
   /** Written to fd 3 of the child, then closed (the job's arguments). */
@@ -44,16 +49,16 @@ export function runSubprocess(spec: SubprocessSpec): Promise<SubprocessOutcome> 
   if (spec.signal?.aborted) return Promise.reject(jobErrors.canceled());
   const limitKb = Math.max(1, Math.floor(spec.memoryMb * 1024));
   // `sh` sets the limit on itself, then becomes the job's command: no extra process stays.
-  const child = spawn(
-    '/bin/sh',
-    ['-c', 'ulimit -v "$0" && exec "$@"', String(limitKb), spec.command, ...spec.args],
-    {
-      cwd: spec.cwd,
-      env: spec.env,
-      detached: true,
-      stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe'],
-    },
-  );
+  const [command, args] =
+    spec.limitAddressSpace === false
+      ? [spec.command, spec.args]
+      : ['/bin/sh', ['-c', 'ulimit -v "$0" && exec "$@"', String(limitKb), spec.command, ...spec.args]];
+  const child = spawn(command, args, {
+    cwd: spec.cwd,
+    env: spec.env,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe'],
+  });
   return new Promise<SubprocessOutcome>((resolve, reject) => {
     let settled = false;
     let result = '';

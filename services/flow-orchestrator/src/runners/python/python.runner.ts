@@ -10,6 +10,7 @@ import { jobErrors } from '../job-errors.js';
 import type { JobWorkdirs } from '../process/job-workdir.js';
 import { describeExit, runScriptProcess } from '../process/script-process.js';
 import type { SubprocessOutcome } from '../process/subprocess.js';
+import { wrapperResult } from '../process/wrapper-reply.js';
 import { PYTHON_WRAPPER } from './python-wrapper.source.js';
 
 export interface PythonRunnerOptions {
@@ -17,9 +18,6 @@ export interface PythonRunnerOptions {
   readonly path: string;
   readonly maxResultBytes: number;
 }
-
-type WrapperReply =
-  { ok: true; result: unknown } | { ok: false; error: { name: string; message: string; stack?: string } };
 
 /**
  * `python3` scripts as subprocesses: `main(**kwargs)` through a small wrapper, arguments in on
@@ -49,26 +47,19 @@ export class PythonRunner implements ScriptRunner {
   }
 
   private resultOf(job: ScriptJob, outcome: SubprocessOutcome): unknown {
-    if (outcome.resultOverflow) {
-      throw jobErrors.resultTooLarge(outcome.resultBytes, this.options.maxResultBytes);
-    }
-    if (outcome.result === '') {
-      const tail = outcome.tail.slice(-5).join('\n');
-      if (/MemoryError|Cannot allocate memory|cannot allocate/i.test(tail))
-        throw jobErrors.memory(job.memoryMb);
-      throw new JobError(
-        'ExecutionErr',
-        `python3 ${describeExit(outcome)} before returning a result${tail ? `:\n${tail}` : ''}`,
-      );
-    }
-    const reply = JSON.parse(outcome.result) as WrapperReply;
-    if (!reply.ok) {
-      if (reply.error.name === 'MemoryError') throw jobErrors.memory(job.memoryMb, 'MemoryError');
-      throw new JobError(reply.error.name, reply.error.message, reply.error.stack);
-    }
-    const bytes = Buffer.byteLength(JSON.stringify(reply.result) ?? 'null');
-    if (bytes > this.options.maxResultBytes)
-      throw jobErrors.resultTooLarge(bytes, this.options.maxResultBytes);
-    return reply.result;
+    return wrapperResult(
+      outcome,
+      this.options.maxResultBytes,
+      () => {
+        const tail = outcome.tail.slice(-5).join('\n');
+        if (/MemoryError|Cannot allocate memory|cannot allocate/i.test(tail))
+          return jobErrors.memory(job.memoryMb);
+        return new JobError(
+          'ExecutionErr',
+          `python3 ${describeExit(outcome)} before returning a result${tail ? `:\n${tail}` : ''}`,
+        );
+      },
+      (error) => (error.name === 'MemoryError' ? jobErrors.memory(job.memoryMb, 'MemoryError') : undefined),
+    );
   }
 }

@@ -36,3 +36,21 @@ function withoutVersion(spec: string): string {
   if (at > 0) parts[nameIndex] = name.slice(0, at);
   return parts.join('/');
 }
+
+/** An import a script may not make, or that failed. */
+export class ImportError extends Error {
+  override readonly name = 'ImportError';
+}
+
+/** The module a script's `import` names, loaded beside the worker (built-in or package). */
+export async function importForScript(specifier: string): Promise<unknown> {
+  const target = importTarget(specifier);
+  if (target.kind === 'refused') throw new ImportError(target.reason);
+  try {
+    return await import(target.specifier);
+  } catch (error) {
+    throw new ImportError(
+      `import of '${specifier}' failed: ${(error as Error).message} (only Node built-ins and packages installed with the worker can be imported until scripts have locks)`,
+    );
+  }
+}

@@ -1,8 +1,8 @@
-import { registerHooks, stripTypeScriptTypes } from 'node:module';
 import { getHeapSpaceStatistics } from 'node:v8';
 import vm from 'node:vm';
 import { parentPort, resourceLimits } from 'node:worker_threads';
 import type { JobFailure, ThreadInbound, ThreadOutbound } from './typescript-thread.protocol.js';
+import type * as SiblingsHook from '../../typescript-siblings.hook.js';
 
 /**
  * A warm TypeScript worker thread. Each job runs in a V8 context of its own (its own globals and
@@ -13,21 +13,10 @@ import type { JobFailure, ThreadInbound, ThreadOutbound } from './typescript-thr
  * the job). See `job-realm.prelude.ts`.
  */
 
-// From TypeScript sources (tests), Node strips the types itself but siblings are imported as
-// `.js`, which only a build produces: map them back to `.ts`.
+// Run from its TypeScript sources (tests): siblings are imported as `.js`, which only a build makes.
 if (import.meta.url.endsWith('.ts')) {
-  registerHooks({
-    resolve(specifier, context, nextResolve) {
-      if (specifier.startsWith('.') && specifier.endsWith('.js')) {
-        try {
-          return nextResolve(specifier, context);
-        } catch {
-          return nextResolve(`${specifier.slice(0, -3)}.ts`, context);
-        }
-      }
-      return nextResolve(specifier, context);
-    },
-  });
+  const hook = '../../typescript-siblings.hook.ts';
+  ((await import(hook)) as typeof SiblingsHook).resolveTypeScriptSiblings();
 }
 
 const port = parentPort;
@@ -35,8 +24,8 @@ if (!port) throw new Error('typescript-job.thread runs only as a worker thread')
 const { JOB_REALM_PRELUDE } = await import('./job-realm.prelude.js');
 const { argumentsFor, mainParams } = await import('./main-params.util.js');
 type MainParam = ReturnType<typeof mainParams>[number];
-const { importTarget } = await import('./import-specifier.util.js');
-const { moduleToFunctionSource } = await import('./esm-to-script.util.js');
+const { importForScript } = await import('./import-specifier.util.js');
+const { scriptFunctionSource } = await import('./typescript-source.util.js');
 const { AWAITING_AFTER_MS, REALMS_PER_THREAD } = await import('./typescript-thread.protocol.js');
 
 interface RealmApi {
@@ -197,7 +186,7 @@ function compile(source: string, filename: string): vm.Script {
   if (cached) return cached;
   let script: vm.Script;
   try {
-    script = new vm.Script(moduleToFunctionSource(typescriptToJavaScript(source)), { filename });
+    script = new vm.Script(scriptFunctionSource(source), { filename });
   } catch (error) {
     if (error instanceof ScriptFailure) throw error;
     throw new ScriptFailure({ name: 'SyntaxError', message: (error as Error).message });
@@ -228,33 +217,12 @@ function lendThreadEnv(envJson: string): void {
   Object.assign(process.env, JSON.parse(envJson) as Record<string, string>);
 }
 
-function typescriptToJavaScript(source: string): string {
-  try {
-    return stripTypeScriptTypes(source, { mode: 'strip' });
-  } catch (error) {
-    if ((error as { code?: string }).code !== 'ERR_UNSUPPORTED_TYPESCRIPT_SYNTAX') {
-      throw new ScriptFailure({ name: 'SyntaxError', message: (error as Error).message });
-    }
-  }
-  // Enums, namespaces and parameter properties need code generated, not only types erased.
-  try {
-    return stripTypeScriptTypes(source, { mode: 'transform' });
-  } catch (error) {
-    throw new ScriptFailure({ name: 'SyntaxError', message: (error as Error).message });
-  }
-}
-
 /** A module of the thread's realm (built-in or package), for the job's `import`. */
 async function hostModule(specifier: string): Promise<unknown> {
-  const target = importTarget(specifier);
-  if (target.kind === 'refused') throw new ScriptFailure({ name: 'ImportError', message: target.reason });
   try {
-    return await import(target.specifier);
+    return await importForScript(specifier);
   } catch (error) {
-    throw new ScriptFailure({
-      name: 'ImportError',
-      message: `import of '${specifier}' failed: ${(error as Error).message} (only Node built-ins and packages installed with the worker can be imported until scripts have locks)`,
-    });
+    throw new ScriptFailure({ name: 'ImportError', message: (error as Error).message });
   }
 }
 

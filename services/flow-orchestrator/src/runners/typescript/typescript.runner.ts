@@ -7,6 +7,7 @@ import {
   type ScriptRunOptions,
 } from '../../ports/script-runner.port.js';
 import { jobErrors } from '../job-errors.js';
+import type { TypeScriptProcessRunner } from './typescript-process.runner.js';
 import {
   TypeScriptThreadPool,
   type JobThread,
@@ -27,7 +28,14 @@ export class TypeScriptRunner implements ScriptRunner {
   readonly languages: readonly ScriptLanguage[] = ['bun', 'bunnative', 'deno', 'nativets'];
   private readonly pool: TypeScriptThreadPool;
 
-  constructor(private readonly options: TypeScriptRunnerOptions) {
+  /**
+   * `processes` runs the jobs that need a working directory of their own (`workdirKey`); without
+   * it they run in a thread, in the worker's directory.
+   */
+  constructor(
+    private readonly options: TypeScriptRunnerOptions,
+    private readonly processes?: TypeScriptProcessRunner,
+  ) {
     this.pool = new TypeScriptThreadPool(options);
   }
 
@@ -45,6 +53,7 @@ export class TypeScriptRunner implements ScriptRunner {
   }
 
   async run(job: ScriptJob, onLog: LogLineSink, options: ScriptRunOptions = {}): Promise<unknown> {
+    if (job.workdirKey !== undefined && this.processes) return this.processes.run(job, onLog, options);
     const { signal, onStart } = options;
     if (signal?.aborted) throw jobErrors.canceled();
     // The wait for a thread is not the job's time: its limit starts when it runs.

@@ -1,0 +1,74 @@
+import { readFileSync, writeSync } from 'node:fs';
+import vm from 'node:vm';
+import type * as SiblingsHook from '../../typescript-siblings.hook.js';
+
+/**
+ * A TypeScript job as a process of its own, for jobs that need their own working directory (the
+ * steps of a `same_worker` flow share `./shared`; a worker thread has its process's directory).
+ * `node typescript-process.main.js <script file> <entrypoint> <file name for stack traces>`:
+ * the arguments come as JSON on fd 3, the outcome goes to fd 4 (`{ok: true, result}` or
+ * `{ok: false, error: {name, message, stack}}`), stdout and stderr are the job's log. The script
+ * runs as it does in a thread: the same module function, import rules, and `main` arguments by name.
+ */
+
+// Run from its TypeScript sources (tests): siblings are imported as `.js`, which only a build makes.
+if (import.meta.url.endsWith('.ts')) {
+  const hook = '../../typescript-siblings.hook.ts';
+  ((await import(hook)) as typeof SiblingsHook).resolveTypeScriptSiblings();
+}
+
+const { scriptFunctionSource } = await import('./typescript-source.util.js');
+const { argumentsFor, mainParams } = await import('./main-params.util.js');
+const { importForScript } = await import('./import-specifier.util.js');
+
+const [scriptPath = '', entrypoint = 'main', filename = 'file:///script.ts'] = process.argv.slice(2);
+
+function failure(name: string, message: string): Error {
+  const error = new Error(message);
+  error.name = name;
+  return error;
+}
+
+function describe(error: unknown): { name: string; message: string; stack?: string } {
+  if (error instanceof Error) {
+    return { name: error.name, message: error.message, ...(error.stack ? { stack: error.stack } : {}) };
+  }
+  return { name: 'Error', message: String(error) };
+}
+
+let answered = false;
+function answer(reply: string): never {
+  if (!answered) writeSync(4, reply);
+  answered = true;
+  // Timers and handles the script left behind end with it, as a thread's job's are cleared.
+  process.exit(0);
+}
+const fail = (error: unknown): never => answer(JSON.stringify({ ok: false, error: describe(error) }));
+process.on('uncaughtException', fail);
+process.on('unhandledRejection', fail);
+
+try {
+  const args = JSON.parse(readFileSync(3, 'utf8') || '{}') as Record<string, unknown>;
+  const moduleFunction = vm.runInThisContext(scriptFunctionSource(readFileSync(scriptPath, 'utf8')), {
+    filename,
+  }) as (host: object) => Promise<Record<string, unknown>>;
+  const exports = await moduleFunction({
+    load: (specifier: unknown) => importForScript(String(specifier)),
+    meta: { url: filename },
+  });
+  const entry = exports[entrypoint];
+  if (typeof entry !== 'function') {
+    throw failure('ExecutionErr', `the script exports no function named ${entrypoint}`);
+  }
+  const params = mainParams(Function.prototype.toString.call(entry));
+  const value: unknown = await (entry as (...args: unknown[]) => unknown)(...argumentsFor(params, args));
+  let json: string;
+  try {
+    json = JSON.stringify(value) ?? 'null';
+  } catch (error) {
+    throw failure('ExecutionErr', `the result is not JSON: ${(error as Error).message}`);
+  }
+  answer(`{"ok":true,"result":${json}}`);
+} catch (error) {
+  fail(error);
+}
