@@ -49,6 +49,18 @@ export function chatCancelSignalSubject(streamId: string): string {
 
 export const EMBEDDING_ENCODINGS = ['float', 'base64'] as const;
 
+/**
+ * What texts are embedded for, where the model is told (Cohere's `input_type`, Gemini's
+ * `taskType`); others ignore it. Cohere's names, as OpenAI-style gateways take them.
+ */
+export const EMBEDDING_INPUT_TYPES = [
+  'search_document',
+  'search_query',
+  'classification',
+  'clustering',
+] as const;
+export type EmbeddingInputType = (typeof EMBEDDING_INPUT_TYPES)[number];
+
 export const EmbedRequestSchema = z
   .object({
     actor: ActorSchema,
@@ -57,6 +69,8 @@ export const EmbedRequestSchema = z
     input: z.array(z.string()).min(1, 'needs at least one input').max(2048),
     /** Shorter vectors, where the model supports it. */
     dimensions: z.int().positive().optional(),
+    /** Default: documents for Cohere (`search_document`), nothing said to Gemini. */
+    inputType: z.enum(EMBEDDING_INPUT_TYPES).optional(),
   })
   .strict();
 export type EmbedRequest = z.infer<typeof EmbedRequestSchema>;

@@ -170,9 +170,42 @@ describe('Bedrock embeddings', () => {
       model: COHERE_V3,
       input: 'hello',
     });
-    bedrock.setDefaultInvokeReply(undefined);
     expect(decoded.data[0]?.embedding).toEqual(vectorOf('hello'));
     expect(bodyOf(bedrock.lastRequest())).toEqual({ texts: ['hello'], input_type: 'search_document' });
+
+    // A query says so (Cohere's input_type, not OpenAI's: the SDK passes it through).
+    await openai('f/ai/bedrock_bearer').embeddings.create({
+      model: COHERE_V3,
+      input: 'where is it?',
+      encoding_format: 'float',
+      input_type: 'search_query',
+    } as OpenAI.EmbeddingCreateParams);
+    bedrock.setDefaultInvokeReply(undefined);
+    expect(bodyOf(bedrock.lastRequest())).toEqual({ texts: ['where is it?'], input_type: 'search_query' });
+    const requests = bedrock.requests.length;
+    const wrong = await openai('f/ai/bedrock_bearer')
+      .embeddings.create({
+        model: COHERE_V3,
+        input: 'x',
+        input_type: 'query',
+      } as OpenAI.EmbeddingCreateParams)
+      .catch((error: unknown) => error);
+    expect(wrong).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((wrong as InstanceType<typeof OpenAI.BadRequestError>).message).toContain('input_type');
+    expect(bedrock.requests.length).toBe(requests);
+  });
+
+  it('Cohere over NATS: inputType is what Cohere is told the texts are', async () => {
+    bedrock.replyInvoke({ embeddings: [vectorOf('group me')], inputTokens: 2 });
+    const reply = await gateway.embed({
+      actor: cast.reader,
+      workspace: 'main',
+      provider: { kind: 'aws_bedrock', resource: 'f/ai/bedrock_keys', model: COHERE_V3 },
+      input: ['group me'],
+      inputType: 'clustering',
+    });
+    expect(reply.embeddings).toEqual([vectorOf('group me')]);
+    expect(bodyOf(bedrock.lastRequest())).toEqual({ texts: ['group me'], input_type: 'clustering' });
   });
 
   it('Cohere v4 through the workspace proxy: dimensions become output_dimension, the by-type answer is read', async () => {

@@ -30,6 +30,7 @@ export class EmbedService {
       model: provider.model,
       input: request.input,
       ...(request.dimensions !== undefined ? { dimensions: request.dimensions } : {}),
+      ...(request.inputType !== undefined ? { inputType: request.inputType } : {}),
     };
     for (let attempt = 1; ; attempt++) {
       try {

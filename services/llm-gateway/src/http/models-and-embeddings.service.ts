@@ -81,6 +81,7 @@ export class ModelsAndEmbeddingsService {
             model: body.model,
             input,
             ...(body.dimensions !== undefined ? { dimensions: body.dimensions } : {}),
+            ...(body.input_type !== undefined ? { inputType: body.input_type } : {}),
           },
           resolved.credentials,
           controller.signal,

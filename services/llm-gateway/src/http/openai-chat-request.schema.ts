@@ -1,3 +1,4 @@
+import { EMBEDDING_INPUT_TYPES } from '@flowmesh/contracts';
 import { z } from 'zod';
 
 /**
@@ -104,5 +105,7 @@ export const OpenAIEmbeddingsRequestSchema = z.looseObject({
   input: z.union([z.string(), z.array(z.string()).min(1)]),
   dimensions: z.int().positive().optional(),
   encoding_format: z.enum(['float', 'base64']).optional(),
+  /** Not OpenAI's: what the texts are for (Cohere's `input_type`), for models that are told. */
+  input_type: z.enum(EMBEDDING_INPUT_TYPES).optional(),
 });
 export type OpenAIEmbeddingsRequest = z.infer<typeof OpenAIEmbeddingsRequestSchema>;

@@ -2,6 +2,7 @@ import type {
   AIProviderKind,
   ChatParameters,
   ChatUsage,
+  EmbeddingInputType,
   FinishReason,
   ProviderError,
   ReasoningPart,
@@ -101,6 +102,8 @@ export interface EmbeddingsCall {
   readonly model: string;
   readonly input: readonly string[];
   readonly dimensions?: number;
+  /** What the texts are for, where the model is told (`EMBEDDING_INPUT_TYPES`). */
+  readonly inputType?: EmbeddingInputType;
 }
 
 export interface EmbeddingsResult {

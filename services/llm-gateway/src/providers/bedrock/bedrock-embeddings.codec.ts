@@ -20,7 +20,10 @@ export type BedrockEmbeddingFamily =
 export const COHERE_MAX_TEXTS = 96;
 /** Titan calls in flight at once for one request (one text each). */
 export const TITAN_CONCURRENCY = 8;
-/** What Cohere is told the texts are: documents, as OpenAI-style callers embed corpora and queries alike. */
+/**
+ * What Cohere is told the texts are unless the call says (`inputType`): documents, as
+ * OpenAI-style callers embed corpora and queries alike.
+ */
 const COHERE_INPUT_TYPE = 'search_document';
 
 /**
@@ -77,7 +80,7 @@ export function cohereBodies(call: EmbeddingsCall, family: BedrockEmbeddingFamil
   for (let at = 0; at < call.input.length; at += COHERE_MAX_TEXTS) {
     bodies.push({
       texts: call.input.slice(at, at + COHERE_MAX_TEXTS),
-      input_type: COHERE_INPUT_TYPE,
+      input_type: call.inputType ?? COHERE_INPUT_TYPE,
       ...(family.dimensions && call.dimensions !== undefined ? { output_dimension: call.dimensions } : {}),
     });
   }

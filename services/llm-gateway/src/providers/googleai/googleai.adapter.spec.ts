@@ -385,3 +385,39 @@ describe('gemini error classifier', () => {
     if (expected === 'auth_failed') expect(error.message).not.toContain('API key not valid');
   });
 });
+
+describe('gemini embeddings', () => {
+  it('batches every text in one batchEmbedContents call, with dimensions and the input type as taskType', () => {
+    const request = googleAIAdapter.embeddings!.buildRequest(
+      { model: 'text-embedding-004', input: ['a', 'b'], dimensions: 256, inputType: 'search_query' },
+      credentials,
+    );
+    expect(request.url).toBe(
+      'https://generativelanguage.googleapis.com/v1beta/models/text-embedding-004:batchEmbedContents',
+    );
+    expect(request.body).toEqual({
+      requests: ['a', 'b'].map((text) => ({
+        model: 'models/text-embedding-004',
+        content: { parts: [{ text }] },
+        outputDimensionality: 256,
+        taskType: 'RETRIEVAL_QUERY',
+      })),
+    });
+    const plain = googleAIAdapter.embeddings!.buildRequest(
+      { model: 'text-embedding-004', input: ['a'] },
+      credentials,
+    );
+    expect(plain.body).toEqual({
+      requests: [{ model: 'models/text-embedding-004', content: { parts: [{ text: 'a' }] } }],
+    });
+    expect(
+      googleAIAdapter.embeddings!.parseResponse(
+        { embeddings: [{ values: [1, 2] }, { values: [3] }] },
+        {
+          model: 'text-embedding-004',
+          input: ['a', 'b'],
+        },
+      ),
+    ).toEqual({ embeddings: [[1, 2], [3]], model: 'text-embedding-004', inputTokens: 0 });
+  });
+});

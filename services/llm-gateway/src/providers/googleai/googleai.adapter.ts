@@ -1,3 +1,4 @@
+import type { EmbeddingInputType } from '@flowmesh/contracts';
 import type { HttpProviderAdapter, ListedModel, ProviderHttpRequest } from '../provider-adapter.js';
 import type { ProviderCredentials } from '../provider-credentials.js';
 import { modelPathSegment } from '../shared/model-path-segment.js';
@@ -28,6 +29,14 @@ function modelId(model: string): string {
  * adds them to what `buildRequest` returns. There is no pass-through proxy request: the workspace
  * proxy answers Google AI in OpenAI shape through this adapter.
  */
+/** Gemini's `taskType` for each input type of the internal API. */
+const GEMINI_TASK_TYPES: Readonly<Record<EmbeddingInputType, string>> = {
+  search_document: 'RETRIEVAL_DOCUMENT',
+  search_query: 'RETRIEVAL_QUERY',
+  classification: 'CLASSIFICATION',
+  clustering: 'CLUSTERING',
+};
+
 export const googleAIAdapter: HttpProviderAdapter = {
   kind: 'googleai',
   transport: 'http',
@@ -65,6 +74,7 @@ export const googleAIAdapter: HttpProviderAdapter = {
             model,
             content: { parts: [{ text }] },
             ...(call.dimensions !== undefined ? { outputDimensionality: call.dimensions } : {}),
+            ...(call.inputType !== undefined ? { taskType: GEMINI_TASK_TYPES[call.inputType] } : {}),
           })),
         },
       };
