@@ -47,9 +47,22 @@ describe('memory-service: agent memory in S3', () => {
   });
 
   const objectKey = (memoryId: string, stepId: string) => `memory/main/${memoryId}/${stepId}.json`;
+  /**
+   * The object as JSON. s3rver answers a PUT once it has read the body, before its file is fully
+   * written (its filesystem store resolves on the hashing stream's `finish`), so a GET right
+   * after can find the file still short under load: read again, for up to a second, until whole.
+   */
   const readObject = async (key: string): Promise<unknown> => {
-    const reply = await objects.send(new GetObjectCommand({ Bucket: s3.bucket, Key: key }));
-    return JSON.parse((await reply.Body?.transformToString()) ?? '');
+    for (let attempt = 1; ; attempt++) {
+      const reply = await objects.send(new GetObjectCommand({ Bucket: s3.bucket, Key: key }));
+      const text = (await reply.Body?.transformToString()) ?? '';
+      try {
+        return JSON.parse(text);
+      } catch (error) {
+        if (attempt >= 40) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+    }
   };
   const objectExists = (key: string) =>
     objects.send(new HeadObjectCommand({ Bucket: s3.bucket, Key: key })).then(
