@@ -14,5 +14,18 @@ export type RunJobWork = z.infer<typeof RunJobWorkSchema>;
 
 export const runJobWork = defineWork('job', RunJobWorkSchema);
 
+/**
+ * A job with a `priority` above 0, published on `work.<tag>.priority`: workers take this lane on
+ * slots of its own, so such a job never waits behind the tag's backlog of `work.<tag>.job`.
+ */
+export const runPriorityJobWork = defineWork('priority', RunJobWorkSchema);
+
+/** The lane of a job of this priority. */
+export function runJobWorkFor(priority: number | null | undefined): typeof runJobWork {
+  return (priority ?? 0) > 0 ? runPriorityJobWork : runJobWork;
+}
+
 /** Durable consumer base name of the orchestrator's workers (one consumer per tag). */
 export const ORCHESTRATOR_WORKER_DURABLE = 'orchestrator-worker';
+/** The same for the priority lane. */
+export const ORCHESTRATOR_PRIORITY_DURABLE = 'orchestrator-priority';

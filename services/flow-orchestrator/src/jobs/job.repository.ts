@@ -1,5 +1,13 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { runJobWork, validationError, type EventContract, type JobStatus } from '@flowmesh/contracts';
+import {
+  runJobWork,
+  runJobWorkFor,
+  runPriorityJobWork,
+  validationError,
+  workSubject,
+  type EventContract,
+  type JobStatus,
+} from '@flowmesh/contracts';
 import { Injectable, type BeforeApplicationShutdown } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { z } from 'zod';
@@ -55,6 +63,12 @@ const TERMINAL_COLUMNS = [
 const DEADLOCK_DETECTED = '40P01';
 const JSON_COLUMNS = new Set<Column>(['raw_flow', 'args', 'result', 'flow_status', 'runtime']);
 const SELECT_COLUMNS = [...COLUMNS, 'wake_seq'].join(', ');
+
+/**
+ * A job row's work subject, in SQL (`runJobWorkFor`): `work.<tag>.job`, or the priority lane
+ * for a priority above 0. Statements using it select the row's `tag` and `priority`.
+ */
+export const WORK_SUBJECT_SQL = `'work.' || tag || CASE WHEN priority > 0 THEN '.${runPriorityJobWork.workKind}' ELSE '.${runJobWork.workKind}' END`;
 
 export type NewJob = Omit<JobRecord, 'wake_seq' | 'created_at'> & { created_at?: Date };
 export type JobUpdate = Partial<Omit<JobRecord, 'id' | 'wake_seq'>>;
@@ -310,7 +324,7 @@ export class JobRepository implements BeforeApplicationShutdown {
       },
       {
         sql: `INSERT INTO outbox_message (id, subject, payload, headers, msg_id)
-              SELECT gen_random_uuid(), 'work.' || tag || '.job',
+              SELECT gen_random_uuid(), ${WORK_SUBJECT_SQL},
                      jsonb_build_object('jobId', id, 'workspace', workspace), '{}'::jsonb, $2
               FROM job WHERE id = $1 AND status NOT IN ('completed','failed','cancelled')
               ON CONFLICT (msg_id) DO NOTHING`,
@@ -321,11 +335,15 @@ export class JobRepository implements BeforeApplicationShutdown {
     ];
   }
 
-  /** A work message for a job on `tag` (`work.<tag>.job`). */
-  dispatch(job: { id: string; workspace: string; tag: string }, msgId = `run:${job.id}`): SqlStatement {
+  /** A work message for a job on `tag` (`work.<tag>.job`, `work.<tag>.priority` for a priority above 0). */
+  dispatch(
+    job: { id: string; workspace: string; tag: string; priority?: number | null },
+    msgId = `run:${job.id}`,
+  ): SqlStatement {
+    const work = runJobWorkFor(job.priority);
     return this.outbox(
-      `work.${job.tag}.job`,
-      runJobWork.payload.parse({ jobId: job.id, workspace: job.workspace }),
+      workSubject(job.tag, work.workKind),
+      work.payload.parse({ jobId: job.id, workspace: job.workspace }),
       msgId,
     );
   }
@@ -443,9 +461,9 @@ export class JobRepository implements BeforeApplicationShutdown {
       `WITH freed AS (
          UPDATE job SET lease_owner = NULL, lease_until = NULL, wake_seq = wake_seq + 1
          WHERE lease_owner = $1 AND status NOT IN ('completed','failed','cancelled')
-         RETURNING id, tag, workspace)
+         RETURNING id, tag, priority, workspace)
        INSERT INTO outbox_message (id, subject, payload, headers, msg_id)
-       SELECT gen_random_uuid(), 'work.' || tag || '.job', jsonb_build_object('jobId', id, 'workspace', workspace),
+       SELECT gen_random_uuid(), ${WORK_SUBJECT_SQL}, jsonb_build_object('jobId', id, 'workspace', workspace),
               '{}'::jsonb, 'released:' || id || ':' || gen_random_uuid()
        FROM freed RETURNING 1`,
       [owner],

@@ -7,7 +7,7 @@ import {
 } from '@nestjs/common';
 import { ENGINE_CONFIG, type EngineConfig } from '../engine/engine.config.js';
 import { EngineOutbox } from '../engine/engine-outbox.js';
-import { JobRepository } from '../jobs/job.repository.js';
+import { JobRepository, WORK_SUBJECT_SQL } from '../jobs/job.repository.js';
 
 const BATCH = 500;
 const JANITOR_EVERY = 20;
@@ -58,9 +58,9 @@ export class TimerPoller implements OnApplicationBootstrap, BeforeApplicationShu
          ORDER BY wake_at LIMIT ${BATCH} FOR UPDATE SKIP LOCKED),
        woken AS (
          UPDATE job j SET wake_at = NULL, wake_seq = j.wake_seq + 1 FROM due WHERE j.id = due.id
-         RETURNING j.id, j.tag, j.workspace)
+         RETURNING j.id, j.tag, j.priority, j.workspace)
        INSERT INTO outbox_message (id, subject, payload, headers, msg_id)
-       SELECT gen_random_uuid(), 'work.' || tag || '.job', jsonb_build_object('jobId', id, 'workspace', workspace),
+       SELECT gen_random_uuid(), ${WORK_SUBJECT_SQL}, jsonb_build_object('jobId', id, 'workspace', workspace),
               '{}'::jsonb, 'timer:' || id || ':' || gen_random_uuid()
        FROM woken RETURNING 1`,
       [],
@@ -77,9 +77,9 @@ export class TimerPoller implements OnApplicationBootstrap, BeforeApplicationShu
          LIMIT ${BATCH} FOR UPDATE SKIP LOCKED),
        freed AS (
          UPDATE job j SET lease_owner = NULL, lease_until = NULL, wake_seq = j.wake_seq + 1 FROM stale
-         WHERE j.id = stale.id RETURNING j.id, j.tag, j.workspace)
+         WHERE j.id = stale.id RETURNING j.id, j.tag, j.priority, j.workspace)
        INSERT INTO outbox_message (id, subject, payload, headers, msg_id)
-       SELECT gen_random_uuid(), 'work.' || tag || '.job', jsonb_build_object('jobId', id, 'workspace', workspace),
+       SELECT gen_random_uuid(), ${WORK_SUBJECT_SQL}, jsonb_build_object('jobId', id, 'workspace', workspace),
               '{}'::jsonb, 'orphan:' || id || ':' || gen_random_uuid()
        FROM freed RETURNING 1`,
       [this.config.leaseTtlMs],
