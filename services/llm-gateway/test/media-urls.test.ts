@@ -63,6 +63,12 @@ async function startMediaServer(host: string, elsewhere?: () => string): Promise
         return send(200, 'image/png', PNG);
       case '/photo':
         return send(200, 'application/octet-stream', JPEG);
+      case '/kept.png':
+        res.setHeader('cache-control', 'public, max-age=600');
+        return send(200, 'image/png', PNG);
+      case '/fresh.png':
+        res.setHeader('cache-control', 'no-store');
+        return send(200, 'image/png', PNG);
       case '/report.pdf':
         return send(200, 'application/pdf; qs=0.001', PDF);
       case '/page.html':
@@ -216,6 +222,19 @@ describe('llm-gateway: images and PDFs by URL', () => {
   beforeEach(() => {
     media.paths.length = 0;
     forbidden.paths.length = 0;
+  });
+
+  it('a file the workspace used before is not fetched again (an agent resends its images every turn), unless its server said no-store', async () => {
+    const inlined = (request: { body: unknown }) =>
+      JSON.stringify(request.body).includes(PNG.toString('base64'));
+    for (let turn = 0; turn < 3; turn++) {
+      await askWithImage('f/ai/claude', `${media.url}/kept.png`);
+      expect(inlined(anthropic.lastRequest())).toBe(true);
+      await askWithImage('f/ai/claude', `${media.url}/fresh.png`);
+      expect(inlined(anthropic.lastRequest())).toBe(true);
+    }
+    expect(media.paths.filter((path) => path === '/kept.png')).toHaveLength(1);
+    expect(media.paths.filter((path) => path === '/fresh.png')).toHaveLength(3);
   });
 
   it('Anthropic: the official openai SDK sends an image and a PDF by URL; Anthropic gets both inline', async () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ConfigError } from './config.error.js';
 import { emptyConfigSchema, loadServiceConfig } from './service-config.js';
-import { list } from './setting.schemas.js';
+import { list, wholeNumber } from './setting.schemas.js';
 
 function problemLine(run: () => unknown): string {
   try {
@@ -81,6 +81,15 @@ describe('loadServiceConfig', () => {
       'b',
     ]);
     expect(loadServiceConfig('flow-orchestrator', own, {}).workerTags).toEqual(['default']);
+  });
+
+  it('reads a whole number, 0 included, and names a negative one', () => {
+    const own = z.object({ CACHE_BYTES: wholeNumber().default(5) });
+    expect(loadServiceConfig('llm-gateway', own, { CACHE_BYTES: '0' }).CACHE_BYTES).toBe(0);
+    expect(loadServiceConfig('llm-gateway', own, {}).CACHE_BYTES).toBe(5);
+    expect(problemLine(() => loadServiceConfig('llm-gateway', own, { CACHE_BYTES: '-1' }))).toContain(
+      'CACHE_BYTES must be a whole number (0 or more) (got "-1")',
+    );
   });
 
   it('names the setting and what is wrong in one line', () => {

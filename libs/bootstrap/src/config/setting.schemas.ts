@@ -42,6 +42,11 @@ export const positiveInt = () =>
     .regex(/^[1-9]\d*$/, 'must be a positive whole number')
     .transform(Number);
 
+export const wholeNumber = () =>
+  text()
+    .regex(/^(0|[1-9]\d*)$/, 'must be a whole number (0 or more)')
+    .transform(Number);
+
 export const oneOf = <const T extends readonly [string, ...string[]]>(values: T) =>
   z.enum(values, {
     error: (issue) => (issue.input === undefined ? 'is required' : `must be one of ${values.join(', ')}`),

@@ -118,7 +118,10 @@ export class ChatStreams implements BeforeApplicationShutdown {
     if (!MediaUrlResolver.hasUrlParts(run.parameters)) return { run };
     try {
       return {
-        run: { ...run, parameters: await this.media.resolve(run.parameters, natsMediaParam, signal) },
+        run: {
+          ...run,
+          parameters: await this.media.resolve(run.parameters, natsMediaParam, run.workspace, signal),
+        },
       };
     } catch (error) {
       if (signal.aborted) {

@@ -148,7 +148,7 @@ export class ChatCompletionsService {
     let parameters = mapped.parameters;
     if (MediaUrlResolver.hasUrlParts(parameters)) {
       this.media.check(parameters, mapped.mediaParam);
-      parameters = await this.media.resolve(parameters, mapped.mediaParam, signal);
+      parameters = await this.media.resolve(parameters, mapped.mediaParam, resolved.workspace, signal);
     }
     const events = this.runner.run(
       {

@@ -1,4 +1,5 @@
 import { findOutboundRefusal, type OutboundFetch } from '@flowmesh/outbound';
+import { freshForMs, type MediaCache } from './media-cache.js';
 
 /** Why a URL gave no usable file: a sentence that completes "<field>: ...", naming no content. */
 export class MediaFetchFailure extends Error {
@@ -32,6 +33,8 @@ export interface MediaFetcherOptions {
   readonly fetch: OutboundFetch;
   readonly maxBytes: number;
   readonly timeoutMs: number;
+  /** Files kept for later requests of a workspace (none: every request fetches). */
+  readonly cache?: MediaCache;
 }
 
 /** Types a server may send for bytes it does not describe; the bytes then decide. */
@@ -57,7 +60,27 @@ export class MediaFetcher {
     accepted: readonly string[],
     budget: ByteBudget,
     signal?: AbortSignal,
+    scope = '',
   ): Promise<FetchedMedia> {
+    const cached = this.options.cache?.get(scope, url);
+    if (cached) {
+      if (!accepted.includes(cached.mediaType)) {
+        throw new MediaFetchFailure(`is ${cached.mediaType}, not ${oneOf(accepted)}`);
+      }
+      if (!budget.take(cached.data.length)) throw overBudget(budget);
+      return cached;
+    }
+    const { media, freshFor } = await this.download(url, accepted, budget, signal);
+    this.options.cache?.set(scope, url, media, freshFor);
+    return media;
+  }
+
+  private async download(
+    url: string,
+    accepted: readonly string[],
+    budget: ByteBudget,
+    signal?: AbortSignal,
+  ): Promise<{ media: FetchedMedia; freshFor: number | undefined }> {
     const host = hostOf(url);
     const timeout = AbortSignal.timeout(this.options.timeoutMs);
     const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
@@ -89,7 +112,10 @@ export class MediaFetcher {
         );
       }
       if (!accepted.includes(sniffed)) throw new MediaFetchFailure(`is ${sniffed}, not ${oneOf(accepted)}`);
-      return { mediaType: sniffed, data };
+      return {
+        media: { mediaType: sniffed, data },
+        freshFor: freshForMs(response.headers.get('cache-control')),
+      };
     } catch (error) {
       if (error instanceof MediaFetchFailure) throw error;
       if (signal?.aborted) throw signal.reason;
@@ -121,9 +147,7 @@ export class MediaFetcher {
       }
       if (!budget.take(value.byteLength)) {
         await reader.cancel().catch(() => undefined);
-        throw new MediaFetchFailure(
-          `is over the limit: the files of one request may add up to ${budget.limit} bytes (FLOWMESH_GATEWAY_MAX_BODY_BYTES)`,
-        );
+        throw overBudget(budget);
       }
       chunks.push(value);
     }
@@ -135,6 +159,12 @@ export class MediaFetcher {
       `is larger than ${this.options.maxBytes} bytes (FLOWMESH_GATEWAY_MAX_MEDIA_BYTES)`,
     );
   }
+}
+
+function overBudget(budget: ByteBudget): MediaFetchFailure {
+  return new MediaFetchFailure(
+    `is over the limit: the files of one request may add up to ${budget.limit} bytes (FLOWMESH_GATEWAY_MAX_BODY_BYTES)`,
+  );
 }
 
 /** The media type the bytes are, among those a URL part may be; undefined for anything else. */

@@ -15,6 +15,7 @@ import {
   type AllowedCidr,
 } from '@flowmesh/outbound';
 import type { Agent } from 'undici';
+import { MediaCache } from './media-cache.js';
 import { ByteBudget, MediaFetcher, MediaFetchFailure, type FetchedMedia } from './media-fetcher.js';
 import type { MediaConfig } from './media.config.js';
 
@@ -31,7 +32,8 @@ const IMAGE_TYPES = URL_PART_MEDIA_TYPES.filter((type) => type.startsWith('image
 
 /**
  * Turns a request's `url` parts into `inline_data` parts before any adapter sees the request:
- * each URL fetched once per request, several at a time, through the SSRF guard. A URL that
+ * each URL fetched once per request (or reused from the workspace's earlier requests:
+ * `media-cache.ts`), several at a time, through the SSRF guard. A URL that
  * cannot be used fails the whole request with VALIDATION_FAILED naming the part's field and
  * the reason: the caller's error, never the provider's. Nothing about a file's content is logged.
  */
@@ -55,6 +57,7 @@ export class MediaUrlResolver {
       fetch: createOutboundFetch({ policy: this.policy, dispatcher, maxRedirects: 5 }),
       maxBytes: config.maxBytes,
       timeoutMs: config.timeoutMs,
+      ...(config.cacheBytes > 0 ? { cache: new MediaCache(config.cacheBytes, config.cacheTtlMs) } : {}),
     });
   }
 
@@ -99,6 +102,7 @@ export class MediaUrlResolver {
   async resolve(
     parameters: ChatParameters,
     paramOf: MediaParamOf,
+    workspace: string,
     signal?: AbortSignal,
   ): Promise<ChatParameters> {
     if (!MediaUrlResolver.hasUrlParts(parameters)) return parameters;
@@ -117,7 +121,7 @@ export class MediaUrlResolver {
         const key = `${accepted.join(',')} ${part.url}`;
         let fetched = fetches.get(key);
         if (!fetched) {
-          fetched = limit(() => this.fetcher.fetch(part.url, accepted, budget, stopped));
+          fetched = limit(() => this.fetcher.fetch(part.url, accepted, budget, stopped, workspace));
           fetches.set(key, fetched);
         }
         pending.push(
