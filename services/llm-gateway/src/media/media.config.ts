@@ -20,7 +20,7 @@ export const MEDIA_CONFIG = Symbol.for('flowmesh.llm-gateway.MediaConfig');
 export const mediaSettingsShape = {
   FLOWMESH_GATEWAY_MAX_MEDIA_BYTES: settings.positiveInt().default(20 * 1024 * 1024),
   FLOWMESH_GATEWAY_MEDIA_TIMEOUT_MS: settings.positiveInt().default(15_000),
-  FLOWMESH_GATEWAY_MEDIA_CACHE_BYTES: settings.wholeNumber().default(64 * 1024 * 1024),
+  FLOWMESH_GATEWAY_MEDIA_CACHE_BYTES: settings.wholeNumber().default(32 * 1024 * 1024),
   FLOWMESH_GATEWAY_MEDIA_CACHE_TTL_S: settings.positiveInt().default(300),
 };
 
