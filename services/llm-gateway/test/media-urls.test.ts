@@ -13,6 +13,8 @@ import {
   type FakeGemini,
   type FakeOpenAI,
 } from '@flowmesh/testing';
+import { createOpenAI } from '@ai-sdk/openai';
+import { generateText } from 'ai';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startGatewayCast, type GatewayCast } from './support/gateway-cast.js';
@@ -41,16 +43,20 @@ const BIG = Buffer.concat([PNG, Buffer.alloc(MAX_MEDIA_BYTES + 1)]);
 interface MediaServer {
   readonly url: string;
   readonly paths: string[];
+  /** The user agent of every request, in order. */
+  readonly agents: string[];
   close(): Promise<void>;
 }
 
 /** Serves the test files on `host`, recording every path asked for. */
 async function startMediaServer(host: string, elsewhere?: () => string): Promise<MediaServer> {
   const paths: string[] = [];
+  const agents: string[] = [];
   let barrier: Array<() => void> = [];
   const server = http.createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     paths.push(path);
+    agents.push(req.headers['user-agent'] ?? '');
     const send = (status: number, type: string | undefined, body: Buffer | string, length = true) => {
       res.writeHead(status, {
         ...(type ? { 'content-type': type } : {}),
@@ -112,6 +118,7 @@ async function startMediaServer(host: string, elsewhere?: () => string): Promise
   return {
     url: `http://${host}:${port}`,
     paths,
+    agents,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
@@ -221,6 +228,7 @@ describe('llm-gateway: images and PDFs by URL', () => {
 
   beforeEach(() => {
     media.paths.length = 0;
+    media.agents.length = 0;
     forbidden.paths.length = 0;
   });
 
@@ -275,6 +283,43 @@ describe('llm-gateway: images and PDFs by URL', () => {
     // Neither the file's content nor the URL's query reaches a log line.
     expect(cast.gatewayLog.text).not.toContain(PNG.toString('base64'));
     expect(cast.gatewayLog.text).not.toContain('s3cr3t-query');
+  });
+
+  it('the Vercel AI SDK passes an image URL on (its OpenAI chat model takes URLs); the gateway fetches it, Anthropic gets it inline', async () => {
+    const provider = createOpenAI({
+      apiKey: cast.reader.token,
+      baseURL: `${cast.gateway.url}/v1`,
+      headers: cast.headers('f/ai/claude'),
+    });
+    const { text } = await generateText({
+      model: provider.chat('claude-sonnet-4-5'),
+      maxRetries: 0,
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'What is it?' },
+            { type: 'image', image: new URL(`${media.url}/cat.png?via=ai-sdk`) },
+          ],
+        },
+      ],
+    });
+    expect(text).toBe('A cat.');
+    expect(media.paths).toEqual(['/cat.png']);
+    expect(media.agents).toEqual(['flowmesh-llm-gateway']);
+    const sent = anthropic.lastRequest().body as { messages: unknown };
+    expect(sent.messages).toEqual([
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'What is it?' },
+          {
+            type: 'image',
+            source: { type: 'base64', media_type: 'image/png', data: PNG.toString('base64') },
+          },
+        ],
+      },
+    ]);
   });
 
   it('Gemini: the image arrives as inlineData, its type judged from the bytes (octet-stream JPEG)', async () => {
