@@ -10,6 +10,22 @@ export type ItemKind = (typeof ITEM_KINDS)[number];
 export const ITEM_CHANGES = ['created', 'updated', 'deleted'] as const;
 export type ItemChange = (typeof ITEM_CHANGES)[number];
 
+/**
+ * How long other registry replicas may still answer as before the change (ms): their identity,
+ * folder and row caches keep what they read that long at most. A follower caching decisions made
+ * from the registry's answers drops them once more after it. Absent from older registries.
+ */
+export const staleForMsField = z.int().min(0).optional();
+
+/**
+ * When a follower drops its cached decisions a second time after an event: a second after the
+ * replicas' caches let go of what they read before it (`stale_for_ms`); 2 s after an event that
+ * does not say (an older registry, whose caches kept 1 s); never later than 10 minutes.
+ */
+export function secondDropAfterMs(staleForMs: number | undefined): number {
+  return staleForMs === undefined ? 2_000 : Math.min(600_000, staleForMs + 1_000);
+}
+
 export const ItemChangedEventSchema = z.object({
   kind: z.enum(ITEM_KINDS),
   change: z.enum(ITEM_CHANGES),
@@ -24,6 +40,7 @@ export const ItemChangedEventSchema = z.object({
   /** Who made the change (user name, or the job's principal). */
   by: z.string(),
   at: z.string(),
+  stale_for_ms: staleForMsField,
 });
 export type ItemChangedEvent = z.infer<typeof ItemChangedEventSchema>;
 

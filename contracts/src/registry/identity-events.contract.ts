@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineEvent } from '../messaging/contract.js';
+import { staleForMsField } from './events.contract.js';
 
 /**
  * Facts about identities and permissions, published by the registry through its outbox in the
@@ -18,6 +19,7 @@ export const TokenRevokedEventSchema = z.object({
   prefix: z.string(),
   by: z.string(),
   at: z.string(),
+  stale_for_ms: staleForMsField,
 });
 export type TokenRevokedEvent = z.infer<typeof TokenRevokedEventSchema>;
 
@@ -32,6 +34,7 @@ export const MemberChangedEventSchema = z.object({
   group: z.string().optional(),
   by: z.string(),
   at: z.string(),
+  stale_for_ms: staleForMsField,
 });
 export type MemberChangedEvent = z.infer<typeof MemberChangedEventSchema>;
 
@@ -42,6 +45,7 @@ export const GroupChangedEventSchema = z.object({
   change: z.enum(['created', 'deleted']),
   by: z.string(),
   at: z.string(),
+  stale_for_ms: staleForMsField,
 });
 export type GroupChangedEvent = z.infer<typeof GroupChangedEventSchema>;
 
@@ -52,6 +56,7 @@ export const FolderChangedEventSchema = z.object({
   change: z.enum(['created', 'updated', 'deleted']),
   by: z.string(),
   at: z.string(),
+  stale_for_ms: staleForMsField,
 });
 export type FolderChangedEvent = z.infer<typeof FolderChangedEventSchema>;
 

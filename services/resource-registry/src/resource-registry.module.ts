@@ -9,6 +9,7 @@ import { ITEM_ENTITIES, ItemsModule } from './items/items.module.js';
 import { VERSION_ENTITIES, VersionsModule } from './versions/versions.module.js';
 import { DRAFT_ENTITIES, DraftsModule } from './drafts/drafts.module.js';
 import { DeployModule } from './deploy/deploy.module.js';
+import { REPLICA_STALE_MS, replicaStaleMs } from './item-events/replica-staleness.js';
 
 /** Postgres schema that holds resource-registry's tables; no other service reads it. */
 export const RESOURCE_REGISTRY_SCHEMA = 'registry';
@@ -19,6 +20,15 @@ export class ResourceRegistryModule {
   static forRoot(config: ResourceRegistryConfig, logger: Logger): DynamicModule {
     return {
       module: ResourceRegistryModule,
+      // Global for the event writers of every module: `stale_for_ms` of item and identity events.
+      global: true,
+      providers: [
+        {
+          provide: REPLICA_STALE_MS,
+          useValue: replicaStaleMs(config.identity.authCacheMs, config.items.readCache.ttlMs),
+        },
+      ],
+      exports: [REPLICA_STALE_MS],
       imports: [
         MessagingModule.forRoot({
           url: config.nats.url,

@@ -60,7 +60,13 @@ describe('resource-registry identity events', () => {
       'evt.identity.token_revoked',
       (e) => e.name === 'tokenRevoked' && e.event.prefix === made.prefix,
     );
-    expect(event.event).toMatchObject({ workspace: WORKSPACE, email: user.email, by: user.username });
+    expect(event.event).toMatchObject({
+      workspace: WORKSPACE,
+      email: user.email,
+      by: user.username,
+      // How long the replicas' caches may still answer as before: the longest of them.
+      stale_for_ms: Number(AUTH_CACHE_MS),
+    });
     expect(JSON.stringify(event)).not.toContain(made.token);
 
     await waitFor(async () => (await whoami(made.token)).status === 401, {

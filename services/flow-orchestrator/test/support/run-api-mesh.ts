@@ -41,7 +41,10 @@ export interface HttpAnswer {
 
 export const RESUME_KEY = 'test-resume-key-'.padEnd(40, 'x');
 
-export async function startRunApiMesh(): Promise<RunApiMesh> {
+/** `orchestratorEnv`: settings of the orchestrator over the test's own. */
+export async function startRunApiMesh(
+  options: { orchestratorEnv?: Record<string, string> } = {},
+): Promise<RunApiMesh> {
   const adminToken = `fm_test_${randomBytes(24).toString('base64url')}`;
   const registry = await startTestService(resourceRegistryDefinition, {
     env: { FLOWMESH_ADMIN_TOKEN: adminToken, FLOWMESH_ADMIN_EMAIL: 'admin@example.test' },
@@ -50,7 +53,7 @@ export async function startRunApiMesh(): Promise<RunApiMesh> {
   const started: TestService[] = [registry];
   try {
     const orchestrator = await startTestService(flowOrchestratorDefinition, {
-      env: { ...shared, FLOWMESH_WAIT_RESULT_TIMEOUT_MS: '20000' },
+      env: { ...shared, FLOWMESH_WAIT_RESULT_TIMEOUT_MS: '20000', ...options.orchestratorEnv },
     });
     started.push(orchestrator);
     // The worker shares the orchestrator's database: the job rows are one service's.

@@ -7,6 +7,7 @@ import {
   type ItemChangedEvent,
   type MemberChangedEvent,
   type TokenRevokedEvent,
+  secondDropAfterMs,
 } from '@flowmesh/contracts';
 import { HandleEvent, InjectMeshConnection, type MeshConnection } from '@flowmesh/messaging';
 import { Controller, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
@@ -20,12 +21,12 @@ const durable = (event: string) => ({
 });
 
 /**
- * A cache entry is dropped once when the event arrives and once more this long after: another
- * registry replica may still answer from its own identity and row caches (1 s by default,
- * `FLOWMESH_AUTH_CACHE_MS`, `FLOWMESH_REGISTRY_READ_CACHE_MS`) for a moment, and a resolution
- * made in that moment must not be kept for the gateway's whole time to live.
+ * A cache entry is dropped once when the event arrives and once more later (`secondDropAfterMs`):
+ * another registry replica may still answer from its own identity and row caches for a moment
+ * (the event's `stale_for_ms`: `FLOWMESH_AUTH_CACHE_MS`, `FLOWMESH_REGISTRY_READ_CACHE_MS`), and a
+ * resolution made in that moment must not be kept for the gateway's whole time to live.
  */
-export const INVALIDATION_SETTLE_MS = 2_000;
+export const INVALIDATION_SETTLE_MS = secondDropAfterMs(undefined);
 
 type Handled =
   | { readonly kind: 'item'; readonly event: ItemChangedEvent }
@@ -137,7 +138,7 @@ export class CredentialsInvalidationListener implements OnModuleInit, OnModuleDe
     const timer = setTimeout(() => {
       this.settling.delete(timer);
       this.apply(handled);
-    }, INVALIDATION_SETTLE_MS);
+    }, secondDropAfterMs(handled.event.stale_for_ms));
     timer.unref();
     this.settling.add(timer);
   }

@@ -1,17 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import { IDENTITY_EVENTS, type EventContract, type IdentityEvent } from '@flowmesh/contracts';
 import { writeToOutbox } from '@flowmesh/messaging';
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { AuthenticationCache } from '../auth/authentication.cache.js';
 import { FolderRepository } from '../folders/folder.repository.js';
 import { ItemTransactions } from '../item-events/item-transactions.js';
+import { REPLICA_STALE_MS } from '../item-events/replica-staleness.js';
 
 /** An identity event as written: `at` is stamped here. */
 export type IdentityFact = {
   [K in IdentityEvent['name']]: {
     readonly name: K;
-    readonly event: Omit<Extract<IdentityEvent, { name: K }>['event'], 'at'>;
+    readonly event: Omit<Extract<IdentityEvent, { name: K }>['event'], 'at' | 'stale_for_ms'>;
   };
 }[IdentityEvent['name']];
 
@@ -28,6 +29,7 @@ export class IdentityEventWriter {
     private readonly transactions: ItemTransactions,
     private readonly authentications: AuthenticationCache,
     private readonly folders: FolderRepository,
+    @Inject(REPLICA_STALE_MS) private readonly staleForMs: number,
   ) {}
 
   /**
@@ -55,7 +57,7 @@ export class IdentityEventWriter {
     await writeToOutbox(
       manager,
       contract,
-      { ...fact.event, at: new Date().toISOString() },
+      { ...fact.event, at: new Date().toISOString(), stale_for_ms: this.staleForMs },
       // One message per write: a relay that republishes the row is dropped by JetStream.
       { msgId: `identity:${fact.name}:${randomUUID()}` },
     );
