@@ -272,23 +272,33 @@ describe('helm template with the default values', () => {
       'DATABASE_URL',
       'FLOWMESH_ADMIN_TOKEN',
       'FLOWMESH_JOB_TOKEN_KEY',
+      'FLOWMESH_JOB_TOKEN_STORE_KEYS',
       'FLOWMESH_RESUME_KEY',
       'FLOWMESH_SECRET_KEYS',
     ]);
     const decoded = (key: string) => Buffer.from(secret.data[key] ?? '', 'base64').toString();
     expect(decoded('FLOWMESH_ADMIN_TOKEN')).toMatch(/^[A-Za-z0-9]{40}$/);
     expect(decoded('FLOWMESH_JOB_TOKEN_KEY')).toMatch(/^[A-Za-z0-9]{48}$/);
-    // One current AES-256 key: 32 random bytes, base64.
-    const [keyId, key] = decoded('FLOWMESH_SECRET_KEYS').split(':');
-    expect(keyId).toBe('k1');
-    expect(Buffer.from(key ?? '', 'base64')).toHaveLength(32);
+    // One current AES-256 key each: 32 random bytes, base64.
+    for (const keyring of ['FLOWMESH_SECRET_KEYS', 'FLOWMESH_JOB_TOKEN_STORE_KEYS']) {
+      const [keyId, key] = decoded(keyring).split(':');
+      expect(keyId).toBe('k1');
+      expect(Buffer.from(key ?? '', 'base64')).toHaveLength(32);
+    }
     // Production keys reach only the service that uses them.
     const keysOf = (deployment: DeploymentObject) =>
       [...envOf(mainContainer(deployment)).keys()].filter((name) => /_KEYS?$/.test(name)).sort();
     const deployments = ofKind<DeploymentObject>(objects, 'Deployment');
     const byName = (suffix: string) => deployments.find((d) => d.metadata.name === `${prefix}-${suffix}`)!;
     expect(keysOf(byName('resource-registry'))).toEqual(['FLOWMESH_JOB_TOKEN_KEY', 'FLOWMESH_SECRET_KEYS']);
-    expect(keysOf(byName('flow-orchestrator'))).toEqual(['FLOWMESH_RESUME_KEY']);
+    expect(keysOf(byName('flow-orchestrator'))).toEqual([
+      'FLOWMESH_JOB_TOKEN_STORE_KEYS',
+      'FLOWMESH_RESUME_KEY',
+    ]);
+    expect(keysOf(byName('flow-orchestrator-worker'))).toEqual([
+      'FLOWMESH_JOB_TOKEN_STORE_KEYS',
+      'FLOWMESH_RESUME_KEY',
+    ]);
     expect(keysOf(byName('llm-gateway'))).toEqual([]);
     for (const deployment of ofKind<DeploymentObject>(objects, 'Deployment')) {
       const container = mainContainer(deployment);

@@ -21,5 +21,14 @@ export {
 } from './config/common-config.schema.js';
 export { SERVICE_CONFIG } from './config/service-config.token.js';
 export * as settings from './config/setting.schemas.js';
+export {
+  checkSecretKeysSetting,
+  insecureDevelopmentKeyring,
+  INSECURE_DEVELOPMENT_KEY_ID,
+  parseSecretKeys,
+  secretKeyringOf,
+  type SecretKey,
+  type SecretKeyring,
+} from './config/secret-keyring.js';
 export { SERVICE_HEADER } from './http/service-header.middleware.js';
 export { HTTP_STATUS_OF, MeshErrorHttpFilter } from './http/mesh-error-http.filter.js';

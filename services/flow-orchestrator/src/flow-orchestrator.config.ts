@@ -5,7 +5,7 @@ import {
   checkApprovalsSettings,
   toApprovalsConfig,
 } from './approvals/approvals.config.js';
-import { engineSettingsShape, toEngineSettings } from './engine/engine.settings.js';
+import { checkEngineSettings, engineSettingsShape, toEngineSettings } from './engine/engine.settings.js';
 import { apiSettingsShape, toApiConfig } from './http/api.config.js';
 import { scriptRunnersSettingsShape, toScriptRunnersConfig } from './runners/script-runners.config.js';
 
@@ -30,7 +30,10 @@ export const flowOrchestratorConfigSchema = z
     ...approvalsSettingsShape,
     ...scriptRunnersSettingsShape,
   })
-  .superRefine((env, ctx) => checkApprovalsSettings(env, ctx))
+  .superRefine((env, ctx) => {
+    checkApprovalsSettings(env, ctx);
+    checkEngineSettings(env, ctx);
+  })
   .transform((env) => ({
     workerTags: env.FLOWMESH_WORKER_TAGS,
     engine: toEngineSettings(env),

@@ -24,6 +24,11 @@ export class FlowOrchestratorModule {
     engine: EngineConfig = engineConfigOf(config),
   ): DynamicModule {
     const engineModule = EngineModule.forRoot(config, engine);
+    if (engine.jobTokenKeys.insecureDevelopmentKey) {
+      logger.warn(
+        'FLOWMESH_JOB_TOKEN_STORE_KEYS is not set: job tokens are sealed at rest with the public development key (insecure-dev), which protects nothing; set it, the same on the orchestrator and its workers (required with NODE_ENV=production)',
+      );
+    }
     return {
       module: FlowOrchestratorModule,
       imports: [

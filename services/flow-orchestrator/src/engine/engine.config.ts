@@ -1,3 +1,5 @@
+import type { SecretKeyring } from '@flowmesh/bootstrap';
+
 /** The engine's settings, from `FlowOrchestratorConfig` (environment, parsed once at start). */
 export interface EngineConfig {
   /** This process, as the owner of the flow jobs it drives. */
@@ -20,6 +22,8 @@ export interface EngineConfig {
   readonly timerPollMs: number;
   /** In-process children of one parallel loop or branch running at once, when the flow sets no parallelism. */
   readonly maxInlineParallelism: number;
+  /** Seal the runs' job tokens at rest (`JobTokenSealer`). */
+  readonly jobTokenKeys: SecretKeyring;
 }
 
 export const ENGINE_CONFIG = Symbol('ENGINE_CONFIG');

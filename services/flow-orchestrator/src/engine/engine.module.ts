@@ -39,6 +39,7 @@ export function engineConfigOf(config: FlowOrchestratorConfig): EngineConfig {
     liveAfterMs: engine.liveAfterMs,
     timerPollMs: engine.timerPollMs,
     maxInlineParallelism: engine.maxInlineParallelism,
+    jobTokenKeys: engine.jobTokenKeys,
   };
 }
 

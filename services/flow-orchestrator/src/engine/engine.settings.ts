@@ -1,4 +1,4 @@
-import { settings } from '@flowmesh/bootstrap';
+import { checkSecretKeysSetting, secretKeyringOf, settings, type SecretKeyring } from '@flowmesh/bootstrap';
 import { z } from 'zod';
 
 const wholeNumber = (what: string) =>
@@ -24,6 +24,12 @@ export const engineSettingsShape = {
   FLOWMESH_INLINE_PARALLELISM: settings.positiveInt().default(32),
   /** Postgres connections of one orchestrator process. */
   FLOWMESH_DB_POOL_SIZE: settings.positiveInt().default(20),
+  /**
+   * Keys that seal the runs' job tokens at rest (`keyid:base64key,...`, 32-byte keys, the first
+   * current), shared by the orchestrator and its workers. Required with NODE_ENV=production;
+   * elsewhere a public development key (which protects nothing) is used, with a warning.
+   */
+  FLOWMESH_JOB_TOKEN_STORE_KEYS: z.string().optional(),
 };
 
 export interface EngineSettings {
@@ -36,9 +42,16 @@ export interface EngineSettings {
   readonly liveAfterMs: number;
   readonly maxInlineParallelism: number;
   readonly dbPoolSize: number;
+  readonly jobTokenKeys: SecretKeyring;
 }
 
 type Settings = z.output<z.ZodObject<typeof engineSettingsShape>>;
+
+const JOB_TOKEN_KEYS_SETTING = 'FLOWMESH_JOB_TOKEN_STORE_KEYS';
+
+export function checkEngineSettings(env: Settings & { NODE_ENV?: string }, ctx: z.RefinementCtx): void {
+  checkSecretKeysSetting(JOB_TOKEN_KEYS_SETTING, env.FLOWMESH_JOB_TOKEN_STORE_KEYS, env.NODE_ENV, ctx);
+}
 
 export function toEngineSettings(env: Settings): EngineSettings {
   return {
@@ -51,5 +64,6 @@ export function toEngineSettings(env: Settings): EngineSettings {
     liveAfterMs: env.FLOWMESH_LIVE_AFTER_MS,
     maxInlineParallelism: env.FLOWMESH_INLINE_PARALLELISM,
     dbPoolSize: env.FLOWMESH_DB_POOL_SIZE,
+    jobTokenKeys: secretKeyringOf(JOB_TOKEN_KEYS_SETTING, env.FLOWMESH_JOB_TOKEN_STORE_KEYS, 'job token key'),
   };
 }

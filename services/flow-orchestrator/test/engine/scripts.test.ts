@@ -1,6 +1,7 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEngineMesh, type EngineMesh } from '../support/engine-mesh.js';
 
@@ -205,6 +206,20 @@ describe('script steps', () => {
     expect(jobs.map((job) => job.status)).toEqual(['completed', 'completed', 'completed']);
     expect(lines('debounced')).toEqual(['3']);
     expect(jobs.map((job) => job.flow_status!.modules[0].skipped ?? false)).toEqual([true, true, false]);
+  });
+
+  it("keeps the run's job token sealed at rest: the step acts with it, no row holds a trace of it", async () => {
+    const job = await mesh.runFlow({ modules: [ts('t', {}, 'return process.env.WM_TOKEN;')] });
+    const token = job.result as string;
+    expect(token.length).toBeGreaterThan(20);
+    const rows = await mesh.orchestrator.running.app
+      .get(DataSource)
+      .query<Array<{ token: string }>>('SELECT token FROM job_token');
+    expect(rows.length).toBeGreaterThan(0);
+    for (const row of rows) {
+      expect(row.token).toMatch(/^sealed:v1:insecure-dev:/);
+      expect(row.token).not.toContain(token);
+    }
   });
 
   it('same_worker steps share the ./shared folder', async () => {

@@ -1,10 +1,5 @@
 import { z } from 'zod';
-import {
-  INSECURE_DEVELOPMENT_KEY_ID,
-  insecureDevelopmentKeyring,
-  parseSecretKeys,
-  type SecretKeyring,
-} from '../secrets/secret-keyring.js';
+import { checkSecretKeysSetting, secretKeyringOf, type SecretKeyring } from '@flowmesh/bootstrap';
 
 /**
  * Settings of resources, variables, scripts and flows, keyed by environment variable.
@@ -61,34 +56,12 @@ export interface ItemsConfig {
 type ItemsSettings = z.output<z.ZodObject<typeof itemsSettingsShape>>;
 
 export function checkItemsSettings(env: ItemsSettings, ctx: z.RefinementCtx): void {
-  const path = ['FLOWMESH_SECRET_KEYS'];
-  if (env.FLOWMESH_SECRET_KEYS === undefined) {
-    if (env.NODE_ENV === 'production') {
-      ctx.addIssue({
-        code: 'custom',
-        path,
-        message: 'is required when NODE_ENV=production: keyid:base64key,... (a key: openssl rand -base64 32)',
-      });
-    }
-    return;
-  }
-  const parsed = parseSecretKeys(env.FLOWMESH_SECRET_KEYS);
-  if (!parsed.ok) ctx.addIssue({ code: 'custom', path, message: parsed.problem });
-  else if (env.NODE_ENV === 'production' && parsed.keyring.keys.has(INSECURE_DEVELOPMENT_KEY_ID)) {
-    ctx.addIssue({
-      code: 'custom',
-      path,
-      message: `must not use the key id "${INSECURE_DEVELOPMENT_KEY_ID}" in production`,
-    });
-  }
+  checkSecretKeysSetting('FLOWMESH_SECRET_KEYS', env.FLOWMESH_SECRET_KEYS, env.NODE_ENV, ctx);
 }
 
 export function toItemsConfig(env: ItemsSettings): ItemsConfig {
-  const parsed =
-    env.FLOWMESH_SECRET_KEYS === undefined ? undefined : parseSecretKeys(env.FLOWMESH_SECRET_KEYS);
-  if (parsed && !parsed.ok) throw new Error('FLOWMESH_SECRET_KEYS was not checked');
   return {
-    secretKeys: parsed?.keyring ?? insecureDevelopmentKeyring(),
+    secretKeys: secretKeyringOf('FLOWMESH_SECRET_KEYS', env.FLOWMESH_SECRET_KEYS),
     maxValueBytes: env.FLOWMESH_REGISTRY_MAX_VALUE_BYTES,
     maxInterpolationDepth: env.FLOWMESH_REGISTRY_MAX_INTERPOLATION_DEPTH,
     readCache: {

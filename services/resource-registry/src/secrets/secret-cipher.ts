@@ -1,6 +1,6 @@
 import { createCipheriv, createDecipheriv, createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
 import { MeshError } from '@flowmesh/contracts';
-import type { SecretKey, SecretKeyring } from './secret-keyring.js';
+import type { SecretKey, SecretKeyring } from '@flowmesh/bootstrap';
 
 const IV_BYTES = 12;
 const TAG_BYTES = 16;

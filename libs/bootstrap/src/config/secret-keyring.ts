@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { z } from 'zod';
 
 /** One AES-256 key and the id stored beside every ciphertext it made. */
 export interface SecretKey {
@@ -21,7 +22,7 @@ export interface SecretKeyring {
 const KEY_ID = /^[A-Za-z0-9_-]{1,32}$/;
 
 /**
- * Parses `FLOWMESH_SECRET_KEYS` (`keyid:base64key,...`, each key 32 bytes). Returns the keyring or
+ * Parses a keyring setting such as `FLOWMESH_SECRET_KEYS` (`keyid:base64key,...`, each key 32 bytes). Returns the keyring or
  * the reason it is invalid; the reason never contains key material.
  */
 export function parseSecretKeys(
@@ -56,20 +57,61 @@ export function parseSecretKeys(
 }
 
 /**
- * Outside production, a registry started without `FLOWMESH_SECRET_KEYS` encrypts with this key:
- * SHA-256 of a fixed, public label, under the id `insecure-dev`. Anyone can derive it, so it
- * protects nothing; it exists so `npm start` and tests work without setup. With
+ * Outside production, a service started without its keyring setting encrypts with this key:
+ * SHA-256 of a fixed, public label (one per purpose), under the id `insecure-dev`. Anyone can
+ * derive it, so it protects nothing; it exists so `npm start` and tests work without setup. With
  * `NODE_ENV=production` the setting is required, and since the production keyring never holds
- * `insecure-dev`, a secret written under it cannot be read there either.
+ * `insecure-dev`, what was written under it cannot be read there either.
  */
 export const INSECURE_DEVELOPMENT_KEY_ID = 'insecure-dev';
 
-export function insecureDevelopmentKeyring(): SecretKeyring {
+/** `purpose` names what the key is for; the registry's secret variables use the default. */
+export function insecureDevelopmentKeyring(purpose = 'secret key'): SecretKeyring {
   const current: SecretKey = {
     id: INSECURE_DEVELOPMENT_KEY_ID,
     key: createHash('sha256')
-      .update('flowmesh insecure development secret key: never use in production')
+      .update(`flowmesh insecure development ${purpose}: never use in production`)
       .digest(),
   };
   return { current, keys: new Map([[current.id, current]]), insecureDevelopmentKey: true };
+}
+
+/**
+ * Checks a keyring setting in a config schema: required with `NODE_ENV=production` (where the
+ * development key id is refused too), and well formed when given. Messages never hold key material.
+ */
+export function checkSecretKeysSetting(
+  name: string,
+  value: string | undefined,
+  nodeEnv: string | undefined,
+  ctx: z.RefinementCtx,
+): void {
+  const path = [name];
+  if (value === undefined) {
+    if (nodeEnv === 'production') {
+      ctx.addIssue({
+        code: 'custom',
+        path,
+        message: 'is required when NODE_ENV=production: keyid:base64key,... (a key: openssl rand -base64 32)',
+      });
+    }
+    return;
+  }
+  const parsed = parseSecretKeys(value);
+  if (!parsed.ok) ctx.addIssue({ code: 'custom', path, message: parsed.problem });
+  else if (nodeEnv === 'production' && parsed.keyring.keys.has(INSECURE_DEVELOPMENT_KEY_ID)) {
+    ctx.addIssue({
+      code: 'custom',
+      path,
+      message: `must not use the key id "${INSECURE_DEVELOPMENT_KEY_ID}" in production`,
+    });
+  }
+}
+
+/** The keyring of a checked setting, or the development one (for `purpose`) when it is unset. */
+export function secretKeyringOf(name: string, value: string | undefined, purpose?: string): SecretKeyring {
+  if (value === undefined) return insecureDevelopmentKeyring(purpose);
+  const parsed = parseSecretKeys(value);
+  if (!parsed.ok) throw new Error(`${name} was not checked`);
+  return parsed.keyring;
 }
