@@ -30,5 +30,6 @@ export {
   type SecretKey,
   type SecretKeyring,
 } from './config/secret-keyring.js';
+export { KeyringCipher, type OpenFailure, type SealedValue } from './config/keyring-cipher.js';
 export { SERVICE_HEADER } from './http/service-header.middleware.js';
 export { HTTP_STATUS_OF, MeshErrorHttpFilter } from './http/mesh-error-http.filter.js';
