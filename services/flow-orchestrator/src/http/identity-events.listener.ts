@@ -1,5 +1,5 @@
-import { IDENTITY_EVENTS, secondDropAfterMs } from '@flowmesh/contracts';
-import { InjectMeshConnection, type MeshConnection } from '@flowmesh/messaging';
+import { IDENTITY_EVENTS } from '@flowmesh/contracts';
+import { InjectMeshConnection, SettlingDrops, type MeshConnection } from '@flowmesh/messaging';
 import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import type { z } from 'zod';
 import type { AuthenticationCache } from './authentication.cache.js';
@@ -16,7 +16,7 @@ import { AUTHENTICATION_CACHE } from './registry-authenticator.js';
 @Injectable()
 export class IdentityEventsListener implements OnModuleInit, OnModuleDestroy {
   private subscriptions: Array<{ unsubscribe(): void }> = [];
-  private readonly settling = new Set<NodeJS.Timeout>();
+  private readonly drops = new SettlingDrops();
 
   constructor(
     @Inject(AUTHENTICATION_CACHE) private readonly cache: AuthenticationCache,
@@ -28,14 +28,7 @@ export class IdentityEventsListener implements OnModuleInit, OnModuleDestroy {
       this.conn.nc.subscribe(this.conn.space.subject(contract.subject), {
         callback: (error, message) => {
           if (error) return;
-          this.cache.clear();
-          const staleForMs = staleForMsOf(contract.payload, message);
-          const timer = setTimeout(() => {
-            this.settling.delete(timer);
-            this.cache.clear();
-          }, secondDropAfterMs(staleForMs));
-          timer.unref();
-          this.settling.add(timer);
+          this.drops.drop(() => this.cache.clear(), staleForMsOf(contract.payload, message));
         },
       }),
     );
@@ -44,8 +37,7 @@ export class IdentityEventsListener implements OnModuleInit, OnModuleDestroy {
   onModuleDestroy(): void {
     for (const subscription of this.subscriptions) subscription.unsubscribe();
     this.subscriptions = [];
-    for (const timer of this.settling) clearTimeout(timer);
-    this.settling.clear();
+    this.drops.clear();
   }
 }
 

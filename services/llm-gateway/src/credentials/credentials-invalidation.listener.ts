@@ -9,7 +9,7 @@ import {
   type TokenRevokedEvent,
   secondDropAfterMs,
 } from '@flowmesh/contracts';
-import { HandleEvent, InjectMeshConnection, type MeshConnection } from '@flowmesh/messaging';
+import { HandleEvent, InjectMeshConnection, SettlingDrops, type MeshConnection } from '@flowmesh/messaging';
 import { Controller, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
 import { RegistryCredentialsResolver } from './registry-credentials.resolver.js';
@@ -67,7 +67,7 @@ const INVALIDATING_EVENTS: ReadonlyArray<{ contract: EventContract; kind: Handle
 @Controller()
 export class CredentialsInvalidationListener implements OnModuleInit, OnModuleDestroy {
   private subscriptions: Array<{ unsubscribe(): void }> = [];
-  private readonly settling = new Set<NodeJS.Timeout>();
+  private readonly drops = new SettlingDrops();
 
   constructor(
     private readonly resolver: RegistryCredentialsResolver,
@@ -129,18 +129,11 @@ export class CredentialsInvalidationListener implements OnModuleInit, OnModuleDe
   onModuleDestroy(): void {
     for (const subscription of this.subscriptions) subscription.unsubscribe();
     this.subscriptions = [];
-    for (const timer of this.settling) clearTimeout(timer);
-    this.settling.clear();
+    this.drops.clear();
   }
 
   private drop(handled: Handled): void {
-    this.apply(handled);
-    const timer = setTimeout(() => {
-      this.settling.delete(timer);
-      this.apply(handled);
-    }, secondDropAfterMs(handled.event.stale_for_ms));
-    timer.unref();
-    this.settling.add(timer);
+    this.drops.drop(() => this.apply(handled), handled.event.stale_for_ms);
   }
 
   private apply(handled: Handled): void {
