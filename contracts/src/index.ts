@@ -32,5 +32,6 @@ export * from './registry/deploy.schema.js';
 export * from './registry/deploy.contract.js';
 export * from './ai/index.js';
 export * from './memory/index.js';
+export * from './locker/index.js';
 export * from './gateway/gateway.contract.js';
 export * from './orchestrator/index.js';

@@ -299,6 +299,8 @@ describe('helm template with the default values', () => {
       'FLOWMESH_JOB_TOKEN_STORE_KEYS',
       'FLOWMESH_RESUME_KEY',
     ]);
+    // agent-runtime keeps the job tokens of the steps it accepted sealed, with the orchestrator's keys.
+    expect(keysOf(byName('agent-runtime'))).toEqual(['FLOWMESH_JOB_TOKEN_STORE_KEYS']);
     expect(keysOf(byName('llm-gateway'))).toEqual([]);
     for (const deployment of ofKind<DeploymentObject>(objects, 'Deployment')) {
       const container = mainContainer(deployment);

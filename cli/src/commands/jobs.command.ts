@@ -17,7 +17,7 @@ interface CancelOptions extends JobsOptions {
   reason?: string;
 }
 
-/** `flowmesh jobs get|logs|resume|cancel <id>`: look at and act on one job through the mesh's HTTP API. */
+/** `flowmesh jobs get|logs|stream|resume|cancel <id>`: look at and act on one job through the mesh's HTTP API. */
 export function registerJobsCommands(program: Command, io: SyncCommandIo = processIo): void {
   const jobs = program.command('jobs').description('look at and act on jobs of a running mesh');
   const workspace = ['-w, --workspace <id>', 'workspace (default: $FLOWMESH_WORKSPACE or main)'] as const;
@@ -41,6 +41,23 @@ export function registerJobsCommands(program: Command, io: SyncCommandIo = proce
     .action(async (id: string, options: JobsOptions) => {
       process.exitCode = await withApi(io, options, async (api) => {
         io.stdout(await api.getLogs(id));
+      });
+    });
+
+  jobs
+    .command('stream')
+    .description(
+      "follow a run's streaming AI steps: their text on stdout as it comes, their tool calls on stderr",
+    )
+    .argument('<id>', 'the run (or one AI step) job id')
+    .option(...workspace)
+    .action(async (id: string, options: JobsOptions) => {
+      process.exitCode = await withApi(io, options, async (api) => {
+        const end = (await api.stream(id, (_event, data) => printStreamEvent(io, data))) as
+          { status?: string; success?: boolean | null } | undefined;
+        io.stdout('\n');
+        if (end?.success === false)
+          throw new RegistryRequestError(0, 'RUN_FAILED', `the run ended ${end.status ?? 'failed'}`);
       });
     });
 
@@ -94,6 +111,15 @@ async function withApi(
     io.stderr(`${error.code}: ${error.message}\n`);
     return 1;
   }
+}
+
+/** One event of a run's stream, as a terminal shows it. */
+function printStreamEvent(io: SyncCommandIo, data: unknown): void {
+  const event = (data as { event?: Record<string, unknown> }).event ?? {};
+  if (event.type === 'token_delta') io.stdout(String(event.content));
+  else if (event.type === 'tool_execution') io.stderr(`\n→ ${String(event.function_name)}\n`);
+  else if (event.type === 'tool_result')
+    io.stderr(`${event.success ? '✓' : '✗'} ${String(event.function_name)}\n`);
 }
 
 function parseJson(text: string): unknown {

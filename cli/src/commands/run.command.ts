@@ -8,6 +8,7 @@ import { processIo, type SyncCommandIo } from './push.command.js';
 interface RunOptions {
   args: Record<string, unknown>;
   workspace?: string;
+  memoryId?: string;
 }
 
 /**
@@ -25,6 +26,10 @@ export function registerRunCommand(program: Command, io: SyncCommandIo = process
     )
     .option('-a, --args <json>', 'the flow arguments as a JSON object', parseArgsObject, {})
     .option('-w, --workspace <id>', 'workspace (default: $FLOWMESH_WORKSPACE or main)')
+    .option(
+      '-m, --memory-id <id>',
+      "the run's memory id: AI agent steps with managed memory remember per id (e.g. a conversation)",
+    )
     .action(async (flow: string, options: RunOptions) => {
       process.exitCode = await runFlow(flow, options, io);
     });
@@ -34,10 +39,11 @@ export async function runFlow(flow: string, options: RunOptions, io: SyncCommand
   try {
     const target = await readRunTarget(flow);
     const api = new JobsApi(new RegistryHttp(io.settings(options.workspace)));
+    const run = options.memoryId === undefined ? {} : { memoryId: options.memoryId };
     const jobId =
       target.kind === 'file'
-        ? await api.runFlowPreview(target.value, { ...target.defaults, ...options.args })
-        : await api.runFlowByPath(target.path, options.args);
+        ? await api.runFlowPreview(target.value, { ...target.defaults, ...options.args }, undefined, run)
+        : await api.runFlowByPath(target.path, options.args, run);
     io.stderr(`job ${jobId} started\n`);
     const outcome = await followJob(api, jobId, { onLine: (line) => io.stderr(`${line}\n`) });
     if (outcome.success === false) {

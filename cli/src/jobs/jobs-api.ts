@@ -1,3 +1,4 @@
+import { createParser } from 'eventsource-parser';
 import type { RegistryHttp } from '../sync/registry-connection.js';
 
 /** `getupdate`'s answer: where a job is, and its logs since the offset asked for. */
@@ -35,6 +36,15 @@ export interface ResumeRequest {
   readonly resumeId?: number;
 }
 
+/** How a flow run starts: `memoryId` names the memory its AI agent steps keep (a conversation). */
+export interface FlowRunOptions {
+  readonly memoryId?: string;
+}
+
+function runQuery(run: FlowRunOptions): string {
+  return run.memoryId === undefined ? '' : `?memory_id=${encodeURIComponent(run.memoryId)}`;
+}
+
 /** The orchestrator's Windmill-shaped jobs API under `/api/w/<workspace>/`, as the CLI uses it. */
 export class JobsApi {
   constructor(private readonly http: RegistryHttp) {}
@@ -43,16 +53,21 @@ export class JobsApi {
     return this.http.workspace;
   }
 
-  runFlowPreview(value: unknown, args: Record<string, unknown>, path?: string): Promise<string> {
-    return this.http.post<string>('jobs/run/preview_flow', {
+  runFlowPreview(
+    value: unknown,
+    args: Record<string, unknown>,
+    path?: string,
+    run: FlowRunOptions = {},
+  ): Promise<string> {
+    return this.http.post<string>(`jobs/run/preview_flow${runQuery(run)}`, {
       value,
       args,
       ...(path === undefined ? {} : { path }),
     });
   }
 
-  runFlowByPath(path: string, args: Record<string, unknown>): Promise<string> {
-    return this.http.post<string>(`jobs/run/f/${encodePath(path)}`, args);
+  runFlowByPath(path: string, args: Record<string, unknown>, run: FlowRunOptions = {}): Promise<string> {
+    return this.http.post<string>(`jobs/run/f/${encodePath(path)}${runQuery(run)}`, args);
   }
 
   getUpdate(id: string, logOffset: number): Promise<JobUpdate> {
@@ -65,6 +80,26 @@ export class JobsApi {
 
   getJob(id: string): Promise<Record<string, unknown>> {
     return this.http.get<Record<string, unknown>>(`jobs_u/get/${id}`);
+  }
+
+  /**
+   * The run's stream (`jobs_u/stream`): each server-sent event to `onEvent` as it comes, until
+   * the run ends; resolves with the `end` event's data.
+   */
+  async stream(id: string, onEvent: (event: string, data: unknown) => void): Promise<unknown> {
+    const response = await this.http.open(`jobs_u/stream/${id}`);
+    let end: unknown;
+    const parser = createParser({
+      onEvent: (message) => {
+        const data = JSON.parse(message.data) as unknown;
+        if (message.event === 'end') end = data;
+        else onEvent(message.event ?? 'message', data);
+      },
+    });
+    const decoder = new TextDecoder();
+    for await (const chunk of response.body ?? [])
+      parser.feed(decoder.decode(chunk as Uint8Array, { stream: true }));
+    return end;
   }
 
   getLogs(id: string): Promise<string> {

@@ -64,7 +64,18 @@ export class RegistryHttp {
     return this.call<T>('POST', route, body);
   }
 
+  /** A GET whose answer is read as it comes (server-sent events); an error answer throws as `get`'s. */
+  open(route: string): Promise<Response> {
+    return this.request('GET', route);
+  }
+
   private async call<T>(method: string, route: string, body?: unknown): Promise<T> {
+    const response = await this.request(method, route, body);
+    const text = await response.text();
+    return (response.headers.get('content-type')?.includes('application/json') ? parseJson(text) : text) as T;
+  }
+
+  private async request(method: string, route: string, body?: unknown): Promise<Response> {
     const url = `${this.settings.url}/api/w/${encodeURIComponent(this.settings.workspace)}/${route}`;
     let response: Response;
     try {
@@ -84,11 +95,10 @@ export class RegistryHttp {
         `cannot reach the mesh at ${this.settings.url}${cause} (is it running? FLOWMESH_URL)`,
       );
     }
-    const text = await response.text();
     if (!response.ok) {
       // Read as JSON whatever the content type says: routes that answer text on success (a
       // create answers the path) still send the error envelope as JSON.
-      const envelope = parseJson(text) as { code?: unknown; message?: unknown } | undefined;
+      const envelope = parseJson(await response.text()) as { code?: unknown; message?: unknown } | undefined;
       const code = typeof envelope?.code === 'string' ? envelope.code : `HTTP_${response.status}`;
       const message =
         typeof envelope?.message === 'string'
@@ -96,7 +106,7 @@ export class RegistryHttp {
           : `${method} ${route} answered ${response.status}`;
       throw new RegistryRequestError(response.status, code, message);
     }
-    return (response.headers.get('content-type')?.includes('application/json') ? parseJson(text) : text) as T;
+    return response;
   }
 }
 

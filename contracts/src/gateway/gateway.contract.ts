@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ChatRequestSchema, ProviderReferenceSchema } from '../ai/chat-request.schema.js';
+import { AiDecisionQuestionsSchema, AiDecisionStateSchema } from '../openflow/ai-decision.schema.js';
 import { AIProviderKindSchema } from '../openflow/provider.schema.js';
 import { WorkspaceIdSchema } from '../registry/access-path.js';
 import { ActorSchema } from '../registry/identity.schema.js';
@@ -83,6 +84,32 @@ export const EmbedReplySchema = z.object({
 });
 export type EmbedReply = z.infer<typeof EmbedReplySchema>;
 
+/**
+ * One call to a decision model (System One: TypeSafe's Jev, Cloudflare's Clef): typed questions
+ * about a state, each answered with calibrated probabilities instead of text (OpenFlow `aidecision`).
+ */
+export const DecideRequestSchema = z
+  .object({
+    actor: ActorSchema,
+    workspace: WorkspaceIdSchema,
+    provider: ProviderReferenceSchema,
+    state: AiDecisionStateSchema,
+    questions: AiDecisionQuestionsSchema.refine((questions) => Object.keys(questions).length > 0, {
+      error: 'needs at least one question',
+    }),
+  })
+  .strict();
+export type DecideRequest = z.infer<typeof DecideRequestSchema>;
+
+export const DecideReplySchema = z.object({
+  /** One answer per question, by the question's name, as the model gave it (`choice`, `score`, `noul`, ...). */
+  answers: z.record(z.string(), z.record(z.string(), z.unknown())),
+  /** The model as the provider named it. */
+  model: z.string(),
+  usage: z.object({ inputTokens: z.int().nonnegative(), outputTokens: z.int().nonnegative() }),
+});
+export type DecideReply = z.infer<typeof DecideReplySchema>;
+
 export const ListModelsRequestSchema = z
   .object({
     actor: ActorSchema,
@@ -143,6 +170,9 @@ export const gatewayContract = {
   }),
   cancelChat: defineRequest('gateway.chat.cancel', CancelChatRequestSchema, CancelChatReplySchema),
   embed: defineRequest('gateway.embed', EmbedRequestSchema, EmbedReplySchema, {
+    timeoutMs: EMBED_TIMEOUT_MS,
+  }),
+  decide: defineRequest('gateway.decide', DecideRequestSchema, DecideReplySchema, {
     timeoutMs: EMBED_TIMEOUT_MS,
   }),
   listModels: defineRequest('gateway.models.list', ListModelsRequestSchema, ListModelsReplySchema, {

@@ -1,3 +1,4 @@
 export * from './memory.schema.js';
 export * from './conversation.schema.js';
 export * from './memory.contract.js';
+export * from './history-window.js';

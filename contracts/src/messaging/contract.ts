@@ -115,7 +115,7 @@ export function createContractClient<C extends ServiceContract>(
   const client: Record<string, unknown> = {};
   for (const [name, def] of Object.entries(contract)) {
     client[name] = (payload: unknown, options?: { timeoutMs?: number }) =>
-      transport.request(def, payload as never, options);
+      transport.request(def, payload, options);
   }
   return client as ContractClient<C>;
 }

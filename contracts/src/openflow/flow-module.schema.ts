@@ -1,7 +1,11 @@
 import { z } from 'zod';
 import { AgentToolInputsSchema, AiAgentInputTransformsSchema } from './ai-agent-inputs.schema.js';
 import { AiDecisionSchema } from './ai-decision.schema.js';
-import { McpToolValueSchema, WebsearchToolValueSchema } from './agent-tool-values.schema.js';
+import {
+  McpToolValueSchema,
+  QuestionToolValueSchema,
+  WebsearchToolValueSchema,
+} from './agent-tool-values.schema.js';
 import { discriminatedUnionOf } from './discriminated-union.js';
 import { InputTransformSchema } from './input-transform.schema.js';
 import {
@@ -219,6 +223,7 @@ export const ToolValueSchema = named(
     FlowModuleToolSchema,
     McpToolValueSchema,
     WebsearchToolValueSchema,
+    QuestionToolValueSchema,
   ]),
 );
 
@@ -232,6 +237,11 @@ export const AgentToolSchema = named(
     summary: z.string().optional(),
     description: z.string().optional(),
     job_token_scopes: JobTokenScopesSchema.optional(),
+    /**
+     * A call of this tool (of every tool of an MCP server) waits for a person's approval: the step
+     * parks (its job suspended) until it is answered, or for 1800 s.
+     */
+    requires_approval: z.boolean().optional(),
     value: ToolValueSchema,
   }),
 );

@@ -52,6 +52,46 @@ export const AgentMessageActionSchema = named(
   }),
 );
 
+export const AgentApprovalRequestActionSchema = named(
+  'AgentApprovalRequestAction',
+  "The agent called tools that require approval: the step waits for one answer to all of them (its call_id is the request's).",
+  z.looseObject({
+    type: z.literal('approval_request'),
+    call_id: z.string(),
+    calls: z.array(
+      z.looseObject({ call_id: z.string(), function_name: z.string(), arguments: z.unknown().optional() }),
+    ),
+    timeout_s: z.int(),
+  }),
+);
+
+export const AgentQuestionActionSchema = named(
+  'AgentQuestionAction',
+  "The agent asked the flow's user a question (ask_question): the step waits for the answer.",
+  z.looseObject({
+    type: z.literal('question'),
+    call_id: z.string(),
+    question: z.string(),
+    choices: z.array(z.string()).optional(),
+    multi_select: z.boolean().optional(),
+    timeout_s: z.int(),
+  }),
+);
+
+export const AgentAnswerActionSchema = named(
+  'AgentAnswerAction',
+  'How an approval request or a question was answered, or that nobody answered it in time.',
+  z.looseObject({
+    type: z.literal('answer'),
+    call_id: z.string(),
+    approved: z.boolean(),
+    answer: z.unknown().optional(),
+    approver: z.string().optional(),
+    comment: z.string().optional(),
+    timed_out: z.boolean().optional(),
+  }),
+);
+
 export const AgentActionSchema = named(
   'AgentAction',
   'One action of an AI agent step, in the order it happened.',
@@ -60,6 +100,9 @@ export const AgentActionSchema = named(
     AgentMcpToolCallActionSchema,
     AgentWebSearchActionSchema,
     AgentMessageActionSchema,
+    AgentApprovalRequestActionSchema,
+    AgentQuestionActionSchema,
+    AgentAnswerActionSchema,
   ]),
 );
 
@@ -129,6 +172,8 @@ export const FlowStatusSchema = named(
     step: z.int(),
     modules: z.array(FlowStatusModuleSchema),
     user_states: z.record(z.string(), z.unknown()).optional(),
+    /** The run's memory id, as it was started with (`memory_id`); set on the flow the run started. */
+    memory_id: z.string().optional(),
     preprocessor_module: FlowStatusModuleSchema.optional(),
     failure_module: FlowStatusFailureModuleSchema,
     retry: z
@@ -145,6 +190,9 @@ export type AgentToolCallAction = z.infer<typeof AgentToolCallActionSchema>;
 export type AgentMcpToolCallAction = z.infer<typeof AgentMcpToolCallActionSchema>;
 export type AgentWebSearchAction = z.infer<typeof AgentWebSearchActionSchema>;
 export type AgentMessageAction = z.infer<typeof AgentMessageActionSchema>;
+export type AgentApprovalRequestAction = z.infer<typeof AgentApprovalRequestActionSchema>;
+export type AgentQuestionAction = z.infer<typeof AgentQuestionActionSchema>;
+export type AgentAnswerAction = z.infer<typeof AgentAnswerActionSchema>;
 export type AgentAction = z.infer<typeof AgentActionSchema>;
 export type FlowStatusModule = z.infer<typeof FlowStatusModuleSchema>;
 export type FlowStatusFailureModule = z.infer<typeof FlowStatusFailureModuleSchema>;

@@ -39,7 +39,7 @@ describe('FlowStatusSchema', () => {
       'modules[0].type: invalid value "Running"; expected one of WaitingForPriorSteps, WaitingForEvents, WaitingForExecutor, InProgress, Success, Failure',
       'modules[0].job: expected a UUID, got "not-a-uuid"',
       'modules[0].agent_actions[0].content: required',
-      'modules[0].agent_actions[1].type: unknown agent action type "thinking"; expected one of tool_call, mcp_tool_call, web_search, message',
+      'modules[0].agent_actions[1].type: unknown agent action type "thinking"; expected one of tool_call, mcp_tool_call, web_search, message, approval_request, question, answer',
       'modules[0].agent_actions[2].job_id: required',
       'modules[0].agent_actions[2].module_id: required',
       'failure_module: required',

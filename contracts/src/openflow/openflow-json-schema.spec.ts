@@ -104,7 +104,7 @@ describe('openFlowJsonSchema', () => {
 
   it('discriminates module values and tools by their type', () => {
     expect(($defs.FlowModuleValue.oneOf as unknown[]).length).toBe(10);
-    expect(($defs.ToolValue.oneOf as unknown[]).length).toBe(3);
+    expect(($defs.ToolValue.oneOf as unknown[]).length).toBe(4);
     expect(property($defs.AiAgentTool, 'tool_type')).toEqual({ type: 'string', const: 'flowmodule' });
   });
 });
@@ -115,7 +115,7 @@ describe('flowStatusJsonSchema', () => {
   it('describes the flow status with its agent actions', () => {
     expect($defs.FlowStatus.required).toEqual(['step', 'modules', 'failure_module']);
     expect($defs.FlowStatusModule.required).toEqual(['type']);
-    expect(($defs.AgentAction.oneOf as unknown[]).length).toBe(4);
+    expect(($defs.AgentAction.oneOf as unknown[]).length).toBe(7);
     expect($defs.AgentMessageAction.required).toEqual(['type', 'content']);
     expect(property($defs.AgentToolCallAction, 'job_id').format).toBe('uuid');
   });

@@ -2,6 +2,14 @@ import { z } from 'zod';
 import { createContractClient, defineRequest, type RequestTransport } from '../messaging/contract.js';
 import { AgentActionSchema } from '../openflow/flow-status.schema.js';
 
+/** A `javascript` input of a tool, evaluated when the step started: its value, or why it has none. */
+export const EvaluatedToolInputSchema = z.object({
+  /** Absent when the expression evaluated to undefined (the input is left out, as for a step). */
+  value: z.unknown().optional(),
+  error: z.string().optional(),
+});
+export type EvaluatedToolInput = z.infer<typeof EvaluatedToolInputSchema>;
+
 /**
  * How the orchestrator hands an `aiagent` / `aidecision` step to agent-runtime, and how it hears
  * back. `start` is a request so that a mesh without agent-runtime fails the step at once ("no
@@ -24,14 +32,62 @@ export const AgentStepStartRequestSchema = z.object({
   job_token: z.string(),
   /** The flow context tool input transforms may read. */
   flow_input: z.unknown(),
+  /** The path of the flow the step belongs to (memory is kept per flow); absent for a preview. */
+  flow_path: z.string().optional(),
+  /**
+   * The `javascript` inputs of the step's tools (its inline tools' and its `tool_inputs`), by tool
+   * id then input name, evaluated in the flow's context when the step started: the flow's scope
+   * (`flow_input`, `results`, ...) does not change while the step runs.
+   */
+  tool_inputs: z.record(z.string(), z.record(z.string(), EvaluatedToolInputSchema)).optional(),
+  /** The run's memory id (`flow_status.memory_id` of the run's flow), when it was started with one. */
+  memory_id: z.string().optional(),
+  /**
+   * The run is a chat (its flow has `chat_input_enabled` and the run a memory id): the step
+   * appends its messages to the conversation's transcript unless `omit_output_from_conversation`.
+   */
+  chat: z.boolean().optional(),
+  /** The run is a preview of the caller's agent drafts: a linked step reads its agent's draft first. */
+  agent_drafts: z.boolean().optional(),
 });
 export type AgentStepStartRequest = z.infer<typeof AgentStepStartRequestSchema>;
 export const AgentStepStartReplySchema = z.object({ accepted: z.boolean() });
+
+/**
+ * An answer to a parked step (an approval request, a question), forwarded by the orchestrator
+ * from `POST jobs/flow/resume/{step job id}` once it knows who answers. `payload` is the resume
+ * body: `call_id` (the request answered; an answer naming an earlier one is ignored), `comment`,
+ * and for a question `answer` (a string, or a list with `multi_select`).
+ */
+export const AgentStepAnswerRequestSchema = z.object({
+  job_id: z.uuid(),
+  workspace: z.string(),
+  approve: z.boolean(),
+  payload: z.unknown(),
+  approver: z.string(),
+});
+export type AgentStepAnswerRequest = z.infer<typeof AgentStepAnswerRequestSchema>;
+/** The resume body an answer to a parked step carries. */
+export const AgentAnswerPayloadSchema = z.looseObject({
+  call_id: z.string().optional(),
+  comment: z.string().max(10_000).optional(),
+  answer: z.union([z.string(), z.array(z.string())]).optional(),
+});
+
+/** `resumed`: the step goes on with the answer; `waiting`: the answer named another request. */
+export const AgentStepAnswerReplySchema = z.object({ outcome: z.enum(['resumed', 'waiting']) });
+
+/** What a parked step waits for; null when it runs again. */
+export const AgentStepWaitingSchema = z
+  .object({ kind: z.enum(['approval', 'question']), call_id: z.string(), until: z.iso.datetime() })
+  .nullable();
+export type AgentStepWaiting = z.infer<typeof AgentStepWaitingSchema>;
 
 export const agentStepContract = {
   start: defineRequest('agent.step.start', AgentStepStartRequestSchema, AgentStepStartReplySchema, {
     timeoutMs: 10_000,
   }),
+  answer: defineRequest('agent.step.answer', AgentStepAnswerRequestSchema, AgentStepAnswerReplySchema),
 } as const;
 
 /** Reported by agent-runtime: one action of the step (`flow_status.modules[i].agent_actions`). */
@@ -51,10 +107,28 @@ export const AgentStepCompleteRequestSchema = z.object({
 });
 export type AgentStepCompleteRequest = z.infer<typeof AgentStepCompleteRequestSchema>;
 
+/** Reported by agent-runtime: a line of the step's job log (an input it ignored, a fallback it took). */
+export const AgentStepLogRequestSchema = z.object({
+  job_id: z.uuid(),
+  workspace: z.string(),
+  line: z.string().max(4_096),
+});
+
 export const orchestratorAgentStepContract = {
   reportAction: defineRequest(
     'orchestrator.agent_step.action',
     AgentStepActionRequestSchema,
+    z.object({ recorded: z.boolean() }),
+  ),
+  /** The step parks (its job `suspended`, `runtime.agentWait` says on what) or runs again; false once it ended. */
+  wait: defineRequest(
+    'orchestrator.agent_step.wait',
+    z.object({ job_id: z.uuid(), workspace: z.string(), waiting: AgentStepWaitingSchema }),
+    z.object({ recorded: z.boolean() }),
+  ),
+  log: defineRequest(
+    'orchestrator.agent_step.log',
+    AgentStepLogRequestSchema,
     z.object({ recorded: z.boolean() }),
   ),
   complete: defineRequest(

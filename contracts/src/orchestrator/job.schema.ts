@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { FlowStatusSchema } from '../openflow/flow-status.schema.js';
+import { AgentActionSchema, FlowStatusSchema } from '../openflow/flow-status.schema.js';
 import { RAW_SCRIPT_LANGUAGES } from '../openflow/script-modules.schema.js';
 
 /**
@@ -76,6 +76,11 @@ export const JobSchema = z.object({
   result: z.unknown(),
   /** Set on flow jobs: the spec's FlowStatus, readable at any moment of the run. */
   flow_status: FlowStatusSchema.nullable(),
+  /**
+   * Set on AI step jobs: the agent's actions so far, live (a parked step's pending
+   * `approval_request` or `question` among them); the flow's module status gets them at the end.
+   */
+  agent_actions: z.array(AgentActionSchema).optional(),
   /** Who started the run (user name or, for a job started by a job, its principal). */
   created_by: z.string(),
   /** The principal the job acts as: `u/<user>`, `g/<group>` or an email. */
@@ -103,5 +108,6 @@ export const JobSummarySchema = JobSchema.omit({
   raw_code: true,
   raw_flow: true,
   flow_status: true,
+  agent_actions: true,
 }).extend({ success: z.boolean().nullable() });
 export type JobSummary = z.infer<typeof JobSummarySchema>;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MemoryKeySchema } from '../memory/memory.schema.js';
 import { ActorSchema } from '../registry/identity.schema.js';
 import { JobKindSchema, JobStatusSchema } from './job.schema.js';
 
@@ -33,12 +34,29 @@ export const RunFlowRequestSchema = z
     value: z.record(z.string(), z.unknown()).optional(),
     /** A run from a trigger (webhook, schedule, ...): the flow's `preprocessor_module` runs first. */
     apply_preprocessor: z.boolean().optional(),
+    /**
+     * The run's memory id (a chat conversation, a session, a customer): the memory its `aiagent`
+     * steps with `window` or `compaction` memory read and write, unless a step names its own. A
+     * uuid is used as is; any other string is hashed per workspace and flow. Kept in
+     * `flow_status.memory_id`; without it such steps run stateless.
+     */
+    memory_id: MemoryKeySchema.optional(),
+    /**
+     * A preview (`value`) runs the caller's drafts of the `ai_agent` resources its steps link,
+     * where there is one (000, Drafts): each step reads the draft when it starts, as the run's
+     * identity, so the agent's configuration never enters the job.
+     */
+    agent_drafts: z.boolean().optional(),
     ...runOptions,
   })
   .strict()
   .refine((req) => req.path !== undefined || req.value !== undefined, {
     message: 'give the path of a saved flow or a flow value',
     path: ['value'],
+  })
+  .refine((req) => !req.agent_drafts || req.value !== undefined, {
+    message: 'only a preview (a flow value) runs agent drafts',
+    path: ['agent_drafts'],
   });
 export type RunFlowRequest = z.infer<typeof RunFlowRequestSchema>;
 

@@ -154,7 +154,7 @@ spec:
               name: {{ include "flowmesh.secretName" $root }}
               key: FLOWMESH_ADMIN_TOKEN
         {{- /* Each key reaches only the service that uses it. */}}
-        {{- $keys := dict "resource-registry" (list "FLOWMESH_SECRET_KEYS" "FLOWMESH_JOB_TOKEN_KEY") "flow-orchestrator" (list "FLOWMESH_RESUME_KEY" "FLOWMESH_JOB_TOKEN_STORE_KEYS") }}
+        {{- $keys := dict "resource-registry" (list "FLOWMESH_SECRET_KEYS" "FLOWMESH_JOB_TOKEN_KEY") "flow-orchestrator" (list "FLOWMESH_RESUME_KEY" "FLOWMESH_JOB_TOKEN_STORE_KEYS") "agent-runtime" (list "FLOWMESH_JOB_TOKEN_STORE_KEYS") }}
         {{- range $key := get $keys .service | default list }}
         - name: {{ $key }}
           valueFrom:

@@ -31,5 +31,7 @@ export {
   type SecretKeyring,
 } from './config/secret-keyring.js';
 export { KeyringCipher, type OpenFailure, type SealedValue } from './config/keyring-cipher.js';
+export { JobTokenSealer } from './config/job-token.sealer.js';
 export { SERVICE_HEADER } from './http/service-header.middleware.js';
 export { HTTP_STATUS_OF, MeshErrorHttpFilter } from './http/mesh-error-http.filter.js';
+export { npmEnvironment } from './runtime/npm-environment.js';

@@ -13,6 +13,7 @@ export { DatabaseUnavailableError } from './database-unavailable.error.js';
 export { parseDatabaseUrl, describeTarget, type DatabaseTarget } from './database-url.util.js';
 export { SnakeNamingStrategy, snakeCase } from './snake-naming.strategy.js';
 export { CreatedAtColumn, UpdatedAtColumn, UuidPrimaryColumn } from './columns.js';
+export { rowsOf } from './query-rows.js';
 // Re-exported so services inject repositories without depending on @nestjs/typeorm themselves.
 export { InjectRepository, InjectDataSource, InjectEntityManager } from '@nestjs/typeorm';
 /** The data source class, also the Nest token a service's `DataSource` is injected by. */

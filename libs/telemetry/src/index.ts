@@ -1,4 +1,5 @@
 export * from './semconv.js';
+export * from './gen-ai.semconv.js';
 export {
   startTelemetry,
   shutdownTelemetry,

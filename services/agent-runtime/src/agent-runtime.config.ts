@@ -1,11 +1,77 @@
-import type { ServiceConfig } from '@flowmesh/bootstrap';
+import {
+  checkSecretKeysSetting,
+  secretKeyringOf,
+  settings,
+  type SecretKeyring,
+  type ServiceConfig,
+} from '@flowmesh/bootstrap';
+import {
+  OUTBOUND_ALLOW_CIDRS_SETTING,
+  outboundAllowCidrsSetting,
+  type AllowedCidr,
+} from '@flowmesh/outbound';
 import { z } from 'zod';
+
+const JOB_TOKEN_KEYS_SETTING = 'FLOWMESH_JOB_TOKEN_STORE_KEYS';
 
 /**
  * Settings only agent-runtime reads, keyed by environment variable. The common ones (NATS_URL,
  * DATABASE_URL, FLOWMESH_SUBJECT_PREFIX, ports, log level, shutdown timeout) come from
- * @flowmesh/bootstrap. None yet.
+ * @flowmesh/bootstrap.
  */
-export const agentRuntimeConfigSchema = z.object({});
+export const agentRuntimeConfigSchema = z
+  .object({
+    NODE_ENV: z.string().optional(),
+    /**
+     * Keys that seal the job token of each accepted step at rest (`keyid:base64key,...`, the first
+     * current), the same setting as the orchestrator's. Required with NODE_ENV=production.
+     */
+    [JOB_TOKEN_KEYS_SETTING]: z.string().optional(),
+    /** Agent steps one replica runs at once; more wait in the database for a free slot. */
+    FLOWMESH_AGENT_MAX_RUNS: settings.positiveInt().default(32),
+    /** A replica that stops renewing its claim on a step for this long leaves it to another. */
+    FLOWMESH_AGENT_LEASE_MS: settings.positiveInt().default(30_000),
+    /** How long one tool call (a script or flow job) may take before the agent is told it timed out. */
+    FLOWMESH_AGENT_TOOL_TIMEOUT_S: settings.positiveInt().default(600),
+    /**
+     * How long a step parked on tools that need approval waits for an answer (000: 1800 s); at
+     * most a day, as the run's job token must outlive the wait.
+     */
+    FLOWMESH_AGENT_APPROVAL_TIMEOUT_S: settings
+      .positiveInt()
+      .refine((seconds) => seconds <= 86_400, 'must be at most 86400 (a day)')
+      .default(1_800),
+    /** A step whose replica died this many times is failed instead of started again. */
+    FLOWMESH_AGENT_MAX_ATTEMPTS: settings.positiveInt().default(3),
+    /** Internal ranges MCP servers may be reached at (all of them are refused otherwise). */
+    [OUTBOUND_ALLOW_CIDRS_SETTING]: outboundAllowCidrsSetting(),
+  })
+  .superRefine((env, ctx) => {
+    checkSecretKeysSetting(JOB_TOKEN_KEYS_SETTING, env[JOB_TOKEN_KEYS_SETTING], env.NODE_ENV, ctx);
+  })
+  .transform((env) => ({
+    agents: {
+      maxRuns: env.FLOWMESH_AGENT_MAX_RUNS,
+      leaseMs: env.FLOWMESH_AGENT_LEASE_MS,
+      toolTimeoutMs: env.FLOWMESH_AGENT_TOOL_TIMEOUT_S * 1000,
+      maxAttempts: env.FLOWMESH_AGENT_MAX_ATTEMPTS,
+      approvalTimeoutS: env.FLOWMESH_AGENT_APPROVAL_TIMEOUT_S,
+      outboundAllowCidrs: env[OUTBOUND_ALLOW_CIDRS_SETTING],
+      jobTokenKeys: secretKeyringOf(JOB_TOKEN_KEYS_SETTING, env[JOB_TOKEN_KEYS_SETTING], 'job token key'),
+    } satisfies AgentsSettings,
+  }));
+
+export interface AgentsSettings {
+  readonly maxRuns: number;
+  readonly leaseMs: number;
+  readonly toolTimeoutMs: number;
+  readonly maxAttempts: number;
+  readonly approvalTimeoutS: number;
+  readonly outboundAllowCidrs: readonly AllowedCidr[];
+  readonly jobTokenKeys: SecretKeyring;
+}
 
 export type AgentRuntimeConfig = ServiceConfig<z.output<typeof agentRuntimeConfigSchema>>;
+
+/** Nest token of `AgentsSettings`. */
+export const AGENTS_SETTINGS = Symbol('AGENTS_SETTINGS');

@@ -2,13 +2,19 @@ import { MessagingModule } from '@flowmesh/messaging';
 import { PersistenceModule } from '@flowmesh/persistence';
 import type { Logger } from '@flowmesh/telemetry';
 import { Module, type DynamicModule } from '@nestjs/common';
-import type { AgentRuntimeConfig } from './agent-runtime.config.js';
+import { AGENTS_SETTINGS, type AgentRuntimeConfig } from './agent-runtime.config.js';
 import { AGENT_RUNTIME_MIGRATIONS } from './migrations/index.js';
+import { AgentRunRepository } from './runs/agent-run.repository.js';
+import { AgentRuns } from './runs/agent-runs.service.js';
+import { AGENT_LOGGER, AgentStepExecutor } from './runs/agent-step.executor.js';
+import { AgentStepHandler } from './steps/agent-step.handler.js';
+import { AgentTelemetry } from './telemetry/agent.telemetry.js';
+import { OutboundClient } from './tools/outbound-client.js';
 
 /** Postgres schema that holds agent-runtime's tables; no other service reads it. */
 export const AGENT_RUNTIME_SCHEMA = 'agent_runtime';
 
-/** agent-runtime: runs `aiagent` and `aidecision` steps: the agent loop, tools, memory, approvals. */
+/** agent-runtime: runs `aiagent` steps: the agent loop, its tools and its memory. */
 @Module({})
 export class AgentRuntimeModule {
   static forRoot(config: AgentRuntimeConfig, logger: Logger): DynamicModule {
@@ -27,6 +33,16 @@ export class AgentRuntimeModule {
           migrations: AGENT_RUNTIME_MIGRATIONS,
           logger: logger.child({ component: 'persistence' }),
         }),
+      ],
+      controllers: [AgentStepHandler],
+      providers: [
+        { provide: AGENTS_SETTINGS, useValue: config.agents },
+        { provide: AGENT_LOGGER, useValue: logger.child({ component: 'agents' }) },
+        { provide: OutboundClient, useValue: new OutboundClient(config.agents.outboundAllowCidrs) },
+        AgentRunRepository,
+        AgentStepExecutor,
+        AgentTelemetry,
+        AgentRuns,
       ],
     };
   }

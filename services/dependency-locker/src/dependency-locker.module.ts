@@ -2,13 +2,16 @@ import { MessagingModule } from '@flowmesh/messaging';
 import { PersistenceModule } from '@flowmesh/persistence';
 import type { Logger } from '@flowmesh/telemetry';
 import { Module, type DynamicModule } from '@nestjs/common';
-import type { DependencyLockerConfig } from './dependency-locker.config.js';
+import { LOCKER_SETTINGS, type DependencyLockerConfig } from './dependency-locker.config.js';
+import { LockfileRepository } from './locks/lockfile.repository.js';
+import { LocksHandler } from './locks/locks.handler.js';
+import { TypescriptLocks } from './locks/typescript-locks.service.js';
 import { DEPENDENCY_LOCKER_MIGRATIONS } from './migrations/index.js';
 
 /** Postgres schema that holds dependency-locker's tables; no other service reads it. */
 export const DEPENDENCY_LOCKER_SCHEMA = 'dependency_locker';
 
-/** dependency-locker: lockfiles of scripts and agent tools, re-locking dependents on redeploy. */
+/** dependency-locker: locks of scripts' dependencies, resolved once and kept. */
 @Module({})
 export class DependencyLockerModule {
   static forRoot(config: DependencyLockerConfig, logger: Logger): DynamicModule {
@@ -28,6 +31,8 @@ export class DependencyLockerModule {
           logger: logger.child({ component: 'persistence' }),
         }),
       ],
+      controllers: [LocksHandler],
+      providers: [{ provide: LOCKER_SETTINGS, useValue: config.locker }, LockfileRepository, TypescriptLocks],
     };
   }
 }

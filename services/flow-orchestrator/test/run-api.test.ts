@@ -295,6 +295,16 @@ describe('flow-orchestrator run API', () => {
     expect(JSON.parse(ok.stdout)).toBe('Hello, cli!');
     expect(ok.stderr).toMatch(/job [0-9a-f-]{36} started\n✓ greet\n✓ result\n/);
 
+    // A run's memory id (what its AI agent steps remember by) is kept on its flow status.
+    const remembered = await runFlowmesh(
+      ['run', 'examples/flows/hello.yaml', '--args', '{"name": "cli"}', '--memory-id', 'conv 7'],
+      { env },
+    );
+    const rememberedId = /job ([0-9a-f-]{36}) started/.exec(remembered.stderr)![1];
+    expect((await mesh.http('GET', `jobs_u/get/${rememberedId}`, 'admin')).json()).toMatchObject({
+      flow_status: { memory_id: 'conv 7' },
+    });
+
     const loop = await runFlowmesh(
       ['run', 'examples/flows/loop-with-branch.yaml', '--args', '{"numbers": [3, 8]}'],
       { env },

@@ -121,12 +121,22 @@ describe('flow-orchestrator: grouped writes on Postgres', () => {
     await jobs.execute([flowRow(child, parent)]);
     const other = new pg.Client({ connectionString: orchestrator.config.database.url });
     await other.connect();
+    // Postgres ends the transaction whose deadlock check runs once the cycle exists. The tree
+    // statement waits first and checks after 3 s, the other one after 30 s: the tree statement
+    // is the one ended, however slowly this machine gets the other one waiting.
+    const checkingLate = Object.create(jobs) as JobRepository;
+    (checkingLate as unknown as { rows: JobRepository['query'] }).rows = (sql, params) =>
+      jobs.transaction(async (query) => {
+        await query(`SET LOCAL deadlock_timeout = '3s'`, []);
+        return query(sql, params);
+      });
     try {
       await other.query('SET search_path TO orchestrator');
+      await other.query(`SET deadlock_timeout = '30s'`);
       await other.query('BEGIN');
       await other.query(`UPDATE job SET priority = 1 WHERE id = $1`, [child]);
       // Locks the parent, then waits for the child.
-      const marking = jobs.queryManyRows<{ id: string }>(
+      const marking = checkingLate.queryManyRows<{ id: string }>(
         `WITH RECURSIVE tree AS (
            SELECT id FROM job WHERE id = $1
            UNION ALL SELECT j.id FROM job j JOIN tree t ON j.parent_job = t.id)
@@ -143,7 +153,7 @@ describe('flow-orchestrator: grouped writes on Postgres', () => {
         { description: 'the tree statement to wait for the child row' },
       );
       // Now the other transaction waits for the parent: a deadlock, which Postgres breaks by
-      // ending the statement that waited first.
+      // ending the tree statement.
       await other.query(`UPDATE job SET priority = 1 WHERE id = $1`, [parent]);
       await other.query('COMMIT');
       expect((await marking).map((row) => row.id).sort()).toEqual([parent, child].sort());
@@ -181,5 +191,29 @@ describe('flow-orchestrator: grouped writes on Postgres', () => {
     );
     const byId = new Map(statuses.map((row) => [row.id, row.step]));
     expect(flows.map((flow) => byId.get(flow))).toEqual(flows.map((_, i) => (i === 4 ? null : 2)));
+  });
+
+  it('a connection held apart that Postgres ends (a restart, a killed session) is replaced, and the process lives on', async () => {
+    const lane = 7;
+    const pidOf = async () =>
+      (await jobs.queryApart<{ pid: number }>(lane, 'SELECT pg_backend_pid() AS pid', []))[0].pid;
+    const before = await pidOf();
+    const admin = new pg.Client({ connectionString: orchestrator.config.database.url });
+    await admin.connect();
+    try {
+      await admin.query('SELECT pg_terminate_backend($1)', [before]);
+      await waitFor(
+        async () =>
+          (await admin.query('SELECT 1 FROM pg_stat_activity WHERE pid = $1', [before])).rowCount === 0,
+        { description: 'the session to end' },
+      );
+    } finally {
+      await admin.end();
+    }
+    // The idle connection hears of its end (an `error` event) before the lane is used again.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const after = await pidOf();
+    expect(after).not.toBe(before);
+    expect(await pidOf()).toBe(after);
   });
 });

@@ -9,6 +9,8 @@ import { ChatRunner } from './chat/chat-runner.service.js';
 import { ChatStreams } from './chat/chat-streams.service.js';
 import { StartChatService } from './chat/start-chat.service.js';
 import { CredentialsModule } from './credentials/credentials.module.js';
+import { DecideHandler } from './decisions/decide.handler.js';
+import { DecideService } from './decisions/decide.service.js';
 import { EmbedHandler } from './embeddings/embed.handler.js';
 import { EmbedService } from './embeddings/embed.service.js';
 import { ChatCompletionsService } from './http/chat-completions.service.js';
@@ -21,6 +23,7 @@ import type { LlmGatewayConfig } from './llm-gateway.config.js';
 import { MediaUrlResolver } from './media/media-url.resolver.js';
 import { LLM_GATEWAY_MIGRATIONS } from './migrations/index.js';
 import { ListModelsService } from './models/list-models.service.js';
+import { CallerProvider } from './providers/caller-provider.js';
 import { ModelsHandler } from './models/models.handler.js';
 import { ProviderExecutor } from './providers/provider-executor.js';
 import { createProviderExecutor } from './providers/provider-executor.factory.js';
@@ -52,7 +55,14 @@ export class LlmGatewayModule {
         CredentialsModule.forRoot(config.credentials),
         AuditModule.forRoot(config.audit, logger.child({ component: 'audit' })),
       ],
-      controllers: [ChatHandler, EmbedHandler, ModelsHandler, OpenAIApiController, WorkspaceProxyController],
+      controllers: [
+        ChatHandler,
+        EmbedHandler,
+        DecideHandler,
+        ModelsHandler,
+        OpenAIApiController,
+        WorkspaceProxyController,
+      ],
       providers: [
         { provide: CHAT_CONFIG, useValue: config.chat },
         { provide: EDGE_CONFIG, useValue: config.edge },
@@ -66,6 +76,8 @@ export class LlmGatewayModule {
         ChatStreams,
         StartChatService,
         EmbedService,
+        DecideService,
+        CallerProvider,
         ListModelsService,
         ProviderCallerService,
         ChatCompletionsService,

@@ -285,42 +285,67 @@ describe('llm-gateway: images and PDFs by URL', () => {
     expect(cast.gatewayLog.text).not.toContain('s3cr3t-query');
   });
 
-  it('the Vercel AI SDK passes an image URL on (its OpenAI chat model takes URLs); the gateway fetches it, Anthropic gets it inline', async () => {
-    const provider = createOpenAI({
-      apiKey: cast.reader.token,
-      baseURL: `${cast.gateway.url}/v1`,
-      headers: cast.headers('f/ai/claude'),
-    });
-    const { text } = await generateText({
-      model: provider.chat('claude-sonnet-4-5'),
-      maxRetries: 0,
-      messages: [
-        {
-          role: 'user',
-          content: [
-            { type: 'text', text: 'What is it?' },
-            { type: 'image', image: new URL(`${media.url}/cat.png?via=ai-sdk`) },
-          ],
-        },
-      ],
-    });
-    expect(text).toBe('A cat.');
-    expect(media.paths).toEqual(['/cat.png']);
-    expect(media.agents).toEqual(['flowmesh-llm-gateway']);
-    const sent = anthropic.lastRequest().body as { messages: unknown };
-    expect(sent.messages).toEqual([
-      {
-        role: 'user',
-        content: [
-          { type: 'text', text: 'What is it?' },
+  // What each translated provider must receive for the PNG the Vercel AI SDK passes by URL.
+  const inlinePng = {
+    anthropic: () => ({
+      sent: (anthropic.lastRequest().body as { messages: Array<{ content: unknown[] }> }).messages,
+      image: {
+        type: 'image',
+        source: { type: 'base64', media_type: 'image/png', data: PNG.toString('base64') },
+      },
+      text: { type: 'text', text: 'What is it?' },
+    }),
+    gemini: () => ({
+      sent: (gemini.lastRequest().body as { contents: Array<{ parts: unknown[] }> }).contents.map((turn) => ({
+        content: turn.parts,
+      })),
+      image: { inlineData: { mimeType: 'image/png', data: PNG.toString('base64') } },
+      text: { text: 'What is it?' },
+    }),
+    bedrock: () => ({
+      sent: (bedrock.lastRequest().body as { messages: Array<{ content: unknown[] }> }).messages,
+      image: { image: { format: 'png', source: { bytes: PNG.toString('base64') } } },
+      text: { text: 'What is it?' },
+    }),
+  };
+
+  it.each([
+    ['Anthropic', 'f/ai/claude', 'claude-sonnet-4-5', 'anthropic'],
+    ['Gemini', 'f/ai/gemini', 'gemini-2.5-flash', 'gemini'],
+    ['Bedrock', 'f/ai/bedrock', 'anthropic.claude-3-5-sonnet-20240620-v1:0', 'bedrock'],
+  ] as const)(
+    'the Vercel AI SDK passes an image URL on (its OpenAI chat model takes URLs); the gateway fetches it, %s gets it inline',
+    async (_name, resource, model, provider) => {
+      const sdk = createOpenAI({
+        apiKey: cast.reader.token,
+        baseURL: `${cast.gateway.url}/v1`,
+        headers: cast.headers(resource),
+      });
+      const { text } = await generateText({
+        model: sdk.chat(model),
+        maxRetries: 0,
+        messages: [
           {
-            type: 'image',
-            source: { type: 'base64', media_type: 'image/png', data: PNG.toString('base64') },
+            role: 'user',
+            content: [
+              { type: 'text', text: 'What is it?' },
+              {
+                type: 'file',
+                mediaType: 'image/png',
+                data: new URL(`${media.url}/cat.png?via=ai-sdk-${provider}`),
+              },
+            ],
           },
         ],
-      },
-    ]);
-  });
+      });
+      expect(text).toBe('A cat.');
+      expect(media.paths).toEqual(['/cat.png']);
+      expect(media.agents).toEqual(['flowmesh-llm-gateway']);
+      const expected = inlinePng[provider]();
+      expect(expected.sent).toHaveLength(1);
+      expect(expected.sent[0]?.content).toEqual([expected.text, expected.image]);
+    },
+  );
 
   it('Gemini: the image arrives as inlineData, its type judged from the bytes (octet-stream JPEG)', async () => {
     await askWithImage('f/ai/gemini', `${media.url}/photo`, 'gemini-2.5-flash');

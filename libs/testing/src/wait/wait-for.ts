@@ -23,7 +23,7 @@ export async function waitFor<T>(
   for (;;) {
     try {
       const value = await probe();
-      if (value) return value as NonNullable<T>;
+      if (value) return value;
     } catch (error) {
       lastError = error;
     }

@@ -6,6 +6,7 @@ import { JobsEngine, type ResumeOutcome, type SuspendedApproval } from '../run-a
 import { checkApprover } from './approval-policy.js';
 import type { Approver } from './approver.js';
 import { RequiredGroupsResolver } from './required-groups.resolver.js';
+import { AgentAnswers } from './agent-answers.service.js';
 import { ResumeFormValidator } from './resume-form.validator.js';
 import { ResumeSigner } from './resume-signer.js';
 import type { SignedLink } from './signed-link.js';
@@ -28,7 +29,8 @@ export interface AnswerAs {
  * who knows the job id. Either way the step's rules decide who may, an approval's payload must
  * fill the step's form, and the engine records the answer (`flow_status.approvers`, the next
  * step's `resume`). A job that does not wait for an approval is NOT_FOUND to an approver,
- * whether or not it exists.
+ * whether or not it exists. An AI step parked on its agent's request is answered through
+ * agent-runtime (`AgentAnswers`).
  */
 @Injectable()
 export class ResumeJobService {
@@ -38,6 +40,7 @@ export class ResumeJobService {
     private readonly forms: ResumeFormValidator,
     private readonly groups: RequiredGroupsResolver,
     private readonly authenticator: RegistryAuthenticator,
+    private readonly agents: AgentAnswers,
   ) {}
 
   async bySignedLink(
@@ -77,13 +80,31 @@ export class ResumeJobService {
   ): Promise<ResumeOutcome> {
     const workspace = caller.identity.workspace;
     const approval = await this.engine.suspendedApproval(workspace, jobId);
-    if (!approval) throw notWaiting(jobId);
+    if (!approval) return this.answerAgent(caller, jobId, answer, as);
     if (!as.authenticated) {
       const approver: Approver = { kind: 'anonymous', name: as.approver ?? 'anonymous' };
       return this.answer(workspace, approval, jobId, resumeId, approver, null, answer);
     }
     const approver = { ...userApprover(caller.identity), name: as.approver ?? caller.identity.username };
     return this.answer(workspace, approval, jobId, resumeId, approver, caller.identity, answer);
+  }
+
+  /** An AI step parked on its agent's request, which only a signed-in user answers; else not waiting. */
+  private async answerAgent(
+    caller: Caller,
+    jobId: string,
+    answer: ResumeAnswer,
+    as: AnswerAs,
+  ): Promise<ResumeOutcome> {
+    const workspace = caller.identity.workspace;
+    if (!(await this.agents.isParked(workspace, jobId))) throw notWaiting(jobId);
+    if (!as.authenticated)
+      throw new MeshError(
+        'PERMISSION_DENIED',
+        `job ${jobId} waits for an answer to its AI agent, which a signed-in user gives: it has no signed links`,
+        { id: jobId },
+      );
+    return this.agents.answer(workspace, jobId, as.approver ?? caller.identity.username, answer);
   }
 
   /** The step a valid link answers; a bad signature is refused before anything about the job is said. */

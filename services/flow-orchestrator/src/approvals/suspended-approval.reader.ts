@@ -57,7 +57,8 @@ export class SuspendedApprovalReader {
     if (!isFlowKind(target.kind)) return target.parent_job ? this.jobs.load(target.parent_job) : undefined;
     if (target.status === 'suspended') return target;
     const rows = await this.jobs.query<{ id: string }>(
-      `SELECT id FROM job WHERE root_job = $1 AND status = 'suspended' ORDER BY created_at LIMIT 1`,
+      `SELECT id FROM job WHERE root_job = $1 AND status = 'suspended' AND kind IN ('flow','flowpreview')
+        ORDER BY created_at LIMIT 1`,
       [target.root_job],
     );
     return rows[0] ? this.jobs.load(rows[0].id) : undefined;

@@ -10,6 +10,7 @@ import { WriteGroups } from '../jobs/write-groups.js';
 import { JobWaiter } from '../jobs/job-waiter.js';
 import { JobsService } from '../jobs/jobs.service.js';
 import { ResumeJobUseCase } from '../jobs/resume-job.use-case.js';
+import { ChatTranscript } from '../jobs/chat-transcript.js';
 import { RunFlowUseCase } from '../jobs/run-flow.use-case.js';
 import { RunScriptUseCase } from '../jobs/run-script.use-case.js';
 import { EXPRESSION_SANDBOX } from '../ports/expression-sandbox.port.js';
@@ -54,6 +55,7 @@ const CORE_PROVIDERS: Provider[] = [
   ConcurrencyLimiter,
   CancelSignals,
   FlowDebouncer,
+  ChatTranscript,
   RunFlowUseCase,
   RunScriptUseCase,
   CancelJobUseCase,

@@ -3,6 +3,7 @@ import {
   MeshError,
   type AgentAction,
   type AgentStepCompleteRequest,
+  type AgentStepWaiting,
 } from '@flowmesh/contracts';
 import { Injectable } from '@nestjs/common';
 import { EngineOutbox } from '../engine/engine-outbox.js';
@@ -33,6 +34,36 @@ export class AgentStepUseCase {
          AND status NOT IN ('completed','failed','cancelled')
        RETURNING id`,
       [jobId, workspace, JSON.stringify(action), success ?? true],
+    );
+    return rows.length > 0;
+  }
+
+  /**
+   * The step parks on its agent's request (its job `suspended`, `runtime.agentWait` saying on
+   * what, so the run API forwards answers) or runs again (`waiting` null). False once it ended.
+   */
+  async wait(workspace: string, jobId: string, waiting: AgentStepWaiting): Promise<boolean> {
+    const rows = await this.jobs.query<{ id: string }>(
+      `UPDATE job SET
+         status = CASE WHEN $3::jsonb IS NULL THEN 'running' ELSE 'suspended' END,
+         runtime = CASE WHEN $3::jsonb IS NULL THEN runtime - 'agentWait'
+                        ELSE jsonb_set(runtime, '{agentWait}', $3::jsonb) END
+       WHERE id = $1 AND workspace = $2 AND kind = 'aiagent' AND status IN ('running','suspended')
+       RETURNING id`,
+      [jobId, workspace, waiting === null ? null : JSON.stringify(waiting)],
+    );
+    return rows.length > 0;
+  }
+
+  /** A line of the step's job log; false once the step has ended (or is not an AI step of the workspace). */
+  async log(workspace: string, jobId: string, line: string): Promise<boolean> {
+    const rows = await this.jobs.query<{ id: string }>(
+      `INSERT INTO job_log (job_id, chunk)
+       SELECT id, $3 FROM job
+       WHERE id = $1 AND workspace = $2 AND kind IN ('aiagent','aidecision')
+         AND status NOT IN ('completed','failed','cancelled')
+       RETURNING job_id AS id`,
+      [jobId, workspace, `${line.replace(/\n+$/, '')}\n`],
     );
     return rows.length > 0;
   }

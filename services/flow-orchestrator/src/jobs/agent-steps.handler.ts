@@ -17,6 +17,16 @@ export class AgentStepsHandler {
     return { recorded: await this.steps.reportAction(req.workspace, req.job_id, req.action, req.success) };
   }
 
+  @HandleRequest(contract.wait)
+  async wait(@Payload() req: Req<'wait'>) {
+    return { recorded: await this.steps.wait(req.workspace, req.job_id, req.waiting) };
+  }
+
+  @HandleRequest(contract.log)
+  async log(@Payload() req: Req<'log'>) {
+    return { recorded: await this.steps.log(req.workspace, req.job_id, req.line) };
+  }
+
   @HandleRequest(contract.complete)
   async complete(@Payload() req: Req<'complete'>) {
     return { accepted: await this.steps.complete(req) };

@@ -13,6 +13,9 @@ export function toJob(record: JobRecord): Job {
     args: record.args,
     result: record.result ?? null,
     flow_status: record.flow_status,
+    ...(record.runtime.agentActions
+      ? { agent_actions: record.runtime.agentActions as Job['agent_actions'] }
+      : {}),
   };
 }
 

@@ -19,6 +19,10 @@ export interface JobRuntime {
   retry?: { step: number; at: number };
   /** The approval gate in front of step `i` times out at `at` (epoch ms). */
   suspendTimeout?: { step: number; at: number };
+  /** A preview of the caller's agent drafts (`RunFlowRequest.agent_drafts`), set on the run's flow. */
+  agentDrafts?: boolean;
+  /** An AI step parked on its agent's request (approval, question), answered until `until` (ISO). */
+  agentWait?: { kind: 'approval' | 'question'; call_id: string; until: string };
   /** The result a synchronous caller gets from `early_return`, once known. */
   earlyResult?: { value: unknown; stepId: string | null };
   applyPreprocessor?: boolean;

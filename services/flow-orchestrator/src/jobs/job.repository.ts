@@ -8,6 +8,7 @@ import {
   type EventContract,
   type JobStatus,
 } from '@flowmesh/contracts';
+import { rowsOf } from '@flowmesh/persistence';
 import { Injectable, type BeforeApplicationShutdown } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { z } from 'zod';
@@ -129,24 +130,21 @@ export class JobRepository implements BeforeApplicationShutdown {
   async queryApart<Row>(lane: number, sql: string, params: readonly unknown[]): Promise<Row[]> {
     const pool = this.pool;
     if (!pool || this.apartClosed) return this.rows<Row>(sql, params);
-    let client = this.apart.get(lane);
-    if (!client) {
-      client = pool.connect();
-      this.apart.set(lane, client);
-      client.catch(() => this.apart.delete(lane));
+    let held = this.apart.get(lane);
+    if (!held) {
+      held = this.holdApart(pool, lane);
+      this.apart.set(lane, held);
     }
     this.apartBusy++;
     try {
-      const connection = await client;
+      const connection = await held;
       try {
-        return (await connection.query<Row>(prepared(sql, params))).rows;
+        return (await connection.client.query<Row>(prepared(sql, params))).rows;
       } catch (error) {
         // A statement's own error leaves the connection usable; anything else ends it.
         const code = (error as { code?: unknown }).code;
-        if (typeof code !== 'string' || /^(08|57)/.test(code)) {
-          this.apart.delete(lane);
-          connection.release(error instanceof Error ? error : new Error(String(error)));
-        }
+        if (typeof code !== 'string' || /^(08|57)/.test(code))
+          connection.end(error instanceof Error ? error : new Error(String(error)));
         throw error;
       }
     } finally {
@@ -162,13 +160,36 @@ export class JobRepository implements BeforeApplicationShutdown {
     this.apartClosed = true;
     for (let waited = 0; this.apartBusy > 0 && waited < 5_000; waited += 10)
       await new Promise((resolve) => setTimeout(resolve, 10));
-    const clients = [...this.apart.values()];
+    const held = [...this.apart.values()];
     this.apart.clear();
-    for (const client of await Promise.allSettled(clients))
-      if (client.status === 'fulfilled') client.value.release();
+    for (const connection of await Promise.allSettled(held))
+      if (connection.status === 'fulfilled') connection.value.end();
   }
 
-  private readonly apart = new Map<number, Promise<PgClient>>();
+  /**
+   * A connection taken out of the pool for `lane`. The pool watches only the connections it
+   * holds, so this one listens for its own end (Postgres restarting or killing the session):
+   * unheard, that `error` event would crash the process. Ended, it leaves the lane and the pool.
+   */
+  private holdApart(pool: PgPool, lane: number): Promise<ApartConnection> {
+    const held: Promise<ApartConnection> = pool.connect().then((client) => {
+      let ended = false;
+      const end = (error?: Error): void => {
+        if (ended) return;
+        ended = true;
+        if (this.apart.get(lane) === held) this.apart.delete(lane);
+        client.release(error);
+      };
+      client.on('error', end);
+      return { client, end };
+    });
+    held.catch(() => {
+      if (this.apart.get(lane) === held) this.apart.delete(lane);
+    });
+    return held;
+  }
+
+  private readonly apart = new Map<number, Promise<ApartConnection>>();
   private apartBusy = 0;
   private apartClosed = false;
 
@@ -487,6 +508,13 @@ interface PgClient {
   query<Row>(config: PreparedQuery): Promise<{ rows: Row[] }>;
   /** With an error: the connection is closed rather than given back. */
   release(error?: Error): void;
+  on(event: 'error', listener: (error: Error) => void): void;
+}
+
+interface ApartConnection {
+  readonly client: PgClient;
+  /** Gives the connection back to the pool, or with an error closes it; once. */
+  end(error?: Error): void;
 }
 
 interface PgPool {
@@ -509,13 +537,6 @@ function statementName(sql: string): string {
     names.set(sql, name);
   }
   return name;
-}
-
-function rowsOf<Row>(raw: unknown): Row[] {
-  if (Array.isArray(raw) && raw.length === 2 && Array.isArray(raw[0]) && typeof raw[1] === 'number') {
-    return raw[0] as Row[];
-  }
-  return raw as Row[];
 }
 
 interface RawRow extends Record<string, unknown> {

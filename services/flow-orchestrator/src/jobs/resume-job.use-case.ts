@@ -88,7 +88,8 @@ export class ResumeJobUseCase {
   /** A run's approval may wait in a flow below it (a loop iteration, a branch). */
   private async suspendedBelow(flow: JobRecord): Promise<JobRecord | undefined> {
     const rows = await this.jobs.query<{ id: string }>(
-      `SELECT id FROM job WHERE root_job = $1 AND status = 'suspended' ORDER BY created_at LIMIT 1`,
+      `SELECT id FROM job WHERE root_job = $1 AND status = 'suspended' AND kind IN ('flow','flowpreview')
+        ORDER BY created_at LIMIT 1`,
       [flow.root_job],
     );
     return rows[0] ? this.jobs.load(rows[0].id) : undefined;

@@ -15,6 +15,7 @@ import { initialFlowStatus } from '../engine/flow-status.util.js';
 import { isValidTag } from '../engine/step-tags.js';
 import { JobTokens } from '../registry/job-tokens.js';
 import { RegistryGateway } from '../registry/registry.gateway.js';
+import { ChatTranscript } from './chat-transcript.js';
 import { FlowDebouncer } from './flow-debouncer.js';
 import { creatorOf, principalOf } from './job-identity.js';
 import type { JobRecord, JobRuntime } from './job.record.js';
@@ -56,6 +57,7 @@ export class RunFlowUseCase {
     private readonly debouncer: FlowDebouncer,
     private readonly outbox: EngineOutbox,
     private readonly writes: WriteGroups,
+    private readonly transcript: ChatTranscript,
     @Inject(ENGINE_CONFIG) private readonly config: EngineConfig,
   ) {}
 
@@ -78,6 +80,7 @@ export class RunFlowUseCase {
     if (value.preserve_step_tags) runtime.preserveStepTags = true;
     if (value.same_worker) runtime.sameWorker = true;
     if (req.apply_preprocessor) runtime.applyPreprocessor = true;
+    if (req.agent_drafts && kind === 'flowpreview') runtime.agentDrafts = true;
     if (value.delete_after_secs !== undefined) runtime.deleteAfterSecs = value.delete_after_secs;
     if (value.flow_env && Object.keys(value.flow_env).length > 0) runtime.envJob = jobId;
     const scheduledFor = req.scheduled_for ? new Date(req.scheduled_for) : null;
@@ -97,7 +100,10 @@ export class RunFlowUseCase {
       args: req.args,
       status: 'queued',
       result: null,
-      flow_status: initialFlowStatus(value),
+      flow_status: {
+        ...initialFlowStatus(value),
+        ...(req.memory_id === undefined ? {} : { memory_id: req.memory_id }),
+      },
       runtime,
       created_by: creatorOf(identity),
       on_behalf_of: principal,
@@ -115,6 +121,15 @@ export class RunFlowUseCase {
       wake_at: scheduledFor && scheduledFor.getTime() > Date.now() ? scheduledFor : null,
       wake_seq: 0,
     };
+    if (value.chat_input_enabled && req.memory_id !== undefined && path !== null)
+      await this.transcript.userTurn({
+        token: req.actor.token,
+        workspace: req.workspace,
+        flowPath: path,
+        conversation: req.memory_id,
+        jobId,
+        args: req.args,
+      });
     const statements: SqlStatement[] = [this.tokens.store(jobId, issued.token, issued.expiresAt)];
     if (value.debounce_delay_s && value.debounce_delay_s > 0) {
       await this.debouncer.submit(record, value, statements);

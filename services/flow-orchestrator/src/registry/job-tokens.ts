@@ -1,9 +1,9 @@
 import { MeshError } from '@flowmesh/contracts';
+import { JobTokenSealer } from '@flowmesh/bootstrap';
 import { Inject, Injectable } from '@nestjs/common';
 import { ENGINE_CONFIG, type EngineConfig } from '../engine/engine.config.js';
 import { JobRepository } from '../jobs/job.repository.js';
 import type { SqlStatement } from '../jobs/sql-batch.js';
-import { JobTokenSealer } from './job-token.sealer.js';
 
 const CACHE_LIMIT = 10_000;
 

@@ -1,8 +1,10 @@
 import {
+  createRegistryDraftsClient,
   createRegistryIdentityClient,
   createRegistryItemsClient,
   MeshError,
   type Flow,
+  type RegistryDraftsClient,
   type RegistryItemsClient,
   type Script,
 } from '@flowmesh/contracts';
@@ -20,12 +22,14 @@ const SCRIPT_CACHE_LIMIT = 1_000;
 export class RegistryGateway {
   private readonly jobTokens: JobTokenBatcher;
   private readonly items: RegistryItemsClient;
+  private readonly drafts: RegistryDraftsClient;
   /** A script version by hash never changes: kept per workspace and hash. */
   private readonly scriptsByHash = new Map<string, Script>();
 
   constructor(client: MeshClient) {
     this.jobTokens = new JobTokenBatcher(createRegistryIdentityClient(client));
     this.items = createRegistryItemsClient(client);
+    this.drafts = createRegistryDraftsClient(client);
   }
 
   issueJobToken(request: {
@@ -69,6 +73,26 @@ export class RegistryGateway {
       this.scriptsByHash.set(key, script);
     }
     return script;
+  }
+
+  /** A resource's value as stored (its references left as they are), read as `token`. */
+  async getResourceValue(token: string, workspace: string, path: string): Promise<unknown> {
+    return (await this.items.getResourceValue({ actor: { token }, workspace, path })).value;
+  }
+
+  /** The value in the token's user's draft of a resource; undefined when there is none. */
+  async getResourceDraftValue(token: string, workspace: string, path: string): Promise<unknown> {
+    try {
+      const draft = await this.drafts.get({
+        actor: { token },
+        workspace,
+        draft: { item_kind: 'resource', path },
+      });
+      return (draft.value as { value?: unknown }).value;
+    } catch (error) {
+      if (error instanceof MeshError && error.code === 'NOT_FOUND') return undefined;
+      throw error;
+    }
   }
 
   /** `value` with every `$var:`/`$res:` reference resolved as `token`. */

@@ -42,12 +42,8 @@ export class JobsEngineAdapter extends JobsEngine {
     return row && row.workspace === workspace ? toJob(row) : undefined;
   }
 
-  waitForResult(caller: Caller, id: string, timeoutMs: number): Promise<JobResultReply> {
-    return this.jobs.waitForResult(
-      { ...this.as(caller), id },
-      { timeoutMs, earlyReturn: true },
-      caller.identity,
-    );
+  waitForResult(caller: Caller, id: string, timeoutMs: number, earlyReturn = true): Promise<JobResultReply> {
+    return this.jobs.waitForResult({ ...this.as(caller), id }, { timeoutMs, earlyReturn }, caller.identity);
   }
 
   async resultByNode(caller: Caller, flowJobId: string, nodeId: string): Promise<unknown> {

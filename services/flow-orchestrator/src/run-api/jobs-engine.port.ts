@@ -19,6 +19,8 @@ export interface RunFlowCommand {
   readonly job_id?: string;
   readonly priority?: number;
   readonly apply_preprocessor?: boolean;
+  readonly memory_id?: string;
+  readonly agent_drafts?: boolean;
 }
 
 /** A saved script by path (and hash), or inline content in a language. */
@@ -77,8 +79,16 @@ export abstract class JobsEngine {
   abstract runFlow(caller: Caller, command: RunFlowCommand): Promise<string>;
   abstract runScript(caller: Caller, command: RunScriptCommand): Promise<string>;
   abstract findJob(workspace: string, id: string): Promise<Job | undefined>;
-  /** Until the job ends, or a flow's `early_return` has its result; `completed` false at the time limit. */
-  abstract waitForResult(caller: Caller, id: string, timeoutMs: number): Promise<JobResultReply>;
+  /**
+   * Until the job ends, or (`earlyReturn`, the default) a flow's `early_return` has its result;
+   * `completed` false at the time limit.
+   */
+  abstract waitForResult(
+    caller: Caller,
+    id: string,
+    timeoutMs: number,
+    earlyReturn?: boolean,
+  ): Promise<JobResultReply>;
   /** The result of module `nodeId` anywhere in the flow run's tree. */
   abstract resultByNode(caller: Caller, flowJobId: string, nodeId: string): Promise<unknown>;
   /** False when the job had already ended. */

@@ -1,4 +1,4 @@
-import { JOB_KINDS, WorkerTagSchema, type JobStatus } from '@flowmesh/contracts';
+import { JOB_KINDS, MemoryKeySchema, WorkerTagSchema, type JobStatus } from '@flowmesh/contracts';
 import { z } from 'zod';
 import type { JobFilter } from './jobs-engine.port.js';
 
@@ -11,6 +11,8 @@ export const PreviewFlowBodySchema = z.looseObject({
   args: ArgsSchema.default({}),
   path: z.string().min(1).optional(),
   tag: WorkerTagSchema.optional(),
+  /** Run the caller's drafts of the agents the flow's steps link (`RunFlowRequest.agent_drafts`). */
+  agent_drafts: z.boolean().optional(),
 });
 
 /** `POST jobs/run/preview`: an inline script. */
@@ -32,6 +34,8 @@ export const RunQuerySchema = z.looseObject({
   job_id: z.uuid().optional(),
   scheduled_for: z.iso.datetime({ offset: true }).optional(),
   hash: z.string().optional(),
+  /** A flow run's memory id (`RunFlowRequest.memory_id`). */
+  memory_id: MemoryKeySchema.optional(),
 });
 
 export const LogOffsetQuerySchema = z.looseObject({

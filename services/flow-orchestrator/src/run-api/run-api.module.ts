@@ -7,6 +7,7 @@ import { ResumeJobService } from '../approvals/resume-job.service.js';
 import { ResumeSigner } from '../approvals/resume-signer.js';
 import { PUBLIC_URL, ResumeUrlsService } from '../approvals/resume-urls.service.js';
 import { SignedApprovalsController } from '../approvals/signed-approvals.controller.js';
+import { AgentAnswers } from '../approvals/agent-answers.service.js';
 import { SuspendedApprovalReader } from '../approvals/suspended-approval.reader.js';
 import type { FlowOrchestratorConfig } from '../flow-orchestrator.config.js';
 import { ActorCallerResolver } from '../http/actor-caller.resolver.js';
@@ -15,6 +16,7 @@ import { BearerAuthGuard } from '../http/bearer-auth.guard.js';
 import { IdentityEventsListener } from '../http/identity-events.listener.js';
 import { AUTHENTICATION_CACHE, RegistryAuthenticator } from '../http/registry-authenticator.js';
 import { CancelJobService } from './cancel-job.service.js';
+import { JobStreamController } from './job-stream.controller.js';
 import { JobVisibility } from './job-visibility.service.js';
 import { JobsHandler } from './jobs.handler.js';
 import { ListJobsService } from './list-jobs.service.js';
@@ -47,6 +49,7 @@ export class RunApiModule {
       controllers: [
         RunJobsController,
         ReadJobsController,
+        JobStreamController,
         ApproversController,
         SignedApprovalsController,
         JobsHandler,
@@ -59,6 +62,7 @@ export class RunApiModule {
         { provide: ResumeFormValidator, useValue: new ResumeFormValidator() },
         { provide: JobsEngine, useClass: JobsEngineAdapter },
         SuspendedApprovalReader,
+        AgentAnswers,
         RegistryAuthenticator,
         IdentityEventsListener,
         BearerAuthGuard,

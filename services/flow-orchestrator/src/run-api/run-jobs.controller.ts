@@ -44,7 +44,7 @@ export class RunJobsController {
     @Body(validateWith(PreviewFlowBodySchema)) body: z.output<typeof PreviewFlowBodySchema>,
     @Query(runQuery) query: RunQuery,
   ): Promise<string> {
-    return this.start.flow(caller, { ...options(query), ...previewFlow(body) });
+    return this.start.flow(caller, { ...flowOptions(query), ...previewFlow(body) });
   }
 
   @Post('run_wait_result/preview_flow')
@@ -55,7 +55,7 @@ export class RunJobsController {
     @Query(runQuery) query: RunQuery,
     @Res({ passthrough: true }) res: StatusResponse,
   ) {
-    const id = await this.start.flow(caller, { ...options(query), ...previewFlow(body) });
+    const id = await this.start.flow(caller, { ...flowOptions(query), ...previewFlow(body) });
     return answer(res, await this.wait.outcomeOf(caller, id));
   }
 
@@ -67,7 +67,7 @@ export class RunJobsController {
     @Body(args) body: Args,
     @Query(runQuery) query: RunQuery,
   ): Promise<string> {
-    return this.start.flow(caller, { ...options(query), path, args: body });
+    return this.start.flow(caller, { ...flowOptions(query), path, args: body });
   }
 
   @Post('run_wait_result/f/*path')
@@ -79,7 +79,7 @@ export class RunJobsController {
     @Query(runQuery) query: RunQuery,
     @Res({ passthrough: true }) res: StatusResponse,
   ) {
-    const id = await this.start.flow(caller, { ...options(query), path, args: body });
+    const id = await this.start.flow(caller, { ...flowOptions(query), path, args: body });
     return answer(res, await this.wait.outcomeOf(caller, id));
   }
 
@@ -140,6 +140,10 @@ function options(query: RunQuery) {
   };
 }
 
+function flowOptions(query: RunQuery) {
+  return { ...options(query), ...(query.memory_id === undefined ? {} : { memory_id: query.memory_id }) };
+}
+
 function hash(query: RunQuery) {
   return query.hash === undefined ? {} : { hash: query.hash };
 }
@@ -150,6 +154,7 @@ function previewFlow(body: z.output<typeof PreviewFlowBodySchema>) {
     args: body.args,
     ...(body.path === undefined ? {} : { path: body.path }),
     ...(body.tag === undefined ? {} : { tag: body.tag }),
+    ...(body.agent_drafts === undefined ? {} : { agent_drafts: body.agent_drafts }),
   };
 }
 

@@ -14,6 +14,7 @@ export function toWindmillJob(job: Job): Record<string, unknown> {
     raw_code: job.raw_code,
     raw_flow: job.raw_flow,
     flow_status: job.flow_status,
+    ...(job.agent_actions ? { agent_actions: job.agent_actions } : {}),
     ...(completed ? { result: job.result } : {}),
   };
 }
@@ -22,7 +23,7 @@ export function toWindmillJobSummary(job: JobSummary): Record<string, unknown> {
   return summaryFields(job);
 }
 
-type CommonFields = Omit<Job, 'args' | 'result' | 'raw_code' | 'raw_flow' | 'flow_status'>;
+type CommonFields = Omit<Job, 'args' | 'result' | 'raw_code' | 'raw_flow' | 'flow_status' | 'agent_actions'>;
 
 function summaryFields(job: CommonFields): Record<string, unknown> {
   const completed = isTerminalJobStatus(job.status);

@@ -31,6 +31,14 @@ export const scriptRunnersSettingsShape = {
   FLOWMESH_BASH: settings.text().default('bash'),
   /** Where subprocess jobs get their working directories. */
   FLOWMESH_JOB_DIR: settings.text().default(join(tmpdir(), 'flowmesh-jobs')),
+  /** Where the packages TypeScript scripts import are installed, a directory per lock. */
+  FLOWMESH_PACKAGES_DIR: settings.text().default(join(tmpdir(), 'flowmesh-packages')),
+  /** The npm executable that installs them (on the worker's own PATH). */
+  FLOWMESH_NPM: settings.text().default('npm'),
+  /** The longest one install may take. */
+  FLOWMESH_PACKAGES_TIMEOUT_S: settings.positiveInt().default(300),
+  /** How long a worker uses a script's lock before it asks dependency-locker again (a refreshed lock). */
+  FLOWMESH_PACKAGES_LOCK_CACHE_S: settings.positiveInt().default(300),
   /** PATH of subprocess jobs (the worker's own environment is not passed on). */
   PATH: settings.text().default('/usr/local/bin:/usr/bin:/bin'),
   /** Time limit of one flow expression (ms). */
@@ -50,6 +58,12 @@ export interface ScriptRunnersConfig {
   readonly pythonExecutable: string;
   readonly bashExecutable: string;
   readonly jobDir: string;
+  readonly packages: {
+    readonly cacheDir: string;
+    readonly npm: string;
+    readonly timeoutMs: number;
+    readonly lockCacheMs: number;
+  };
   readonly subprocessPath: string;
   readonly sandbox: Partial<ExpressionSandboxLimits>;
 }
@@ -66,6 +80,12 @@ export function toScriptRunnersConfig(env: Settings): ScriptRunnersConfig {
     pythonExecutable: env.FLOWMESH_PYTHON,
     bashExecutable: env.FLOWMESH_BASH,
     jobDir: env.FLOWMESH_JOB_DIR,
+    packages: {
+      cacheDir: env.FLOWMESH_PACKAGES_DIR,
+      npm: env.FLOWMESH_NPM,
+      timeoutMs: env.FLOWMESH_PACKAGES_TIMEOUT_S * 1000,
+      lockCacheMs: env.FLOWMESH_PACKAGES_LOCK_CACHE_S * 1000,
+    },
     subprocessPath: env.PATH,
     sandbox: {
       timeoutMs: env.FLOWMESH_EXPR_TIMEOUT_MS,

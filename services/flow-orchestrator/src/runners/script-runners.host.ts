@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import type { ScriptLanguage } from '@flowmesh/contracts';
+import type { LockerClient, ScriptLanguage } from '@flowmesh/contracts';
 import type { OnModuleDestroy } from '@nestjs/common';
 import type { ScriptRunner } from '../ports/script-runner.port.js';
 import { BashRunner } from './bash/bash.runner.js';
@@ -8,6 +8,7 @@ import { PostgresqlRunner } from './postgresql/postgresql.runner.js';
 import { JobWorkdirs } from './process/job-workdir.js';
 import { PythonRunner } from './python/python.runner.js';
 import type { ScriptRunnersConfig } from './script-runners.config.js';
+import { PackageInstaller } from './typescript/package-installer.js';
 import { TypeScriptProcessRunner } from './typescript/typescript-process.runner.js';
 import { TypeScriptRunner } from './typescript/typescript.runner.js';
 
@@ -32,9 +33,11 @@ export class ScriptRunnersHost implements OnModuleDestroy {
     readonly missing: readonly string[],
   ) {}
 
+  /** `locker` locks the packages TypeScript scripts import that the worker does not have. */
   static async start(
     config: ScriptRunnersConfig,
     deployment: ScriptRunnersDeployment,
+    locker?: LockerClient,
   ): Promise<ScriptRunnersHost> {
     const workdirs = new JobWorkdirs(config.jobDir);
     const processOptions = { path: config.subprocessPath, maxResultBytes: config.maxResultBytes };
@@ -47,6 +50,7 @@ export class ScriptRunnersHost implements OnModuleDestroy {
         maxThreads: config.typescriptMaxThreads,
         idleMs: 60_000,
         maxResultBytes: config.maxResultBytes,
+        ...(locker ? { packages: new PackageInstaller(config.packages, locker) } : {}),
       },
       new TypeScriptProcessRunner(processOptions, workdirs),
     );

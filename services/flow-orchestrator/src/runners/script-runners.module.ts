@@ -1,3 +1,5 @@
+import { createLockerClient } from '@flowmesh/contracts';
+import { MeshClient } from '@flowmesh/messaging';
 import { Logger, Module, type DynamicModule } from '@nestjs/common';
 import { SCRIPT_RUNNER_REGISTRY } from '../ports/script-runner.port.js';
 import type { ScriptRunnersConfig } from './script-runners.config.js';
@@ -16,8 +18,9 @@ export class ScriptRunnersModule {
       providers: [
         {
           provide: ScriptRunnersHost,
-          useFactory: async () => {
-            const host = await ScriptRunnersHost.start(config, deployment);
+          inject: [MeshClient],
+          useFactory: async (mesh: MeshClient) => {
+            const host = await ScriptRunnersHost.start(config, deployment, createLockerClient(mesh));
             if (host.missing.length > 0) {
               new Logger(ScriptRunnersModule.name).warn(
                 `not found, so their languages are not served here: ${host.missing.join(', ')}`,

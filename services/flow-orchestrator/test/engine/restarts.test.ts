@@ -9,9 +9,8 @@ import {
   type OrchestratorJobsClient,
 } from '@flowmesh/contracts';
 import { connectMesh, MeshClient, type MeshConnection } from '@flowmesh/messaging';
-import { startMesh, waitFor, type TestMesh } from '@flowmesh/testing';
+import { startMesh, startOwnProcess, waitFor, type OwnProcess, type TestMesh } from '@flowmesh/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startOrchestratorProcess, type OwnProcess } from '../conformance/support/orchestrator-process.js';
 
 /**
  * Processes killed with SIGKILL mid-flow. The flows' steps append a line to a file when they
@@ -55,9 +54,9 @@ describe('SIGKILL mid-flow', () => {
     if (output.length > 300) output.shift();
   };
   const start = async (tags: string) => {
-    const process = await startOrchestratorProcess(
+    const process = await startOwnProcess(
       mesh,
-      'worker',
+      'flow-orchestrator-worker',
       { ...ENV, FLOWMESH_WORKER_TAGS: tags },
       keep,
     );
@@ -99,7 +98,7 @@ describe('SIGKILL mid-flow', () => {
       LOG_LEVEL: 'warn',
     };
     mesh = await startMesh({ processes: ['resource-registry'], env });
-    api = await startOrchestratorProcess(mesh, 'service', ENV);
+    api = await startOwnProcess(mesh, 'flow-orchestrator', ENV);
     conn = await connectMesh({
       url: mesh.env.NATS_URL,
       name: 'restarts',

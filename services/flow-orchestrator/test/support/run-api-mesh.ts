@@ -100,14 +100,17 @@ export async function startRunApiMesh(
       identity,
       items,
       http,
-      stop: async () => {
-        await Promise.allSettled(started.reverse().map((service) => service.stop()));
-      },
+      stop: () => stopInOrder(started),
     };
   } catch (error) {
-    await Promise.allSettled(started.reverse().map((service) => service.stop()));
+    await stopInOrder(started);
     throw error;
   }
+}
+
+/** Last started first: the worker stops before the orchestrator drops the database they share. */
+async function stopInOrder(started: readonly TestService[]): Promise<void> {
+  for (const service of [...started].reverse()) await service.stop().catch(() => undefined);
 }
 
 /** A one-step flow value: an inline TypeScript step, `main` with the given body. */

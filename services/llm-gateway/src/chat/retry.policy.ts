@@ -1,4 +1,5 @@
 import { TRANSIENT_ERROR_CLASSES, type ProviderError, type ProviderErrorClass } from '@flowmesh/contracts';
+import { ProviderCallError } from '../providers/provider-call.error.js';
 
 export interface RetryPolicy {
   /** Calls per provider, the first included. */
@@ -40,4 +41,18 @@ const FALLBACK_CLASSES: ReadonlySet<ProviderErrorClass> = new Set([
 
 export function fallsBack(error: ProviderError): boolean {
   return FALLBACK_CLASSES.has(error.class);
+}
+
+/** A provider call that is not streamed (embeddings, decisions), tried again as a chat would be. */
+export async function withRetries<T>(policy: RetryPolicy, call: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await call();
+    } catch (error) {
+      const delay =
+        error instanceof ProviderCallError ? retryDelayMs(attempt, error.providerError, policy) : undefined;
+      if (delay === undefined) throw error;
+      await new Promise((resolve) => setTimeout(resolve, delay));
+    }
+  }
 }

@@ -122,6 +122,26 @@ export interface EmbeddingsCodec {
   parseResponse(body: unknown, call: EmbeddingsCall): EmbeddingsResult;
 }
 
+/** One decision call (System One): typed questions about a state. */
+export interface DecisionCall {
+  readonly model: string;
+  readonly state: unknown;
+  readonly questions: Readonly<Record<string, unknown>>;
+}
+
+export interface DecisionResult {
+  /** One answer per question, by name, as the model gave it. */
+  readonly answers: Record<string, Record<string, unknown>>;
+  readonly model: string;
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+}
+
+export interface DecisionsCodec {
+  buildRequest(call: DecisionCall, credentials: ProviderCredentials): ProviderHttpRequest;
+  parseResponse(body: unknown, call: DecisionCall): DecisionResult;
+}
+
 export interface ModelsCodec {
   buildRequest(credentials: ProviderCredentials): ProviderHttpRequest;
   parseResponse(body: unknown): ListedModel[];
@@ -171,6 +191,8 @@ export interface HttpProviderAdapter extends AdapterBase {
   /** A stateful parse of one stream: frames in, normalized pieces out, in order. */
   parseStream(frames: AsyncIterable<StreamFrame>, call: ChatCall): AsyncIterable<ProviderStreamEvent>;
   readonly embeddings?: EmbeddingsCodec;
+  /** Decision models (`aidecision`); absent for providers without them. */
+  readonly decisions?: DecisionsCodec;
   readonly models?: ModelsCodec;
   /** Pass-through for the workspace proxy; absent when the provider needs translation instead. */
   buildProxyRequest?(args: ProxyBuildArgs, credentials: ProviderCredentials): ProxyHttpRequest;

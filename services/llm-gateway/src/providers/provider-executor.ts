@@ -3,6 +3,8 @@ import { errors as undiciErrors, getGlobalDispatcher, request, type Dispatcher }
 import { providerCallError, ProviderCallError } from './provider-call.error.js';
 import type {
   ChatCall,
+  DecisionCall,
+  DecisionResult,
   EmbeddingsCall,
   EmbeddingsResult,
   HttpProviderAdapter,
@@ -119,14 +121,39 @@ export class ProviderExecutor {
       );
     }
     if (!adapter.embeddings) throw unsupported(adapter, 'embeddings');
+    return this.viaCodec(adapter, adapter.embeddings, call, credentials, signal);
+  }
+
+  /** One decision call; providers without decision models are UNSUPPORTED. */
+  async decide(
+    adapter: ProviderAdapter,
+    call: DecisionCall,
+    credentials: ProviderCredentials,
+    signal: AbortSignal,
+  ): Promise<DecisionResult> {
+    if (adapter.transport !== 'http' || !adapter.decisions) throw unsupported(adapter, 'decision models');
+    return this.viaCodec(adapter, adapter.decisions, call, credentials, signal);
+  }
+
+  /** One JSON call an adapter's codec builds and reads. */
+  private async viaCodec<C extends { readonly model: string }, R>(
+    adapter: ProviderAdapter,
+    codec: {
+      buildRequest(call: C, credentials: ProviderCredentials): ProviderHttpRequest;
+      parseResponse(body: unknown, call: C): R;
+    },
+    call: C,
+    credentials: ProviderCredentials,
+    signal: AbortSignal,
+  ): Promise<R> {
     const response = await this.send(
       adapter,
-      adapter.embeddings.buildRequest(call, credentials),
+      codec.buildRequest(call, credentials),
       credentials,
       signal,
       call.model,
     );
-    return adapter.embeddings.parseResponse(await readJson(response, adapter, call.model), call);
+    return codec.parseResponse(await readJson(response, adapter, call.model), call);
   }
 
   async listModels(

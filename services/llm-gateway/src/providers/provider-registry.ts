@@ -4,6 +4,7 @@ import { anthropicAdapter } from './anthropic/anthropic.adapter.js';
 import { bedrockAdapter } from './bedrock/bedrock.adapter.js';
 import { googleAIAdapter } from './googleai/googleai.adapter.js';
 import { OPENAI_FAMILY_ADAPTERS } from './openai-compatible/openai-family.adapters.js';
+import { typesafeAdapter } from './typesafe/typesafe.adapter.js';
 
 /**
  * Every adapter the gateway knows, by provider kind: one line per vendor. A kind that is not here
@@ -14,6 +15,7 @@ export const PROVIDER_ADAPTERS: Partial<Record<AIProviderKind, ProviderAdapter>>
   anthropic: anthropicAdapter,
   googleai: googleAIAdapter,
   aws_bedrock: bedrockAdapter,
+  typesafe: typesafeAdapter,
 };
 
 export class ProviderRegistry {

@@ -1,5 +1,4 @@
 import type { ChatUsage } from '@flowmesh/contracts';
-import { getMeter } from '@flowmesh/telemetry';
 import {
   context,
   SpanKind,
@@ -40,8 +39,9 @@ import {
   METRIC_GEN_AI_CLIENT_TIME_TO_FIRST_CHUNK,
   METRIC_GEN_AI_CLIENT_TOKEN_USAGE,
   TOKEN_USAGE_BUCKETS,
+  getMeter,
   type GenAiOperation,
-} from './gen-ai.semconv.js';
+} from '@flowmesh/telemetry';
 
 /** What is known about a provider call when it starts: nothing here is a credential or content. */
 export interface GenAiCallStart {

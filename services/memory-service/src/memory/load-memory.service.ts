@@ -1,8 +1,7 @@
-import type { LoadMemoryReply, LoadMemoryRequestSchema } from '@flowmesh/contracts';
+import { lastMessagesWindow, type LoadMemoryReply, type LoadMemoryRequestSchema } from '@flowmesh/contracts';
 import { Injectable } from '@nestjs/common';
 import type { z } from 'zod';
 import { FlowAccess } from '../access/flow-access.service.js';
-import { lastMessagesWindow } from './history-window.util.js';
 import { resolveMemoryKey } from './memory-key.util.js';
 import { MemoryStore } from './memory.store.js';
 import { memoryOfAnotherFlow } from './memory.errors.js';

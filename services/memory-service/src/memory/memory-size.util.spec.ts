@@ -1,20 +1,12 @@
 import type { ChatMessage } from '@flowmesh/contracts';
+import { assistantCalls, assistantSays, toolResult as result, userSays } from '@flowmesh/testing';
 import { describe, expect, it } from 'vitest';
 import { largestFittingSuffix, serializeHistory } from './memory-size.util.js';
 
-const user = (text: string): ChatMessage => ({ role: 'user', content: [{ type: 'text', text }] });
-const answer = (text: string): ChatMessage => ({ role: 'assistant', content: [{ type: 'text', text }] });
-const call = (id: string): ChatMessage => ({
-  role: 'assistant',
-  content: [],
-  toolCalls: [{ id, name: 't', arguments: '{}' }],
-});
-const result = (id: string, text: string): ChatMessage => ({
-  role: 'tool',
-  toolCallId: id,
-  name: 't',
-  content: [{ type: 'text', text }],
-});
+const user = userSays;
+const answer = assistantSays;
+const call = (id: string) => assistantCalls(id);
+
 const bytesOf = (messages: ChatMessage[]) => Buffer.byteLength(JSON.stringify(messages));
 
 describe('serializeHistory', () => {

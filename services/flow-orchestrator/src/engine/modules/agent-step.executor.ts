@@ -11,6 +11,7 @@ import { Injectable } from '@nestjs/common';
 import type { JobRecord } from '../../jobs/job.record.js';
 import { JobRepository } from '../../jobs/job.repository.js';
 import { JobTokens } from '../../registry/job-tokens.js';
+import { RegistryGateway } from '../../registry/registry.gateway.js';
 import { childPath } from '../child-flows.js';
 import { ExpressionEvaluator } from '../expressions/expression.evaluator.js';
 import { evaluateInputTransforms } from '../input-transforms.js';
@@ -25,6 +26,7 @@ import { ScopedTokens } from '../scoped-token.js';
 import { errorObject } from '../steps/leaf-step.runner.js';
 import { stepTag } from '../step-tags.js';
 import { endedRecord, leafRecord } from './leaf-record.js';
+import { evaluateToolInputs, type EvaluatedToolInputs } from './agent-tool-inputs.js';
 import { outcomeOf } from './leaf.executor.js';
 
 /**
@@ -40,6 +42,7 @@ export class AgentStepExecutor {
     private readonly client: MeshClient,
     private readonly tokens: JobTokens,
     private readonly scopedTokens: ScopedTokens,
+    private readonly registry: RegistryGateway,
   ) {}
 
   async run(ctx: ModuleContext): Promise<ModuleProgress> {
@@ -88,6 +91,12 @@ export class AgentStepExecutor {
       return done(this.end(failed, { error: errorObject(error) }));
     }
     try {
+      const jobToken = await this.tokens.tokenOf(record.runtime.tokenJob!);
+      const runContext = await this.runContext(run);
+      const toolInputs =
+        value.type === 'aiagent'
+          ? await this.toolInputsOf(value, ctx, jobToken, runContext.agent_drafts === true)
+          : ({} as EvaluatedToolInputs);
       const reply = await this.client.request(agentStepContract.start, {
         job_id: jobId,
         workspace: run.job.workspace,
@@ -98,8 +107,11 @@ export class AgentStepExecutor {
         module: value,
         args: record.args,
         tag,
-        job_token: await this.tokens.tokenOf(record.runtime.tokenJob!),
+        job_token: jobToken,
         flow_input: run.flowInput,
+        ...(run.job.path ? { flow_path: run.job.path } : {}),
+        ...(Object.keys(toolInputs).length > 0 ? { tool_inputs: toolInputs } : {}),
+        ...runContext,
       });
       if (reply.accepted) return PARKED;
       return done(
@@ -120,6 +132,53 @@ export class AgentStepExecutor {
         : { error: errorObject(error) };
       return done(this.end(record, result));
     }
+  }
+
+  /**
+   * The step's tools' `javascript` inputs, evaluated in the flow's scope: its inline tools', or
+   * those of the `ai_agent` it links (read as the step's identity, its draft first in a preview of
+   * drafts; one it cannot read is left to agent-runtime, which reports it), with the step's
+   * `tool_inputs` over them.
+   */
+  private async toolInputsOf(
+    step: AiAgent,
+    ctx: ModuleContext,
+    jobToken: string,
+    drafts: boolean,
+  ): Promise<EvaluatedToolInputs> {
+    const field = `${ctx.fieldPath}.value`;
+    const path = step.agent;
+    if (!path)
+      return evaluateToolInputs(this.evaluator, step, ctx.scope, { tools: field, toolInputs: field });
+    const workspace = ctx.run.job.workspace;
+    const read = async () =>
+      (drafts ? await this.registry.getResourceDraftValue(jobToken, workspace, path) : undefined) ??
+      (await this.registry.getResourceValue(jobToken, workspace, path));
+    const agent = await read().catch(() => undefined);
+    const tools = (agent as { tools?: unknown } | undefined)?.tools;
+    return evaluateToolInputs(
+      this.evaluator,
+      { ...step, tools: Array.isArray(tools) ? (tools as AiAgent['tools']) : [] },
+      ctx.scope,
+      { tools: `agent (${step.agent})`, toolInputs: field },
+    );
+  }
+
+  /**
+   * The memory id the run was started with, kept on the flow the run started (its root), whether
+   * the run is a chat (that flow has `chat_input_enabled`), and whether it previews agent drafts.
+   */
+  private async runContext(
+    run: ModuleContext['run'],
+  ): Promise<{ memory_id?: string; chat?: true; agent_drafts?: true }> {
+    let top = run;
+    while (top.parent) top = top.parent;
+    const root = top.id === run.job.root_job ? top.job : await this.jobs.load(run.job.root_job);
+    const drafts = root?.runtime.agentDrafts === true ? { agent_drafts: true as const } : {};
+    const memoryId = root?.flow_status?.memory_id;
+    if (typeof memoryId !== 'string') return drafts;
+    const chat = (root?.raw_flow as { chat_input_enabled?: unknown } | null)?.chat_input_enabled === true;
+    return { ...drafts, memory_id: memoryId, ...(chat ? { chat: true as const } : {}) };
   }
 
   private end(record: JobRecord, result: unknown): ModuleOutcome {

@@ -34,16 +34,7 @@ interface Edit {
 const PREFIX = '(async function (__fm) {"use strict";';
 
 export function moduleToFunctionSource(code: string): string {
-  let program: AstNode;
-  try {
-    program = parse(code, {
-      ecmaVersion: 'latest',
-      sourceType: 'module',
-      locations: false,
-    }) as unknown as AstNode;
-  } catch (error) {
-    throw new ModuleSyntaxError((error as Error).message);
-  }
+  const program = parseModule(code);
   const edits: Edit[] = [];
   const exported = new Map<string, string>();
   let imports = 0;
@@ -141,6 +132,35 @@ export function moduleToFunctionSource(code: string): string {
     .map(([name, local]) => (name.startsWith('...') ? `...${local}` : `${JSON.stringify(name)}: ${local}`))
     .join(', ');
   return `${PREFIX}${applyEdits(code, edits)}\n;return { ${returned} };\n})`;
+}
+
+/** The modules a module (types already stripped) imports by a literal name: statically, re-exported, or `import('...')`. */
+export function moduleImports(code: string): string[] {
+  const program = parseModule(code);
+  const found = new Set<string>();
+  walk(program, (node) => {
+    const source =
+      node.type === 'ImportDeclaration' ||
+      node.type === 'ExportNamedDeclaration' ||
+      node.type === 'ExportAllDeclaration' ||
+      node.type === 'ImportExpression'
+        ? (node.source as AstNode | null | undefined)
+        : undefined;
+    if (source?.type === 'Literal' && typeof source.value === 'string') found.add(source.value);
+  });
+  return [...found];
+}
+
+function parseModule(code: string): AstNode {
+  try {
+    return parse(code, {
+      ecmaVersion: 'latest',
+      sourceType: 'module',
+      locations: false,
+    }) as unknown as AstNode;
+  } catch (error) {
+    throw new ModuleSyntaxError((error as Error).message);
+  }
 }
 
 function declaredNames(declaration: AstNode): string[] {

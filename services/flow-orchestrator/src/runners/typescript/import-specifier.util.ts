@@ -1,7 +1,9 @@
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 /**
- * What a script's import may name. Until dependency-locker installs a script's lock into a
- * shared cache, a script can import Node built-ins and the packages installed beside the
- * worker; Deno's `npm:` form is read as the bare package name (its version is not honoured).
+ * What a script's import may name: Node built-ins, the packages installed beside the worker, and
+ * the packages installed for the script (its lock, `package-installer.ts`); Deno's `npm:` form and
+ * a `pkg@range` name are read as the bare package name, whose version the lock pins.
  */
 export type ImportTarget =
   | { readonly kind: 'module'; readonly specifier: string }
@@ -10,6 +12,8 @@ export type ImportTarget =
 export function importTarget(specifier: string): ImportTarget {
   if (specifier.startsWith('node:')) return { kind: 'module', specifier };
   if (specifier.startsWith('npm:')) return { kind: 'module', specifier: withoutVersion(specifier.slice(4)) };
+  if (!specifier.startsWith('.') && !specifier.startsWith('/') && !/^[a-z][a-z0-9+.-]*:/i.test(specifier))
+    return { kind: 'module', specifier: withoutVersion(specifier) };
   if (/^[a-z][a-z0-9+.-]*:/i.test(specifier)) {
     return {
       kind: 'refused',
@@ -42,15 +46,38 @@ export class ImportError extends Error {
   override readonly name = 'ImportError';
 }
 
-/** The module a script's `import` names, loaded beside the worker (built-in or package). */
-export async function importForScript(specifier: string): Promise<unknown> {
+/** The module a job's imports of its packages go through: `import()` resolves from its directory. */
+export const PACKAGES_LOADER = 'load.mjs';
+
+/** Packages installed for a job: the directory they are imported from, and their names. */
+export interface JobPackages {
+  readonly dir: string;
+  readonly names: readonly string[];
+}
+
+/**
+ * The module a script's `import` names: one of the job's own packages from their directory (through
+ * its loader module, so Node resolves them from there), anything else beside the worker.
+ */
+export async function importForScript(specifier: string, packages?: JobPackages): Promise<unknown> {
   const target = importTarget(specifier);
   if (target.kind === 'refused') throw new ImportError(target.reason);
+  const name = packageName(target.specifier);
   try {
+    if (packages && packages.names.includes(name)) {
+      const loader = (await import(pathToFileURL(join(packages.dir, PACKAGES_LOADER)).href)) as {
+        default: (specifier: string) => Promise<unknown>;
+      };
+      return await loader.default(target.specifier);
+    }
     return await import(target.specifier);
   } catch (error) {
-    throw new ImportError(
-      `import of '${specifier}' failed: ${(error as Error).message} (only Node built-ins and packages installed with the worker can be imported until scripts have locks)`,
-    );
+    throw new ImportError(`import of '${specifier}' failed: ${(error as Error).message}`);
   }
+}
+
+/** `@scope/pkg/sub` -> `@scope/pkg`, `pkg/sub` -> `pkg`. */
+function packageName(specifier: string): string {
+  const parts = specifier.split('/');
+  return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : (parts[0] ?? specifier);
 }

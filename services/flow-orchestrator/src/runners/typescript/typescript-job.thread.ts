@@ -2,6 +2,7 @@ import { getHeapSpaceStatistics } from 'node:v8';
 import vm from 'node:vm';
 import { parentPort, resourceLimits } from 'node:worker_threads';
 import type { JobFailure, ThreadInbound, ThreadOutbound } from './typescript-thread.protocol.js';
+import type { JobPackages } from './import-specifier.util.js';
 import type * as SiblingsHook from '../../typescript-siblings.hook.js';
 
 /**
@@ -218,9 +219,9 @@ function lendThreadEnv(envJson: string): void {
 }
 
 /** A module of the thread's realm (built-in or package), for the job's `import`. */
-async function hostModule(specifier: string): Promise<unknown> {
+async function hostModule(specifier: string, packages: JobPackages | undefined): Promise<unknown> {
   try {
-    return await importForScript(specifier);
+    return await importForScript(specifier, packages);
   } catch (error) {
     throw new ScriptFailure({ name: 'ImportError', message: (error as Error).message });
   }
@@ -276,7 +277,7 @@ async function run(running: RunningJob): Promise<ThreadOutbound> {
     load: (specifier) => {
       if (running.finished) return Promise.reject(new Error('the job has ended'));
       touchThreadRealm();
-      return hostModule(String(specifier));
+      return hostModule(String(specifier), job.packages);
     },
   };
   let realm: Realm | undefined;

@@ -21,7 +21,9 @@ const { scriptFunctionSource } = await import('./typescript-source.util.js');
 const { argumentsFor, mainParams } = await import('./main-params.util.js');
 const { importForScript } = await import('./import-specifier.util.js');
 
-const [scriptPath = '', entrypoint = 'main', filename = 'file:///script.ts'] = process.argv.slice(2);
+const [scriptPath = '', entrypoint = 'main', filename = 'file:///script.ts', packagesJson] =
+  process.argv.slice(2);
+const packages = packagesJson ? (JSON.parse(packagesJson) as { dir: string; names: string[] }) : undefined;
 
 function failure(name: string, message: string): Error {
   const error = new Error(message);
@@ -53,7 +55,7 @@ try {
     filename,
   }) as (host: object) => Promise<Record<string, unknown>>;
   const exports = await moduleFunction({
-    load: (specifier: unknown) => importForScript(String(specifier)),
+    load: (specifier: unknown) => importForScript(String(specifier), packages),
     meta: { url: filename },
   });
   const entry = exports[entrypoint];

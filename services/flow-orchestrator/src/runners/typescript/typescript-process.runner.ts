@@ -3,6 +3,7 @@ import type { LogLineSink, ScriptJob, ScriptRunOptions } from '../../ports/scrip
 import { JobError } from '../../ports/script-runner.port.js';
 import { jobErrors } from '../job-errors.js';
 import type { JobWorkdirs } from '../process/job-workdir.js';
+import type { JobPackages } from './import-specifier.util.js';
 import { describeExit, runScriptProcess } from '../process/script-process.js';
 import type { SubprocessOutcome } from '../process/subprocess.js';
 import { wrapperResult } from '../process/wrapper-reply.js';
@@ -30,7 +31,12 @@ export class TypeScriptProcessRunner {
     private readonly workdirs: JobWorkdirs,
   ) {}
 
-  run(job: ScriptJob, onLog: LogLineSink, options: ScriptRunOptions = {}): Promise<unknown> {
+  run(
+    job: ScriptJob,
+    onLog: LogLineSink,
+    options: ScriptRunOptions = {},
+    packages?: JobPackages,
+  ): Promise<unknown> {
     const filename = `file:///${job.path ?? 'script'}.ts`;
     const spec = {
       fileName: 'main.ts',
@@ -43,6 +49,7 @@ export class TypeScriptProcessRunner {
         script,
         job.entrypoint ?? 'main',
         filename,
+        ...(packages ? [JSON.stringify(packages)] : []),
       ],
       input: JSON.stringify(job.args),
       resultLimitBytes: this.options.maxResultBytes + 64,

@@ -1,5 +1,5 @@
 import { stripTypeScriptTypes } from 'node:module';
-import { ModuleSyntaxError, moduleToFunctionSource } from './esm-to-script.util.js';
+import { ModuleSyntaxError, moduleImports, moduleToFunctionSource } from './esm-to-script.util.js';
 
 /**
  * A TypeScript script as the source of its async module function (`esm-to-script.util.ts`):
@@ -8,6 +8,11 @@ import { ModuleSyntaxError, moduleToFunctionSource } from './esm-to-script.util.
  */
 export function scriptFunctionSource(source: string): string {
   return moduleToFunctionSource(typescriptToJavaScript(source));
+}
+
+/** The modules a TypeScript script imports by name. Throws `ModuleSyntaxError`. */
+export function scriptImports(source: string): string[] {
+  return moduleImports(typescriptToJavaScript(source));
 }
 
 function typescriptToJavaScript(source: string): string {

@@ -1,3 +1,5 @@
+import type { JobPackages } from './import-specifier.util.js';
+
 /** Messages between the TypeScript runner and its worker threads. */
 
 /**
@@ -24,6 +26,8 @@ export interface ThreadJob {
   readonly path?: string | null;
   /** Jobs with one key reuse one realm on this thread (see `ScriptJob.realmKey`). */
   readonly realmKey?: string;
+  /** The packages installed for this job (its imports of them are loaded from there). */
+  readonly packages?: JobPackages;
 }
 
 export type ThreadInbound = { readonly type: 'run'; readonly job: ThreadJob };

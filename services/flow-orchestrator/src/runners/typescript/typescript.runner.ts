@@ -1,4 +1,4 @@
-import type { ScriptLanguage } from '@flowmesh/contracts';
+import type { ScriptLanguage, TypescriptRequirements } from '@flowmesh/contracts';
 import {
   JobError,
   type LogLineSink,
@@ -7,6 +7,9 @@ import {
   type ScriptRunOptions,
 } from '../../ports/script-runner.port.js';
 import { jobErrors } from '../job-errors.js';
+import type { JobPackages } from './import-specifier.util.js';
+import type { PackageInstaller } from './package-installer.js';
+import { scriptRequirements } from './script-packages.js';
 import type { TypeScriptProcessRunner } from './typescript-process.runner.js';
 import {
   TypeScriptThreadPool,
@@ -17,6 +20,8 @@ import {
 
 export interface TypeScriptRunnerOptions extends TypeScriptPoolOptions {
   readonly maxResultBytes: number;
+  /** Installs the packages scripts import that the worker does not have; without it they fail to import. */
+  readonly packages?: PackageInstaller;
 }
 
 /**
@@ -53,9 +58,17 @@ export class TypeScriptRunner implements ScriptRunner {
   }
 
   async run(job: ScriptJob, onLog: LogLineSink, options: ScriptRunOptions = {}): Promise<unknown> {
-    if (job.workdirKey !== undefined && this.processes) return this.processes.run(job, onLog, options);
     const { signal, onStart } = options;
     if (signal?.aborted) throw jobErrors.canceled();
+    // Installed before the job starts: a first install is not part of its time limit.
+    const requirements = this.requirementsOf(job);
+    let packages: JobPackages | undefined;
+    if (requirements) {
+      packages = await this.options.packages!.packagesFor(requirements, onLog);
+      if (signal?.aborted) throw jobErrors.canceled();
+    }
+    if (job.workdirKey !== undefined && this.processes)
+      return this.processes.run(job, onLog, options, packages);
     // The wait for a thread is not the job's time: its limit starts when it runs.
     const thread = await this.pool
       .acquire(job.memoryMb, signal, job.realmKey, job.priority)
@@ -90,8 +103,21 @@ export class TypeScriptRunner implements ScriptRunner {
         maxResultBytes: this.options.maxResultBytes,
         path: job.path ?? null,
         ...(job.realmKey !== undefined ? { realmKey: job.realmKey } : {}),
+        ...(packages ? { packages } : {}),
       });
     });
+  }
+
+  /** What the job's imports need installed, when the worker installs packages and it imports any it lacks. */
+  private requirementsOf(job: ScriptJob): TypescriptRequirements | undefined {
+    if (!this.options.packages) return undefined;
+    let requirements: TypescriptRequirements;
+    try {
+      requirements = scriptRequirements(job.content);
+    } catch (error) {
+      throw new JobError('ImportError', (error as Error).message);
+    }
+    return Object.keys(requirements).length > 0 ? requirements : undefined;
   }
 
   private onEvent(

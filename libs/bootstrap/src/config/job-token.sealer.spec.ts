@@ -1,13 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import {
-  insecureDevelopmentKeyring,
-  loadServiceConfig,
-  parseSecretKeys,
-  type SecretKeyring,
-} from '@flowmesh/bootstrap';
 import { MeshError } from '@flowmesh/contracts';
 import { describe, expect, it } from 'vitest';
-import { flowOrchestratorConfigSchema } from '../flow-orchestrator.config.js';
+import { insecureDevelopmentKeyring, parseSecretKeys, type SecretKeyring } from './secret-keyring.js';
 import { JobTokenSealer } from './job-token.sealer.js';
 
 const key = () => randomBytes(32).toString('base64');
@@ -70,20 +64,5 @@ describe('JobTokenSealer', () => {
     expect(insecureDevelopmentKeyring('job token key').current.key).not.toEqual(
       insecureDevelopmentKeyring().current.key,
     );
-  });
-
-  it('is a required setting in production', () => {
-    expect(() =>
-      loadServiceConfig('flow-orchestrator', flowOrchestratorConfigSchema, {
-        NODE_ENV: 'production',
-        FLOWMESH_RESUME_KEY: 'r'.repeat(40),
-      }),
-    ).toThrow(/FLOWMESH_JOB_TOKEN_STORE_KEYS/);
-    const config = loadServiceConfig('flow-orchestrator', flowOrchestratorConfigSchema, {
-      NODE_ENV: 'production',
-      FLOWMESH_RESUME_KEY: 'r'.repeat(40),
-      FLOWMESH_JOB_TOKEN_STORE_KEYS: `k1:${key()}`,
-    });
-    expect(config.engine.jobTokenKeys.current.id).toBe('k1');
   });
 });

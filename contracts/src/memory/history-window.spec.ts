@@ -1,7 +1,6 @@
-import type { ChatMessage } from '@flowmesh/contracts';
-import { ChatHistorySchema } from '@flowmesh/contracts';
+import { ChatHistorySchema, type ChatMessage } from '../ai/chat-message.schema.js';
 import { describe, expect, it } from 'vitest';
-import { lastMessagesWindow } from './history-window.util.js';
+import { lastMessagesWindow } from './history-window.js';
 
 const user = (text: string): ChatMessage => ({ role: 'user', content: [{ type: 'text', text }] });
 const answer = (text: string): ChatMessage => ({ role: 'assistant', content: [{ type: 'text', text }] });

@@ -1,10 +1,11 @@
-import { KeyringCipher, type SecretKeyring } from '@flowmesh/bootstrap';
 import { MeshError } from '@flowmesh/contracts';
+import { KeyringCipher } from './keyring-cipher.js';
+import type { SecretKeyring } from './secret-keyring.js';
 
 const PREFIX = 'sealed:v1:';
 
 /**
- * Job tokens at rest: sealed under `FLOWMESH_JOB_TOKEN_STORE_KEYS` (`KeyringCipher`, AES-256-GCM),
+ * Job tokens at rest (the orchestrator's runs, agent-runtime's accepted steps): sealed under `FLOWMESH_JOB_TOKEN_STORE_KEYS` (`KeyringCipher`, AES-256-GCM),
  * stored as `sealed:v1:<key id>:<base64url of iv | tag | ciphertext>`, bound to their job (the
  * job id is the additional data, so a sealed token copied onto another job's row does not open
  * there). Someone reading the database does not get tokens that act as the runs. A row written

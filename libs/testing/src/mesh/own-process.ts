@@ -1,11 +1,11 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { httpPortVariable } from '@flowmesh/contracts';
-import { freePort, REPO_ROOT, type TestMesh } from '@flowmesh/testing';
+import { httpPortVariable, MESH_PROCESSES } from '@flowmesh/contracts';
+import { REPO_ROOT } from './ensure-built.js';
+import { freePort } from './free-port.js';
+import type { TestMesh } from './start-mesh.js';
 
-export type OrchestratorRole = 'service' | 'worker';
-
-/** An orchestrator process (scheduler/API or worker) this test started itself, so it can SIGKILL and replace it. */
+/** A mesh process this test started itself, so it can SIGKILL and replace it. */
 export interface OwnProcess {
   readonly name: string;
   readonly pid: number | undefined;
@@ -14,34 +14,39 @@ export interface OwnProcess {
   stop(): Promise<void>;
 }
 
-const ENTRY = join(REPO_ROOT, 'services', 'flow-orchestrator', 'dist', 'main.js');
-
 /**
- * Starts one more flow-orchestrator process on a running test mesh's prefix and database, with
- * the command and environment startMesh gives its own (`node dist/main.js`, FLOWMESH_ROLE, an
- * HTTP port), and waits until its /readyz answers.
+ * Starts one more process of the mesh (a name of MESH_PROCESSES: `agent-runtime`,
+ * `flow-orchestrator-worker`, ...) on a running test mesh's prefix and database, with the command
+ * and environment startMesh gives its own (`node dist/main.js`, FLOWMESH_ROLE, an HTTP port), and
+ * waits until its /readyz answers.
  */
-export async function startOrchestratorProcess(
+export async function startOwnProcess(
   mesh: TestMesh,
-  role: OrchestratorRole,
+  name: string,
   env: NodeJS.ProcessEnv,
   onLine?: (line: string) => void,
 ): Promise<OwnProcess> {
-  const name = role === 'worker' ? 'flow-orchestrator-worker' : 'flow-orchestrator';
+  const meshProcess = MESH_PROCESSES.find((p) => p.name === name);
+  if (!meshProcess) throw new Error(`${name} is not a mesh process`);
+  const role = meshProcess.role;
   const port = await freePort();
-  const child = spawn(process.execPath, ['--enable-source-maps', ENTRY], {
-    env: {
-      ...process.env,
-      ...env,
-      ...mesh.env,
-      NODE_OPTIONS: '',
-      FLOWMESH_SHUTDOWN_TIMEOUT_MS: '10000',
-      FLOWMESH_ROLE: role,
-      FLOWMESH_HTTP_HOST: '127.0.0.1',
-      [httpPortVariable(name)]: String(port),
+  const child = spawn(
+    process.execPath,
+    ['--enable-source-maps', join(REPO_ROOT, 'services', meshProcess.service, 'dist', 'main.js')],
+    {
+      env: {
+        ...process.env,
+        ...env,
+        ...mesh.env,
+        NODE_OPTIONS: '',
+        FLOWMESH_SHUTDOWN_TIMEOUT_MS: '10000',
+        FLOWMESH_ROLE: role,
+        FLOWMESH_HTTP_HOST: '127.0.0.1',
+        [httpPortVariable(name)]: String(port),
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  );
   let exit: string | undefined;
   const exited = new Promise<void>((resolve) =>
     child.once('close', (code, signal) => {

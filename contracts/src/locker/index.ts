@@ -1,0 +1,1 @@
+export * from './locker.contract.js';

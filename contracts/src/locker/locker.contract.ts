@@ -1,0 +1,67 @@
+import { z } from 'zod';
+import { createContractClient, defineRequest, type RequestTransport } from '../messaging/contract.js';
+
+/** An npm package name (npm's own rules: lower case, URL-safe, an optional `@scope/`). */
+const NPM_PACKAGE_NAME = /^(?:@[a-z0-9-~][a-z0-9-._~]*\/)?[a-z0-9-~][a-z0-9-._~]*$/;
+
+/**
+ * What a TypeScript script needs from npm: package name to version range (`2.1.3`, `^4`,
+ * `latest`). Ranges are npm's; a URL, a path or a git reference is refused.
+ */
+export const TypescriptRequirementsSchema = z
+  .record(
+    z.string(),
+    z
+      .string()
+      .min(1)
+      .max(100)
+      .regex(/^[a-zA-Z0-9.^~<>=|*+\- ]+$/, 'must be a version, a range or a dist-tag'),
+  )
+  .superRefine((requirements, ctx) => {
+    const names = Object.keys(requirements);
+    if (names.length > 100) ctx.addIssue({ code: 'custom', message: 'at most 100 packages' });
+    for (const name of names)
+      if (name.length > 214 || !NPM_PACKAGE_NAME.test(name))
+        ctx.addIssue({ code: 'custom', path: [name], message: 'must be an npm package name' });
+  });
+export type TypescriptRequirements = z.infer<typeof TypescriptRequirementsSchema>;
+
+/**
+ * A TypeScript lock: the requirements and npm's lockfile for them (`package-lock.json`, version
+ * 3), every package of the tree with its exact version and integrity. `hash` names it: the same
+ * requirements locked at the same time give the same lock, which workers install once.
+ */
+export const TypescriptLockSchema = z.object({
+  hash: z.string().regex(/^[0-9a-f]{64}$/, 'must be a sha-256 in hex'),
+  requirements: TypescriptRequirementsSchema,
+  lockfile: z.record(z.string(), z.unknown()),
+});
+export type TypescriptLock = z.infer<typeof TypescriptLockSchema>;
+
+export const LockTypescriptRequestSchema = z.object({ requirements: TypescriptRequirementsSchema });
+export type LockTypescriptRequest = z.infer<typeof LockTypescriptRequestSchema>;
+export const LockTypescriptReplySchema = z.object({
+  lock: TypescriptLockSchema,
+  /** True when the lock was already known (computed earlier for the same requirements). */
+  cached: z.boolean(),
+});
+
+/**
+ * dependency-locker: locks a script's packages once, so every worker installs the same tree. A
+ * lock is resolved against the npm registry the first time its requirements are seen and kept.
+ */
+export const lockerContract = {
+  lockTypescript: defineRequest(
+    'locker.typescript.lock',
+    LockTypescriptRequestSchema,
+    LockTypescriptReplySchema,
+    {
+      timeoutMs: 180_000,
+    },
+  ),
+} as const;
+
+export function createLockerClient(transport: RequestTransport) {
+  return createContractClient(lockerContract, transport);
+}
+export type LockerClient = ReturnType<typeof createLockerClient>;

@@ -1,0 +1,45 @@
+import { z } from 'zod';
+import { tokenStreamSubject } from '../messaging/contract.js';
+
+/**
+ * One event of an AI step that streams (OpenFlow `streaming: true`), with the spec's names: the
+ * model's text and reasoning as they come, the tool calls it makes (their arguments as they
+ * come), and each tool's run and result.
+ */
+export const AgentStreamEventSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('token_delta'), content: z.string() }),
+  z.object({ type: z.literal('reasoning_token_delta'), content: z.string() }),
+  z.object({ type: z.literal('tool_call'), call_id: z.string(), function_name: z.string() }),
+  z.object({ type: z.literal('tool_call_arguments'), call_id: z.string(), arguments: z.string() }),
+  z.object({ type: z.literal('tool_execution'), call_id: z.string(), function_name: z.string() }),
+  z.object({
+    type: z.literal('tool_result'),
+    call_id: z.string(),
+    function_name: z.string(),
+    result: z.string(),
+    success: z.boolean(),
+  }),
+]);
+export type AgentStreamEvent = z.infer<typeof AgentStreamEventSchema>;
+
+/**
+ * An event as published on its run's stream: the step (its job and id) and its place in that
+ * step's stream (`seq` from 0, no gaps while nothing is lost).
+ */
+export const AgentStreamEnvelopeSchema = z.object({
+  job_id: z.uuid(),
+  step_id: z.string(),
+  seq: z.int().nonnegative(),
+  event: AgentStreamEventSchema,
+});
+export type AgentStreamEnvelope = z.infer<typeof AgentStreamEnvelopeSchema>;
+
+/**
+ * Relative subject of a flow run's stream, named by the run's (root) job id, which a caller knows
+ * as soon as it started the run: every streaming AI step of the run publishes there. Core NATS,
+ * ephemeral: a subscriber sees what comes after it subscribed; the durable record is each step's
+ * actions and result. `GET jobs_u/stream/{id}` relays it as server-sent events.
+ */
+export function runStreamSubject(rootJobId: string): string {
+  return tokenStreamSubject(rootJobId);
+}

@@ -1,0 +1,117 @@
+import type { ChatMessage } from '@flowmesh/contracts';
+import { assistantCalls, assistantSays, toolResult, userSays } from '@flowmesh/testing';
+import { describe, expect, it } from 'vitest';
+import { contextBudget } from './context-budget.js';
+import { ContextCompactor, MAX_SUMMARY_FAILURES, type Summarize } from './context-compactor.js';
+
+const user = userSays;
+const says = assistantSays;
+const calls = (id: string) => assistantCalls(id, 'lookup', '{"q":"x"}');
+const result = (id: string, text: string) => toolResult(id, text, 'lookup');
+const kb = (n: number) => 'x'.repeat(n * 1_000);
+
+/** A 4 000-token window: input budget 3 200, 1 600 retained. */
+function compactor(answers: Array<string | undefined>) {
+  const requests: Parameters<Summarize>[0][] = [];
+  const logs: string[] = [];
+  const subject = new ContextCompactor(
+    contextBudget(4_000),
+    (request) => {
+      requests.push(request);
+      return Promise.resolve(answers.shift());
+    },
+    (message) => logs.push(message),
+    800,
+  );
+  return { subject, requests, logs };
+}
+
+/** About 3 600 tokens: a prompt with a 2 000-token round, a 1 500-token round, a small last round. */
+const longRun = (): ChatMessage[] => [
+  user('find it'),
+  calls('a'),
+  result('a', kb(8)),
+  calls('b'),
+  result('b', kb(6)),
+  calls('c'),
+  result('c', 'small'),
+];
+
+describe('ContextCompactor', () => {
+  it('below the input budget leaves the context alone and asks for nothing', async () => {
+    const { subject, requests } = compactor(['never']);
+    expect(await subject.beforeRequest([user('hi'), says('hello'), user('again')], {})).toBeUndefined();
+    expect(requests).toHaveLength(0);
+  });
+
+  it('at the budget summarizes the older prefix as labelled text, keeping the recent exchanges', async () => {
+    const { subject, requests, logs } = compactor(['They looked up x twice.']);
+    const context = longRun();
+    const shorter = await subject.beforeRequest(context, { system: 'be brief' });
+    // The prompt with its first round (3 messages) is summarized; round b (1 500 tokens) and
+    // round c (small) fit the 1 600 retained.
+    expect(shorter).toEqual([
+      { role: 'summary', text: 'They looked up x twice.', replacedMessages: 3 },
+      ...context.slice(3),
+    ]);
+    expect(requests[0]?.maxOutputTokens).toBe(800);
+    expect(requests[0]?.system).toMatch(/handoff summar/);
+    expect(requests[0]?.transcript).toContain('[user]\nfind it');
+    expect(requests[0]?.transcript).toContain('[assistant calls tool lookup (a)]\n{"q":"x"}');
+    expect(requests[0]?.transcript).toContain('[result of tool lookup (a)]\nxxxx');
+    expect(requests[0]?.transcript).not.toContain('be brief');
+    expect(logs[0]).toMatch(/3 message\(s\) summarized/);
+  });
+
+  it("projects from the provider's measured input plus the messages appended since", async () => {
+    const { subject, requests } = compactor(['summary']);
+    const context = [user('q'), says(kb(8)), user('q2'), says('a2')];
+    subject.recordUsage(3_500, 2);
+    expect(subject.projected(context, {})).toBeGreaterThan(3_500);
+    const shorter = await subject.beforeRequest(context, {});
+    expect(shorter).toHaveLength(3);
+    expect(requests).toHaveLength(1);
+    // After a rewrite the whole (short) prompt is estimated again, not measured + appended.
+    expect(subject.projected(shorter ?? [], {})).toBeLessThan(100);
+  });
+
+  it('an empty, failed or too long summary leaves the context; three failures in a row stop asking', async () => {
+    const { subject, requests, logs } = compactor([undefined, '   ', kb(4)]);
+    for (let attempt = 0; attempt < MAX_SUMMARY_FAILURES + 1; attempt++)
+      expect(await subject.beforeRequest(longRun(), {})).toBeUndefined();
+    expect(requests).toHaveLength(MAX_SUMMARY_FAILURES);
+    expect(logs.at(-1)).toMatch(/longer than its budget; 3 failures in a row/);
+  });
+
+  it('on overflow summarizes every older exchange; the newest is always kept', async () => {
+    const { subject } = compactor(['all of it']);
+    const context = [user('q'), says('a'), user('q2'), calls('z'), result('z', 'r')];
+    expect(await subject.afterOverflow(context, {})).toEqual([
+      { role: 'summary', text: 'all of it', replacedMessages: 2 },
+      ...context.slice(2),
+    ]);
+  });
+
+  it('does not summarize a prefix that is only an earlier summary', async () => {
+    const { subject, requests } = compactor(['again']);
+    const context: ChatMessage[] = [{ role: 'summary', text: 'before', replacedMessages: 9 }, user(kb(20))];
+    expect(await subject.afterOverflow(context, {})).toBeUndefined();
+    expect(requests).toHaveLength(0);
+  });
+
+  it('a memory checkpoint folds an earlier summary into the new one and need not fit the prompt budget', async () => {
+    const { subject, requests } = compactor(['newer']);
+    const context: ChatMessage[] = [
+      { role: 'summary', text: 'before', replacedMessages: 9 },
+      user('q'),
+      says(kb(2)),
+      user(kb(20)),
+      says('a'),
+    ];
+    expect(await subject.checkpoint(context)).toEqual([
+      { role: 'summary', text: 'newer', replacedMessages: 11 },
+      ...context.slice(3),
+    ]);
+    expect(requests[0]?.transcript).toMatch(/^\[summary of what came before\]\nbefore/);
+  });
+});

@@ -1,0 +1,253 @@
+import {
+  ReasoningEffortSchema,
+  type AgentAction,
+  type AgentStreamEvent,
+  type AssistantMessage,
+  type ChatFinalEvent,
+  type ChatMessage,
+  type ChatRequestInput,
+  type ReasoningEffort,
+  type ToolCall,
+  type ToolResultMessage,
+} from '@flowmesh/contracts';
+import { compactorFor } from '../compaction/agent-compaction.js';
+import type { ContextCompactor } from '../compaction/context-compactor.js';
+import type { AgentAnswer, AgentCheckpoint } from '../pause/agent-checkpoint.js';
+import { answerAction, settleWaitingCalls } from '../pause/answered-calls.js';
+import { parkedAt, requestAction } from '../pause/park.js';
+import { planTurn } from '../pause/turn-plan.js';
+import type { PreparedTool, ToolCallOutcome } from '../tools/agent-tool.port.js';
+import type { AgentBrain } from './agent-brain.js';
+import { parseArguments, runCall, sequentially, toolAnswer } from './tool-calls.js';
+import { addUsage, type TotalUsage } from './usage.js';
+
+/** What the loop needs from outside: the model, a way to report actions, a log. */
+export interface AgentLoopPorts {
+  /** One model call through the llm-gateway; resolves to its final event. */
+  chat(request: Omit<ChatRequestInput, 'actor' | 'workspace'>, signal: AbortSignal): Promise<ChatFinalEvent>;
+  report(action: AgentAction, success: boolean): Promise<void>;
+  log(message: string): void;
+  /** How long tools that need approval wait for an answer. */
+  readonly approvalTimeoutS: number;
+  /** The step's stream (`streaming`): each tool's run and result. */
+  readonly stream?: (event: AgentStreamEvent) => void;
+  /** Told when the run starts and stops waiting on its tools (it then holds no slot). */
+  readonly waitingOnTools?: (waiting: boolean) => void;
+  /** Wraps each tool call (its span); by default it just runs. */
+  readonly traceTool?: (
+    call: ToolCall,
+    tool: PreparedTool,
+    run: () => Promise<ToolCallOutcome>,
+  ) => Promise<ToolCallOutcome>;
+}
+
+/** A parked agent resumed: its checkpoint and the answer (null: nobody answered in time). */
+export interface ResumedAgent {
+  readonly checkpoint: AgentCheckpoint;
+  readonly answer: AgentAnswer | null;
+}
+
+export type AgentLoopOutcome =
+  /** The model asked for approval or asked a question: the step waits, its state in the checkpoint. */
+  | { parked: AgentCheckpoint; success?: undefined }
+  | {
+      success: true;
+      output: unknown;
+      messages: ChatMessage[];
+      usage: TotalUsage;
+      /** What the model saw last, answer included: the history with this run's part, as compacted. */
+      context: ChatMessage[];
+      /** With `compaction` memory: summarizes every older exchange (for a memory over its limit). */
+      compactor?: ContextCompactor;
+    }
+  | {
+      success: false;
+      error: { name: string; message: string; class?: string };
+      messages: ChatMessage[];
+      usage: TotalUsage;
+    };
+
+/**
+ * The agent: calls the model with the history, runs the tools it asks for and gives their
+ * results back, until it answers without a tool call or `maxIterations` model calls are spent.
+ * `history` is what the model sees before this run's user message; `messages` in the outcome is
+ * this run's execution record (its user message and everything produced after it). A turn with
+ * calls that need approval, or a question, parks the agent (`parked`); `resumed` takes it up again
+ * where it stopped, the history and prompt skipped.
+ */
+export async function runAgentLoop(
+  brain: AgentBrain,
+  history: readonly ChatMessage[],
+  tools: readonly PreparedTool[],
+  ports: AgentLoopPorts,
+  signal: AbortSignal,
+  resumed?: ResumedAgent,
+): Promise<AgentLoopOutcome> {
+  const record: ChatMessage[] = [...(resumed?.checkpoint.record ?? [])];
+  if (!resumed && brain.userMessage !== undefined)
+    record.push({ role: 'user', content: [{ type: 'text', text: brain.userMessage }] });
+  const usage: TotalUsage = resumed ? { ...resumed.checkpoint.usage } : { inputTokens: 0, outputTokens: 0 };
+  const byName = new Map(tools.map((tool) => [tool.definition.name, tool]));
+  // The model's context starts as the execution record does, but compaction may rewrite it.
+  let context: ChatMessage[] = resumed ? [...resumed.checkpoint.context] : [...history, ...record];
+  const append = (...messages: ChatMessage[]) => {
+    record.push(...messages);
+    context.push(...messages);
+  };
+  const frame = {
+    ...(brain.systemPrompt ? { system: brain.systemPrompt } : {}),
+    ...(tools.length > 0 ? { tools: tools.map((tool) => tool.definition) } : {}),
+  };
+  const compactor = compactorFor(brain, ports, usage, signal);
+  const ask = (messages: ChatMessage[]) =>
+    ports.chat(
+      {
+        provider: {
+          kind: brain.provider.kind,
+          resource: brain.provider.resource,
+          model: brain.provider.model,
+        },
+        ...frame,
+        messages,
+        ...(frame.tools ? { toolChoice: 'auto' as const } : {}),
+        ...(brain.outputSchema
+          ? { responseFormat: { type: 'json_schema' as const, name: 'output', schema: brain.outputSchema } }
+          : {}),
+        ...(brain.temperature !== undefined ? { temperature: brain.temperature } : {}),
+        ...(brain.maxCompletionTokens !== undefined ? { maxOutputTokens: brain.maxCompletionTokens } : {}),
+        ...reasoningEffortOf(brain.provider.reasoning_effort),
+      },
+      signal,
+    );
+
+  const runCalls = async (calls: readonly ToolCall[]) => {
+    if (calls.length === 0) return [];
+    ports.waitingOnTools?.(true);
+    try {
+      return await (brain.parallel
+        ? Promise.all(calls.map((call) => runCall(call, byName, ports, signal)))
+        : sequentially(calls, (call) => runCall(call, byName, ports, signal)));
+    } finally {
+      ports.waitingOnTools?.(false);
+    }
+  };
+
+  if (resumed) {
+    const { checkpoint, answer } = resumed;
+    await ports.report(answerAction(checkpoint, answer), true);
+    ports.log(
+      answer
+        ? `${checkpoint.waiting.kind === 'approval' ? 'approval' : 'question'} ${checkpoint.waiting.callId} answered by ${answer.approver}: the agent goes on`
+        : `nobody answered ${checkpoint.waiting.callId} within ${checkpoint.waiting.timeoutS} s: the agent goes on without it`,
+    );
+    const settled = settleWaitingCalls(checkpoint, answer);
+    const results = new Map(Object.entries(checkpoint.results));
+    const approved = checkpoint.calls.filter((call) => settled.get(call.id)?.run === true);
+    for (const result of await runCalls(approved)) results.set(result.toolCallId, result);
+    for (const call of checkpoint.calls) {
+      const settlement = settled.get(call.id);
+      if (settlement && !settlement.run)
+        results.set(call.id, toolAnswer(call, settlement.text, settlement.isError));
+    }
+    append(...checkpoint.calls.map((call) => results.get(call.id)!));
+  }
+
+  for (
+    let iteration = (resumed?.checkpoint.iteration ?? 0) + 1;
+    iteration <= brain.maxIterations;
+    iteration++
+  ) {
+    if (compactor) context = (await compactor.beforeRequest(context, frame)) ?? context;
+    let final = await ask(context);
+    if (final.type === 'error' && final.error.class === 'context_window_exceeded' && compactor) {
+      // Once: with every older exchange summarized, the same request again.
+      const shorter = await compactor.afterOverflow(context, frame);
+      if (shorter) {
+        context = shorter;
+        final = await ask(context);
+      }
+    }
+    if (final.type === 'error') {
+      return {
+        success: false,
+        error: { name: 'AgentModelError', message: final.error.message, class: final.error.class },
+        messages: record,
+        usage,
+      };
+    }
+    compactor?.recordUsage(final.usage?.inputTokens, context.length);
+    addUsage(usage, final.usage);
+    const answer = final.message;
+    append(answer);
+    const text = textOf(answer);
+    if (text) await ports.report({ type: 'message', content: text }, true);
+    const calls = answer.toolCalls ?? [];
+    if (calls.length === 0) {
+      const outcome = finish(brain, text, record, usage);
+      return outcome.success ? { ...outcome, context, ...(compactor ? { compactor } : {}) } : outcome;
+    }
+
+    // The model may always ask for several calls; `parallel` only decides whether they run together.
+    const plan = planTurn(calls, byName, parseArguments);
+    const results = new Map<string, ToolResultMessage>();
+    for (const result of await runCalls(plan.now)) results.set(result.toolCallId, result);
+    for (const call of calls) {
+      const refusal = plan.refused.get(call.id);
+      if (refusal !== undefined)
+        results.set(call.id, toolAnswer(call, JSON.stringify({ error: refusal }), true));
+    }
+    if (signal.aborted) break; // handed back: nothing is recorded
+    if (plan.wait) {
+      const checkpoint = parkedAt(plan.wait, { record, context, usage, iteration, calls, results }, ports);
+      await ports.report(requestAction(plan.wait, checkpoint), true);
+      ports.log(
+        `the agent waits for ${plan.wait.kind === 'approval' ? 'an approval' : 'an answer to its question'} (${checkpoint.waiting.callId}) until ${checkpoint.waiting.until}`,
+      );
+      return { parked: checkpoint };
+    }
+    append(...calls.map((call) => results.get(call.id)!));
+  }
+  return {
+    success: false,
+    error: {
+      name: 'MaxIterationsReached',
+      message: `the agent made ${brain.maxIterations} model calls (max_iterations) without a final answer`,
+    },
+    messages: record,
+    usage,
+  };
+}
+
+function finish(
+  brain: AgentBrain,
+  text: string,
+  record: ChatMessage[],
+  usage: TotalUsage,
+):
+  | Omit<Extract<AgentLoopOutcome, { success: true }>, 'context'>
+  | Extract<AgentLoopOutcome, { success: false }> {
+  if (!brain.outputSchema) return { success: true, output: text, messages: record, usage };
+  try {
+    return { success: true, output: JSON.parse(text) as unknown, messages: record, usage };
+  } catch {
+    return {
+      success: false,
+      error: { name: 'AgentOutputError', message: 'the model did not answer JSON for output_schema' },
+      messages: record,
+      usage,
+    };
+  }
+}
+
+function textOf(message: AssistantMessage): string {
+  return message.content
+    .filter((part): part is { type: 'text'; text: string } => part.type === 'text')
+    .map((part) => part.text)
+    .join('');
+}
+
+/** The provider's `reasoning_effort` when the gateway knows it; anything else is not sent. */
+function reasoningEffortOf(value: string | undefined): { reasoningEffort?: ReasoningEffort } {
+  const parsed = ReasoningEffortSchema.safeParse(value);
+  return parsed.success ? { reasoningEffort: parsed.data } : {};
+}

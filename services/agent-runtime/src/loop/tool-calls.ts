@@ -1,0 +1,70 @@
+import type { ToolCall, ToolResultMessage } from '@flowmesh/contracts';
+import type { PreparedTool } from '../tools/agent-tool.port.js';
+import type { AgentLoopPorts } from './agent-loop.js';
+
+/** What the model reads as the result of `call`. */
+export function toolAnswer(call: ToolCall, content: string, isError: boolean): ToolResultMessage {
+  return {
+    role: 'tool',
+    toolCallId: call.id,
+    name: call.name,
+    content: [{ type: 'text', text: content }],
+    ...(isError ? { isError: true } : {}),
+  };
+}
+
+/** The call's arguments as an object, or why they are not one. */
+export function parseArguments(call: ToolCall): Record<string, unknown> | string {
+  let args: unknown;
+  try {
+    args = call.arguments.trim() === '' ? {} : JSON.parse(call.arguments);
+  } catch {
+    return 'the arguments are not valid JSON';
+  }
+  if (typeof args !== 'object' || args === null || Array.isArray(args))
+    return 'the arguments must be a JSON object';
+  return args as Record<string, unknown>;
+}
+
+export async function runCall(
+  call: ToolCall,
+  tools: ReadonlyMap<string, PreparedTool>,
+  ports: AgentLoopPorts,
+  signal: AbortSignal,
+): Promise<ToolResultMessage> {
+  const answer = (content: string, isError: boolean) => toolAnswer(call, content, isError);
+  const tool = tools.get(call.name);
+  // A tool that left the roster while the agent was parked is no longer available.
+  if (!tool) return answer(JSON.stringify({ error: `there is no tool named ${call.name} (any more)` }), true);
+  const args = parseArguments(call);
+  if (typeof args === 'string') return answer(JSON.stringify({ error: args }), true);
+  let reported: Promise<void> = Promise.resolve();
+  ports.stream?.({ type: 'tool_execution', call_id: call.id, function_name: call.name });
+  const runTool = () =>
+    tool.run(
+      args,
+      (action) => {
+        reported = ports.report(action, true);
+      },
+      signal,
+    );
+  const outcome = await (ports.traceTool ? ports.traceTool(call, tool, runTool) : runTool());
+  await reported;
+  ports.stream?.({
+    type: 'tool_result',
+    call_id: call.id,
+    function_name: call.name,
+    result: outcome.content,
+    success: outcome.ok,
+  });
+  ports.log(
+    `tool ${call.name}${outcome.jobId ? ` (job ${outcome.jobId})` : ''}: ${outcome.ok ? 'succeeded' : 'failed'}`,
+  );
+  return answer(outcome.content, !outcome.ok);
+}
+
+export async function sequentially<T, R>(items: readonly T[], run: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = [];
+  for (const item of items) results.push(await run(item));
+  return results;
+}

@@ -1,0 +1,314 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import { JobTokenSealer } from '@flowmesh/bootstrap';
+import {
+  AgentAnswerPayloadSchema,
+  createOrchestratorAgentStepClient,
+  MeshError,
+  type AgentStepAnswerRequest,
+  type AgentStepStartRequest,
+} from '@flowmesh/contracts';
+import { MeshClient } from '@flowmesh/messaging';
+import type { Logger } from '@flowmesh/telemetry';
+import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { AGENTS_SETTINGS, type AgentsSettings } from '../agent-runtime.config.js';
+import { AgentRunRepository, type AgentRunRow, type AgentStepOutcome } from './agent-run.repository.js';
+import type { ResumedAgent } from '../loop/agent-loop.js';
+import type { AgentCheckpoint } from '../pause/agent-checkpoint.js';
+import { AGENT_LOGGER, AgentStepExecutor } from './agent-step.executor.js';
+
+/**
+ * The agent steps this replica runs. A step is written to `agent_run` before the orchestrator
+ * hears "accepted", runs here while this replica renews its lease, and is removed once the
+ * orchestrator has its outcome. A replica that dies leaves its steps to the others when their
+ * leases run out (a step is run again from its start, at most FLOWMESH_AGENT_MAX_ATTEMPTS times);
+ * an outcome the orchestrator did not confirm is sent again. Steps beyond FLOWMESH_AGENT_MAX_RUNS
+ * wait in the table for a free slot on any replica.
+ */
+@Injectable()
+export class AgentRuns implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  private readonly running = new Map<string, AbortController>();
+  /**
+   * Running steps that wait on their tools' jobs: they hold no slot, so a step whose tool is a
+   * nested agent (a step of its own) never waits for the slot its parent holds.
+   */
+  private readonly onTools = new Set<string>();
+  private readonly sealer: JobTokenSealer;
+  private timer: NodeJS.Timeout | undefined;
+  private polling = false;
+  private stopping = false;
+
+  constructor(
+    private readonly repository: AgentRunRepository,
+    private readonly executor: AgentStepExecutor,
+    private readonly mesh: MeshClient,
+    @Inject(AGENTS_SETTINGS) private readonly settings: AgentsSettings,
+    @Inject(AGENT_LOGGER) private readonly logger: Logger,
+  ) {
+    this.sealer = new JobTokenSealer(settings.jobTokenKeys);
+  }
+
+  onApplicationBootstrap(): void {
+    if (this.settings.jobTokenKeys.insecureDevelopmentKey) {
+      this.logger.warn(
+        'FLOWMESH_JOB_TOKEN_STORE_KEYS is not set: accepted steps keep their job tokens sealed with the public development key (insecure-dev), which protects nothing; set it, the same as the orchestrator (required with NODE_ENV=production)',
+      );
+    }
+    // A third of the lease: two renewals can fail before another replica may take the step.
+    this.timer = setInterval(() => void this.poll(), Math.max(100, Math.floor(this.settings.leaseMs / 3)));
+    this.timer.unref();
+    void this.poll();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopping = true;
+    clearInterval(this.timer);
+    const ids = [...this.running.keys()];
+    for (const controller of this.running.values()) controller.abort();
+    // Handed back at once: another replica starts them again instead of waiting for the lease.
+    await this.repository.release(this.owner, ids).catch(() => undefined);
+  }
+
+  /** Steps holding a slot: running, and not waiting on their tools. */
+  private get busy(): number {
+    return this.running.size - this.onTools.size;
+  }
+
+  /** Records a step and starts it when a slot is free; true once it is durably accepted. */
+  async accept(request: AgentStepStartRequest): Promise<boolean> {
+    const { job_token: token, ...stored } = request;
+    const sealed = this.sealer.seal(token, request.job_id);
+    const free = !this.stopping && this.busy < this.settings.maxRuns;
+    const inserted = await this.repository.accept(
+      stored,
+      sealed,
+      free ? this.owner : null,
+      free ? this.settings.leaseMs : 0,
+    );
+    if (inserted && free) this.start(request);
+    else if (inserted)
+      this.logger.info({ job_id: request.job_id }, 'agent step accepted; it waits for a free slot');
+    return true;
+  }
+
+  /**
+   * An answer to a parked step: the first one naming its request (or naming none) is stored and
+   * the step is claimed to resume; one naming an earlier request is ignored (`waiting`).
+   */
+  async answer(request: AgentStepAnswerRequest): Promise<'resumed' | 'waiting'> {
+    const waiting = await this.repository.answerable(request.job_id, request.workspace);
+    if (!waiting)
+      throw new MeshError('NOT_FOUND', `job ${request.job_id} is not waiting for an answer to its agent`, {
+        id: request.job_id,
+      });
+    const parsed = AgentAnswerPayloadSchema.safeParse(request.payload ?? {});
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const field = `payload${issue?.path.length ? `.${issue.path.join('.')}` : ''}`;
+      throw new MeshError('VALIDATION_FAILED', `${field}: ${issue?.message ?? 'is not valid'}`, {
+        param: field,
+      });
+    }
+    const payload = parsed.data;
+    if (payload.call_id !== undefined && payload.call_id !== waiting.callId) return 'waiting';
+    if (waiting.kind === 'question' && request.approve && payload.answer === undefined)
+      throw new MeshError('VALIDATION_FAILED', 'payload.answer: is required to answer a question', {
+        param: 'payload.answer',
+      });
+    const stored = await this.repository.answer(request.job_id, waiting.callId, {
+      approved: request.approve,
+      approver: request.approver,
+      ...(payload.comment !== undefined ? { comment: payload.comment } : {}),
+      ...(payload.answer !== undefined ? { answer: payload.answer } : {}),
+    });
+    if (!stored)
+      throw new MeshError('NOT_FOUND', `job ${request.job_id} is not waiting for an answer to its agent`, {
+        id: request.job_id,
+      });
+    void this.poll(); // claimed now when a slot is free, else by the first replica that has one
+    return 'resumed';
+  }
+
+  private start(request: AgentStepStartRequest, resumed?: ResumedAgent): void {
+    const controller = new AbortController();
+    this.running.set(request.job_id, controller);
+    this.logger.info(
+      { job_id: request.job_id, step_id: request.step_id },
+      resumed ? 'agent step resumed' : 'agent step started',
+    );
+    const waitingOnTools = (waiting: boolean) => {
+      if (waiting) this.onTools.add(request.job_id);
+      else this.onTools.delete(request.job_id);
+    };
+    void this.executor
+      .execute(request, controller.signal, resumed, waitingOnTools)
+      .then(async (result) => {
+        if (controller.signal.aborted) return; // stopping: the step was handed back
+        if ('parked' in result) return this.park(request, result.parked);
+        const { outcome } = result;
+        await this.repository.saveOutcome(request.job_id, outcome);
+        // Ran to its end: no lease to renew any more; an outcome not confirmed is resent by a claim.
+        this.running.delete(request.job_id);
+        await this.report(request.job_id, request.workspace, outcome);
+      })
+      .catch((error: unknown) =>
+        this.logger.error(
+          { err: error, job_id: request.job_id },
+          'agent step outcome not recorded; it is run again',
+        ),
+      )
+      .finally(() => {
+        this.running.delete(request.job_id);
+        this.onTools.delete(request.job_id);
+      });
+  }
+
+  /**
+   * Stores the parked agent (its lease then runs until the request times out) and tells the
+   * orchestrator, which shows the step suspended and forwards answers; a step that ended
+   * meanwhile (cancelled) is dropped.
+   */
+  private async park(request: AgentStepStartRequest, checkpoint: AgentCheckpoint): Promise<void> {
+    const { kind, callId, until } = checkpoint.waiting;
+    this.running.delete(request.job_id);
+    if (!(await this.repository.park(this.owner, request.job_id, checkpoint, { kind, callId }))) {
+      this.logger.warn({ job_id: request.job_id }, 'the lease on the agent step was lost; it is not parked');
+      return;
+    }
+    try {
+      const reply = await createOrchestratorAgentStepClient(this.mesh).wait({
+        job_id: request.job_id,
+        workspace: request.workspace,
+        waiting: { kind, call_id: callId, until },
+      });
+      if (!reply.recorded) {
+        this.logger.info({ job_id: request.job_id }, 'the step ended while its agent parked; it is dropped');
+        await this.repository.remove(request.job_id);
+      }
+    } catch (error) {
+      this.logger.warn(
+        { err: error, job_id: request.job_id },
+        'the orchestrator was not told the step waits; it resumes at the timeout',
+      );
+    }
+  }
+
+  /** Tells the orchestrator; on success the row goes. A failure leaves it to be sent again. */
+  private async report(jobId: string, workspace: string, outcome: AgentStepOutcome): Promise<void> {
+    try {
+      const reply = await createOrchestratorAgentStepClient(this.mesh).complete({
+        job_id: jobId,
+        workspace,
+        ...outcome,
+      });
+      if (!reply.accepted)
+        this.logger.info(
+          { job_id: jobId },
+          'the step had already ended (cancelled?); its outcome is dropped',
+        );
+    } catch (error) {
+      if (!(error instanceof MeshError && error.code === 'NOT_FOUND')) {
+        this.logger.warn(
+          { err: error, job_id: jobId },
+          'the orchestrator did not take the outcome; it is sent again',
+        );
+        return;
+      }
+      this.logger.warn({ job_id: jobId }, 'the orchestrator does not know the step; its outcome is dropped');
+    }
+    await this.repository.remove(jobId);
+  }
+
+  /** Renews this replica's leases, then claims expired steps for its free slots. */
+  private async poll(): Promise<void> {
+    if (this.polling || this.stopping) return;
+    this.polling = true;
+    try {
+      const held = new Set(
+        await this.repository.renew(this.owner, [...this.running.keys()], this.settings.leaseMs),
+      );
+      for (const [jobId, controller] of this.running) {
+        // Renewed too late (a stalled replica): another one has it now, so this run stops.
+        if (held.has(jobId)) continue;
+        this.logger.warn(
+          { job_id: jobId },
+          'the lease on the agent step was lost to another replica; this run stops',
+        );
+        controller.abort();
+      }
+      const claimed = await this.repository.claimExpired(
+        this.owner,
+        this.settings.leaseMs,
+        this.settings.maxRuns - this.busy,
+      );
+      for (const row of claimed) await this.resume(row);
+    } catch (error) {
+      this.logger.warn({ err: error }, 'agent step leases could not be renewed or claimed');
+    } finally {
+      this.polling = false;
+    }
+  }
+
+  /** Tells the orchestrator a parked step runs again; false (the row dropped) when it ended meanwhile. */
+  private async unpark(row: AgentRunRow): Promise<boolean> {
+    try {
+      const reply = await createOrchestratorAgentStepClient(this.mesh).wait({
+        job_id: row.jobId,
+        workspace: row.workspace,
+        waiting: null,
+      });
+      if (reply.recorded) return true;
+    } catch (error) {
+      this.logger.warn(
+        { err: error, job_id: row.jobId },
+        'the orchestrator was not told the step runs again',
+      );
+      return true;
+    }
+    this.logger.info(
+      { job_id: row.jobId },
+      'the step ended while its agent was parked (cancelled?); it is dropped',
+    );
+    await this.repository.remove(row.jobId);
+    return false;
+  }
+
+  private async resume(row: AgentRunRow): Promise<void> {
+    if (row.outcome) return this.report(row.jobId, row.workspace, row.outcome);
+    if (row.attempts > this.settings.maxAttempts) {
+      const outcome: AgentStepOutcome = {
+        success: false,
+        result: {
+          error: {
+            name: 'AgentRunInterrupted',
+            message: `the agent step was interrupted ${row.attempts - 1} times (its agent-runtime replica stopped); FLOWMESH_AGENT_MAX_ATTEMPTS is ${this.settings.maxAttempts}`,
+          },
+        },
+      };
+      await this.repository.saveOutcome(row.jobId, outcome);
+      return this.report(row.jobId, row.workspace, outcome);
+    }
+    let token: string;
+    try {
+      token = this.sealer.open(row.sealedToken, row.jobId);
+    } catch (error) {
+      const outcome: AgentStepOutcome = {
+        success: false,
+        result: { error: { name: 'AgentRunInterrupted', message: (error as Error).message } },
+      };
+      await this.repository.saveOutcome(row.jobId, outcome);
+      return this.report(row.jobId, row.workspace, outcome);
+    }
+    if (row.attempts > 1)
+      this.logger.warn(
+        { job_id: row.jobId, attempt: row.attempts },
+        'agent step started again after its replica stopped',
+      );
+    if (row.checkpoint && !(await this.unpark(row))) return;
+    this.start(
+      { ...row.request, job_token: token },
+      row.checkpoint ? { checkpoint: row.checkpoint, answer: row.answer } : undefined,
+    );
+  }
+}

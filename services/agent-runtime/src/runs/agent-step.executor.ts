@@ -1,0 +1,240 @@
+import {
+  createRegistryItemsClient,
+  MeshError,
+  type AgentAction,
+  type AgentStepStartRequest,
+  createOrchestratorAgentStepClient,
+} from '@flowmesh/contracts';
+import { gatewayChat, InjectMeshConnection, MeshClient, type MeshConnection } from '@flowmesh/messaging';
+import type { Logger } from '@flowmesh/telemetry';
+import { Inject, Injectable } from '@nestjs/common';
+import { AGENTS_SETTINGS, type AgentsSettings } from '../agent-runtime.config.js';
+import { AiDecisionError, runDecision } from '../decisions/ai-decision.js';
+import { readBrain } from '../loop/agent-brain.js';
+import { linkedAgent } from '../loop/linked-agent.js';
+import { runAgentLoop, type AgentLoopPorts, type ResumedAgent } from '../loop/agent-loop.js';
+import { loadHistory } from '../memory/agent-memory.js';
+import { appendToTranscript } from '../memory/chat-transcript.js';
+import type { AgentCheckpoint } from '../pause/agent-checkpoint.js';
+import type { ToolSet } from '../tools/agent-tool.port.js';
+import { prepareTools } from '../tools/agent-tools.js';
+import { McpToolError } from '../tools/mcp-tools.js';
+import { OutboundClient } from '../tools/outbound-client.js';
+import type { AgentStepOutcome } from './agent-run.repository.js';
+import { AgentTelemetry } from '../telemetry/agent.telemetry.js';
+import { StepJobLog } from './step-job-log.js';
+import { StepStream } from './step-stream.js';
+import { fitted } from './step-result.js';
+
+/** How a run of the step ended: with the step's outcome, or parked on its agent's request. */
+export type AgentStepResult = { readonly outcome: AgentStepOutcome } | { readonly parked: AgentCheckpoint };
+
+/** Nest token of agent-runtime's logger. */
+export const AGENT_LOGGER = Symbol('AGENT_LOGGER');
+
+/**
+ * Runs one agent step to its outcome, as the step's identity (its job token): the brain (the
+ * step's inputs, or its linked `ai_agent` resource), the history, the loop of model calls through
+ * the llm-gateway and tool jobs through the orchestrator, then the memory written back. A failure
+ * of any of these is the step's failed outcome, named; it never throws.
+ */
+@Injectable()
+export class AgentStepExecutor {
+  constructor(
+    private readonly mesh: MeshClient,
+    @InjectMeshConnection() private readonly conn: MeshConnection,
+    @Inject(AGENTS_SETTINGS) private readonly settings: AgentsSettings,
+    @Inject(AGENT_LOGGER) private readonly logger: Logger,
+    private readonly outbound: OutboundClient,
+    private readonly telemetry: AgentTelemetry,
+  ) {}
+
+  async execute(
+    request: AgentStepStartRequest,
+    signal: AbortSignal,
+    resumed?: ResumedAgent,
+    waitingOnTools?: (waiting: boolean) => void,
+  ): Promise<AgentStepResult> {
+    const log = this.logger.child({ job_id: request.job_id, step_id: request.step_id });
+    const caller = { actor: { token: request.job_token }, workspace: request.workspace };
+    const items = createRegistryItemsClient(this.mesh);
+    const steps = createOrchestratorAgentStepClient(this.mesh);
+    const jobLog = new StepJobLog(steps, { job_id: request.job_id, workspace: request.workspace }, log);
+    let toolSet: ToolSet | undefined;
+    try {
+      if (request.kind === 'aidecision')
+        return { outcome: { success: true, result: await runDecision(this.mesh, request) } };
+      const agentPath = typeof request.module.agent === 'string' ? request.module.agent : undefined;
+      const linked = await linkedAgent(this.mesh, request, (message) => {
+        if (!resumed) jobLog.write(message);
+      });
+      const brain = readBrain(request.module, request.args, linked);
+      toolSet = await prepareTools(brain.tools, brain.toolInputs, this.mesh, {
+        token: request.job_token,
+        workspace: request.workspace,
+        timeoutMs: this.settings.toolTimeoutMs,
+        evaluatedInputs: request.tool_inputs ?? {},
+        fetch: this.outbound.fetch,
+        signal,
+        readResource: async (path) => (await items.getResourceValueInterpolated({ ...caller, path })).value,
+      });
+      const tools = toolSet.tools;
+      // A resumed agent goes on from its checkpoint: the history is read again only to be saved,
+      // and what was said of it the first time is not said again.
+      let loading = true;
+      const source = await loadHistory(brain, this.mesh, {
+        token: request.job_token,
+        workspace: request.workspace,
+        flowPath: request.flow_path,
+        stepId: request.step_id,
+        ...(request.memory_id === undefined ? {} : { runMemoryId: request.memory_id }),
+        log: (message) => {
+          if (!resumed || !loading) jobLog.write(message);
+        },
+      });
+      loading = false;
+      const system = [brain.systemPrompt, ...source.system].filter((text) => text).join('\n\n');
+      const stream = brain.streaming
+        ? new StepStream(this.conn, {
+            rootJob: request.root_job,
+            jobId: request.job_id,
+            stepId: request.step_id,
+          })
+        : undefined;
+      const run = () =>
+        runAgentLoop(
+          { ...brain, ...(system ? { systemPrompt: system } : {}) },
+          source.history,
+          tools,
+          this.loopPorts(request, { log, jobLog, stream, waitingOnTools }),
+          signal,
+          resumed,
+        );
+      const outcome = await this.telemetry.invokeAgent(
+        {
+          agentName: agentPath ?? request.step_id,
+          agentId: request.job_id,
+          providerKind: brain.provider.kind,
+          model: brain.provider.model,
+          workspace: request.workspace,
+        },
+        run,
+        (ended) =>
+          'parked' in ended
+            ? {}
+            : {
+                inputTokens: ended.usage.inputTokens,
+                outputTokens: ended.usage.outputTokens,
+                ...(ended.success ? {} : { errorType: ended.error.name }),
+              },
+      );
+      if ('parked' in outcome) return { parked: outcome.parked };
+      if (!outcome.success) {
+        log.info({ error: outcome.error.name }, 'agent step failed');
+        return ended(false, { error: outcome.error, messages: outcome.messages, usage: outcome.usage });
+      }
+      // Memory is written only after a successful answer: a failed run leaves the stored one as it was.
+      // A checkpoint's summary tokens join `outcome.usage` before it is read below.
+      await source
+        .save?.({
+          record: outcome.messages,
+          context: outcome.context,
+          ...(outcome.compactor ? { checkpoint: outcome.compactor.checkpoint.bind(outcome.compactor) } : {}),
+        })
+        .catch((error: unknown) => {
+          log.warn({ err: error }, 'the memory of the step could not be saved');
+          jobLog.write('the memory of the step could not be saved; the next run reads the previous one');
+        });
+      if (
+        request.chat &&
+        request.memory_id &&
+        request.flow_path &&
+        request.module.omit_output_from_conversation !== true
+      )
+        await appendToTranscript(
+          this.mesh,
+          {
+            token: request.job_token,
+            workspace: request.workspace,
+            flowPath: request.flow_path,
+            conversation: request.memory_id,
+            jobId: request.job_id,
+            stepId: request.step_id,
+          },
+          outcome.messages,
+        ).catch((error: unknown) => {
+          log.warn({ err: error }, 'the messages of the step could not be added to the conversation');
+          jobLog.write("the step's messages could not be added to the conversation's transcript");
+        });
+      return ended(true, { output: outcome.output, messages: outcome.messages, usage: outcome.usage });
+    } catch (error) {
+      const input = error instanceof MeshError && error.code === 'VALIDATION_FAILED';
+      return {
+        outcome: {
+          success: false,
+          result: {
+            error: {
+              name: input
+                ? 'AgentInputError'
+                : error instanceof McpToolError || error instanceof AiDecisionError
+                  ? error.name
+                  : 'AgentError',
+              message: error instanceof Error ? error.message : String(error),
+              ...(error instanceof AiDecisionError && error.errorClass ? { class: error.errorClass } : {}),
+            },
+          },
+        },
+      };
+    } finally {
+      await toolSet?.close();
+      await jobLog.flushed();
+    }
+  }
+
+  /** What the loop reaches outside through: the gateway, the step's actions, log and stream, spans. */
+  private loopPorts(
+    request: AgentStepStartRequest,
+    run: {
+      readonly log: Logger;
+      readonly jobLog: StepJobLog;
+      readonly stream: StepStream | undefined;
+      readonly waitingOnTools: ((waiting: boolean) => void) | undefined;
+    },
+  ): AgentLoopPorts {
+    const caller = { actor: { token: request.job_token }, workspace: request.workspace };
+    const steps = createOrchestratorAgentStepClient(this.mesh);
+    const { stream, waitingOnTools } = run;
+    return {
+      chat: async (parameters, abort) => {
+        const chat = await gatewayChat(this.conn, { ...caller, ...parameters }, { signal: abort });
+        if (stream) for await (const event of chat) stream.relay(event);
+        return chat.result;
+      },
+      report: (action: AgentAction, success: boolean) =>
+        steps
+          .reportAction({ job_id: request.job_id, workspace: request.workspace, action, success })
+          .then(() => undefined)
+          .catch((error: unknown) =>
+            run.log.warn({ err: error }, 'an action of the step could not be reported'),
+          ),
+      log: run.jobLog.write,
+      approvalTimeoutS: this.settings.approvalTimeoutS,
+      ...(stream ? { stream: stream.publish } : {}),
+      ...(waitingOnTools ? { waitingOnTools } : {}),
+      traceTool: (call, tool, runTool) =>
+        this.telemetry.executeTool(
+          {
+            name: call.name,
+            callId: call.id,
+            type: (tool.tool.value as { tool_type: string }).tool_type === 'mcp' ? 'extension' : 'function',
+          },
+          runTool,
+          (result) => (result.ok ? {} : { errorType: 'tool_error' }),
+        ),
+    };
+  }
+}
+
+function ended(success: boolean, result: { messages: unknown[] } & Record<string, unknown>): AgentStepResult {
+  return { outcome: { success, result: fitted(result) } };
+}

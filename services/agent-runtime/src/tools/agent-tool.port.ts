@@ -1,0 +1,43 @@
+import type { AgentAction, AgentTool, ToolDefinition } from '@flowmesh/contracts';
+
+/** What running one tool call gave: the text the model reads, and the job that ran it. */
+export interface ToolCallOutcome {
+  readonly ok: boolean;
+  /** JSON of the tool's result, or of its error. */
+  readonly content: string;
+  readonly jobId?: string;
+}
+
+/** A tool of the agent as the model is shown it, and how to run a call of it. */
+export interface PreparedTool {
+  readonly tool: AgentTool;
+  readonly definition: ToolDefinition;
+  /** A call waits for a person's approval before it runs (`requires_approval`). */
+  readonly requiresApproval?: boolean;
+  /** The question tool: a call parks the step until the user answers, or `timeoutS` passes. */
+  readonly question?: { readonly timeoutS: number };
+  /**
+   * Runs one call with the model's arguments (already parsed) as the step's identity; `onStarted`
+   * gets the step's action for it (the tool job's id, or the MCP call) once it is under way.
+   */
+  run(
+    args: Record<string, unknown>,
+    onStarted: (action: AgentAction) => void,
+    signal: AbortSignal,
+  ): Promise<ToolCallOutcome>;
+}
+
+/** The tools of one step, and what to release once it is done (MCP sessions). */
+export interface ToolSet {
+  readonly tools: PreparedTool[];
+  close(): Promise<void>;
+}
+
+/** The largest tool result given back to the model; a longer one is cut, and says so. */
+export const MAX_RESULT_CHARS = 64 * 1024;
+
+export function cappedResult(text: string): string {
+  return text.length <= MAX_RESULT_CHARS
+    ? text
+    : `${text.slice(0, MAX_RESULT_CHARS)}... [cut: the result has ${text.length} characters]`;
+}

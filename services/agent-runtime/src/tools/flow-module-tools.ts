@@ -1,0 +1,267 @@
+import {
+  MeshError,
+  type AgentTool,
+  type AgentToolInputs,
+  type EvaluatedToolInput,
+  type InputTransform,
+  type JobResultReply,
+  type OrchestratorJobsClient,
+} from '@flowmesh/contracts';
+import { inputError, toolName } from '../loop/agent-brain.js';
+import { cappedResult, type PreparedTool, type ToolCallOutcome } from './agent-tool.port.js';
+
+/** What a tool call runs as and where: the step's identity, workspace and worker tag. */
+export interface ToolRunContext {
+  readonly token: string;
+  readonly workspace: string;
+  readonly tag?: string;
+  readonly timeoutMs: number;
+  /** The tools' `javascript` inputs, evaluated by the orchestrator when the step started. */
+  readonly evaluatedInputs: Readonly<Record<string, Readonly<Record<string, EvaluatedToolInput>>>>;
+}
+
+/** Tools run as a flow of their one module: nested agents, decisions, loops, branches, identity. */
+const ONE_MODULE_FLOWS = new Set([
+  'aiagent',
+  'aidecision',
+  'forloopflow',
+  'whileloopflow',
+  'branchone',
+  'branchall',
+  'identity',
+]);
+
+/** The flow module types a tool may be: a script, a flow, or a module run as a flow of its own. */
+export const RUNNABLE_MODULES = new Set(['rawscript', 'script', 'flow', ...ONE_MODULE_FLOWS]);
+
+/**
+ * A flow module tool (`rawscript`, `script`, `flow`, a nested `aiagent`), prepared for the model:
+ * each call runs as a job of the orchestrator, as the step's identity; its inputs are the tool's
+ * input transforms
+ * with the step's `tool_inputs` over them: `ai` inputs are what the model fills (the parameters
+ * it is shown), `static` ones are fixed, `javascript` ones are what they evaluated to in the flow
+ * when the step started (one that failed to evaluate fails each call of the tool, telling the
+ * model why). The model knows the tool by its `summary`, the step's
+ * `tool_inputs` and actions by its `id`.
+ */
+export function prepareFlowModuleTool(
+  tool: AgentTool,
+  field: string,
+  overrides: AgentToolInputs,
+  jobs: OrchestratorJobsClient,
+  context: ToolRunContext,
+): PreparedTool {
+  const value = tool.value as {
+    type?: string;
+    input_transforms?: Record<string, InputTransform>;
+    iterator?: InputTransform;
+  };
+  // A loop's iterator is an input like the others: the model may fill it (`ai`).
+  const own = { ...(value.input_transforms ?? {}), ...(value.iterator ? { iterator: value.iterator } : {}) };
+  const transforms = { ...own, ...(overrides[tool.id] ?? {}) };
+  const fixed: Record<string, unknown> = {};
+  const filled: string[] = [];
+  const unusable: string[] = [];
+  for (const [name, transform] of Object.entries(transforms)) {
+    if (transform.type === 'ai') filled.push(name);
+    else if (transform.type === 'static') fixed[name] = transform.value;
+    else {
+      const evaluated = context.evaluatedInputs[tool.id]?.[name];
+      // Only a tool added to a linked agent after the step started goes unevaluated.
+      if (!evaluated)
+        throw inputError(
+          `${field}.input_transforms.${name}`,
+          'was not evaluated when the step started (was the agent changed meanwhile?); run the step again',
+        );
+      if (evaluated.error !== undefined) unusable.push(`${name}: ${evaluated.error}`);
+      else if ('value' in evaluated) fixed[name] = evaluated.value;
+    }
+  }
+  const name = toolName(tool);
+  const description = tool.description;
+  return {
+    tool,
+    definition: {
+      name,
+      ...(description ? { description } : {}),
+      parameters: {
+        type: 'object',
+        properties: Object.fromEntries(filled.map((input) => [input, { description: input }])),
+        required: filled,
+        additionalProperties: false,
+      },
+    },
+    run: async (args, onStarted, signal) =>
+      unusable.length > 0
+        ? {
+            ok: false,
+            content: JSON.stringify({
+              error: { name: 'ToolInputError', message: `${tool.id} cannot run: ${unusable.join('; ')}` },
+            }),
+          }
+        : runJob(
+            jobs,
+            context,
+            tool,
+            value as ModuleValue,
+            { ...pick(args, filled), ...fixed },
+            (jobId) =>
+              onStarted({ type: 'tool_call', job_id: jobId, function_name: name, module_id: tool.id }),
+            signal,
+          ),
+  };
+}
+
+interface ModuleValue {
+  type:
+    | 'aidecision'
+    | 'rawscript'
+    | 'script'
+    | 'flow'
+    | 'aiagent'
+    | 'forloopflow'
+    | 'whileloopflow'
+    | 'branchone'
+    | 'branchall'
+    | 'identity';
+  iterator?: InputTransform;
+  tools?: AgentTool[];
+  content?: string;
+  language?: string;
+  lock?: string;
+  path?: string;
+  hash?: string;
+  tag?: string;
+}
+
+function pick(args: Record<string, unknown>, names: readonly string[]): Record<string, unknown> {
+  return Object.fromEntries(names.filter((name) => name in args).map((name) => [name, args[name]]));
+}
+
+async function runJob(
+  jobs: OrchestratorJobsClient,
+  context: ToolRunContext,
+  tool: AgentTool,
+  value: ModuleValue,
+  args: Record<string, unknown>,
+  onStarted: (jobId: string) => void,
+  signal: AbortSignal,
+): Promise<ToolCallOutcome> {
+  const caller = { actor: { token: context.token }, workspace: context.workspace };
+  const tag = value.tag ?? context.tag;
+  let jobId: string;
+  try {
+    const started =
+      value.type === 'aiagent' || value.type === 'aidecision'
+        ? await jobs.runFlow({
+            ...caller,
+            value: stepFlow(tool, value, args),
+            args: {},
+            ...(tag ? { tag } : {}),
+          })
+        : ONE_MODULE_FLOWS.has(value.type)
+          ? await jobs.runFlow({
+              ...caller,
+              value: oneModuleFlow(tool, value, args),
+              args,
+              ...(tag ? { tag } : {}),
+            })
+          : value.type === 'flow'
+            ? await jobs.runFlow({ ...caller, path: value.path!, args, ...(tag ? { tag } : {}) })
+            : await jobs.runScript({
+                ...caller,
+                ...(value.type === 'script'
+                  ? { path: value.path!, ...(value.hash ? { hash: value.hash } : {}) }
+                  : {
+                      content: value.content ?? '',
+                      language: value.language ?? 'bun',
+                      ...(value.lock ? { lock: value.lock } : {}),
+                    }),
+                args,
+                ...(tag ? { tag } : {}),
+              });
+    jobId = started.job_id;
+  } catch (error) {
+    return {
+      ok: false,
+      content: JSON.stringify({ error: { name: 'ToolNotStarted', message: messageOf(error) } }),
+    };
+  }
+  onStarted(jobId);
+  const result = await waitForResult(jobs, { ...caller, id: jobId }, context.timeoutMs, signal);
+  // The step is being handed back (its replica stops): the tool job is left to finish.
+  if (!result && signal.aborted)
+    return { ok: false, jobId, content: JSON.stringify({ error: 'the agent stopped' }) };
+  if (!result) {
+    await jobs
+      .cancel({ ...caller, id: jobId, reason: `the agent's tool ${tool.id} timed out` })
+      .catch(() => undefined);
+    return {
+      ok: false,
+      jobId,
+      content: JSON.stringify({
+        error: { name: 'ToolTimeout', message: `${tool.id} did not finish within ${context.timeoutMs} ms` },
+      }),
+    };
+  }
+  // A nested agent's or a decision's answer is its output; messages and usage stay on its own job.
+  const answer =
+    (value.type === 'aiagent' || value.type === 'aidecision') && result.success === true
+      ? (result.result as { output?: unknown } | null)?.output
+      : result.result;
+  return { ok: result.success === true, jobId, content: cappedResult(JSON.stringify(answer ?? null)) };
+}
+
+/**
+ * A loop, a branch or an identity as a flow of that one module: its iterator fixed to what the
+ * model or the flow gave, the call's arguments the flow's input (`flow_input.<name>`).
+ */
+function oneModuleFlow(tool: AgentTool, value: ModuleValue, args: Record<string, unknown>) {
+  const { tool_type: _toolType, ...module } = value as ModuleValue & { tool_type?: string };
+  const iterator = 'iterator' in args ? { iterator: { type: 'static', value: args.iterator } } : {};
+  return { modules: [{ id: tool.id, value: { ...module, ...iterator } }] };
+}
+
+/**
+ * A nested agent or a decision as a flow of that one step, run as its own job (so it has a job,
+ * actions and a result like any step): its inputs fixed to what the model and the flow gave (a
+ * decision's `state` is the model's, typically). As 000 says, a nested agent is never offered the
+ * question tool or a tool that requires approval: it has no one to ask.
+ */
+function stepFlow(tool: AgentTool, value: ModuleValue, args: Record<string, unknown>) {
+  const { tool_type: _toolType, ...module } = value as ModuleValue & { tool_type?: string };
+  const inputs = Object.fromEntries(
+    Object.entries(args).map(([name, arg]) => [name, { type: 'static', value: arg }]),
+  );
+  if (value.type === 'aidecision')
+    return { modules: [{ id: tool.id, value: { ...module, input_transforms: inputs } }] };
+  const tools = (value.tools ?? []).filter(
+    (inner) =>
+      inner.requires_approval !== true &&
+      (inner.value as { tool_type?: string; requires_approval?: unknown }).tool_type !== 'question' &&
+      (inner.value as { requires_approval?: unknown }).requires_approval !== true,
+  );
+  return { modules: [{ id: tool.id, value: { ...module, tools, input_transforms: inputs } }] };
+}
+
+/** Polls the job's result: every 50 ms at first, backing off to 1 s. Undefined on timeout. */
+async function waitForResult(
+  jobs: OrchestratorJobsClient,
+  request: { actor: { token: string }; workspace: string; id: string },
+  timeoutMs: number,
+  signal: AbortSignal,
+): Promise<JobResultReply | undefined> {
+  const deadline = Date.now() + timeoutMs;
+  let pause = 50;
+  for (;;) {
+    const reply = await jobs.getResult(request);
+    if (reply.completed) return reply;
+    if (Date.now() + pause > deadline || signal.aborted) return undefined;
+    await new Promise((resolve) => setTimeout(resolve, pause));
+    pause = Math.min(pause * 2, 1_000);
+  }
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof MeshError || error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,1538 @@
+import { randomBytes } from 'node:crypto';
+import {
+  createOrchestratorJobsClient,
+  createMemoryClient,
+  createRegistryDraftsClient,
+  createRegistryIdentityClient,
+  createRegistryItemsClient,
+  isTerminalJobStatus,
+  type Job,
+  type OrchestratorJobsClient,
+} from '@flowmesh/contracts';
+import { connectMesh, MeshClient, type MeshConnection } from '@flowmesh/messaging';
+import {
+  startFakeOpenAI,
+  startFakeSystemOne,
+  startMesh,
+  runFlowmesh,
+  startOwnProcess,
+  waitFor,
+  type FakeOpenAI,
+  type FakeSystemOne,
+  type OwnProcess,
+  type TestMesh,
+} from '@flowmesh/testing';
+import { createParser } from 'eventsource-parser';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startMcpTestServer, type McpTestServer } from './support/mcp-test-server.js';
+
+const OPENAI_KEY = `sk-agent-${randomBytes(12).toString('hex')}`;
+const PROVIDER = { kind: 'openai', resource: '$res:f/ai/openai', model: 'gpt-4o-mini' };
+const LEASE_MS = 1_500;
+
+/** A TypeScript tool the model fills `a` and `b` of. */
+const addTool = {
+  id: 'adder',
+  summary: 'add',
+  description: 'Adds two numbers',
+  value: {
+    tool_type: 'flowmodule',
+    type: 'rawscript',
+    language: 'bun',
+    content: 'export function main(a: number, b: number) { return a + b; }',
+    input_transforms: { a: { type: 'ai' }, b: { type: 'ai' } },
+  },
+};
+
+const agentStep = (inputs: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
+  id: 'agent',
+  value: {
+    type: 'aiagent',
+    input_transforms: { provider: { type: 'static', value: PROVIDER }, ...inputs },
+    ...extra,
+  },
+});
+const fixed = (value: unknown) => ({ type: 'static', value });
+
+/** A TypeScript tool computing `n * factor + offset`, its inputs as the test binds them. */
+const scaleTool = (inputs: Record<string, unknown>) => ({
+  id: 'scaler',
+  summary: 'scale',
+  value: {
+    tool_type: 'flowmodule',
+    type: 'rawscript',
+    language: 'bun',
+    content:
+      'export function main(n: number, factor: number, offset: number) { return n * factor + offset; }',
+    input_transforms: inputs,
+  },
+});
+
+/** A first step that takes `ms`: the run stream is live, so a test connects while it runs. */
+const pauseStep = (ms: number) => ({
+  id: 'pause',
+  value: {
+    type: 'rawscript',
+    language: 'bun',
+    content: `export async function main() { await new Promise((r) => setTimeout(r, ${ms})); return 1; }`,
+    input_transforms: {},
+  },
+});
+
+/** A chat request as the OpenAI-shaped fake got it. */
+interface SentChat {
+  model: string;
+  messages: unknown[];
+  tools?: { function: { name: string; parameters: unknown } }[];
+}
+
+// The whole path of an AI step: the orchestrator hands it to agent-runtime, which calls the model
+// through the llm-gateway (an OpenAI-shaped fake behind it), runs the tools the model asks for as
+// orchestrator jobs, keeps memory in memory-service and completes the step. Each process is its
+// own OS process on the real NATS and Postgres; agent-runtime is started apart, to be killed.
+describe('agent-runtime: aiagent steps end to end', () => {
+  let mesh: TestMesh;
+  let runtime: OwnProcess;
+  let conn: MeshConnection;
+  let jobs: OrchestratorJobsClient;
+  let fake: FakeOpenAI;
+  const actor = { token: `fm_agent_${randomBytes(24).toString('base64url')}` };
+  const inMain = { actor, workspace: 'main' };
+  const output: string[] = [];
+  const keep = (line: string) => {
+    output.push(line);
+    if (output.length > 200) output.shift();
+  };
+  const runtimeEnv = {
+    FLOWMESH_AGENT_LEASE_MS: String(LEASE_MS),
+    FLOWMESH_AGENT_MAX_RUNS: '1',
+    // The MCP test server listens on loopback; the metadata address stays refused.
+    FLOWMESH_OUTBOUND_ALLOW_CIDRS: '127.0.0.1/32',
+    LOG_LEVEL: 'info',
+  };
+
+  const ended = (id: string) =>
+    waitFor(
+      async () => {
+        const job = await jobs.get({ ...inMain, id });
+        return isTerminalJobStatus(job.status) ? job : undefined;
+      },
+      { timeoutMs: 60_000, intervalMs: 100, description: `flow ${id} to end` },
+    ).catch((error: unknown) => {
+      throw new Error(`${(error as Error).message}; agent-runtime said:\n${output.slice(-30).join('\n')}`);
+    });
+  const run = async (modules: unknown[], args: Record<string, unknown> = {}): Promise<Job> =>
+    ended((await jobs.runFlow({ ...inMain, value: { modules }, args })).job_id);
+
+  beforeAll(async () => {
+    fake = await startFakeOpenAI({ apiKey: OPENAI_KEY });
+    mesh = await startMesh({
+      processes: [
+        'resource-registry',
+        'flow-orchestrator',
+        'flow-orchestrator-worker',
+        'llm-gateway',
+        'memory-service',
+      ],
+      env: {
+        FLOWMESH_ADMIN_TOKEN: actor.token,
+        FLOWMESH_ADMIN_EMAIL: 'admin@example.test',
+        FLOWMESH_OUTBOUND_ALLOW_CIDRS: '127.0.0.1/32',
+        LOG_LEVEL: 'warn',
+      },
+    });
+    runtime = await startOwnProcess(mesh, 'agent-runtime', runtimeEnv, keep);
+    conn = await connectMesh({
+      url: mesh.env.NATS_URL,
+      name: 'agent-test',
+      prefix: mesh.env.FLOWMESH_SUBJECT_PREFIX,
+    });
+    const client = new MeshClient(conn);
+    jobs = createOrchestratorJobsClient(client);
+    const items = createRegistryItemsClient(client);
+    await createRegistryIdentityClient(client).createFolder({ ...inMain, name: 'ai' });
+    await items.createVariable({ ...inMain, path: 'f/ai/openai_key', value: OPENAI_KEY, is_secret: true });
+    await items.createResource({
+      ...inMain,
+      path: 'f/ai/openai',
+      resource_type: 'openai',
+      value: { base_url: `${fake.url}/v1`, api_key: '$var:f/ai/openai_key' },
+    });
+  }, 180_000);
+
+  afterAll(async () => {
+    await conn?.drain().catch(() => undefined);
+    await runtime?.stop();
+    await mesh?.stop();
+    await fake?.close();
+  }, 60_000);
+
+  beforeEach(() => {
+    fake.setDefaultReply(undefined);
+  });
+
+  /** The chat requests the fake got since `before`. */
+  const sentSince = (before: number) =>
+    fake
+      .chatRequests()
+      .slice(before)
+      .map((request) => request.body as SentChat);
+
+  it('runs the loop: the model calls a script tool, gets its result, answers; the actions are on the step', async () => {
+    const before = fake.chatRequests().length;
+    fake.reply(
+      { toolCalls: [{ id: 'call_add', name: 'add', arguments: '{"a":2,"b":3}' }] },
+      { text: 'The sum is 5.' },
+    );
+    const job = await run(
+      [
+        agentStep(
+          {
+            system_prompt: fixed('You add numbers with the add tool.'),
+            user_message: { type: 'javascript', expr: "'Add 2 and ' + flow_input.b" },
+          },
+          { tools: [addTool] },
+        ),
+      ],
+      { b: 3 },
+    );
+    expect(job.status).toBe('completed');
+    expect(job.result).toMatchObject({
+      output: 'The sum is 5.',
+      usage: { inputTokens: 20, outputTokens: 10 },
+    });
+
+    const [first, second] = fake
+      .chatRequests()
+      .slice(before)
+      .map((request) => request.body as { model: string; messages: unknown[]; tools: unknown });
+    expect(first.model).toBe('gpt-4o-mini');
+    expect(first.messages).toEqual([
+      { role: 'system', content: 'You add numbers with the add tool.' },
+      { role: 'user', content: 'Add 2 and 3' },
+    ]);
+    expect(first.tools).toEqual([
+      {
+        type: 'function',
+        function: {
+          name: 'add',
+          description: 'Adds two numbers',
+          parameters: {
+            type: 'object',
+            properties: { a: { description: 'a' }, b: { description: 'b' } },
+            required: ['a', 'b'],
+            additionalProperties: false,
+          },
+        },
+      },
+    ]);
+    // The tool ran as a job of the orchestrator; its result went back under the call's id.
+    expect(second.messages.at(-1)).toEqual({ role: 'tool', tool_call_id: 'call_add', content: '5' });
+
+    const module = job.flow_status!.modules[0];
+    expect(module.agent_actions).toEqual([
+      { type: 'tool_call', job_id: expect.any(String) as unknown, function_name: 'add', module_id: 'adder' },
+      { type: 'message', content: 'The sum is 5.' },
+    ]);
+    const toolJob = (module.agent_actions![0] as { job_id: string }).job_id;
+    expect(await jobs.getResult({ ...inMain, id: toolJob })).toMatchObject({
+      completed: true,
+      success: true,
+      result: 5,
+    });
+  });
+
+  it("binds tools to the flow: javascript inputs (the tool's own and the step's tool_inputs) read flow_input and results; one that fails only fails its tool's calls", async () => {
+    const before = fake.chatRequests().length;
+    const scaled = scaleTool({
+      n: { type: 'ai' },
+      factor: { type: 'javascript', expr: 'flow_input.factor' },
+      offset: fixed(0),
+    });
+    const broken = {
+      id: 'broken',
+      summary: 'broken',
+      value: {
+        ...scaled.value,
+        input_transforms: {
+          n: { type: 'ai' },
+          factor: { type: 'javascript', expr: 'flow_input.nothing.deeper' },
+          offset: fixed(0),
+        },
+      },
+    };
+    fake.reply(
+      {
+        toolCalls: [
+          { id: 'call_scale', name: 'scale', arguments: '{"n":4}' },
+          { id: 'call_broken', name: 'broken', arguments: '{"n":4}' },
+        ],
+      },
+      { text: 'Scaled.' },
+    );
+    const job = await run(
+      [
+        {
+          id: 'base',
+          value: {
+            type: 'rawscript',
+            language: 'bun',
+            content: 'export function main() { return 100; }',
+            input_transforms: {},
+          },
+        },
+        agentStep(
+          { user_message: fixed('Scale 4.') },
+          // The step binds the tool's offset to an earlier step's result.
+          {
+            tools: [scaled, broken],
+            tool_inputs: { scaler: { offset: { type: 'javascript', expr: 'results.base' } } },
+          },
+        ),
+      ],
+      { factor: 3 },
+    );
+    expect(job.status).toBe('completed');
+    const [first, second] = sentSince(before);
+    // The model fills only n: the flow fills the rest.
+    expect(first.tools![0].function.parameters).toMatchObject({
+      properties: { n: { description: 'n' } },
+      required: ['n'],
+    });
+    expect(second.messages.slice(-2)).toEqual([
+      { role: 'tool', tool_call_id: 'call_scale', content: '112' },
+      {
+        role: 'tool',
+        tool_call_id: 'call_broken',
+        content: expect.stringContaining('broken cannot run: factor:') as unknown,
+      },
+    ]);
+  });
+
+  it('streaming: the run streams its deltas and tool runs as server-sent events until it ends', async () => {
+    fake.reply(
+      { toolCalls: [{ id: 'call_add', name: 'add', arguments: '{"a":2,"b":3}' }], deltaSize: 4 },
+      { text: 'The sum is 5.', deltaSize: 3 },
+    );
+    // A first step that takes a moment: the stream is live, so the test connects before the agent starts.
+    const pause = pauseStep(1000);
+    const flowId = (
+      await jobs.runFlow({
+        ...inMain,
+        value: {
+          modules: [
+            pause,
+            agentStep({ user_message: fixed('Add 2 and 3.'), streaming: fixed(true) }, { tools: [addTool] }),
+          ],
+        },
+      })
+    ).job_id;
+    const response = await fetch(`${mesh.urls['flow-orchestrator']}/api/w/main/jobs_u/stream/${flowId}`, {
+      headers: { authorization: `Bearer ${actor.token}` },
+    });
+    expect(response.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
+    const events: { event?: string; data: Record<string, unknown> }[] = [];
+    const parser = createParser({
+      onEvent: (message) =>
+        events.push({ event: message.event, data: JSON.parse(message.data) as Record<string, unknown> }),
+    });
+    const decoder = new TextDecoder();
+    for await (const chunk of response.body!)
+      parser.feed(decoder.decode(chunk as Uint8Array, { stream: true }));
+
+    expect(events.at(-1)).toEqual({ event: 'end', data: { status: 'completed', success: true } });
+    const stepEvents = events
+      .slice(0, -1)
+      .map(
+        (message) =>
+          message.data as { seq: number; step_id: string; event: { type: string } & Record<string, unknown> },
+      );
+    expect(stepEvents.map((envelope) => envelope.seq)).toEqual(stepEvents.map((_, i) => i));
+    expect(new Set(stepEvents.map((envelope) => envelope.step_id))).toEqual(new Set(['agent']));
+    const of = (type: string) =>
+      stepEvents.map((envelope) => envelope.event).filter((event) => event.type === type);
+    expect(of('tool_call')).toEqual([{ type: 'tool_call', call_id: 'call_add', function_name: 'add' }]);
+    expect(
+      of('tool_call_arguments')
+        .map((event) => event.arguments)
+        .join(''),
+    ).toBe('{"a":2,"b":3}');
+    expect(of('tool_execution')).toEqual([
+      { type: 'tool_execution', call_id: 'call_add', function_name: 'add' },
+    ]);
+    expect(of('tool_result')).toEqual([
+      { type: 'tool_result', call_id: 'call_add', function_name: 'add', result: '5', success: true },
+    ]);
+    const deltas = of('token_delta').map((event) => event.content);
+    expect(deltas.length).toBeGreaterThan(1);
+    expect(deltas.join('')).toBe('The sum is 5.');
+    // Each SSE event is named for its type.
+    expect(
+      events.slice(0, -1).every((message) => message.event === (message.data.event as { type: string }).type),
+    ).toBe(true);
+  });
+
+  it('flowmesh jobs stream follows a run: the text as it comes on stdout, the tool calls on stderr', async () => {
+    fake.reply(
+      { toolCalls: [{ id: 'call_add', name: 'add', arguments: '{"a":2,"b":3}' }] },
+      { text: 'The sum is 5.', deltaSize: 3 },
+    );
+    // The stream is live: the CLI connects while a first step takes its time.
+    const pause = pauseStep(3000);
+    const { job_id: flowId } = await jobs.runFlow({
+      ...inMain,
+      value: {
+        modules: [
+          pause,
+          agentStep({ user_message: fixed('Add 2 and 3.'), streaming: fixed(true) }, { tools: [addTool] }),
+        ],
+      },
+    });
+    const followed = await runFlowmesh(['jobs', 'stream', flowId], {
+      env: { FLOWMESH_URL: mesh.urls['flow-orchestrator'], FLOWMESH_TOKEN: actor.token },
+      timeoutMs: 60_000,
+    });
+    expect(followed.code).toBe(0);
+    expect(followed.stdout).toBe('The sum is 5.\n');
+    expect(followed.stderr).toBe('\n→ add\n✓ add\n');
+  });
+
+  it("a step linked to an ai_agent runs the agent's brain and tools; its tools' javascript inputs read the host flow", async () => {
+    const items = createRegistryItemsClient(new MeshClient(conn));
+    const scaled = scaleTool({
+      n: { type: 'ai' },
+      factor: { type: 'javascript', expr: 'flow_input.factor' },
+      offset: fixed(0),
+    });
+    await items.createResource({
+      ...inMain,
+      path: 'f/ai/scaler_agent',
+      resource_type: 'ai_agent',
+      value: { provider: PROVIDER, system_prompt: 'You scale numbers.', tools: [scaled] },
+    });
+    const before = fake.chatRequests().length;
+    fake.reply({ toolCalls: [{ id: 'call_s', name: 'scale', arguments: '{"n":4}' }] }, { text: 'It is 28.' });
+    const job = await run(
+      [
+        {
+          id: 'agent',
+          value: {
+            type: 'aiagent',
+            agent: 'f/ai/scaler_agent',
+            input_transforms: { user_message: fixed('Scale 4.') },
+          },
+        },
+      ],
+      { factor: 7 },
+    );
+    expect(job.status).toBe('completed');
+    const [first, second] = sentSince(before);
+    expect(first.messages[0]).toEqual({ role: 'system', content: 'You scale numbers.' });
+    expect(second.messages.at(-1)).toEqual({ role: 'tool', tool_call_id: 'call_s', content: '28' });
+  });
+
+  it('a loop module is a tool too: the model gives its iterator, the loop runs as its own job, its results come back', async () => {
+    const batch = {
+      id: 'batch',
+      summary: 'double_all',
+      description: 'Doubles every number',
+      value: {
+        tool_type: 'flowmodule',
+        type: 'forloopflow',
+        iterator: { type: 'ai' },
+        skip_failures: false,
+        modules: [
+          {
+            id: 'double',
+            value: {
+              type: 'rawscript',
+              language: 'bun',
+              content: 'export function main(n: number) { return n * 2; }',
+              input_transforms: { n: { type: 'javascript', expr: 'flow_input.iter.value' } },
+            },
+          },
+        ],
+      },
+    };
+    const before = fake.chatRequests().length;
+    fake.reply(
+      { toolCalls: [{ id: 'call_b', name: 'double_all', arguments: '{"iterator":[1,2,3]}' }] },
+      { text: 'Doubled.' },
+    );
+    const job = await run([agentStep({ user_message: fixed('Double 1, 2 and 3.') }, { tools: [batch] })]);
+    expect(job.status).toBe('completed');
+    const [first, second] = sentSince(before);
+    expect(first.tools![0].function.parameters).toMatchObject({ required: ['iterator'] });
+    expect(second.messages.at(-1)).toEqual({ role: 'tool', tool_call_id: 'call_b', content: '[2,4,6]' });
+  });
+
+  it("a preview of agent drafts runs the caller's draft of a linked agent, read when the step starts; without it, the deployed agent", async () => {
+    const client = new MeshClient(conn);
+    const items = createRegistryItemsClient(client);
+    const brainOf = (prompt: string) => ({ provider: PROVIDER, system_prompt: prompt });
+    await items.createResource({
+      ...inMain,
+      path: 'f/ai/drafted_agent',
+      resource_type: 'ai_agent',
+      value: brainOf('You are the deployed agent.'),
+    });
+    await createRegistryDraftsClient(client).save({
+      ...inMain,
+      item_kind: 'resource',
+      path: 'f/ai/drafted_agent',
+      value: { resource_type: 'ai_agent', value: brainOf('You are the drafted agent.') },
+    });
+    const linkedStep = {
+      id: 'agent',
+      value: {
+        type: 'aiagent',
+        agent: 'f/ai/drafted_agent',
+        input_transforms: { user_message: fixed('Who are you?') },
+      },
+    };
+    const systemOf = async (agentDrafts: boolean) => {
+      const before = fake.chatRequests().length;
+      fake.reply({ text: 'Me.' });
+      const { job_id: id } = await jobs.runFlow({
+        ...inMain,
+        value: { modules: [linkedStep] },
+        ...(agentDrafts ? { agent_drafts: true } : {}),
+      });
+      const job = await ended(id);
+      expect(job.status).toBe('completed');
+      // The job carries the link, never the agent's configuration.
+      expect(JSON.stringify(job.raw_flow)).not.toContain('drafted agent');
+      return sentSince(before)[0].messages[0];
+    };
+    expect(await systemOf(true)).toEqual({ role: 'system', content: 'You are the drafted agent.' });
+    expect(await systemOf(false)).toEqual({ role: 'system', content: 'You are the deployed agent.' });
+    // Only a preview runs drafts.
+    await expect(jobs.runFlow({ ...inMain, path: 'f/ai/chat', agent_drafts: true })).rejects.toMatchObject({
+      code: 'VALIDATION_FAILED',
+      message: expect.stringContaining(
+        'agent_drafts: only a preview (a flow value) runs agent drafts',
+      ) as unknown,
+    });
+  });
+
+  it('a nested agent tool runs as its own job: the model fills its message, its answer is the result; it is offered no question tool', async () => {
+    const before = fake.chatRequests().length;
+    const writer = {
+      id: 'writer',
+      summary: 'writer',
+      description: 'Writes crisp summaries',
+      value: {
+        tool_type: 'flowmodule',
+        type: 'aiagent',
+        input_transforms: {
+          provider: fixed(PROVIDER),
+          user_message: { type: 'ai' },
+          system_prompt: fixed('You write crisp summaries.'),
+        },
+        tools: [addTool, { id: 'ask', value: { tool_type: 'question' } }],
+      },
+    };
+    fake.reply(
+      {
+        toolCalls: [{ id: 'call_w', name: 'writer', arguments: '{"user_message":"Summarize: sales rose."}' }],
+      },
+      { text: 'Sales rose.' },
+      { text: 'Summary: Sales rose.' },
+    );
+    const job = await run([agentStep({ user_message: fixed('Plan the report.') }, { tools: [writer] })]);
+    expect(job.status).toBe('completed');
+    expect(job.result).toMatchObject({ output: 'Summary: Sales rose.' });
+    const [parent, nested, parentAgain] = sentSince(before);
+    expect(parent.tools![0].function).toMatchObject({
+      name: 'writer',
+      parameters: {
+        properties: { user_message: { description: 'user_message' } },
+        required: ['user_message'],
+      },
+    });
+    expect(nested.messages).toEqual([
+      { role: 'system', content: 'You write crisp summaries.' },
+      { role: 'user', content: 'Summarize: sales rose.' },
+    ]);
+    expect(nested.tools!.map((tool) => tool.function.name)).toEqual(['add']);
+    expect(parentAgain.messages.at(-1)).toEqual({
+      role: 'tool',
+      tool_call_id: 'call_w',
+      content: '"Sales rose."',
+    });
+    // Its own job, with its own step and result.
+    const action = job.flow_status!.modules[0].agent_actions![0] as {
+      type: string;
+      job_id: string;
+      module_id: string;
+    };
+    expect(action).toMatchObject({ type: 'tool_call', function_name: 'writer', module_id: 'writer' });
+    expect((await jobs.get({ ...inMain, id: action.job_id })).result).toMatchObject({
+      output: 'Sales rose.',
+    });
+  });
+
+  it('answers in the shape of output_schema: the provider is asked for it natively, the output is the object', async () => {
+    const before = fake.chatRequests().length;
+    fake.reply({ text: '{"name":"Ada","age":36}' });
+    const schema = {
+      type: 'object',
+      properties: { name: { type: 'string' }, age: { type: 'integer' } },
+      required: ['name'],
+    };
+    const job = await run([agentStep({ user_message: fixed('Who?'), output_schema: fixed(schema) })]);
+    expect([job.status, (job.result as { output: unknown }).output]).toEqual([
+      'completed',
+      { name: 'Ada', age: 36 },
+    ]);
+    const sent = fake.chatRequests()[before].body as { response_format: unknown };
+    expect(sent.response_format).toEqual({
+      type: 'json_schema',
+      json_schema: { name: 'output', schema, strict: true },
+    });
+  });
+
+  it('fails the step naming the input when the step cannot run: no provider, a tool it cannot run', async () => {
+    const before = fake.chatRequests().length;
+    // The orchestrator checks a static provider is there; one from an expression can still be missing.
+    const missing = await run([
+      agentStep({ provider: { type: 'javascript', expr: 'flow_input.provider' }, user_message: fixed('hi') }),
+    ]);
+    expect(missing.status).toBe('failed');
+    expect(missing.result).toMatchObject({
+      error: { name: 'AgentInputError', message: 'input_transforms.provider: is required', step_id: 'agent' },
+    });
+    const websearch = await run([
+      agentStep({ user_message: fixed('hi') }, { tools: [{ id: 'web', value: { tool_type: 'websearch' } }] }),
+    ]);
+    expect((websearch.result as { error: { message: string } }).error.message).toBe(
+      'tools[0] (web): websearch tools are not supported by this agent-runtime yet (rawscript, script and flow modules, MCP servers and the question tool are)',
+    );
+    // The question tool is built in, under one name: a second one would collide.
+    const twoQuestions = await run([
+      agentStep(
+        { user_message: fixed('hi') },
+        { tools: [1, 2].map((n) => ({ id: `ask${n}`, value: { tool_type: 'question' } })) },
+      ),
+    ]);
+    expect((twoQuestions.result as { error: { message: string } }).error.message).toMatch(
+      /^tools \(ask1, ask2\): both give the model a tool named ask_question/,
+    );
+    expect(fake.chatRequests().length).toBe(before);
+  });
+
+  it('a model error fails the step with its class; max_iterations bounds a model that never stops calling tools', async () => {
+    fake.reply({ error: { status: 400, message: 'This model does not exist', code: 'model_not_found' } });
+    const refused = await run([agentStep({ user_message: fixed('hi') })]);
+    expect(refused.status).toBe('failed');
+    expect((refused.result as { error: { name: string } }).error.name).toBe('AgentModelError');
+
+    fake.setDefaultReply({ toolCalls: [{ name: 'add', arguments: '{"a":1,"b":1}' }] });
+    const looping = await run([
+      agentStep({ user_message: fixed('loop'), max_iterations: fixed(2) }, { tools: [addTool] }),
+    ]);
+    expect(looping.status).toBe('failed');
+    expect(looping.result).toMatchObject({
+      error: {
+        name: 'MaxIterationsReached',
+        message: 'the agent made 2 model calls (max_iterations) without a final answer',
+      },
+    });
+    expect(looping.flow_status!.modules[0].agent_actions).toHaveLength(2);
+  });
+
+  it('window memory: a second run of a saved flow replays the first exchange for the same memory_id, not another', async () => {
+    const items = createRegistryItemsClient(new MeshClient(conn));
+    const memoryStep = agentStep({
+      user_message: { type: 'javascript', expr: 'flow_input.say' },
+      memory: { type: 'static', value: { kind: 'window', context_length: 10 } },
+      memory_id: { type: 'javascript', expr: 'flow_input.customer' },
+    });
+    await items.createFlow({
+      ...inMain,
+      path: 'f/ai/support',
+      summary: 'support',
+      value: { modules: [memoryStep] },
+    });
+    const runSaved = async (customer: string, say: string) =>
+      ended((await jobs.runFlow({ ...inMain, path: 'f/ai/support', args: { customer, say } })).job_id);
+
+    const before = fake.chatRequests().length;
+    fake.reply({ text: 'Hello Ada.' }, { text: 'You are Ada.' }, { text: 'I do not know.' });
+    expect((await runSaved('c-1', 'I am Ada')).status).toBe('completed');
+    expect((await runSaved('c-1', 'Who am I?')).result).toMatchObject({ output: 'You are Ada.' });
+    expect((await runSaved('c-2', 'Who am I?')).result).toMatchObject({ output: 'I do not know.' });
+    const sent = fake
+      .chatRequests()
+      .slice(before)
+      .map((request) => (request.body as { messages: unknown }).messages);
+    expect(sent[1]).toEqual([
+      { role: 'user', content: 'I am Ada' },
+      { role: 'assistant', content: 'Hello Ada.' },
+      { role: 'user', content: 'Who am I?' },
+    ]);
+    expect(sent[2]).toEqual([{ role: 'user', content: 'Who am I?' }]);
+  });
+
+  it("the run's memory id: runs started with one share a memory; a step memory_id overrides it, and one evaluating to nothing runs stateless, said in the job log", async () => {
+    const items = createRegistryItemsClient(new MeshClient(conn));
+    const chatStep = (inputs: Record<string, unknown> = {}) =>
+      agentStep({
+        user_message: { type: 'javascript', expr: 'flow_input.say' },
+        memory: { type: 'static', value: { kind: 'window', context_length: 10 } },
+        ...inputs,
+      });
+    await items.createFlow({
+      ...inMain,
+      path: 'f/ai/chat',
+      summary: 'chat',
+      value: { modules: [chatStep()] },
+    });
+    await items.createFlow({
+      ...inMain,
+      path: 'f/ai/chat_own_memory',
+      summary: 'chat with a step memory id',
+      value: { modules: [chatStep({ memory_id: { type: 'javascript', expr: 'flow_input.customer' } })] },
+    });
+    const stepJob = (flow: Job) => flow.flow_status!.modules[0].job!;
+    const lastSent = () => (fake.chatRequests().at(-1)!.body as { messages: unknown }).messages;
+
+    // Started over HTTP with ?memory_id=, as a chat front end would; kept on the run's flow status.
+    const conversation = `conv-${randomBytes(4).toString('hex')}`;
+    const runOverHttp = async (say: string) => {
+      const response = await fetch(
+        `${mesh.urls['flow-orchestrator']}/api/w/main/jobs/run/f/f/ai/chat?memory_id=${conversation}`,
+        {
+          method: 'POST',
+          headers: { authorization: `Bearer ${actor.token}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ say }),
+        },
+      );
+      expect(response.status).toBe(201);
+      return ended(await response.text());
+    };
+    fake.reply({ text: 'Hello Ada.' }, { text: 'You are Ada.' });
+    const first = await runOverHttp('I am Ada');
+    expect(first.flow_status!.memory_id).toBe(conversation);
+    expect((await runOverHttp('Who am I?')).result).toMatchObject({ output: 'You are Ada.' });
+    expect(lastSent()).toEqual([
+      { role: 'user', content: 'I am Ada' },
+      { role: 'assistant', content: 'Hello Ada.' },
+      { role: 'user', content: 'Who am I?' },
+    ]);
+
+    // The step's own memory id wins over the run's: a new memory, though the run names the old one.
+    const runOwn = async (args: Record<string, unknown>) =>
+      ended(
+        (await jobs.runFlow({ ...inMain, path: 'f/ai/chat_own_memory', memory_id: conversation, args }))
+          .job_id,
+      );
+    fake.reply({ text: 'I do not know.' });
+    await runOwn({ say: 'Who am I?', customer: 'c-9' });
+    expect(lastSent()).toEqual([{ role: 'user', content: 'Who am I?' }]);
+
+    // An expression evaluating to nothing runs stateless rather than falling back to the run's id.
+    fake.reply({ text: 'Still do not know.' });
+    const stateless = await runOwn({ say: 'Who am I?' });
+    expect(lastSent()).toEqual([{ role: 'user', content: 'Who am I?' }]);
+    const log = await jobs.logs({ ...inMain, id: stepJob(stateless) });
+    expect(log.logs).toContain(
+      "memory is window and the step's memory_id evaluated to nothing: the agent runs stateless",
+    );
+
+    // A run started with no memory id runs stateless, and its job log says so.
+    fake.reply({ text: 'Who are you?' });
+    const plainRun = await ended(
+      (await jobs.runFlow({ ...inMain, path: 'f/ai/chat', args: { say: 'Who am I?' } })).job_id,
+    );
+    expect(lastSent()).toEqual([{ role: 'user', content: 'Who am I?' }]);
+    expect((await jobs.logs({ ...inMain, id: stepJob(plainRun) })).logs).toContain(
+      'neither the step nor the run names a memory id: the agent runs stateless',
+    );
+  });
+
+  it("a chat flow keeps a transcript under the run's memory id: the user's turn, then each step's tool results and answers unless it omits them", async () => {
+    const items = createRegistryItemsClient(new MeshClient(conn));
+    await items.createFlow({
+      ...inMain,
+      path: 'f/ai/chat_desk',
+      summary: 'chat desk',
+      value: {
+        chat_input_enabled: true,
+        modules: [
+          agentStep(
+            { user_message: { type: 'javascript', expr: 'flow_input.user_message' } },
+            { tools: [addTool] },
+          ),
+          {
+            ...agentStep(
+              { user_message: fixed('Grade the answer.') },
+              { omit_output_from_conversation: true },
+            ),
+            id: 'grader',
+          },
+        ],
+      },
+    });
+    fake.reply(
+      { toolCalls: [{ id: 'call_add', name: 'add', arguments: '{"a":2,"b":3}' }] },
+      { text: 'It is 5.' },
+      { text: 'Good answer.' },
+    );
+    const conversation = `chat-${randomBytes(4).toString('hex')}`;
+    const job = await ended(
+      (
+        await jobs.runFlow({
+          ...inMain,
+          path: 'f/ai/chat_desk',
+          memory_id: conversation,
+          args: { user_message: 'Add 2 and 3' },
+        })
+      ).job_id,
+    );
+    expect(job.status).toBe('completed');
+    const memory = createMemoryClient(new MeshClient(conn));
+    const { memoryId } = await memory.resolveKey({
+      workspace: 'main',
+      flowPath: 'f/ai/chat_desk',
+      memoryKey: conversation,
+    });
+    const { messages } = await memory.listConversationMessages({ ...inMain, conversationId: memoryId });
+    expect(messages.map((message) => [message.seq, message.role, message.content, message.stepId])).toEqual([
+      [1, 'user', 'Add 2 and 3', null],
+      [2, 'tool', '5', 'agent'],
+      [3, 'assistant', 'It is 5.', 'agent'],
+    ]);
+  });
+
+  describe('aidecision steps', () => {
+    const DECISION_KEY = `ts-${randomBytes(12).toString('hex')}`;
+    let decisions: FakeSystemOne;
+    const questions = {
+      intent: {
+        type: 'choice',
+        instructions: 'What does the customer want?',
+        criteria: { refund: 'Money back', bug: 'Something is broken' },
+      },
+      urgent: { type: 'noul', instructions: 'Is it urgent?' },
+    };
+    /** The model's answers to `questions`: the intent it picks (with 0.9 of the mass) and how urgent. */
+    const triageAnswers = (choice: 'bug' | 'refund', urgent: number) => ({
+      intent: {
+        type: 'choice',
+        choice,
+        probabilities: choice === 'bug' ? { refund: 0.1, bug: 0.9 } : { refund: 0.9, bug: 0.1 },
+        confidence: 0.8,
+      },
+      urgent: { type: 'noul', noul: urgent },
+    });
+    const decideStep = (provider: Record<string, unknown>, asked: unknown = questions) => ({
+      id: 'triage',
+      value: {
+        type: 'aidecision',
+        input_transforms: {
+          provider: fixed(provider),
+          state: { type: 'javascript', expr: 'flow_input.message' },
+          questions: fixed(asked),
+        },
+      },
+    });
+    // A later step routes on the answer, as the spec suggests.
+    const route = {
+      id: 'route',
+      value: {
+        type: 'branchone',
+        branches: [
+          {
+            expr: "results.triage.output.intent.choice === 'bug'",
+            modules: [
+              {
+                id: 'engineering',
+                value: {
+                  type: 'rawscript',
+                  language: 'bun',
+                  content: "export function main() { return 'to engineering'; }",
+                  input_transforms: {},
+                },
+              },
+            ],
+          },
+        ],
+        default: [
+          {
+            id: 'billing',
+            value: {
+              type: 'rawscript',
+              language: 'bun',
+              content: "export function main() { return 'to billing'; }",
+              input_transforms: {},
+            },
+          },
+        ],
+      },
+    };
+
+    beforeAll(async () => {
+      decisions = await startFakeSystemOne({ apiKey: DECISION_KEY });
+      const items = createRegistryItemsClient(new MeshClient(conn));
+      await items.createResource({
+        ...inMain,
+        path: 'f/ai/typesafe',
+        resource_type: 'typesafe',
+        value: { api_key: DECISION_KEY, base_url: decisions.url },
+      });
+      await items.createResource({
+        ...inMain,
+        path: 'f/ai/cloudflare',
+        resource_type: 'cloudflare',
+        value: { api_key: DECISION_KEY, base_url: `${decisions.url}/client/v4/accounts/acct-1/ai/v1` },
+      });
+    });
+    afterAll(async () => {
+      await decisions?.close();
+    });
+
+    it('asks a decision model typed questions about the state; the answers are the output a later step routes on', async () => {
+      decisions.answer(triageAnswers('bug', 0.2));
+      const job = await run(
+        [decideStep({ kind: 'typesafe', resource: '$res:f/ai/typesafe', model: 'jev-latest' }), route],
+        {
+          message: 'The export button crashes the app.',
+        },
+      );
+      expect([job.status, job.result]).toEqual(['completed', 'to engineering']);
+      const request = decisions.requests.at(-1)!;
+      expect([request.path, request.headers.authorization]).toEqual([
+        '/v1/systemone',
+        `Bearer ${DECISION_KEY}`,
+      ]);
+      expect(request.body).toEqual({
+        model: 'jev-latest',
+        state: 'The export button crashes the app.',
+        questions,
+      });
+      const step = await jobs.get({ ...inMain, id: job.flow_status!.modules[0].job! });
+      expect(step.result).toEqual({
+        output: triageAnswers('bug', 0.2),
+        model: 'jev-1.13.0',
+        usage: { inputTokens: expect.any(Number) as unknown, outputTokens: 0 },
+      });
+    });
+
+    it("Cloudflare's Clef answers through Workers AI's run route, its envelope unwrapped", async () => {
+      decisions.answer(triageAnswers('refund', 0.1));
+      const job = await run(
+        [decideStep({ kind: 'cloudflare', resource: '$res:f/ai/cloudflare', model: 'clef-flash' }), route],
+        {
+          message: 'I want my money back.',
+        },
+      );
+      expect(job.result).toBe('to billing');
+      expect(decisions.requests.at(-1)!.path).toBe(
+        '/client/v4/accounts/acct-1/ai/run/@cf/cloudflare/clef-flash',
+      );
+      const step = await jobs.get({ ...inMain, id: job.flow_status!.modules[0].job! });
+      expect(step.result).toMatchObject({
+        model: '@cf/cloudflare/clef-flash',
+        output: { intent: { choice: 'refund' } },
+      });
+    });
+
+    it('a decision module is a tool too: the model gives the state, the answers come back', async () => {
+      decisions.answer(triageAnswers('refund', 0.3));
+      const triageTool = {
+        id: 'triage_tool',
+        summary: 'triage',
+        description: 'Classifies a customer message',
+        value: {
+          tool_type: 'flowmodule',
+          type: 'aidecision',
+          input_transforms: {
+            provider: fixed({ kind: 'typesafe', resource: '$res:f/ai/typesafe', model: 'jev-latest' }),
+            state: { type: 'ai' },
+            questions: fixed(questions),
+          },
+        },
+      };
+      const before = fake.chatRequests().length;
+      fake.reply(
+        { toolCalls: [{ id: 'call_t', name: 'triage', arguments: '{"state":"Please refund order 7."}' }] },
+        { text: 'A refund.' },
+      );
+      const job = await run([
+        agentStep({ user_message: fixed('What does this customer want?') }, { tools: [triageTool] }),
+      ]);
+      expect(job.status).toBe('completed');
+      expect(decisions.requests.at(-1)!.body).toMatchObject({ state: 'Please refund order 7.' });
+      const [, second] = sentSince(before);
+      const result = (second.messages.at(-1) as { content: string }).content;
+      expect(JSON.parse(result)).toEqual(triageAnswers('refund', 0.3));
+    });
+
+    it('names what is wrong: a question that is not one, a provider without decision models', async () => {
+      // Questions from an expression are checked when the step runs (static ones when the flow is submitted).
+      const badScore = await run(
+        [
+          {
+            ...decideStep({ kind: 'typesafe', resource: '$res:f/ai/typesafe', model: 'jev-latest' }),
+            value: {
+              type: 'aidecision',
+              input_transforms: {
+                provider: fixed({ kind: 'typesafe', resource: '$res:f/ai/typesafe', model: 'jev-latest' }),
+                state: fixed('x'),
+                questions: { type: 'javascript', expr: 'flow_input.questions' },
+              },
+            },
+          },
+        ],
+        { questions: { level: { type: 'score', instructions: 'How bad?', criteria: ['only one'] } } },
+      );
+      expect(badScore.status).toBe('failed');
+      expect((badScore.result as { error: { name: string; message: string } }).error).toMatchObject({
+        name: 'AgentInputError',
+        message: expect.stringMatching(/^input_transforms\.questions\.level\.criteria: /) as unknown,
+      });
+      const chatOnly = await run(
+        [decideStep({ kind: 'openai', resource: '$res:f/ai/openai', model: 'gpt-4o-mini' })],
+        { message: 'x' },
+      );
+      expect((chatOnly.result as { error: { name: string; message: string } }).error).toMatchObject({
+        name: 'AgentInputError',
+        message: 'provider openai offers no decision models through the gateway',
+      });
+      // The provider's own refusal is the step's AiDecisionError, with the gateway's error class.
+      const items = createRegistryItemsClient(new MeshClient(conn));
+      await items.createResource({
+        ...inMain,
+        path: 'f/ai/typesafe_wrong_key',
+        resource_type: 'typesafe',
+        value: { api_key: 'ts-wrong', base_url: decisions.url },
+      });
+      const refused = await run(
+        [decideStep({ kind: 'typesafe', resource: '$res:f/ai/typesafe_wrong_key', model: 'jev-latest' })],
+        { message: 'x' },
+      );
+      expect((refused.result as { error: unknown }).error).toMatchObject({
+        name: 'AiDecisionError',
+        class: 'auth_failed',
+      });
+    });
+  });
+
+  describe('approvals and questions', () => {
+    const http = (path: string, init: { method?: string; body?: unknown } = {}) =>
+      fetch(`${mesh.urls['flow-orchestrator']}/api/w/main/${path}`, {
+        method: init.method ?? 'GET',
+        headers: { authorization: `Bearer ${actor.token}`, 'content-type': 'application/json' },
+        ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
+      });
+    /** Answers the parked step as the admin, as the run page would. */
+    const answer = (stepJob: string, approve: boolean, payload: unknown) =>
+      http(`jobs/flow/resume/${stepJob}?approve=${approve}`, { method: 'POST', body: payload });
+    const start = async (tools: unknown[], say = 'Go.') =>
+      (
+        await jobs.runFlow({
+          ...inMain,
+          value: { modules: [agentStep({ user_message: fixed(say) }, { tools })] },
+        })
+      ).job_id;
+    /** The flow's agent step once it is parked: its job suspended, its actions so far. */
+    const parked = (flowId: string) =>
+      waitFor(
+        async () => {
+          const stepJob = (await jobs.get({ ...inMain, id: flowId })).flow_status?.modules[0]?.job;
+          if (!stepJob) return undefined;
+          const step = await jobs.get({ ...inMain, id: stepJob });
+          return step.status === 'suspended' ? step : undefined;
+        },
+        { timeoutMs: 30_000, intervalMs: 100, description: 'the agent step to park' },
+      );
+    const gatedAdd = { ...addTool, requires_approval: true };
+    const multiply = {
+      id: 'multiplier',
+      summary: 'multiply',
+      value: { ...addTool.value, content: 'export function main(a: number, b: number) { return a * b; }' },
+    };
+    const lastToolResults = (count: number) =>
+      (fake.chatRequests().at(-1)!.body as { messages: unknown[] }).messages.slice(-count);
+
+    it('a call of a tool that requires approval parks the step; the others run; approved, it runs and the agent goes on', async () => {
+      const before = fake.chatRequests().length;
+      fake.reply(
+        {
+          toolCalls: [
+            { id: 'call_add', name: 'add', arguments: '{"a":2,"b":3}' },
+            { id: 'call_mul', name: 'multiply', arguments: '{"a":2,"b":3}' },
+          ],
+        },
+        { text: 'Both done.' },
+      );
+      const flowId = await start([gatedAdd, multiply]);
+      const step = await parked(flowId);
+      expect(fake.chatRequests().length - before).toBe(1);
+      // The request is on the step, live; the call that needs no approval has already run.
+      expect(step.agent_actions).toEqual([
+        {
+          type: 'tool_call',
+          job_id: expect.any(String) as unknown,
+          function_name: 'multiply',
+          module_id: 'multiplier',
+        },
+        {
+          type: 'approval_request',
+          call_id: 'call_add',
+          calls: [{ call_id: 'call_add', function_name: 'add', arguments: { a: 2, b: 3 } }],
+          timeout_s: 1800,
+        },
+      ]);
+      // Over the Windmill-shaped API too, with the step's job suspended.
+      const windmill = (await (await http(`jobs_u/get/${step.id}`)).json()) as Record<string, unknown>;
+      expect(windmill).toMatchObject({ suspend: 1, agent_actions: expect.any(Array) as unknown });
+
+      const answered = await answer(step.id, true, { call_id: 'call_add' });
+      expect([answered.status, await answered.json()]).toEqual([200, { outcome: 'resumed' }]);
+      const job = await ended(flowId);
+      expect(job.status).toBe('completed');
+      expect(job.result).toMatchObject({ output: 'Both done.' });
+      expect(lastToolResults(2)).toEqual([
+        { role: 'tool', tool_call_id: 'call_add', content: '5' },
+        { role: 'tool', tool_call_id: 'call_mul', content: '6' },
+      ]);
+      expect(job.flow_status!.modules[0].agent_actions!.map((action) => action.type)).toEqual([
+        'tool_call',
+        'approval_request',
+        'answer',
+        'tool_call',
+        'message',
+      ]);
+      expect(job.flow_status!.modules[0].agent_actions![2]).toMatchObject({
+        type: 'answer',
+        call_id: 'call_add',
+        approved: true,
+      });
+      // Answered once: a second answer finds nothing waiting.
+      expect((await answer(step.id, true, { call_id: 'call_add' })).status).toBe(404);
+    });
+
+    it('a rejected call is not run: the model is told who rejected it and why', async () => {
+      fake.reply(
+        { toolCalls: [{ id: 'call_add', name: 'add', arguments: '{"a":1,"b":1}' }] },
+        { text: 'Understood.' },
+      );
+      const flowId = await start([gatedAdd]);
+      const step = await parked(flowId);
+      expect(
+        await (await answer(step.id, false, { call_id: 'call_add', comment: 'not today' })).json(),
+      ).toEqual({
+        outcome: 'resumed',
+      });
+      const job = await ended(flowId);
+      expect(job.status).toBe('completed');
+      const [result] = lastToolResults(1) as { content: string }[];
+      // An error result reaches an OpenAI-shaped model as text marked "Error:".
+      expect(JSON.parse(result.content.replace(/^Error: /, ''))).toEqual({
+        error: expect.stringMatching(/^not run: \S+ rejected the call: not today$/) as unknown,
+      });
+      expect(job.flow_status!.modules[0].agent_actions!.map((action) => action.type)).toEqual([
+        'approval_request',
+        'answer',
+        'message',
+      ]);
+    });
+
+    it('ask_question parks the step until the user answers; an answer naming an earlier request is ignored', async () => {
+      const question = { id: 'ask', summary: 'Ask', value: { tool_type: 'question', timeout_s: 600 } };
+      fake.reply(
+        {
+          toolCalls: [
+            {
+              id: 'call_q',
+              name: 'ask_question',
+              arguments: '{"question":"Which colour?","choices":["red","blue"]}',
+            },
+          ],
+        },
+        { text: 'Blue it is.' },
+      );
+      const flowId = await start([question]);
+      const step = await parked(flowId);
+      expect(step.agent_actions).toEqual([
+        {
+          type: 'question',
+          call_id: 'call_q',
+          question: 'Which colour?',
+          choices: ['red', 'blue'],
+          timeout_s: 600,
+        },
+      ]);
+      // The model was offered the built-in tool.
+      const offered = (fake.chatRequests().at(-1)!.body as { tools: { function: { name: string } }[] }).tools;
+      expect(offered.map((tool) => tool.function.name)).toEqual(['ask_question']);
+
+      expect(await (await answer(step.id, true, { call_id: 'call_old', answer: 'red' })).json()).toEqual({
+        outcome: 'waiting',
+      });
+      const noAnswer = await answer(step.id, true, { call_id: 'call_q' });
+      expect([noAnswer.status, ((await noAnswer.json()) as { message: string }).message]).toEqual([
+        400,
+        'payload.answer: is required to answer a question',
+      ]);
+      expect((await answer(step.id, true, { call_id: 'call_q', answer: 'blue' })).status).toBe(200);
+      const job = await ended(flowId);
+      expect(job.result).toMatchObject({ output: 'Blue it is.' });
+      expect(lastToolResults(1)).toEqual([
+        { role: 'tool', tool_call_id: 'call_q', content: '{"answer":"blue"}' },
+      ]);
+    });
+
+    it('nobody answers: at the timeout the step resumes on its own and the model is told', async () => {
+      const question = { id: 'ask', value: { tool_type: 'question', timeout_s: 1 } };
+      fake.reply(
+        { toolCalls: [{ id: 'call_q', name: 'ask_question', arguments: '{"question":"Anyone?"}' }] },
+        { text: 'Nobody is there.' },
+      );
+      const flowId = await start([question]);
+      await parked(flowId);
+      const job = await ended(flowId);
+      expect(job.result).toMatchObject({ output: 'Nobody is there.' });
+      expect(lastToolResults(1)).toEqual([
+        {
+          role: 'tool',
+          tool_call_id: 'call_q',
+          content: `Error: ${JSON.stringify({ error: 'nobody answered within 1 s' })}`,
+        },
+      ]);
+      expect(job.flow_status!.modules[0].agent_actions![1]).toEqual({
+        type: 'answer',
+        call_id: 'call_q',
+        approved: false,
+        timed_out: true,
+      });
+    });
+
+    it('a step cancelled while parked is dropped when it would resume: nothing more runs', async () => {
+      const question = { id: 'ask', value: { tool_type: 'question', timeout_s: 1 } };
+      fake.reply({
+        toolCalls: [{ id: 'call_q', name: 'ask_question', arguments: '{"question":"Still there?"}' }],
+      });
+      const flowId = await start([question]);
+      const step = await parked(flowId);
+      const asked = fake.chatRequests().length;
+      await jobs.cancel({ ...inMain, id: flowId, reason: 'gave up' });
+      expect((await ended(flowId)).status).not.toBe('completed');
+      await waitFor(() => output.some((line) => line.includes(step.id) && line.includes('it is dropped')), {
+        timeoutMs: 20_000,
+        description: 'agent-runtime to drop the cancelled step',
+      });
+      expect(fake.chatRequests().length).toBe(asked);
+      expect((await jobs.get({ ...inMain, id: step.id })).status).toBe('cancelled');
+    });
+  });
+
+  describe('MCP tools', () => {
+    let mcp: McpTestServer;
+    const MCP_KEY = `mcp-${randomBytes(8).toString('hex')}`;
+    beforeAll(async () => {
+      mcp = await startMcpTestServer(MCP_KEY);
+      const items = createRegistryItemsClient(new MeshClient(conn));
+      await items.createVariable({ ...inMain, path: 'f/ai/mcp_key', value: MCP_KEY, is_secret: true });
+      await items.createResource({
+        ...inMain,
+        path: 'f/ai/weather_mcp',
+        resource_type: 'mcp',
+        value: { url: mcp.url, headers: { 'x-api-key': '$var:f/ai/mcp_key' } },
+      });
+      await items.createResource({
+        ...inMain,
+        path: 'f/ai/metadata_mcp',
+        resource_type: 'mcp',
+        value: { url: 'http://169.254.169.254/mcp' },
+      });
+    });
+    afterAll(async () => {
+      await mcp?.close();
+    });
+    const mcpTool = (resource: string, extra: Record<string, unknown> = {}) => ({
+      id: 'weather',
+      value: { tool_type: 'mcp', resource_path: resource, ...extra },
+    });
+
+    it("offers the server's tools (as include/exclude leave them) and runs the model's call on it", async () => {
+      const before = fake.chatRequests().length;
+      fake.reply(
+        { toolCalls: [{ id: 'call_w', name: 'get_weather', arguments: '{"city":"Paris"}' }] },
+        { text: 'It is sunny in Paris.' },
+      );
+      const job = await run([
+        agentStep(
+          { user_message: fixed('Weather in Paris?'), enabled_tools: fixed(['f/ai/weather_mcp']) },
+          { tools: [mcpTool('f/ai/weather_mcp', { exclude_tools: ['forecast'] })] },
+        ),
+      ]);
+      expect(job.status).toBe('completed');
+      const [first, second] = fake
+        .chatRequests()
+        .slice(before)
+        .map((request) => request.body as { messages: unknown[]; tools: Array<{ function: unknown }> });
+      expect(first.tools.map((tool) => tool.function)).toEqual([
+        {
+          name: 'get_weather',
+          description: 'The weather in a city',
+          parameters: expect.objectContaining({
+            type: 'object',
+            properties: { city: { type: 'string' } },
+            required: ['city'],
+          }) as unknown,
+        },
+      ]);
+      expect(second.messages.at(-1)).toEqual({
+        role: 'tool',
+        tool_call_id: 'call_w',
+        content: 'Sunny in Paris',
+      });
+      expect(job.flow_status!.modules[0].agent_actions?.[0]).toEqual({
+        type: 'mcp_tool_call',
+        call_id: expect.any(String) as unknown,
+        function_name: 'get_weather',
+        resource_path: 'f/ai/weather_mcp',
+        arguments: { city: 'Paris' },
+      });
+      // The secret header reached the server, interpolated as the step's identity.
+      expect(mcp.requests.length).toBeGreaterThan(0);
+      expect(mcp.requests.every((headers) => headers['x-api-key'] === MCP_KEY)).toBe(true);
+    });
+
+    it('a server at an internal address the outbound guard refuses fails the step before any model call, naming the tool', async () => {
+      const before = fake.chatRequests().length;
+      const job = await run([
+        agentStep({ user_message: fixed('hi') }, { tools: [mcpTool('f/ai/metadata_mcp')] }),
+      ]);
+      expect(job.status).toBe('failed');
+      expect(job.result).toMatchObject({
+        error: {
+          name: 'AgentToolError',
+          message: expect.stringMatching(
+            /^tools\[0\] \(weather\): the MCP server at 169\.254\.169\.254 \(f\/ai\/metadata_mcp\) could not be used: .*(refused|not allowed)/,
+          ) as unknown,
+        },
+      });
+      expect(fake.chatRequests().length).toBe(before);
+    });
+  });
+
+  describe('compaction memory', () => {
+    /** A tool whose result is `size` x's: long context on demand. */
+    const bigTool = (size: number) => ({
+      id: 'big',
+      summary: 'lookup',
+      description: 'Looks something up',
+      value: {
+        tool_type: 'flowmodule',
+        type: 'rawscript',
+        language: 'bun',
+        content: `export function main() { return 'x'.repeat(${size}); }`,
+        input_transforms: {},
+      },
+    });
+    const lookup = (id: string) => ({ toolCalls: [{ id, name: 'lookup', arguments: '{}' }] });
+    const bodies = (from: number) =>
+      fake
+        .chatRequests()
+        .slice(from)
+        .map(
+          (request) =>
+            request.body as {
+              messages: Array<{ role: string; content: unknown }>;
+              tools?: unknown;
+              temperature?: number;
+              max_completion_tokens?: number;
+            },
+        );
+    const summaryOf = (text: string) => ({
+      role: 'user',
+      content: `[Summary of the earlier conversation]\n${text}`,
+    });
+
+    it('bounds a stateless run: at the input budget the older rounds become a summary, the record keeps them all', async () => {
+      const before = fake.chatRequests().length;
+      // A 2 000-token window: 400 reserved, compaction at 1 600, 800 retained.
+      fake.reply(
+        lookup('call_1'),
+        { ...lookup('call_2'), usage: { prompt_tokens: 1_300, completion_tokens: 5 } },
+        { text: 'The user asked for a lookup; it returned 2400 x.' },
+        { text: 'Done: two lookups.' },
+      );
+      const job = await run([
+        agentStep(
+          {
+            user_message: fixed('Look it up twice'),
+            temperature: fixed(0.3),
+            memory: fixed({ kind: 'compaction', context_window: 2_000 }),
+          },
+          { tools: [bigTool(2_400)] },
+        ),
+      ]);
+      expect(job.status).toBe('completed');
+      const [, second, summary, last] = bodies(before);
+      // The summary request: the transcript as labelled text, no tools, none of the step's settings.
+      expect(summary.tools).toBeUndefined();
+      expect(summary.temperature).toBeUndefined();
+      expect(summary.max_completion_tokens).toBe(400);
+      expect(summary.messages[0]).toMatchObject({
+        role: 'system',
+        content: expect.stringMatching(/handoff summar/) as unknown,
+      });
+      expect(summary.messages[1]?.content).toMatch(
+        /^\[user\]\nLook it up twice\n\n\[assistant calls tool lookup \(call_1\)\]/,
+      );
+      // The next call sees the summary in place of the first round, then the second round as it was.
+      expect(last.messages).toEqual([
+        summaryOf('The user asked for a lookup; it returned 2400 x.'),
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'call_2', type: 'function', function: { name: 'lookup', arguments: '{}' } }],
+        },
+        { role: 'tool', tool_call_id: 'call_2', content: expect.stringMatching(/^"x{2400}"$/) as unknown },
+      ]);
+      expect(second.messages).toHaveLength(3);
+      expect(last.temperature).toBe(0.3);
+      // The execution record is whole; the summary's tokens count in the step's usage.
+      const result = job.result as { messages: unknown[]; usage: { inputTokens: number } };
+      expect(result.messages).toHaveLength(6);
+      expect(result.usage.inputTokens).toBe(10 + 1_300 + 10 + 10);
+    });
+
+    it('a prompt the provider refuses as too long: older rounds summarized, the same call once more', async () => {
+      const before = fake.chatRequests().length;
+      fake.reply(
+        lookup('call_a'),
+        lookup('call_b'),
+        {
+          error: {
+            status: 400,
+            message: "This model's maximum context length is 128000 tokens.",
+            code: 'context_length_exceeded',
+          },
+        },
+        { text: 'One lookup was made.' },
+        { text: 'Finished.' },
+      );
+      const job = await run([
+        agentStep(
+          { user_message: fixed('Look up'), memory: fixed({ kind: 'compaction' }) },
+          { tools: [bigTool(10)] },
+        ),
+      ]);
+      expect(job.result).toMatchObject({ output: 'Finished.' });
+      const sent = bodies(before);
+      expect(sent).toHaveLength(5);
+      expect(sent[3]?.max_completion_tokens).toBe(8_192);
+      expect(sent[4]?.messages[0]).toEqual(summaryOf('One lookup was made.'));
+      expect(sent[4]?.messages).toHaveLength(3);
+    });
+
+    it('a memory over its size limit is checkpointed into a summary, which the next run replays', async () => {
+      const items = createRegistryItemsClient(new MeshClient(conn));
+      await items.createFlow({
+        ...inMain,
+        path: 'f/ai/research',
+        summary: 'research',
+        value: {
+          modules: [
+            agentStep(
+              {
+                user_message: { type: 'javascript', expr: 'flow_input.say' },
+                memory: fixed({ kind: 'compaction' }),
+                memory_id: fixed('research-1'),
+              },
+              { tools: [bigTool(60_000)] },
+            ),
+          ],
+        },
+      });
+      const runSaved = async (say: string) =>
+        ended((await jobs.runFlow({ ...inMain, path: 'f/ai/research', args: { say } })).job_id);
+      const before = fake.chatRequests().length;
+      // Two 60 KB results: 120 KB of memory, over memory-service's 100 KB.
+      fake.reply(
+        lookup('r1'),
+        lookup('r2'),
+        { text: 'Both came back.' },
+        { text: 'Two lookups of 60000 x.' },
+      );
+      expect((await runSaved('Research it')).status).toBe('completed');
+      fake.reply({ text: 'You researched twice.' });
+      expect((await runSaved('What did I do?')).result).toMatchObject({ output: 'You researched twice.' });
+      const sent = bodies(before);
+      expect(sent).toHaveLength(5);
+      expect(sent[3]?.messages[1]?.content).toMatch(/^\[user\]\nResearch it/);
+      expect(sent[4]?.messages).toEqual([
+        summaryOf('Two lookups of 60000 x.'),
+        { role: 'assistant', content: 'Both came back.' },
+        { role: 'user', content: 'What did I do?' },
+      ]);
+    });
+  });
+
+  it('nothing is lost: steps beyond FLOWMESH_AGENT_MAX_RUNS wait their turn, and a killed agent-runtime’s step is run by the next', async () => {
+    // One slot: the second of two parallel steps waits in the table, then is claimed.
+    fake.setDefaultReply({ text: 'ok' });
+    const parallel = await run([
+      {
+        id: 'both',
+        value: {
+          type: 'branchall',
+          parallel: true,
+          branches: [
+            { modules: [{ ...agentStep({ user_message: fixed('one') }), id: 'one' }] },
+            { modules: [{ ...agentStep({ user_message: fixed('two') }), id: 'two' }] },
+          ],
+        },
+      },
+    ]);
+    expect([parallel.status, parallel.result]).toEqual([
+      'completed',
+      [expect.objectContaining({ output: 'ok' }), expect.objectContaining({ output: 'ok' })],
+    ]);
+
+    // Killed while its tool runs: the step is started again by the next replica, from its start.
+    const napTool = {
+      id: 'nap',
+      summary: 'nap',
+      value: {
+        tool_type: 'flowmodule',
+        type: 'rawscript',
+        language: 'bun',
+        content:
+          'export async function main() { await new Promise((r) => setTimeout(r, 1500)); return "rested"; }',
+        input_transforms: {},
+      },
+    };
+    fake.setDefaultReply(undefined);
+    const before = fake.chatRequests().length;
+    fake.reply(
+      { toolCalls: [{ id: 'call_nap', name: 'nap', arguments: '{}' }] },
+      { toolCalls: [{ id: 'call_nap2', name: 'nap', arguments: '{}' }] },
+      { text: 'Rested.' },
+    );
+    const id = (
+      await jobs.runFlow({
+        ...inMain,
+        value: { modules: [agentStep({ user_message: fixed('rest') }, { tools: [napTool] })] },
+      })
+    ).job_id;
+    await waitFor(() => fake.chatRequests().length > before, {
+      timeoutMs: 30_000,
+      description: 'the first model call',
+    });
+    await runtime.kill();
+    runtime = await startOwnProcess(mesh, 'agent-runtime', runtimeEnv, keep);
+    const job = await ended(id);
+    expect([job.status, job.result]).toEqual(['completed', expect.objectContaining({ output: 'Rested.' })]);
+    expect(fake.chatRequests().length - before).toBe(3);
+    expect(output.some((line) => line.includes('agent step started again after its replica stopped'))).toBe(
+      true,
+    );
+  }, 120_000);
+});
