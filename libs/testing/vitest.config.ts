@@ -1,8 +1,23 @@
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import swc from 'unplugin-swc';
 import { defineConfig } from 'vitest/config';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
+
+/**
+ * Suites that start a whole mesh of processes and load the machine on their own (hundreds of
+ * flows, SIGKILLs and restarts, the CLI starting everything): they run after the others, one at a
+ * time, so two of them never share the cores with each other.
+ */
+const HEAVY = [
+  'services/flow-orchestrator/test/conformance/**/*.test.ts',
+  'services/flow-orchestrator/test/durability.test.ts',
+  'e2e/**/*.test.ts',
+];
+
+// Test files at once: one per core (FLOWMESH_TEST_WORKERS overrides).
+const workers = Number(process.env.FLOWMESH_TEST_WORKERS) || Math.max(1, availableParallelism());
 
 // One config for the whole monorepo. Workspace packages resolve to their TypeScript
 // sources through the `@flowmesh/source` export condition, so tests never need a build.
@@ -22,18 +37,35 @@ export default defineConfig({
   ssr: { resolve: { conditions: ['@flowmesh/source'] } },
   test: {
     globalSetup: ['libs/testing/src/infra/global-setup.ts'],
-    include: [
-      '{contracts,libs,services,cli}/**/*.spec.ts',
-      '{services,libs,cli}/*/test/**/*.test.ts',
-      'cli/test/**/*.test.ts',
-      'e2e/**/*.test.ts',
-      '{helm,deploy}/test/**/*.test.ts',
-    ],
     exclude: ['**/node_modules/**', '**/dist/**'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
-    fileParallelism: true,
-    maxWorkers: 2,
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'suite',
+          include: [
+            '{contracts,libs,services,cli}/**/*.spec.ts',
+            '{services,libs,cli}/*/test/**/*.test.ts',
+            'cli/test/**/*.test.ts',
+            '{helm,deploy}/test/**/*.test.ts',
+          ],
+          exclude: ['**/node_modules/**', '**/dist/**', ...HEAVY],
+          maxWorkers: workers,
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'heavy',
+          include: HEAVY,
+          maxWorkers: 1,
+          sequence: { groupOrder: 1 },
+        },
+      },
+    ],
   },
 });

@@ -4,7 +4,11 @@ export {
   type MeshConnectionOptions,
 } from './connection/mesh-connection.js';
 export { ensureConsumer, ensureStreams, type EnsureResult } from './connection/ensure-streams.js';
-export { consumerConfigFor, streamConfigFor } from './connection/jetstream-config.js';
+export {
+  consumerConfigFor,
+  streamConfigFor,
+  type StreamStorageOptions,
+} from './connection/jetstream-config.js';
 export {
   MeshClient,
   type PublishOptions,

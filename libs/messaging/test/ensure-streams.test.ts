@@ -1,5 +1,6 @@
 import { STREAMS, type ConsumerDefinition } from '@flowmesh/contracts';
 import { ensureConsumer, ensureStreams, type MeshConnection } from '@flowmesh/messaging';
+import { TEST_STREAMS } from '@flowmesh/testing';
 import { nanos } from '@nats-io/nats-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MeshFixture } from './support/mesh-fixture.js';
@@ -18,9 +19,9 @@ describe('ensureStreams / ensureConsumer', () => {
   });
 
   it('creates every stream once, then leaves them alone', async () => {
-    const first = await ensureStreams(conn);
+    const first = await ensureStreams(conn, TEST_STREAMS);
     expect(first.map((r) => r.action)).toEqual(Object.values(STREAMS).map(() => 'created'));
-    const second = await ensureStreams(conn);
+    const second = await ensureStreams(conn, TEST_STREAMS);
     expect(second.map((r) => r.action)).toEqual(Object.values(STREAMS).map(() => 'unchanged'));
 
     const work = await conn.jsm.streams.info(mesh.space.streamName(STREAMS.work.name));
@@ -34,7 +35,7 @@ describe('ensureStreams / ensureConsumer', () => {
   it('brings a stream that drifted back in line with the contract', async () => {
     const name = mesh.space.streamName(STREAMS.events.name);
     await conn.jsm.streams.update(name, { max_age: nanos(60 * 60_000) });
-    const results = await ensureStreams(conn);
+    const results = await ensureStreams(conn, TEST_STREAMS);
     expect(results.find((r) => r.name === name)).toEqual({ name, action: 'updated', changed: ['max_age'] });
     expect((await conn.jsm.streams.info(name)).config.max_age).toBe(nanos(STREAMS.events.maxAgeMs));
   });

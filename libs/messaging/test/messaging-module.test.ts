@@ -7,6 +7,7 @@ import {
   MessagingModule,
   type MeshConnection,
 } from '@flowmesh/messaging';
+import { TEST_STREAMS } from '@flowmesh/testing';
 import { Controller, Module, type INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Payload } from '@nestjs/microservices';
@@ -64,7 +65,7 @@ describe('MessagingModule wiring in a hybrid Nest app', () => {
     app = await NestFactory.create(OrdersAppModule, { logger: false });
     conn = app.get<MeshConnection>(MESH_CONNECTION);
     app.connectMicroservice(
-      { strategy: new MeshTransport(conn, { service: 'orders' }) },
+      { strategy: new MeshTransport(conn, { service: 'orders', streams: TEST_STREAMS }) },
       { inheritAppConfig: true },
     );
     await app.startAllMicroservices();

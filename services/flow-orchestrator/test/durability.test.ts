@@ -9,13 +9,8 @@ import {
   type OrchestratorJobsClient,
 } from '@flowmesh/contracts';
 import { connectMesh, MeshClient, type MeshConnection } from '@flowmesh/messaging';
-import { startMesh, waitFor, type TestMesh } from '@flowmesh/testing';
+import { startMesh, startOwnProcess, waitFor, type OwnProcess, type TestMesh } from '@flowmesh/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  startOrchestratorProcess,
-  type OwnProcess,
-  type OrchestratorRole,
-} from './conformance/support/orchestrator-process.js';
 
 /**
  * Durability: 50 flows run while a worker, then the scheduler, is SIGKILLed at random moments and
@@ -114,6 +109,9 @@ beforeAll(async () => {
     FLOWMESH_ADMIN_TOKEN: adminToken,
     FLOWMESH_ADMIN_EMAIL: 'admin@example.test',
     LOG_LEVEL: 'warn',
+    // Work of a killed process goes to its replacement after 8 s, not 15 (the lease is half):
+    // the test waits on every kill's recovery; heartbeats keep live work well within it.
+    FLOWMESH_WORK_ACK_WAIT_MS: '8000',
   };
   const mesh = await startMesh({ processes: ['resource-registry'], env, readyTimeoutMs: 90_000 });
   const output: string[] = [];
@@ -122,8 +120,8 @@ beforeAll(async () => {
     if (output.length > 400) output.shift();
   };
   try {
-    const scheduler = await startOrchestratorProcess(mesh, 'service', env, keep);
-    const worker = await startOrchestratorProcess(mesh, 'worker', env, keep);
+    const scheduler = await startOwnProcess(mesh, 'flow-orchestrator', env, keep);
+    const worker = await startOwnProcess(mesh, 'flow-orchestrator-worker', env, keep);
     const conn = await connectMesh({
       url: mesh.env.NATS_URL,
       name: 'durability',
@@ -151,20 +149,20 @@ afterAll(async () => {
   await h.mesh.stop();
 }, 60_000);
 
-async function replace(role: OrchestratorRole): Promise<void> {
+async function replace(role: 'service' | 'worker'): Promise<void> {
   if (!h) throw new Error('no mesh');
-  const env = { FLOWMESH_ADMIN_TOKEN: h.admin.token, LOG_LEVEL: 'warn' };
+  const env = { FLOWMESH_ADMIN_TOKEN: h.admin.token, LOG_LEVEL: 'warn', FLOWMESH_WORK_ACK_WAIT_MS: '8000' };
   const keep = (line: string) => h?.output.push(line);
   if (role === 'worker') {
     await h.worker.kill();
-    h.worker = await startOrchestratorProcess(h.mesh, 'worker', env, keep);
+    h.worker = await startOwnProcess(h.mesh, 'flow-orchestrator-worker', env, keep);
   } else {
     await h.scheduler.kill();
-    h.scheduler = await startOrchestratorProcess(h.mesh, 'service', env, keep);
+    h.scheduler = await startOwnProcess(h.mesh, 'flow-orchestrator', env, keep);
   }
 }
 
-async function runWithKills(role: OrchestratorRole, kills: number): Promise<void> {
+async function runWithKills(role: 'service' | 'worker', kills: number): Promise<void> {
   if (!h) throw new Error('the mesh did not start');
   const harness = h;
   const dir = mkdtempSync(join(tmpdir(), `fm-durability-${role}-`));

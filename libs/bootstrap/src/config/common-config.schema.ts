@@ -17,6 +17,8 @@ export interface CommonConfig {
   readonly http: { readonly host: string; readonly port: number };
   readonly logLevel: LogLevel;
   readonly shutdownTimeoutMs: number;
+  /** How this deployment's JetStream streams are stored (`FLOWMESH_STREAM_*`). */
+  readonly streams: { readonly storage: 'file' | 'memory'; readonly maxBytes?: number };
   /** Every `OTEL_*` variable, passed through to the OpenTelemetry SDK untouched. */
   readonly otel: Readonly<Record<string, string>>;
 }
@@ -43,6 +45,10 @@ export const commonSettingsSchema = z.object({
   PORT: port().optional(),
   LOG_LEVEL: oneOf(LOG_LEVELS).default(CONFIG_DEFAULTS.logLevel),
   FLOWMESH_SHUTDOWN_TIMEOUT_MS: positiveInt().default(CONFIG_DEFAULTS.shutdownTimeoutMs),
+  // The contract's limits (1 GiB work and events, 256 MiB dead letters) are production's; a
+  // small deployment or a test run caps each stream's reservation, or keeps streams in memory.
+  FLOWMESH_STREAM_STORAGE: oneOf(['file', 'memory']).default('file'),
+  FLOWMESH_STREAM_MAX_BYTES: positiveInt().optional(),
 });
 
 /** The process's own port setting; it wins over `PORT`, so one env file can hold every port. */
@@ -67,6 +73,7 @@ export function toCommonConfig(
     http: { host: env.FLOWMESH_HTTP_HOST, port: ownPort ?? env.PORT ?? process.defaultHttpPort },
     logLevel: env.LOG_LEVEL,
     shutdownTimeoutMs: env.FLOWMESH_SHUTDOWN_TIMEOUT_MS,
+    streams: { storage: env.FLOWMESH_STREAM_STORAGE, maxBytes: env.FLOWMESH_STREAM_MAX_BYTES },
     otel,
   };
 }

@@ -27,6 +27,7 @@ describe('loadServiceConfig', () => {
       http: { host: '127.0.0.1', port: 8103 },
       logLevel: 'info',
       shutdownTimeoutMs: 10_000,
+      streams: { storage: 'file', maxBytes: undefined },
       otel: {},
     });
   });
@@ -40,6 +41,8 @@ describe('loadServiceConfig', () => {
       PORT: '9000',
       LOG_LEVEL: 'debug',
       FLOWMESH_SHUTDOWN_TIMEOUT_MS: '2500',
+      FLOWMESH_STREAM_STORAGE: 'memory',
+      FLOWMESH_STREAM_MAX_BYTES: '33554432',
       OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318',
       FLOWMESH_ROLE: '',
     });
@@ -48,6 +51,7 @@ describe('loadServiceConfig', () => {
     expect(config.http).toEqual({ host: '0.0.0.0', port: 9000 });
     expect(config.logLevel).toBe('debug');
     expect(config.shutdownTimeoutMs).toBe(2500);
+    expect(config.streams).toEqual({ storage: 'memory', maxBytes: 32 * 1024 * 1024 });
     expect(config.otel).toEqual({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' });
     expect(config.role).toBe('service');
   });

@@ -72,6 +72,7 @@ export async function startService<S extends OwnConfigSchema>(
     shutdownGraceMs: Math.floor(config.shutdownTimeoutMs * 0.6),
     // Drained below, after HTTP requests (which may send over NATS) have finished too.
     drainOnClose: false,
+    streams: config.streams,
   });
   app.connectMicroservice({ strategy: transport }, { inheritAppConfig: true });
 

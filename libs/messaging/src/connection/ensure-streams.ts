@@ -1,7 +1,13 @@
 import { STREAMS, type ConsumerDefinition } from '@flowmesh/contracts';
 import { JetStreamApiCodes, JetStreamApiError, type ConsumerInfo, type StreamInfo } from '@nats-io/jetstream';
 import type { MeshConnection } from './mesh-connection.js';
-import { consumerConfigFor, consumerDrift, streamConfigFor, streamDrift } from './jetstream-config.js';
+import {
+  consumerConfigFor,
+  consumerDrift,
+  streamConfigFor,
+  streamDrift,
+  type StreamStorageOptions,
+} from './jetstream-config.js';
 
 export interface EnsureResult {
   name: string;
@@ -17,14 +23,17 @@ export interface EnsureResult {
  */
 export async function ensureStreams(
   conn: MeshConnection,
-  options: { replicas?: number } = {},
+  options: StreamStorageOptions = {},
 ): Promise<EnsureResult[]> {
   const results: EnsureResult[] = [];
   for (const def of Object.values(STREAMS)) {
     const wanted = streamConfigFor(conn.space, def, options);
     results.push(
       await ensureOne(wanted.name, () => conn.jsm.streams.info(wanted.name), {
-        create: () => conn.jsm.streams.add(wanted),
+        create: () =>
+          conn.jsm.streams.add(wanted).catch(async (error: unknown) => {
+            throw await explainStorageRefusal(conn, wanted, error);
+          }),
         drift: (info: StreamInfo) => streamDrift(info.config, wanted),
         update: () => conn.jsm.streams.update(wanted.name, wanted),
       }),
@@ -91,6 +100,38 @@ async function reconcile<Info>(name: string, info: Info, steps: EnsureSteps<Info
   }
   return { name, action: 'updated', changed };
 }
+
+/**
+ * JetStream reserves a stream's `max_bytes` when it is created and refuses one that does not fit
+ * what the server may still store. Said plainly, with what the streams already hold reserved,
+ * instead of the server's bare "insufficient resources" (or a start-up that seems to hang).
+ */
+async function explainStorageRefusal(
+  conn: MeshConnection,
+  wanted: { name: string; max_bytes?: number; storage?: string },
+  error: unknown,
+): Promise<unknown> {
+  const message = error instanceof Error ? error.message : String(error);
+  if (!/insufficient .*resources/i.test(message)) return error;
+  const mib = (bytes: number) => `${Math.round(bytes / MiB)} MiB`;
+  let reserved = 0;
+  let streams = 0;
+  for await (const stream of conn.jsm.streams.list()) {
+    if (stream.config.storage === wanted.storage && stream.config.max_bytes > 0) {
+      reserved += stream.config.max_bytes;
+      streams += 1;
+    }
+  }
+  return new Error(
+    `JetStream cannot reserve ${mib(wanted.max_bytes ?? 0)} of ${wanted.storage} storage for stream ` +
+      `${wanted.name} (the server said: ${message}); ${streams} stream(s) already reserve ${mib(reserved)}. ` +
+      'Free disk where the server keeps JetStream (-sd), delete streams left by earlier runs, or lower ' +
+      'FLOWMESH_STREAM_MAX_BYTES',
+    { cause: error },
+  );
+}
+
+const MiB = 1024 * 1024;
 
 function isNotFound(error: unknown): boolean {
   return (

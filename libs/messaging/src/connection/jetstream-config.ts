@@ -10,24 +10,37 @@ import {
 import { nanos } from '@nats-io/nats-core';
 
 /**
+ * How a deployment stores its streams: the contract's limits are production's; a small or
+ * throwaway deployment (tests, a laptop) caps each stream's reservation and may keep it in memory.
+ */
+export interface StreamStorageOptions {
+  replicas?: number;
+  /** `memory` keeps messages in the server's memory: lost when it restarts (default `file`). */
+  storage?: 'file' | 'memory';
+  /** Upper bound of each stream's `max_bytes` (JetStream reserves it up front). */
+  maxBytes?: number;
+}
+
+/**
  * The JetStream configuration the server should hold for a contract definition. Only the fields
  * set here are compared when deciding whether an existing stream or consumer needs an update.
  */
 export function streamConfigFor(
   space: SubjectSpace,
   def: StreamDefinition,
-  options: { replicas?: number } = {},
+  options: StreamStorageOptions = {},
 ): StreamConfig {
+  const maxBytes = Math.min(def.maxBytes, options.maxBytes ?? def.maxBytes);
   return {
     name: space.streamName(def.name),
     description: def.description,
     subjects: def.subjects.map((subject) => space.subject(subject)),
     retention: def.retention,
-    storage: StorageType.File,
+    storage: options.storage === 'memory' ? StorageType.Memory : StorageType.File,
     discard: DiscardPolicy.Old,
     max_age: nanos(def.maxAgeMs),
-    max_bytes: def.maxBytes,
-    max_msg_size: def.maxMsgSize,
+    max_bytes: maxBytes,
+    max_msg_size: Math.min(def.maxMsgSize, maxBytes),
     duplicate_window: nanos(def.duplicateWindowMs),
     num_replicas: options.replicas ?? 1,
   } as StreamConfig;

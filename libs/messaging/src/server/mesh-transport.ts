@@ -3,6 +3,7 @@ import { Logger } from '@nestjs/common';
 import { Server, type CustomTransportStrategy, type MessageHandler } from '@nestjs/microservices';
 import type { MeshConnection } from '../connection/mesh-connection.js';
 import { ensureConsumer, ensureStreams } from '../connection/ensure-streams.js';
+import type { StreamStorageOptions } from '../connection/jetstream-config.js';
 import { DeadLetterPublisher, type DeadLetterSource } from './dead-letter.publisher.js';
 import { JetStreamListener } from './jetstream.listener.js';
 import type { Listener } from './listener.js';
@@ -16,6 +17,8 @@ export interface MeshTransportOptions {
   shutdownGraceMs?: number;
   /** Create or update the streams in `STREAMS` before listening (default true). */
   ensureStreams?: boolean;
+  /** Storage and size cap of the streams it creates (default: file, the contract's limits). */
+  streams?: StreamStorageOptions;
   /** Drain the connection once closed (default true; pass false when something else owns it). */
   drainOnClose?: boolean;
 }
@@ -62,7 +65,7 @@ export class MeshTransport extends Server implements CustomTransportStrategy {
   }
 
   private async start(): Promise<void> {
-    if (this.options.ensureStreams ?? true) await ensureStreams(this.conn);
+    if (this.options.ensureStreams ?? true) await ensureStreams(this.conn, this.options.streams);
     const deadLetters = new DeadLetterPublisher(this.conn);
     const listeners: Listener[] = [];
     for (const [pattern, handler] of this.messageHandlers) {

@@ -6,7 +6,7 @@ import {
   type MeshConnection,
   type MeshTransportOptions,
 } from '@flowmesh/messaging';
-import { uniqueTestId } from '@flowmesh/testing';
+import { TEST_STREAMS, uniqueTestId } from '@flowmesh/testing';
 import { Module, type INestMicroservice, type Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 
@@ -28,7 +28,7 @@ export class MeshFixture {
 
   static async create(label: string): Promise<MeshFixture> {
     const fixture = new MeshFixture(label);
-    await ensureStreams(await fixture.connect('setup'));
+    await ensureStreams(await fixture.connect('setup'), TEST_STREAMS);
     return fixture;
   }
 
@@ -47,7 +47,12 @@ export class MeshFixture {
     @Module({ controllers })
     class TestAppModule {}
     const app = await NestFactory.createMicroservice(TestAppModule, {
-      strategy: new MeshTransport(conn, { service: 'test-service', shutdownGraceMs: 2_000, ...options }),
+      strategy: new MeshTransport(conn, {
+        service: 'test-service',
+        shutdownGraceMs: 2_000,
+        streams: TEST_STREAMS,
+        ...options,
+      }),
       logger: process.env.MESH_TEST_LOGS ? ['log', 'warn', 'error'] : false,
     });
     await app.listen();

@@ -97,6 +97,9 @@ async function listening(url: string): Promise<boolean> {
   });
 }
 
+/** What every test-made name starts with, so `.ci/clean-test-leftovers.mjs` finds a killed run's. */
+export const TEST_ID_MARK = 'fmt_';
+
 /**
  * A short unique name for one test file's world: its subject prefix, its stream names and its
  * Postgres schema or database all derive from it, so parallel test files never meet.
@@ -107,5 +110,5 @@ export function uniqueTestId(label = 't'): string {
       .toLowerCase()
       .replace(/[^a-z0-9]/g, '')
       .slice(0, 12) || 't';
-  return `${clean}${randomBytes(4).toString('hex')}`;
+  return `${TEST_ID_MARK}${clean}${randomBytes(4).toString('hex')}`;
 }

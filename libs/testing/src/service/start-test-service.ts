@@ -10,7 +10,7 @@ import {
 import { connectMesh, MeshClient, type MeshConnection } from '@flowmesh/messaging';
 import { createLogger, type LoggerOptions } from '@flowmesh/telemetry';
 import type { z } from 'zod';
-import { removeTestStreams } from '../mesh/test-streams.js';
+import { removeTestStreams, testStreamEnv } from '../mesh/test-streams.js';
 import { testSubjectPrefix, withTestDatabase, type TestDatabase } from '../mesh/test-database.js';
 
 export interface TestServiceOptions {
@@ -54,6 +54,7 @@ export async function startTestService<S extends OwnConfigSchema>(
     FLOWMESH_ROLE: options.role ?? 'service',
     PORT: '0',
     LOG_LEVEL: process.env.DEBUG_SERVICE === '1' ? 'debug' : 'warn',
+    ...testStreamEnv(),
     ...options.env,
   });
   const logger = createLogger({

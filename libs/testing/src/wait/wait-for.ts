@@ -1,7 +1,14 @@
 import { setTimeout as delay } from 'node:timers/promises';
 
+/**
+ * How long a wait gives up after unless told: far past what a loaded 2-core machine needs for
+ * anything a test waits on, and under vitest's 30 s test timeout, so a wait that fails names what
+ * did not happen instead of the test timing out.
+ */
+export const DEFAULT_WAIT_MS = 20_000;
+
 export interface WaitOptions {
-  /** Give up after this long (default 5 s). */
+  /** Give up after this long (default DEFAULT_WAIT_MS). */
   timeoutMs?: number;
   /** Pause between checks (default 20 ms). */
   intervalMs?: number;
@@ -17,7 +24,7 @@ export async function waitFor<T>(
   probe: () => T | Promise<T>,
   options: WaitOptions = {},
 ): Promise<NonNullable<T>> {
-  const { timeoutMs = 5_000, intervalMs = 20, description = 'condition' } = options;
+  const { timeoutMs = DEFAULT_WAIT_MS, intervalMs = 20, description = 'condition' } = options;
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
   for (;;) {
@@ -45,7 +52,7 @@ export async function expectEventually(
   assertion: () => void | Promise<void>,
   options: WaitOptions = {},
 ): Promise<void> {
-  const { timeoutMs = 5_000, intervalMs = 20 } = options;
+  const { timeoutMs = DEFAULT_WAIT_MS, intervalMs = 20 } = options;
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {

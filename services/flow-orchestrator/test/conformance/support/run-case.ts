@@ -254,9 +254,17 @@ async function approve(fm: FlowMesh, jobId: string, flowCase: FlowCase): Promise
     return false;
   };
   try {
-    await waitFor(suspended, { timeoutMs: 30_000, intervalMs: 100, description: 'the flow to suspend' });
+    // The run's own budget: on a loaded machine the steps before the approval can take a while.
+    await waitFor(suspended, {
+      timeoutMs: RUN_TIMEOUT_MS,
+      intervalMs: 100,
+      description: 'the flow to suspend',
+    });
   } catch (error) {
-    return [`never suspended: ${(error as Error).message}`];
+    const job = await fm.getJob(jobId).catch(() => undefined);
+    return [
+      `never suspended: ${(error as Error).message}; the job is ${job?.status}, flow_status ${JSON.stringify(job?.flow_status?.modules)}`,
+    ];
   }
   for (const step of flowCase.approvals ?? []) {
     if (step.expect_status !== undefined) {
