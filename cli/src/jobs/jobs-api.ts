@@ -45,6 +45,9 @@ function runQuery(run: FlowRunOptions): string {
   return run.memoryId === undefined ? '' : `?memory_id=${encodeURIComponent(run.memoryId)}`;
 }
 
+/** Times a dropped stream is opened again before the CLI gives up. */
+const STREAM_RECONNECTS = 5;
+
 /** The orchestrator's Windmill-shaped jobs API under `/api/w/<workspace>/`, as the CLI uses it. */
 export class JobsApi {
   constructor(private readonly http: RegistryHttp) {}
@@ -84,22 +87,35 @@ export class JobsApi {
 
   /**
    * The run's stream (`jobs_u/stream`): each server-sent event to `onEvent` as it comes, until
-   * the run ends; resolves with the `end` event's data.
+   * the run ends; resolves with the `end` event's data. A connection that drops before the end is
+   * opened again after the last offset seen (`?after=`), so nothing is missed or seen twice.
    */
   async stream(id: string, onEvent: (event: string, data: unknown) => void): Promise<unknown> {
-    const response = await this.http.open(`jobs_u/stream/${id}`);
-    let end: unknown;
-    const parser = createParser({
-      onEvent: (message) => {
-        const data = JSON.parse(message.data) as unknown;
-        if (message.event === 'end') end = data;
-        else onEvent(message.event ?? 'message', data);
-      },
-    });
-    const decoder = new TextDecoder();
-    for await (const chunk of response.body ?? [])
-      parser.feed(decoder.decode(chunk as Uint8Array, { stream: true }));
-    return end;
+    let after: string | undefined;
+    for (let attempt = 0; ; attempt++) {
+      const response = await this.http.open(
+        `jobs_u/stream/${id}${after === undefined ? '' : `?after=${after}`}`,
+      );
+      let end: { data: unknown } | undefined;
+      const parser = createParser({
+        onEvent: (message) => {
+          const data = JSON.parse(message.data) as unknown;
+          if (message.event === 'end') end = { data };
+          else onEvent(message.event ?? 'message', data);
+          if (message.id) after = message.id;
+        },
+      });
+      const decoder = new TextDecoder();
+      try {
+        for await (const chunk of response.body ?? [])
+          parser.feed(decoder.decode(chunk as Uint8Array, { stream: true }));
+      } catch (error) {
+        if (attempt >= STREAM_RECONNECTS) throw error;
+      }
+      if (end) return end.data;
+      if (attempt >= STREAM_RECONNECTS)
+        throw new Error(`the stream of job ${id} closed ${STREAM_RECONNECTS + 1} times before the run ended`);
+    }
   }
 
   getLogs(id: string): Promise<string> {

@@ -58,6 +58,17 @@ export const STREAMS = {
     maxMsgSize: 1 * MiB,
     duplicateWindowMs: 2 * 60 * 1000,
   },
+  runStreams: {
+    name: 'RUNSTREAM',
+    description:
+      'What streaming AI steps say, per run, kept for late and reconnecting readers: fm.runstream.<run>',
+    subjects: ['runstream.>'],
+    retention: 'limits',
+    maxAgeMs: DAY_MS,
+    maxBytes: 256 * MiB,
+    maxMsgSize: 1 * MiB,
+    duplicateWindowMs: 2 * 60 * 1000,
+  },
   deadLetters: {
     name: 'DLQ',
     description: 'Messages that exhausted their deliveries or were rejected, with the reason',

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { tokenStreamSubject } from '../messaging/contract.js';
 
 /**
  * One event of an AI step that streams (OpenFlow `streaming: true`), with the spec's names: the
@@ -36,10 +35,11 @@ export type AgentStreamEnvelope = z.infer<typeof AgentStreamEnvelopeSchema>;
 
 /**
  * Relative subject of a flow run's stream, named by the run's (root) job id, which a caller knows
- * as soon as it started the run: every streaming AI step of the run publishes there. Core NATS,
- * ephemeral: a subscriber sees what comes after it subscribed; the durable record is each step's
- * actions and result. `GET jobs_u/stream/{id}` relays it as server-sent events.
+ * as soon as it started the run: every streaming AI step of the run publishes there (core NATS,
+ * nothing waits for it). The `runStreams` stream keeps what was said for a day, so a reader who
+ * comes late or reconnects misses nothing: `GET jobs_u/stream/{id}` replays it from the start, or
+ * after the stream sequence a reconnecting client names (`Last-Event-ID`), then follows it live.
  */
 export function runStreamSubject(rootJobId: string): string {
-  return tokenStreamSubject(rootJobId);
+  return `runstream.${rootJobId}`;
 }

@@ -50,10 +50,10 @@ describe.skipIf(!isExecutable(NATS_SERVER))('streams on a JetStream with little 
   });
 
   it('fits once each stream is capped, in memory or on disk', async () => {
-    const memory = await ensureStreams(conn, { storage: 'memory', maxBytes: 16 * MiB });
+    const memory = await ensureStreams(conn, { storage: 'memory', maxBytes: 8 * MiB });
     expect(memory.map((result) => result.action)).toEqual(Object.values(STREAMS).map(() => 'created'));
     const work = await conn.jsm.streams.info(conn.space.streamName(STREAMS.work.name));
-    expect(work.config).toMatchObject({ storage: 'memory', max_bytes: 16 * MiB, max_msg_size: MiB });
+    expect(work.config).toMatchObject({ storage: 'memory', max_bytes: 8 * MiB, max_msg_size: MiB });
   });
 });
 

@@ -309,12 +309,35 @@ describe('agent-runtime: aiagent steps end to end', () => {
     ]);
   });
 
+  /** Reads a run's server-sent events until the stream ends (`headers`: a reconnect's Last-Event-ID). */
+  const readStream = async (runId: string, headers: Record<string, string> = {}, query = '') => {
+    const response = await fetch(
+      `${mesh.urls['flow-orchestrator']}/api/w/main/jobs_u/stream/${runId}${query}`,
+      { headers: { authorization: `Bearer ${actor.token}`, ...headers } },
+    );
+    expect(response.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
+    const events: { id?: string; event?: string; data: Record<string, unknown> }[] = [];
+    const parser = createParser({
+      onEvent: (message) =>
+        events.push({
+          id: message.id,
+          event: message.event,
+          data: JSON.parse(message.data) as Record<string, unknown>,
+        }),
+    });
+    const decoder = new TextDecoder();
+    for await (const chunk of response.body!)
+      parser.feed(decoder.decode(chunk as Uint8Array, { stream: true }));
+    return events;
+  };
+
   it('streaming: the run streams its deltas and tool runs as server-sent events until it ends', async () => {
     fake.reply(
       { toolCalls: [{ id: 'call_add', name: 'add', arguments: '{"a":2,"b":3}' }], deltaSize: 4 },
       { text: 'The sum is 5.', deltaSize: 3 },
     );
-    // A first step that takes a moment: the stream is live, so the test connects before the agent starts.
+    // A first step that takes a moment: the reader usually connects before the agent starts
+    // (one that connects later gets what was said first, as the reconnects below show).
     const pause = pauseStep(1000);
     const flowId = (
       await jobs.runFlow({
@@ -327,18 +350,7 @@ describe('agent-runtime: aiagent steps end to end', () => {
         },
       })
     ).job_id;
-    const response = await fetch(`${mesh.urls['flow-orchestrator']}/api/w/main/jobs_u/stream/${flowId}`, {
-      headers: { authorization: `Bearer ${actor.token}` },
-    });
-    expect(response.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
-    const events: { event?: string; data: Record<string, unknown> }[] = [];
-    const parser = createParser({
-      onEvent: (message) =>
-        events.push({ event: message.event, data: JSON.parse(message.data) as Record<string, unknown> }),
-    });
-    const decoder = new TextDecoder();
-    for await (const chunk of response.body!)
-      parser.feed(decoder.decode(chunk as Uint8Array, { stream: true }));
+    const events = await readStream(flowId);
 
     expect(events.at(-1)).toEqual({ event: 'end', data: { status: 'completed', success: true } });
     const stepEvents = events
@@ -370,6 +382,25 @@ describe('agent-runtime: aiagent steps end to end', () => {
     expect(
       events.slice(0, -1).every((message) => message.event === (message.data.event as { type: string }).type),
     ).toBe(true);
+
+    // A reader who comes after the run ended still gets all of it, with the same offsets; one who
+    // reconnects with the last offset it saw gets the rest, nothing twice (header or query).
+    const late = await readStream(flowId);
+    expect(late).toEqual(events);
+    const offsets = events.slice(0, -1).map((message) => Number(message.id));
+    expect(offsets.every((offset, i) => i === 0 || offset > offsets[i - 1])).toBe(true);
+    const cut = 3;
+    const rest = await readStream(flowId, { 'last-event-id': String(offsets[cut - 1]) });
+    expect(rest).toEqual(events.slice(cut));
+    expect(await readStream(flowId, {}, `?after=${offsets.at(-1)}`)).toEqual(events.slice(-1));
+    const bad = await fetch(
+      `${mesh.urls['flow-orchestrator']}/api/w/main/jobs_u/stream/${flowId}?after=soon`,
+      {
+        headers: { authorization: `Bearer ${actor.token}` },
+      },
+    );
+    expect(bad.status).toBe(400);
+    expect(await bad.text()).toContain('must be a stream offset');
   });
 
   it('flowmesh jobs stream follows a run: the text as it comes on stdout, the tool calls on stderr', async () => {
@@ -377,8 +408,8 @@ describe('agent-runtime: aiagent steps end to end', () => {
       { toolCalls: [{ id: 'call_add', name: 'add', arguments: '{"a":2,"b":3}' }] },
       { text: 'The sum is 5.', deltaSize: 3 },
     );
-    // The stream is live: the CLI connects while a first step takes its time.
-    const pause = pauseStep(3000);
+    // The CLI may connect before the agent speaks or after: either way it prints all of it.
+    const pause = pauseStep(1000);
     const { job_id: flowId } = await jobs.runFlow({
       ...inMain,
       value: {

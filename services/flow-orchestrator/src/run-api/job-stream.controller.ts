@@ -1,13 +1,14 @@
-import type { ServerResponse } from 'node:http';
-import { AgentStreamEnvelopeSchema, runStreamSubject } from '@flowmesh/contracts';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { MeshError } from '@flowmesh/contracts';
 import { InjectMeshConnection, type MeshConnection } from '@flowmesh/messaging';
-import { Controller, Get, Param, Res, UseGuards } from '@nestjs/common';
+import { Controller, Get, Param, Req, Res, UseGuards } from '@nestjs/common';
 import { BearerAuthGuard } from '../http/bearer-auth.guard.js';
 import type { Caller } from '../http/caller.js';
 import { CurrentCaller } from '../http/current-caller.decorator.js';
 import { jobIdParam } from '../http/job-id.param.js';
 import { JobVisibility } from './job-visibility.service.js';
 import { JobsEngine } from './jobs-engine.port.js';
+import { RunStreamReader } from './run-stream.reader.js';
 
 /** A comment line while nothing streams, so proxies keep the connection open. */
 const KEEPALIVE_MS = 15_000;
@@ -16,9 +17,11 @@ const WAIT_SLICE_MS = 30_000;
 
 /**
  * `GET jobs_u/stream/{id}`: the stream of a run's AI steps with `streaming: true`, as server-sent
- * events (`event: token_delta`, `tool_call`, ..., each `data` an `AgentStreamEnvelope`), until
- * the run ends (`event: end` with its status). `id` is the run's job (every step's events) or one
- * step's job (its own). The stream is live: it starts when the caller connects.
+ * events (`event: token_delta`, `tool_call`, ..., each `data` an `AgentStreamEnvelope`, each `id`
+ * its offset in the run's stream), until the run ends (`event: end` with its status). `id` is the
+ * run's job (every step's events) or one step's job (its own). Everything said so far comes first:
+ * a reader who connects late misses nothing, and one who reconnects with `Last-Event-ID` (or
+ * `?after=<offset>`) gets what came after that offset, nothing twice.
  */
 @Controller('api/w/:workspace')
 @UseGuards(BearerAuthGuard)
@@ -33,10 +36,13 @@ export class JobStreamController {
   async stream(
     @CurrentCaller() caller: Caller,
     @Param('id', jobIdParam) id: string,
+    @Req() request: IncomingMessage,
     @Res() response: ServerResponse,
   ): Promise<void> {
+    const after = resumeOffset(request);
     const job = await this.visibility.readable(caller, id);
     const wholeRun = job.id === job.root_job;
+    const reader = await RunStreamReader.open(this.conn, job.root_job, after);
     response.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-cache',
@@ -50,20 +56,12 @@ export class JobStreamController {
     const write = (text: string) => {
       if (open && !response.destroyed) response.write(text);
     };
-    const send = (event: string, data: unknown) =>
-      write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
-    const subscription = this.conn.nc.subscribe(this.conn.space.subject(runStreamSubject(job.root_job)), {
-      callback: (error, message) => {
-        if (error) return;
-        let parsed;
-        try {
-          parsed = AgentStreamEnvelopeSchema.safeParse(message.json());
-        } catch {
-          return;
-        }
-        if (parsed.success && (wholeRun || parsed.data.job_id === job.id))
-          send(parsed.data.event.type, parsed.data);
-      },
+    const send = (event: string, data: unknown, offset?: number) =>
+      write(
+        `${offset === undefined ? '' : `id: ${offset}\n`}event: ${event}\ndata: ${JSON.stringify(data)}\n\n`,
+      );
+    const relaying = reader.relay((envelope, offset) => {
+      if (wholeRun || envelope.job_id === job.id) send(envelope.event.type, envelope, offset);
     });
     const keepalive = setInterval(() => write(': keepalive\n\n'), KEEPALIVE_MS);
     try {
@@ -71,6 +69,8 @@ export class JobStreamController {
       while (open) {
         const outcome = await this.engine.waitForResult(caller, job.id, WAIT_SLICE_MS, false);
         if (outcome.completed) {
+          // What the steps said before they ended is all in the stream by now: relayed first.
+          await reader.caughtUp();
           send('end', { status: outcome.status, success: outcome.success ?? null });
           break;
         }
@@ -79,8 +79,26 @@ export class JobStreamController {
       send('error', { message: error instanceof Error ? error.message : String(error) });
     } finally {
       clearInterval(keepalive);
-      subscription.unsubscribe();
+      reader.close();
+      await relaying;
       response.end();
     }
   }
+}
+
+/** The offset a reconnecting client saw last: `Last-Event-ID`, else `?after=`; 0 for none. */
+function resumeOffset(request: IncomingMessage): number {
+  const header = request.headers['last-event-id'];
+  const query = new URL(request.url ?? '/', 'http://local').searchParams.get('after');
+  const given = (Array.isArray(header) ? header[0] : header) ?? query ?? undefined;
+  if (given === undefined || given === '') return 0;
+  if (!/^\d+$/.test(given))
+    throw new MeshError(
+      'VALIDATION_FAILED',
+      `Last-Event-ID (or after): must be a stream offset, got "${given}"`,
+      {
+        param: 'after',
+      },
+    );
+  return Number(given);
 }
