@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import {
   createOrchestratorJobsClient,
   createMemoryClient,
@@ -196,7 +199,7 @@ describe('agent-runtime: aiagent steps end to end', () => {
       ],
       { b: 3 },
     );
-    expect(job.status).toBe('completed');
+    expect(job.status, JSON.stringify(job.result)).toBe('completed');
     expect(job.result).toMatchObject({
       output: 'The sum is 5.',
       usage: { inputTokens: 20, outputTokens: 10 },
@@ -292,7 +295,7 @@ describe('agent-runtime: aiagent steps end to end', () => {
       ],
       { factor: 3 },
     );
-    expect(job.status).toBe('completed');
+    expect(job.status, JSON.stringify(job.result)).toBe('completed');
     const [first, second] = sentSince(before);
     // The model fills only n: the flow fills the rest.
     expect(first.tools![0].function.parameters).toMatchObject({
@@ -456,7 +459,7 @@ describe('agent-runtime: aiagent steps end to end', () => {
       ],
       { factor: 7 },
     );
-    expect(job.status).toBe('completed');
+    expect(job.status, JSON.stringify(job.result)).toBe('completed');
     const [first, second] = sentSince(before);
     expect(first.messages[0]).toEqual({ role: 'system', content: 'You scale numbers.' });
     expect(second.messages.at(-1)).toEqual({ role: 'tool', tool_call_id: 'call_s', content: '28' });
@@ -491,7 +494,7 @@ describe('agent-runtime: aiagent steps end to end', () => {
       { text: 'Doubled.' },
     );
     const job = await run([agentStep({ user_message: fixed('Double 1, 2 and 3.') }, { tools: [batch] })]);
-    expect(job.status).toBe('completed');
+    expect(job.status, JSON.stringify(job.result)).toBe('completed');
     const [first, second] = sentSince(before);
     expect(first.tools![0].function.parameters).toMatchObject({ required: ['iterator'] });
     expect(second.messages.at(-1)).toEqual({ role: 'tool', tool_call_id: 'call_b', content: '[2,4,6]' });
@@ -530,7 +533,7 @@ describe('agent-runtime: aiagent steps end to end', () => {
         ...(agentDrafts ? { agent_drafts: true } : {}),
       });
       const job = await ended(id);
-      expect(job.status).toBe('completed');
+      expect(job.status, JSON.stringify(job.result)).toBe('completed');
       // The job carries the link, never the agent's configuration.
       expect(JSON.stringify(job.raw_flow)).not.toContain('drafted agent');
       return sentSince(before)[0].messages[0];
@@ -571,7 +574,7 @@ describe('agent-runtime: aiagent steps end to end', () => {
       { text: 'Summary: Sales rose.' },
     );
     const job = await run([agentStep({ user_message: fixed('Plan the report.') }, { tools: [writer] })]);
-    expect(job.status).toBe('completed');
+    expect(job.status, JSON.stringify(job.result)).toBe('completed');
     expect(job.result).toMatchObject({ output: 'Summary: Sales rose.' });
     const [parent, nested, parentAgain] = sentSince(before);
     expect(parent.tools![0].function).toMatchObject({
@@ -821,7 +824,7 @@ describe('agent-runtime: aiagent steps end to end', () => {
         })
       ).job_id,
     );
-    expect(job.status).toBe('completed');
+    expect(job.status, JSON.stringify(job.result)).toBe('completed');
     const memory = createMemoryClient(new MeshClient(conn));
     const { memoryId } = await memory.resolveKey({
       workspace: 'main',
@@ -993,7 +996,7 @@ describe('agent-runtime: aiagent steps end to end', () => {
       const job = await run([
         agentStep({ user_message: fixed('What does this customer want?') }, { tools: [triageTool] }),
       ]);
-      expect(job.status).toBe('completed');
+      expect(job.status, JSON.stringify(job.result)).toBe('completed');
       expect(decisions.requests.at(-1)!.body).toMatchObject({ state: 'Please refund order 7.' });
       const [, second] = sentSince(before);
       const result = (second.messages.at(-1) as { content: string }).content;
@@ -1123,7 +1126,7 @@ describe('agent-runtime: aiagent steps end to end', () => {
       const answered = await answer(step.id, true, { call_id: 'call_add' });
       expect([answered.status, await answered.json()]).toEqual([200, { outcome: 'resumed' }]);
       const job = await ended(flowId);
-      expect(job.status).toBe('completed');
+      expect(job.status, JSON.stringify(job.result)).toBe('completed');
       expect(job.result).toMatchObject({ output: 'Both done.' });
       expect(lastToolResults(2)).toEqual([
         { role: 'tool', tool_call_id: 'call_add', content: '5' },
@@ -1158,7 +1161,7 @@ describe('agent-runtime: aiagent steps end to end', () => {
         outcome: 'resumed',
       });
       const job = await ended(flowId);
-      expect(job.status).toBe('completed');
+      expect(job.status, JSON.stringify(job.result)).toBe('completed');
       const [result] = lastToolResults(1) as { content: string }[];
       // An error result reaches an OpenAI-shaped model as text marked "Error:".
       expect(JSON.parse(result.content.replace(/^Error: /, ''))).toEqual({
@@ -1300,7 +1303,7 @@ describe('agent-runtime: aiagent steps end to end', () => {
           { tools: [mcpTool('f/ai/weather_mcp', { exclude_tools: ['forecast'] })] },
         ),
       ]);
-      expect(job.status).toBe('completed');
+      expect(job.status, JSON.stringify(job.result)).toBe('completed');
       const [first, second] = fake
         .chatRequests()
         .slice(before)
@@ -1403,7 +1406,7 @@ describe('agent-runtime: aiagent steps end to end', () => {
           { tools: [bigTool(2_400)] },
         ),
       ]);
-      expect(job.status).toBe('completed');
+      expect(job.status, JSON.stringify(job.result)).toBe('completed');
       const [, second, summary, last] = bodies(before);
       // The summary request: the transcript as labelled text, no tools, none of the step's settings.
       expect(summary.tools).toBeUndefined();
@@ -1527,7 +1530,9 @@ describe('agent-runtime: aiagent steps end to end', () => {
       [expect.objectContaining({ output: 'ok' }), expect.objectContaining({ output: 'ok' })],
     ]);
 
-    // Killed while its tool runs: the step is started again by the next replica, from its start.
+    // Killed while its tool runs: the next replica goes on from that turn. The tool job the dead
+    // replica started is waited for, not started again; the model is not asked that turn again.
+    const dir = mkdtempSync(join(tmpdir(), 'fm-agent-naps-'));
     const napTool = {
       id: 'nap',
       summary: 'nap',
@@ -1535,8 +1540,14 @@ describe('agent-runtime: aiagent steps end to end', () => {
         tool_type: 'flowmodule',
         type: 'rawscript',
         language: 'bun',
-        content:
-          'export async function main() { await new Promise((r) => setTimeout(r, 1500)); return "rested"; }',
+        content: [
+          "import { appendFileSync } from 'node:fs';",
+          'export async function main() {',
+          `  appendFileSync(${JSON.stringify(join(dir, 'naps'))}, 'nap\\n');`,
+          '  await new Promise((r) => setTimeout(r, 1500));',
+          '  return "rested";',
+          '}',
+        ].join('\n'),
         input_transforms: {},
       },
     };
@@ -1553,15 +1564,31 @@ describe('agent-runtime: aiagent steps end to end', () => {
         value: { modules: [agentStep({ user_message: fixed('rest') }, { tools: [napTool] })] },
       })
     ).job_id;
-    await waitFor(() => fake.chatRequests().length > before, {
-      timeoutMs: 30_000,
-      description: 'the first model call',
-    });
+    // The step shows its first tool job once the run's progress holds it.
+    await waitFor(
+      async () => {
+        const stepJob = (await jobs.get({ ...inMain, id })).flow_status?.modules[0]?.job;
+        if (!stepJob) return undefined;
+        const step = await jobs.get({ ...inMain, id: stepJob });
+        return step.agent_actions?.some((action) => action.type === 'tool_call') ? step : undefined;
+      },
+      { timeoutMs: 60_000, intervalMs: 50, description: 'the first tool job' },
+    );
     await runtime.kill();
     runtime = await startOwnProcess(mesh, 'agent-runtime', runtimeEnv, keep);
     const job = await ended(id);
     expect([job.status, job.result]).toEqual(['completed', expect.objectContaining({ output: 'Rested.' })]);
+    // One model call per turn, the first never asked again: the second is given the first nap's
+    // result, from the job the dead replica started; each nap ran once.
     expect(fake.chatRequests().length - before).toBe(3);
+    expect(sentSince(before)[1].messages.at(-1)).toEqual({
+      role: 'tool',
+      tool_call_id: 'call_nap',
+      content: '"rested"',
+    });
+    expect(readFileSync(join(dir, 'naps'), 'utf8')).toBe('nap\nnap\n');
+    const actions = job.flow_status!.modules[0].agent_actions!;
+    expect(actions.filter((action) => action.type === 'tool_call')).toHaveLength(2);
     expect(output.some((line) => line.includes('agent step started again after its replica stopped'))).toBe(
       true,
     );

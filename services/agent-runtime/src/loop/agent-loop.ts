@@ -12,7 +12,7 @@ import {
 } from '@flowmesh/contracts';
 import { compactorFor } from '../compaction/agent-compaction.js';
 import type { ContextCompactor } from '../compaction/context-compactor.js';
-import type { AgentAnswer, AgentCheckpoint } from '../pause/agent-checkpoint.js';
+import type { AgentAnswer, AgentCheckpoint, AgentProgress, CallProgress } from '../pause/agent-checkpoint.js';
 import { answerAction, settleWaitingCalls } from '../pause/answered-calls.js';
 import { parkedAt, requestAction } from '../pause/park.js';
 import { planTurn } from '../pause/turn-plan.js';
@@ -33,6 +33,14 @@ export interface AgentLoopPorts {
   readonly stream?: (event: AgentStreamEvent) => void;
   /** Told when the run starts and stops waiting on its tools (it then holds no slot). */
   readonly waitingOnTools?: (waiting: boolean) => void;
+  /**
+   * Keeps the run's progress where another replica finds it: the turn whose calls are about to
+   * run, then what became of each call (its tool job, its result).
+   */
+  readonly progress?: {
+    turn(progress: AgentProgress): Promise<void>;
+    call(callId: string, call: CallProgress): Promise<void>;
+  };
   /** Wraps each tool call (its span); by default it just runs. */
   readonly traceTool?: (
     call: ToolCall,
@@ -41,11 +49,13 @@ export interface AgentLoopPorts {
   ) => Promise<ToolCallOutcome>;
 }
 
-/** A parked agent resumed: its checkpoint and the answer (null: nobody answered in time). */
-export interface ResumedAgent {
-  readonly checkpoint: AgentCheckpoint;
-  readonly answer: AgentAnswer | null;
-}
+/**
+ * An agent taken up again: a parked one with its checkpoint and the answer (null: nobody answered
+ * in time), or a running one whose replica stopped, from its last turn and what its calls did.
+ */
+export type ResumedAgent =
+  | { readonly checkpoint: AgentCheckpoint; readonly answer: AgentAnswer | null }
+  | { readonly progress: AgentProgress; readonly calls: Readonly<Record<string, CallProgress>> };
 
 export type AgentLoopOutcome =
   /** The model asked for approval or asked a question: the step waits, its state in the checkpoint. */
@@ -83,13 +93,14 @@ export async function runAgentLoop(
   signal: AbortSignal,
   resumed?: ResumedAgent,
 ): Promise<AgentLoopOutcome> {
-  const record: ChatMessage[] = [...(resumed?.checkpoint.record ?? [])];
-  if (!resumed && brain.userMessage !== undefined)
+  const from = resumed && 'progress' in resumed ? resumed.progress : resumed?.checkpoint;
+  const record: ChatMessage[] = [...(from?.record ?? [])];
+  if (!from && brain.userMessage !== undefined)
     record.push({ role: 'user', content: [{ type: 'text', text: brain.userMessage }] });
-  const usage: TotalUsage = resumed ? { ...resumed.checkpoint.usage } : { inputTokens: 0, outputTokens: 0 };
+  const usage: TotalUsage = from ? { ...from.usage } : { inputTokens: 0, outputTokens: 0 };
   const byName = new Map(tools.map((tool) => [tool.definition.name, tool]));
   // The model's context starts as the execution record does, but compaction may rewrite it.
-  let context: ChatMessage[] = resumed ? [...resumed.checkpoint.context] : [...history, ...record];
+  let context: ChatMessage[] = from ? [...from.context] : [...history, ...record];
   const append = (...messages: ChatMessage[]) => {
     record.push(...messages);
     context.push(...messages);
@@ -120,19 +131,66 @@ export async function runAgentLoop(
       signal,
     );
 
-  const runCalls = async (calls: readonly ToolCall[]) => {
+  // A call whose result is known (a replica ran it before it stopped) is not run again; one whose
+  // tool job started is waited for, not started again.
+  const runCalls = async (calls: readonly ToolCall[], known: Readonly<Record<string, CallProgress>> = {}) => {
     if (calls.length === 0) return [];
+    const one = async (call: ToolCall) => {
+      const done = known[call.id]?.result;
+      if (done) return done;
+      const result = await runCall(call, byName, ports, signal, known[call.id]?.jobId);
+      if (!signal.aborted) await ports.progress?.call(call.id, { result });
+      return result;
+    };
     ports.waitingOnTools?.(true);
     try {
-      return await (brain.parallel
-        ? Promise.all(calls.map((call) => runCall(call, byName, ports, signal)))
-        : sequentially(calls, (call) => runCall(call, byName, ports, signal)));
+      return await (brain.parallel ? Promise.all(calls.map(one)) : sequentially(calls, one));
     } finally {
       ports.waitingOnTools?.(false);
     }
   };
 
-  if (resumed) {
+  /**
+   * The model asked for `calls`: those that can run now run (together when `parallel`), the rest
+   * are refused with a reason, or the agent parks on the approval or question they need.
+   */
+  const playTurn = async (
+    calls: readonly ToolCall[],
+    iteration: number,
+    known?: Readonly<Record<string, CallProgress>>,
+  ): Promise<'aborted' | { parked: AgentCheckpoint } | undefined> => {
+    // The model may always ask for several calls; `parallel` only decides whether they run together.
+    const plan = planTurn(calls, byName, parseArguments);
+    const results = new Map<string, ToolResultMessage>();
+    for (const result of await runCalls(plan.now, known)) results.set(result.toolCallId, result);
+    for (const call of calls) {
+      const refusal = plan.refused.get(call.id);
+      if (refusal !== undefined)
+        results.set(call.id, toolAnswer(call, JSON.stringify({ error: refusal }), true));
+    }
+    if (signal.aborted) return 'aborted'; // handed back: nothing is recorded
+    if (plan.wait) {
+      const checkpoint = parkedAt(plan.wait, { record, context, usage, iteration, calls, results }, ports);
+      await ports.report(requestAction(plan.wait, checkpoint), true);
+      ports.log(
+        `the agent waits for ${plan.wait.kind === 'approval' ? 'an approval' : 'an answer to its question'} (${checkpoint.waiting.callId}) until ${checkpoint.waiting.until}`,
+      );
+      return { parked: checkpoint };
+    }
+    append(...calls.map((call) => results.get(call.id)!));
+    return undefined;
+  };
+
+  if (resumed && 'progress' in resumed) {
+    const { progress, calls: known } = resumed;
+    const done = progress.calls.filter((call) => known[call.id]?.result).length;
+    ports.log(
+      `taken over after model call ${progress.iteration}: ${done} of its ${progress.calls.length} tool call(s) had ended and are not run again`,
+    );
+    const turn = await playTurn(progress.calls, progress.iteration, known);
+    if (turn === 'aborted') return aborted(record, usage);
+    if (turn) return turn;
+  } else if (resumed) {
     const { checkpoint, answer } = resumed;
     await ports.report(answerAction(checkpoint, answer), true);
     ports.log(
@@ -152,11 +210,7 @@ export async function runAgentLoop(
     append(...checkpoint.calls.map((call) => results.get(call.id)!));
   }
 
-  for (
-    let iteration = (resumed?.checkpoint.iteration ?? 0) + 1;
-    iteration <= brain.maxIterations;
-    iteration++
-  ) {
+  for (let iteration = (from?.iteration ?? 0) + 1; iteration <= brain.maxIterations; iteration++) {
     if (compactor) context = (await compactor.beforeRequest(context, frame)) ?? context;
     let final = await ask(context);
     if (final.type === 'error' && final.error.class === 'context_window_exceeded' && compactor) {
@@ -187,25 +241,11 @@ export async function runAgentLoop(
       return outcome.success ? { ...outcome, context, ...(compactor ? { compactor } : {}) } : outcome;
     }
 
-    // The model may always ask for several calls; `parallel` only decides whether they run together.
-    const plan = planTurn(calls, byName, parseArguments);
-    const results = new Map<string, ToolResultMessage>();
-    for (const result of await runCalls(plan.now)) results.set(result.toolCallId, result);
-    for (const call of calls) {
-      const refusal = plan.refused.get(call.id);
-      if (refusal !== undefined)
-        results.set(call.id, toolAnswer(call, JSON.stringify({ error: refusal }), true));
-    }
-    if (signal.aborted) break; // handed back: nothing is recorded
-    if (plan.wait) {
-      const checkpoint = parkedAt(plan.wait, { record, context, usage, iteration, calls, results }, ports);
-      await ports.report(requestAction(plan.wait, checkpoint), true);
-      ports.log(
-        `the agent waits for ${plan.wait.kind === 'approval' ? 'an approval' : 'an answer to its question'} (${checkpoint.waiting.callId}) until ${checkpoint.waiting.until}`,
-      );
-      return { parked: checkpoint };
-    }
-    append(...calls.map((call) => results.get(call.id)!));
+    // Kept before the calls run: a replica taking over goes on from this turn.
+    await ports.progress?.turn({ record, context, usage, iteration, calls });
+    const turn = await playTurn(calls, iteration);
+    if (turn === 'aborted') return aborted(record, usage);
+    if (turn) return turn;
   }
   return {
     success: false,
@@ -213,6 +253,16 @@ export async function runAgentLoop(
       name: 'MaxIterationsReached',
       message: `the agent made ${brain.maxIterations} model calls (max_iterations) without a final answer`,
     },
+    messages: record,
+    usage,
+  };
+}
+
+/** A run handed back while its tools ran (its replica stops): the outcome is never reported. */
+function aborted(record: ChatMessage[], usage: TotalUsage): AgentLoopOutcome {
+  return {
+    success: false,
+    error: { name: 'AgentStopped', message: 'the agent-runtime replica stopped; another one goes on' },
     messages: record,
     usage,
   };

@@ -26,11 +26,16 @@ export function parseArguments(call: ToolCall): Record<string, unknown> | string
   return args as Record<string, unknown>;
 }
 
+/**
+ * Runs one call of the model, as its tool says; `resumeJobId` is the tool job an earlier replica
+ * started for it, waited for instead of starting another.
+ */
 export async function runCall(
   call: ToolCall,
   tools: ReadonlyMap<string, PreparedTool>,
   ports: AgentLoopPorts,
   signal: AbortSignal,
+  resumeJobId?: string,
 ): Promise<ToolResultMessage> {
   const answer = (content: string, isError: boolean) => toolAnswer(call, content, isError);
   const tool = tools.get(call.name);
@@ -44,9 +49,14 @@ export async function runCall(
     tool.run(
       args,
       (action) => {
-        reported = ports.report(action, true);
+        // The job is kept with the run's progress before the step shows it.
+        const jobId = action.type === 'tool_call' ? action.job_id : undefined;
+        reported = (
+          jobId ? (ports.progress?.call(call.id, { jobId }) ?? Promise.resolve()) : Promise.resolve()
+        ).then(() => ports.report(action, true));
       },
       signal,
+      resumeJobId === undefined ? undefined : { jobId: resumeJobId },
     );
   const outcome = await (ports.traceTool ? ports.traceTool(call, tool, runTool) : runTool());
   await reported;

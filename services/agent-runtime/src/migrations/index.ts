@@ -1,5 +1,6 @@
 import { CreateOutbox1700000000000 } from '@flowmesh/messaging';
 import { AddAgentCheckpoints1764600000000 } from './add-agent-checkpoints.migration.js';
+import { AddAgentProgress1764700000000 } from './add-agent-progress.migration.js';
 import { CreateAgentRuns1764500000000 } from './create-agent-runs.migration.js';
 
 /**
@@ -11,4 +12,5 @@ export const AGENT_RUNTIME_MIGRATIONS = [
   CreateOutbox1700000000000,
   CreateAgentRuns1764500000000,
   AddAgentCheckpoints1764600000000,
+  AddAgentProgress1764700000000,
 ];

@@ -14,6 +14,25 @@ export interface WaitingRequest {
 }
 
 /**
+ * A running agent's state when the model last asked for tools, as stored on its `agent_run` row:
+ * a replica that takes the step over goes on from here (that turn's calls), not from the start.
+ */
+export interface AgentProgress {
+  readonly record: ChatMessage[];
+  readonly context: ChatMessage[];
+  readonly usage: TotalUsage;
+  /** The model calls made so far, the one that asked for `calls` included. */
+  readonly iteration: number;
+  readonly calls: readonly ToolCall[];
+}
+
+/** What became of one call of the turn in progress: the tool job it started, then its result. */
+export interface CallProgress {
+  readonly jobId?: string;
+  readonly result?: ToolResultMessage;
+}
+
+/**
  * A parked agent, as stored on its `agent_run` row: the loop's state after the model's turn that
  * asked, the turn's calls and the results of those that already ran, and what it waits for.
  */

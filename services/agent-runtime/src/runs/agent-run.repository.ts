@@ -2,7 +2,7 @@ import type { AgentStepStartRequest } from '@flowmesh/contracts';
 import { rowsOf } from '@flowmesh/persistence';
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import type { AgentAnswer, AgentCheckpoint } from '../pause/agent-checkpoint.js';
+import type { AgentAnswer, AgentCheckpoint, AgentProgress, CallProgress } from '../pause/agent-checkpoint.js';
 
 /** What the orchestrator is told when the step ends. */
 export interface AgentStepOutcome {
@@ -21,6 +21,9 @@ export interface AgentRunRow {
   /** Set when the agent parked: it resumes from here, with `answer` (null: nobody answered in time). */
   readonly checkpoint: AgentCheckpoint | null;
   readonly answer: AgentAnswer | null;
+  /** Set while it runs: a replica that takes it over goes on from its last turn, with `calls`. */
+  readonly progress: AgentProgress | null;
+  readonly calls: Readonly<Record<string, CallProgress>>;
 }
 
 interface RawRow {
@@ -32,6 +35,8 @@ interface RawRow {
   attempts: number;
   checkpoint: AgentCheckpoint | null;
   answer: AgentAnswer | null;
+  progress: AgentProgress | null;
+  calls: Record<string, CallProgress> | null;
 }
 
 /** The request a parked step takes an answer to. */
@@ -49,6 +54,8 @@ const toRow = (raw: RawRow): AgentRunRow => ({
   attempts: raw.attempts,
   checkpoint: raw.checkpoint,
   answer: raw.answer,
+  progress: raw.progress,
+  calls: raw.calls ?? {},
 });
 
 /**
@@ -100,7 +107,7 @@ export class AgentRunRepository {
         WHERE job_id IN (
           SELECT job_id FROM agent_run WHERE lease_until < now()
            ORDER BY created_at LIMIT $3 FOR UPDATE SKIP LOCKED)
-       RETURNING job_id, workspace, request, job_token, outcome, attempts, checkpoint, answer`,
+       RETURNING job_id, workspace, request, job_token, outcome, attempts, checkpoint, answer, progress, calls`,
         [owner, leaseMs, limit],
       ),
     );
@@ -118,6 +125,27 @@ export class AgentRunRepository {
       ),
     );
     return rows.map((row) => row.job_id);
+  }
+
+  /** The turn `owner` runs now (its calls not begun); false when the step is not its any more. */
+  async saveProgress(owner: string, jobId: string, progress: AgentProgress): Promise<boolean> {
+    const rows: unknown[] = await this.dataSource.query(
+      `UPDATE agent_run SET progress = $3::jsonb, calls = '{}'::jsonb
+        WHERE job_id = $1 AND owner = $2 RETURNING job_id`,
+      [jobId, owner, JSON.stringify(progress)],
+    );
+    return rows.length > 0;
+  }
+
+  /** What became of one call of the turn in progress (merged into what was known of it). */
+  async saveCall(owner: string, jobId: string, callId: string, call: CallProgress): Promise<boolean> {
+    const rows: unknown[] = await this.dataSource.query(
+      `UPDATE agent_run
+          SET calls = jsonb_set(calls, ARRAY[$3], COALESCE(calls -> $3, '{}'::jsonb) || $4::jsonb)
+        WHERE job_id = $1 AND owner = $2 RETURNING job_id`,
+      [jobId, owner, callId, JSON.stringify(call)],
+    );
+    return rows.length > 0;
   }
 
   /** Keeps the outcome until the orchestrator has confirmed it, so a failed report is sent again. */
@@ -140,7 +168,7 @@ export class AgentRunRepository {
   ): Promise<boolean> {
     const rows: unknown[] = await this.dataSource.query(
       `UPDATE agent_run SET checkpoint = $3::jsonb, waiting = $4::jsonb, answer = NULL, owner = NULL,
-              attempts = 0, lease_until = $5::timestamptz
+              progress = NULL, calls = '{}'::jsonb, attempts = 0, lease_until = $5::timestamptz
         WHERE job_id = $1 AND owner = $2 RETURNING job_id`,
       [jobId, owner, JSON.stringify(checkpoint), JSON.stringify(request), checkpoint.waiting.until],
     );

@@ -14,7 +14,7 @@ import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShut
 import { AGENTS_SETTINGS, type AgentsSettings } from '../agent-runtime.config.js';
 import { AgentRunRepository, type AgentRunRow, type AgentStepOutcome } from './agent-run.repository.js';
 import type { ResumedAgent } from '../loop/agent-loop.js';
-import type { AgentCheckpoint } from '../pause/agent-checkpoint.js';
+import type { AgentCheckpoint, AgentProgress, CallProgress } from '../pause/agent-checkpoint.js';
 import { AGENT_LOGGER, AgentStepExecutor } from './agent-step.executor.js';
 
 /**
@@ -141,8 +141,17 @@ export class AgentRuns implements OnApplicationBootstrap, OnApplicationShutdown 
       if (waiting) this.onTools.add(request.job_id);
       else this.onTools.delete(request.job_id);
     };
+    // Kept on the row while this replica owns it, so one that takes it over goes on from there.
+    const progress = {
+      turn: async (state: AgentProgress) => {
+        await this.repository.saveProgress(this.owner, request.job_id, state);
+      },
+      call: async (callId: string, call: CallProgress) => {
+        await this.repository.saveCall(this.owner, request.job_id, callId, call);
+      },
+    };
     void this.executor
-      .execute(request, controller.signal, resumed, waitingOnTools)
+      .execute(request, controller.signal, resumed, { waitingOnTools, progress })
       .then(async (result) => {
         if (controller.signal.aborted) return; // stopping: the step was handed back
         if ('parked' in result) return this.park(request, result.parked);
@@ -305,6 +314,9 @@ export class AgentRuns implements OnApplicationBootstrap, OnApplicationShutdown 
         { job_id: row.jobId, attempt: row.attempts },
         'agent step started again after its replica stopped',
       );
+    // Progress is newer than a checkpoint: it is kept only after the parked agent went on.
+    if (row.progress)
+      return this.start({ ...row.request, job_token: token }, { progress: row.progress, calls: row.calls });
     if (row.checkpoint && !(await this.unpark(row))) return;
     this.start(
       { ...row.request, job_token: token },

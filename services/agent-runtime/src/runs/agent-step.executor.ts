@@ -29,6 +29,12 @@ import { fitted } from './step-result.js';
 /** How a run of the step ended: with the step's outcome, or parked on its agent's request. */
 export type AgentStepResult = { readonly outcome: AgentStepOutcome } | { readonly parked: AgentCheckpoint };
 
+/** What the replica running a step learns from it: when it waits on its tools, and its progress. */
+export interface StepHooks {
+  readonly waitingOnTools?: (waiting: boolean) => void;
+  readonly progress?: AgentLoopPorts['progress'];
+}
+
 /** Nest token of agent-runtime's logger. */
 export const AGENT_LOGGER = Symbol('AGENT_LOGGER');
 
@@ -53,8 +59,9 @@ export class AgentStepExecutor {
     request: AgentStepStartRequest,
     signal: AbortSignal,
     resumed?: ResumedAgent,
-    waitingOnTools?: (waiting: boolean) => void,
+    hooks: StepHooks = {},
   ): Promise<AgentStepResult> {
+    const { waitingOnTools, progress } = hooks;
     const log = this.logger.child({ job_id: request.job_id, step_id: request.step_id });
     const caller = { actor: { token: request.job_token }, workspace: request.workspace };
     const items = createRegistryItemsClient(this.mesh);
@@ -106,7 +113,7 @@ export class AgentStepExecutor {
           { ...brain, ...(system ? { systemPrompt: system } : {}) },
           source.history,
           tools,
-          this.loopPorts(request, { log, jobLog, stream, waitingOnTools }),
+          this.loopPorts(request, { log, jobLog, stream, waitingOnTools, progress }),
           signal,
           resumed,
         );
@@ -199,11 +206,12 @@ export class AgentStepExecutor {
       readonly jobLog: StepJobLog;
       readonly stream: StepStream | undefined;
       readonly waitingOnTools: ((waiting: boolean) => void) | undefined;
+      readonly progress: AgentLoopPorts['progress'];
     },
   ): AgentLoopPorts {
     const caller = { actor: { token: request.job_token }, workspace: request.workspace };
     const steps = createOrchestratorAgentStepClient(this.mesh);
-    const { stream, waitingOnTools } = run;
+    const { stream, waitingOnTools, progress } = run;
     return {
       chat: async (parameters, abort) => {
         const chat = await gatewayChat(this.conn, { ...caller, ...parameters }, { signal: abort });
@@ -221,6 +229,7 @@ export class AgentStepExecutor {
       approvalTimeoutS: this.settings.approvalTimeoutS,
       ...(stream ? { stream: stream.publish } : {}),
       ...(waitingOnTools ? { waitingOnTools } : {}),
+      ...(progress ? { progress } : {}),
       traceTool: (call, tool, runTool) =>
         this.telemetry.executeTool(
           {

@@ -19,11 +19,14 @@ export interface PreparedTool {
   /**
    * Runs one call with the model's arguments (already parsed) as the step's identity; `onStarted`
    * gets the step's action for it (the tool job's id, or the MCP call) once it is under way.
+   * `resume` names the tool job an earlier replica started for this call: a tool that runs as a
+   * job waits for it instead (its action was reported then); others run the call again.
    */
   run(
     args: Record<string, unknown>,
     onStarted: (action: AgentAction) => void,
     signal: AbortSignal,
+    resume?: { readonly jobId: string },
   ): Promise<ToolCallOutcome>;
 }
 

@@ -91,7 +91,7 @@ export function prepareFlowModuleTool(
         additionalProperties: false,
       },
     },
-    run: async (args, onStarted, signal) =>
+    run: async (args, onStarted, signal, resume) =>
       unusable.length > 0
         ? {
             ok: false,
@@ -108,6 +108,7 @@ export function prepareFlowModuleTool(
             (jobId) =>
               onStarted({ type: 'tool_call', job_id: jobId, function_name: name, module_id: tool.id }),
             signal,
+            resume?.jobId,
           ),
   };
 }
@@ -138,6 +139,13 @@ function pick(args: Record<string, unknown>, names: readonly string[]): Record<s
   return Object.fromEntries(names.filter((name) => name in args).map((name) => [name, args[name]]));
 }
 
+/** A caller of the orchestrator's jobs API as the step's identity. */
+type JobsCaller = { actor: { token: string }; workspace: string };
+
+/**
+ * One call as a job of the orchestrator, waited for; `resumeJobId` is the job an earlier replica
+ * started for this call, waited for instead (its action was reported then).
+ */
 async function runJob(
   jobs: OrchestratorJobsClient,
   context: ToolRunContext,
@@ -146,48 +154,21 @@ async function runJob(
   args: Record<string, unknown>,
   onStarted: (jobId: string) => void,
   signal: AbortSignal,
+  resumeJobId?: string,
 ): Promise<ToolCallOutcome> {
-  const caller = { actor: { token: context.token }, workspace: context.workspace };
-  const tag = value.tag ?? context.tag;
-  let jobId: string;
-  try {
-    const started =
-      value.type === 'aiagent' || value.type === 'aidecision'
-        ? await jobs.runFlow({
-            ...caller,
-            value: stepFlow(tool, value, args),
-            args: {},
-            ...(tag ? { tag } : {}),
-          })
-        : ONE_MODULE_FLOWS.has(value.type)
-          ? await jobs.runFlow({
-              ...caller,
-              value: oneModuleFlow(tool, value, args),
-              args,
-              ...(tag ? { tag } : {}),
-            })
-          : value.type === 'flow'
-            ? await jobs.runFlow({ ...caller, path: value.path!, args, ...(tag ? { tag } : {}) })
-            : await jobs.runScript({
-                ...caller,
-                ...(value.type === 'script'
-                  ? { path: value.path!, ...(value.hash ? { hash: value.hash } : {}) }
-                  : {
-                      content: value.content ?? '',
-                      language: value.language ?? 'bun',
-                      ...(value.lock ? { lock: value.lock } : {}),
-                    }),
-                args,
-                ...(tag ? { tag } : {}),
-              });
-    jobId = started.job_id;
-  } catch (error) {
-    return {
-      ok: false,
-      content: JSON.stringify({ error: { name: 'ToolNotStarted', message: messageOf(error) } }),
-    };
+  const caller: JobsCaller = { actor: { token: context.token }, workspace: context.workspace };
+  let jobId = resumeJobId;
+  if (jobId === undefined) {
+    try {
+      jobId = await startJob(jobs, caller, value.tag ?? context.tag, tool, value, args);
+    } catch (error) {
+      return {
+        ok: false,
+        content: JSON.stringify({ error: { name: 'ToolNotStarted', message: messageOf(error) } }),
+      };
+    }
+    onStarted(jobId);
   }
-  onStarted(jobId);
   const result = await waitForResult(jobs, { ...caller, id: jobId }, context.timeoutMs, signal);
   // The step is being handed back (its replica stops): the tool job is left to finish.
   if (!result && signal.aborted)
@@ -210,6 +191,38 @@ async function runJob(
       ? (result.result as { output?: unknown } | null)?.output
       : result.result;
   return { ok: result.success === true, jobId, content: cappedResult(JSON.stringify(answer ?? null)) };
+}
+
+/** Starts the job that runs one call: a flow of the module for agents, decisions and flow modules. */
+async function startJob(
+  jobs: OrchestratorJobsClient,
+  caller: JobsCaller,
+  tag: string | undefined,
+  tool: AgentTool,
+  value: ModuleValue,
+  args: Record<string, unknown>,
+): Promise<string> {
+  const tagged = tag ? { tag } : {};
+  const started =
+    value.type === 'aiagent' || value.type === 'aidecision'
+      ? await jobs.runFlow({ ...caller, value: stepFlow(tool, value, args), args: {}, ...tagged })
+      : ONE_MODULE_FLOWS.has(value.type)
+        ? await jobs.runFlow({ ...caller, value: oneModuleFlow(tool, value, args), args, ...tagged })
+        : value.type === 'flow'
+          ? await jobs.runFlow({ ...caller, path: value.path!, args, ...tagged })
+          : await jobs.runScript({
+              ...caller,
+              ...(value.type === 'script'
+                ? { path: value.path!, ...(value.hash ? { hash: value.hash } : {}) }
+                : {
+                    content: value.content ?? '',
+                    language: value.language ?? 'bun',
+                    ...(value.lock ? { lock: value.lock } : {}),
+                  }),
+              args,
+              ...tagged,
+            });
+  return started.job_id;
 }
 
 /**
