@@ -626,6 +626,42 @@ describe('agent-runtime: aiagent steps end to end', () => {
     });
   });
 
+  it('an answer that does not match output_schema: the model is told what is wrong and asked once more, then the step fails naming it', async () => {
+    const schema = {
+      type: 'object',
+      properties: { name: { type: 'string' }, age: { type: 'integer' } },
+      required: ['name'],
+    };
+    const before = fake.chatRequests().length;
+    fake.reply({ text: '{"name":7}' }, { text: '{"name":"Ada","age":36}' });
+    const fixedUp = await run([agentStep({ user_message: fixed('Who?'), output_schema: fixed(schema) })]);
+    expect([fixedUp.status, (fixedUp.result as { output: unknown }).output]).toEqual([
+      'completed',
+      { name: 'Ada', age: 36 },
+    ]);
+    const retry = sentSince(before)[1].messages.at(-1) as { role: string; content: string };
+    expect(retry.role).toBe('user');
+    expect(retry.content).toContain('name: must be string');
+
+    fake.reply({ text: 'Ada, 36' }, { text: '{"age":36}' });
+    const failed = await run([agentStep({ user_message: fixed('Who?'), output_schema: fixed(schema) })]);
+    expect(failed.status).toBe('failed');
+    expect((failed.result as { error: unknown }).error).toMatchObject({
+      name: 'AgentOutputError',
+      message: expect.stringContaining("must have required property 'name'") as unknown,
+    });
+
+    const beforeBad = fake.chatRequests().length;
+    const bad = await run([
+      agentStep({ user_message: fixed('Who?'), output_schema: fixed({ type: 'no such type' }) }),
+    ]);
+    expect((bad.result as { error: unknown }).error).toMatchObject({
+      name: 'AgentInputError',
+      message: expect.stringContaining('output_schema: is not a valid JSON Schema') as unknown,
+    });
+    expect(fake.chatRequests().length).toBe(beforeBad);
+  });
+
   it('fails the step naming the input when the step cannot run: no provider, a tool it cannot run', async () => {
     const before = fake.chatRequests().length;
     // The orchestrator checks a static provider is there; one from an expression can still be missing.

@@ -18,6 +18,7 @@ import { parkedAt, requestAction } from '../pause/park.js';
 import { planTurn } from '../pause/turn-plan.js';
 import type { PreparedTool, ToolCallOutcome } from '../tools/agent-tool.port.js';
 import type { AgentBrain } from './agent-brain.js';
+import { checkOutput, compile as compileOutputSchema, retryPrompt } from './output-schema.js';
 import { parseArguments, runCall, sequentially, toolAnswer } from './tool-calls.js';
 import { addUsage, type TotalUsage } from './usage.js';
 
@@ -93,6 +94,8 @@ export async function runAgentLoop(
   signal: AbortSignal,
   resumed?: ResumedAgent,
 ): Promise<AgentLoopOutcome> {
+  // A schema that is not one fails the step before the model is asked anything.
+  if (brain.outputSchema) compileOutputSchema(brain.outputSchema);
   const from = resumed && 'progress' in resumed ? resumed.progress : resumed?.checkpoint;
   const record: ChatMessage[] = [...(from?.record ?? [])];
   if (!from && brain.userMessage !== undefined)
@@ -210,6 +213,7 @@ export async function runAgentLoop(
     append(...checkpoint.calls.map((call) => results.get(call.id)!));
   }
 
+  let outputRetried = false;
   for (let iteration = (from?.iteration ?? 0) + 1; iteration <= brain.maxIterations; iteration++) {
     if (compactor) context = (await compactor.beforeRequest(context, frame)) ?? context;
     let final = await ask(context);
@@ -237,8 +241,31 @@ export async function runAgentLoop(
     if (text) await ports.report({ type: 'message', content: text }, true);
     const calls = answer.toolCalls ?? [];
     if (calls.length === 0) {
-      const outcome = finish(brain, text, record, usage);
-      return outcome.success ? { ...outcome, context, ...(compactor ? { compactor } : {}) } : outcome;
+      const checked = brain.outputSchema
+        ? checkOutput(brain.outputSchema, text)
+        : { ok: true as const, output: text };
+      if (checked.ok) {
+        const done = { success: true as const, output: checked.output, messages: record, usage, context };
+        return compactor ? { ...done, compactor } : done;
+      }
+      // Once: the model is told what was wrong and asked again (it counts as a model call).
+      if (!outputRetried && iteration < brain.maxIterations) {
+        outputRetried = true;
+        ports.log(
+          `the answer does not match output_schema (${checked.problems.join('; ')}): asked once more`,
+        );
+        append({ role: 'user', content: [{ type: 'text', text: retryPrompt(checked.problems) }] });
+        continue;
+      }
+      return {
+        success: false,
+        error: {
+          name: 'AgentOutputError',
+          message: `the model's answer does not match output_schema${outputRetried ? ', asked twice' : ''}: ${checked.problems.join('; ')}`,
+        },
+        messages: record,
+        usage,
+      };
     }
 
     // Kept before the calls run: a replica taking over goes on from this turn.
@@ -266,27 +293,6 @@ function aborted(record: ChatMessage[], usage: TotalUsage): AgentLoopOutcome {
     messages: record,
     usage,
   };
-}
-
-function finish(
-  brain: AgentBrain,
-  text: string,
-  record: ChatMessage[],
-  usage: TotalUsage,
-):
-  | Omit<Extract<AgentLoopOutcome, { success: true }>, 'context'>
-  | Extract<AgentLoopOutcome, { success: false }> {
-  if (!brain.outputSchema) return { success: true, output: text, messages: record, usage };
-  try {
-    return { success: true, output: JSON.parse(text) as unknown, messages: record, usage };
-  } catch {
-    return {
-      success: false,
-      error: { name: 'AgentOutputError', message: 'the model did not answer JSON for output_schema' },
-      messages: record,
-      usage,
-    };
-  }
 }
 
 function textOf(message: AssistantMessage): string {

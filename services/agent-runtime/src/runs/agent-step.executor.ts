@@ -12,6 +12,7 @@ import { AGENTS_SETTINGS, type AgentsSettings } from '../agent-runtime.config.js
 import { AiDecisionError, runDecision } from '../decisions/ai-decision.js';
 import { readBrain } from '../loop/agent-brain.js';
 import { linkedAgent } from '../loop/linked-agent.js';
+import { OutputSchemaError } from '../loop/output-schema.js';
 import { runAgentLoop, type AgentLoopPorts, type ResumedAgent } from '../loop/agent-loop.js';
 import { loadHistory } from '../memory/agent-memory.js';
 import { appendToTranscript } from '../memory/chat-transcript.js';
@@ -175,7 +176,9 @@ export class AgentStepExecutor {
         });
       return ended(true, { output: outcome.output, messages: outcome.messages, usage: outcome.usage });
     } catch (error) {
-      const input = error instanceof MeshError && error.code === 'VALIDATION_FAILED';
+      const input =
+        (error instanceof MeshError && error.code === 'VALIDATION_FAILED') ||
+        error instanceof OutputSchemaError;
       return {
         outcome: {
           success: false,
