@@ -7,6 +7,8 @@ import {
   freePort,
   REPO_ROOT,
   removeTestStreams,
+  startFakeOpenAI,
+  testRunEnv,
   testSubjectPrefix,
   waitFor,
   withTestDatabase,
@@ -25,7 +27,13 @@ async function startCommand(env: NodeJS.ProcessEnv) {
       command: process.execPath,
       args: [join(REPO_ROOT, 'cli', 'bin', 'flowmesh.js'), 'start'],
       cwd: REPO_ROOT,
-      env: { PATH: process.env.PATH ?? '', ...env, ...ports, FLOWMESH_HTTP_PORT: String(entryPort) },
+      env: {
+        PATH: process.env.PATH ?? '',
+        ...testRunEnv(),
+        ...env,
+        ...ports,
+        FLOWMESH_HTTP_PORT: String(entryPort),
+      },
     },
     (line) => lines.push(line),
   );
@@ -70,7 +78,18 @@ describe('flowmesh start (npm start)', () => {
   });
 
   it('runs six services and a worker behind one entry point, then stops them all on SIGTERM with exit 0', async () => {
-    const mesh = await startCommand(env);
+    // The agent example against an OpenAI-compatible endpoint (a fake on loopback, allowed).
+    const llm = await startFakeOpenAI({ apiKey: 'sk-example' });
+    llm.setDefaultReply({ text: '19 plus 23 is 42.' });
+    const mesh = await startCommand({
+      ...env,
+      FLOWMESH_EXAMPLE_LLM_URL: `${llm.url}/v1`,
+      FLOWMESH_EXAMPLE_LLM_KEY: 'sk-example',
+      FLOWMESH_OUTBOUND_ALLOW_CIDRS: '127.0.0.1/32',
+    }).catch(async (error: unknown) => {
+      await llm.close();
+      throw error;
+    });
     await mesh.ready();
     const output = mesh.lines.join('\n');
     for (const p of MESH_PROCESSES)
@@ -79,6 +98,14 @@ describe('flowmesh start (npm start)', () => {
       /\[llm-gateway\]\s+\S+ INFO {2}ready: http:\/\/127\.0\.0\.1:\d+ \(llm-gateway 0\.1\.0\)/,
     );
     expect(output).toContain('flowmesh: example examples/flows/hello.yaml returned "Hello, world!"');
+    expect(output).toMatch(
+      /flowmesh: example examples\/flows\/agent\.yaml: .* saved as \$res:u\/[^/]+\/example_llm/,
+    );
+    expect(output).toContain('flowmesh: example examples/flows/agent.yaml returned');
+    expect(output).toContain('19 plus 23 is 42.');
+    // The key reached the endpoint from the secret variable, never from the flow.
+    expect(llm.lastRequest().headers.authorization).toBe('Bearer sk-example');
+    await llm.close();
 
     const entry = await fetch(`${mesh.entryUrl}/api/w/main/jobs`);
     expect(entry.headers.get('x-flowmesh-service')).toBe('flow-orchestrator');

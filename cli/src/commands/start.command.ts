@@ -3,11 +3,13 @@ import { join, relative } from 'node:path';
 import { MESH_PROCESSES } from '@flowmesh/contracts';
 import { Option, type Command } from 'commander';
 import { readCliSettings } from '../cli.config.js';
+import { exampleLlmFrom, saveExampleLlm } from '../jobs/example-llm.js';
 import { runExample } from '../jobs/run-example.js';
 import { sessionAdminToken, type SessionAdminToken } from '../jobs/session-admin-token.js';
 import { createLogFormatter } from '../mesh/log-line.formatter.js';
 import { LocalMeshError, startLocalMesh } from '../mesh/local-mesh.js';
 import { MeshStartError } from '../mesh/mesh-runner.js';
+import { RegistryHttp } from '../sync/registry-connection.js';
 import { describeExit } from '../mesh/wait-ready.js';
 import { queryMeshStatus } from '../status/query-status.js';
 import { renderStatusTable } from '../status/status-table.js';
@@ -21,6 +23,7 @@ interface StartOptions {
 }
 
 const EXAMPLE_FLOW = join('examples', 'flows', 'hello.yaml');
+const AGENT_EXAMPLE_FLOW = join('examples', 'flows', 'agent.yaml');
 const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 
 /**
@@ -134,14 +137,39 @@ async function runStart(options: StartOptions): Promise<number> {
   }
 }
 
-/** A first thing to try once the mesh is up: the hello example, run through the entry point. */
+/**
+ * A first thing to try once the mesh is up: the hello example, run through the entry point; then
+ * the agent example, against the OpenAI-compatible endpoint `FLOWMESH_EXAMPLE_LLM_URL` names.
+ */
 async function runExampleFlow(
   entryUrl: string,
   token: string,
   say: (message: string) => void,
 ): Promise<void> {
-  if (!existsSync(EXAMPLE_FLOW)) return;
-  await runExample({ file: EXAMPLE_FLOW, entryUrl, token, say });
+  if (existsSync(EXAMPLE_FLOW)) await runExample({ file: EXAMPLE_FLOW, entryUrl, token, say });
+  if (!existsSync(AGENT_EXAMPLE_FLOW)) return;
+  const llm = exampleLlmFrom(process.env);
+  if (!llm) {
+    say(
+      `example ${AGENT_EXAMPLE_FLOW} not run: set FLOWMESH_EXAMPLE_LLM_URL (and FLOWMESH_EXAMPLE_LLM_KEY, FLOWMESH_EXAMPLE_LLM_MODEL) to an OpenAI-compatible endpoint`,
+    );
+    return;
+  }
+  try {
+    const http = new RegistryHttp({ url: entryUrl, token, workspace: 'main' });
+    const resource = await saveExampleLlm(http, llm);
+    say(`example ${AGENT_EXAMPLE_FLOW}: ${llm.url} saved as ${resource}`);
+    await runExample({
+      file: AGENT_EXAMPLE_FLOW,
+      entryUrl,
+      token,
+      say,
+      timeoutMs: 120_000,
+      args: { llm: resource, ...(llm.model ? { model: llm.model } : {}) },
+    });
+  } catch (error) {
+    say(`example ${AGENT_EXAMPLE_FLOW} not run: ${error instanceof Error ? error.message : String(error)}`);
+  }
 }
 
 /** Where the admin token is, never the token itself: this output often ends up in logs. */

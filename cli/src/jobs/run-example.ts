@@ -9,6 +9,8 @@ export interface RunExampleOptions {
   readonly token: string;
   readonly workspace?: string;
   readonly timeoutMs?: number;
+  /** Over the flow's schema defaults. */
+  readonly args?: Record<string, unknown>;
   readonly say: (message: string) => void;
 }
 
@@ -28,7 +30,7 @@ export async function runExample(options: RunExampleOptions): Promise<boolean> {
         workspace: options.workspace ?? 'main',
       }),
     );
-    const jobId = await api.runFlowPreview(target.value, target.defaults);
+    const jobId = await api.runFlowPreview(target.value, { ...target.defaults, ...options.args });
     say(`example ${file}: job ${jobId}`);
     const outcome = await followJob(api, jobId, {
       onLine: (line) => say(`  ${line}`),

@@ -3,6 +3,7 @@ import {
   ensureBuilt,
   freePort,
   removeTestStreams,
+  testRunEnv,
   testSubjectPrefix,
   waitFor,
   withTestDatabase,
@@ -20,7 +21,7 @@ function startGateway(env: Record<string, string>): MeshChild {
       command: process.execPath,
       args: [ENTRY],
       // Only what the test gives: no settings leak in from the developer's shell.
-      env: { PATH: process.env.PATH ?? '', ...env },
+      env: { PATH: process.env.PATH ?? '', ...testRunEnv(), ...env },
     },
     () => {},
   );

@@ -1,4 +1,5 @@
 export * from './infra/test-infrastructure.js';
+export * from './infra/test-run-env.js';
 export * from './mesh/start-mesh.js';
 export * from './mesh/test-database.js';
 export * from './mesh/test-streams.js';

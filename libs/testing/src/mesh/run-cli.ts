@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { testRunEnv } from '../infra/test-run-env.js';
 import { ensureBuilt, REPO_ROOT } from './ensure-built.js';
 
 export interface CliResult {
@@ -10,7 +11,7 @@ export interface CliResult {
 }
 
 export interface RunCliOptions {
-  /** The whole environment of the CLI process (nothing is inherited but PATH). */
+  /** The whole environment of the CLI process (nothing is inherited but PATH and the run's mark). */
   readonly env?: NodeJS.ProcessEnv;
   readonly timeoutMs?: number;
   readonly cwd?: string;
@@ -21,7 +22,7 @@ export async function runFlowmesh(args: readonly string[], options: RunCliOption
   ensureBuilt();
   const child = spawn(process.execPath, [join(REPO_ROOT, 'cli', 'bin', 'flowmesh.js'), ...args], {
     cwd: options.cwd ?? REPO_ROOT,
-    env: { PATH: process.env.PATH ?? '', ...options.env },
+    env: { PATH: process.env.PATH ?? '', ...testRunEnv(), ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
