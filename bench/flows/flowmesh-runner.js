@@ -30,16 +30,23 @@ export function chainFlow(steps) {
   };
 }
 
+const FLOW_PROCESSES = ['resource-registry', 'flow-orchestrator', 'flow-orchestrator-worker'];
+
 /**
- * The flowmesh side: registry, orchestrator and worker as their own processes (the build
- * output, as `npm start` runs them) on a fresh prefix and database; flows submitted over NATS,
- * their end seen on the `job completed` event.
+ * The flowmesh side: registry, orchestrator and worker (or `processes`) as their own processes
+ * (the build output, as `npm start` runs them) on a fresh prefix and database; flows submitted
+ * over NATS, their end seen on the `job completed` event.
  */
-export async function startFlowmesh() {
+export async function startFlowmesh({ processes = FLOW_PROCESSES, env = {} } = {}) {
   const adminToken = `fm_bench_${randomBytes(24).toString('base64url')}`;
   const mesh = await startMesh({
-    processes: ['resource-registry', 'flow-orchestrator', 'flow-orchestrator-worker'],
-    env: { FLOWMESH_ADMIN_TOKEN: adminToken, FLOWMESH_ADMIN_EMAIL: 'admin@example.test', LOG_LEVEL: 'warn' },
+    processes,
+    env: {
+      FLOWMESH_ADMIN_TOKEN: adminToken,
+      FLOWMESH_ADMIN_EMAIL: 'admin@example.test',
+      LOG_LEVEL: 'warn',
+      ...env,
+    },
     readyTimeoutMs: 120_000,
   });
   const conn = await connectMesh({
@@ -47,7 +54,8 @@ export async function startFlowmesh() {
     name: 'bench-flows',
     prefix: mesh.env.FLOWMESH_SUBJECT_PREFIX,
   });
-  const jobs = createOrchestratorJobsClient(new MeshClient(conn));
+  const client = new MeshClient(conn);
+  const jobs = createOrchestratorJobsClient(client);
   const actor = { token: adminToken };
   const waiting = new Map();
   const early = new Map();
@@ -85,6 +93,9 @@ export async function startFlowmesh() {
       return { id: job_id, ms: at - started };
     },
     get: (id) => jobs.get({ actor, workspace: WORKSPACE, id }),
+    /** The mesh's typed clients are built on this, as the admin (`actor`). */
+    client,
+    actor,
     /** The mesh's database URL and subject prefix. */
     databaseUrl: mesh.env.DATABASE_URL,
     subjectPrefix: mesh.env.FLOWMESH_SUBJECT_PREFIX,

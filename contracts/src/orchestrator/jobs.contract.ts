@@ -16,6 +16,8 @@ import {
   RunFlowRequestSchema,
   RunJobReplySchema,
   RunScriptRequestSchema,
+  MAX_RESULT_WAIT_MS,
+  WaitJobResultRequestSchema,
 } from './jobs.schema.js';
 
 /**
@@ -28,6 +30,15 @@ export const orchestratorJobsContract = {
   runScript: defineRequest('orchestrator.job.run_script', RunScriptRequestSchema, RunJobReplySchema),
   get: defineRequest('orchestrator.job.get', JobIdRequestSchema, JobSchema),
   getResult: defineRequest('orchestrator.job.get_result', JobIdRequestSchema, JobResultReplySchema),
+  /** As `getResult`, answered once the job ends or `timeout_ms` passed (`completed` false then). */
+  waitResult: defineRequest(
+    'orchestrator.job.wait_result',
+    WaitJobResultRequestSchema,
+    JobResultReplySchema,
+    {
+      timeoutMs: MAX_RESULT_WAIT_MS + 10_000,
+    },
+  ),
   resultByNode: defineRequest(
     'orchestrator.job.result_by_node',
     ResultByNodeRequestSchema,

@@ -84,6 +84,15 @@ export type RunJobReply = z.infer<typeof RunJobReplySchema>;
 export const JobIdRequestSchema = z.object({ ...caller, id: z.uuid() }).strict();
 export type JobIdRequest = z.infer<typeof JobIdRequestSchema>;
 
+/** The longest one `wait_result` request waits; a caller that waits longer asks again. */
+export const MAX_RESULT_WAIT_MS = 25_000;
+
+/** A job's result once it ends, waited for up to `timeout_ms` (0: answered at once). */
+export const WaitJobResultRequestSchema = z
+  .object({ ...caller, id: z.uuid(), timeout_ms: z.int().min(0).max(MAX_RESULT_WAIT_MS) })
+  .strict();
+export type WaitJobResultRequest = z.infer<typeof WaitJobResultRequestSchema>;
+
 /** Windmill's `get_result_maybe`: `completed` false while the job runs. */
 export const JobResultReplySchema = z.object({
   completed: z.boolean(),

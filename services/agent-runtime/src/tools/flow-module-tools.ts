@@ -1,4 +1,5 @@
 import {
+  MAX_RESULT_WAIT_MS,
   MeshError,
   type AgentTool,
   type AgentToolInputs,
@@ -257,7 +258,10 @@ function stepFlow(tool: AgentTool, value: ModuleValue, args: Record<string, unkn
   return { modules: [{ id: tool.id, value: { ...module, tools, input_transforms: inputs } }] };
 }
 
-/** Polls the job's result: every 50 ms at first, backing off to 1 s. Undefined on timeout. */
+/**
+ * The job's result once it ends (the orchestrator answers when it does, up to 25 s a request,
+ * asked again until `timeoutMs`). Undefined on timeout, or once `signal` aborts.
+ */
 async function waitForResult(
   jobs: OrchestratorJobsClient,
   request: { actor: { token: string }; workspace: string; id: string },
@@ -265,13 +269,16 @@ async function waitForResult(
   signal: AbortSignal,
 ): Promise<JobResultReply | undefined> {
   const deadline = Date.now() + timeoutMs;
-  let pause = 50;
+  // A replica that stops hands the step back at once, not when the pending wait answers.
+  const stopped = new Promise<undefined>((resolve) => {
+    if (signal.aborted) resolve(undefined);
+    else signal.addEventListener('abort', () => resolve(undefined), { once: true });
+  });
   for (;;) {
-    const reply = await jobs.getResult(request);
-    if (reply.completed) return reply;
-    if (Date.now() + pause > deadline || signal.aborted) return undefined;
-    await new Promise((resolve) => setTimeout(resolve, pause));
-    pause = Math.min(pause * 2, 1_000);
+    const left = Math.max(0, Math.min(deadline - Date.now(), MAX_RESULT_WAIT_MS));
+    const reply = await Promise.race([jobs.waitResult({ ...request, timeout_ms: left }), stopped]);
+    if (reply?.completed) return reply;
+    if (!reply || Date.now() >= deadline) return undefined;
   }
 }
 

@@ -6,6 +6,7 @@ import type { z } from 'zod';
 import { ResumeJobService } from '../approvals/resume-job.service.js';
 import { ActorCallerResolver } from '../http/actor-caller.resolver.js';
 import { CancelJobService } from './cancel-job.service.js';
+import { JobsEngine } from './jobs-engine.port.js';
 import { JobVisibility } from './job-visibility.service.js';
 import { ListJobsService } from './list-jobs.service.js';
 import { ReadJobService } from './read-job.service.js';
@@ -27,6 +28,7 @@ export class JobsHandler {
     private readonly listing: ListJobsService,
     private readonly cancelling: CancelJobService,
     private readonly resumes: ResumeJobService,
+    private readonly engine: JobsEngine,
   ) {}
 
   @HandleRequest(contract.runFlow)
@@ -47,6 +49,14 @@ export class JobsHandler {
   @HandleRequest(contract.getResult)
   async getResult(@Payload() req: Req<'getResult'>): Promise<JobResultReply> {
     return this.read.resultReply(await this.callers.callerOf(req), req.id);
+  }
+
+  @HandleRequest(contract.waitResult)
+  async waitResult(@Payload() req: Req<'waitResult'>): Promise<JobResultReply> {
+    const caller = await this.callers.callerOf(req);
+    await this.visibility.readable(caller, req.id);
+    // The job's end, not a flow's early return: the caller asked for its result.
+    return this.engine.waitForResult(caller, req.id, req.timeout_ms, false);
   }
 
   @HandleRequest(contract.resultByNode)

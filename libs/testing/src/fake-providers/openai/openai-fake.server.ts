@@ -7,6 +7,7 @@ import {
   writeChunk,
   writeJson,
   type RecordedRequest,
+  type ReplyFunction,
 } from '../recording-server.js';
 import {
   fakeEmbedding,
@@ -37,8 +38,9 @@ export interface FakeOpenAI {
   readonly requests: RecordedRequest[];
   /** Chat requests only (embeddings and model lists left out). */
   chatRequests(): RecordedRequest[];
-  reply(...replies: OpenAIFakeReply[]): void;
-  setDefaultReply(reply: OpenAIFakeReply | undefined): void;
+  reply(...replies: Array<OpenAIFakeReply | ReplyFunction<OpenAIFakeReply>>): void;
+  /** A reply, or a function of the request that makes one (benchmarks answer what they are asked). */
+  setDefaultReply(reply: OpenAIFakeReply | ReplyFunction<OpenAIFakeReply> | undefined): void;
   /** Replies still queued. */
   readonly pending: number;
   lastRequest(): RecordedRequest;
@@ -163,7 +165,7 @@ async function route(
     stream_options?: { include_usage?: boolean };
   };
   const model = azure ? decodeURIComponent(azure[1] ?? '') : body.model;
-  const reply = script.next();
+  const reply = script.next(request);
   if (!reply)
     return sendError(res, 500, 'the fake OpenAI API has no scripted reply for this call', 'server_error');
   if ('raw' in reply) {
