@@ -46,9 +46,11 @@ describe('the whole mesh, each process on its own', () => {
     const running = mesh;
     mesh = undefined;
     const reports = await running?.stop();
+    // Past FLOWMESH_SHUTDOWN_TIMEOUT_MS a process forces its exit with code 1, and stop() kills one
+    // that outlives it: code 0 and not killed is a stop within the timeout, measured by the
+    // process itself rather than by this one's clock on a loaded machine.
     expect(reports?.map((r) => [r.name, r.exit.code, r.killed])).toEqual(
       MESH_PROCESSES.map((p) => [p.name, 0, false]),
     );
-    for (const report of reports ?? []) expect(report.durationMs).toBeLessThan(SHUTDOWN_TIMEOUT_MS);
   });
 });

@@ -4,46 +4,51 @@ import { httpPortVariable, MESH_PROCESSES } from '@flowmesh/contracts';
 import { MeshChild } from '@flowmesh/cli';
 import {
   ensureBuilt,
-  freePort,
   REPO_ROOT,
   removeTestStreams,
   startFakeOpenAI,
   testRunEnv,
   testSubjectPrefix,
   waitFor,
+  withFreePorts,
   withTestDatabase,
 } from '@flowmesh/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-/** `flowmesh start` as `npm start` runs it, on its own prefix, database and free ports. */
-async function startCommand(env: NodeJS.ProcessEnv) {
-  const entryPort = await freePort();
-  const ports: Record<string, string> = {};
-  for (const p of MESH_PROCESSES) ports[httpPortVariable(p.name)] = String(await freePort());
-  const lines: string[] = [];
-  const child = new MeshChild(
-    {
-      name: 'flowmesh',
-      command: process.execPath,
-      args: [join(REPO_ROOT, 'cli', 'bin', 'flowmesh.js'), 'start'],
-      cwd: REPO_ROOT,
-      env: {
-        PATH: process.env.PATH ?? '',
-        ...testRunEnv(),
-        ...env,
-        ...ports,
-        FLOWMESH_HTTP_PORT: String(entryPort),
+/**
+ * `flowmesh start` as `npm start` runs it, on its own prefix, database and free ports, once it
+ * reports the mesh ready; started again on other ports if one was taken before it bound it.
+ */
+function startCommand(env: NodeJS.ProcessEnv) {
+  return withFreePorts(1 + MESH_PROCESSES.length, async ([entryPort, ...processPorts]) => {
+    const ports = Object.fromEntries(
+      MESH_PROCESSES.map((p, i) => [httpPortVariable(p.name), String(processPorts[i])]),
+    );
+    const lines: string[] = [];
+    const child = new MeshChild(
+      {
+        name: 'flowmesh',
+        command: process.execPath,
+        args: [join(REPO_ROOT, 'cli', 'bin', 'flowmesh.js'), 'start'],
+        cwd: REPO_ROOT,
+        env: {
+          PATH: process.env.PATH ?? '',
+          ...testRunEnv(),
+          ...env,
+          ...ports,
+          FLOWMESH_HTTP_PORT: String(entryPort),
+        },
       },
-    },
-    (line) => lines.push(line),
-  );
-  const entryUrl = `http://127.0.0.1:${entryPort}`;
-  const ready = () =>
-    waitFor(() => lines.some((line) => line.startsWith('flowmesh: mesh ready:')) || !child.running, {
+      (line) => lines.push(line),
+    );
+    await waitFor(() => lines.some((line) => line.startsWith('flowmesh: mesh ready:')) || !child.running, {
       timeoutMs: 120_000,
       description: 'flowmesh start to report the mesh ready',
     });
-  return { child, lines, entryUrl, ready };
+    if (!child.running)
+      throw new Error(`flowmesh start ended before the mesh was ready:\n${lines.join('\n')}`);
+    return { child, lines, entryUrl: `http://127.0.0.1:${entryPort}` };
+  });
 }
 
 /** Direct children of `pid`, with their command lines. */
@@ -90,7 +95,6 @@ describe('flowmesh start (npm start)', () => {
       await llm.close();
       throw error;
     });
-    await mesh.ready();
     const output = mesh.lines.join('\n');
     for (const p of MESH_PROCESSES)
       expect(output).toMatch(new RegExp(`^${p.name}\\s+0\\.1\\.0\\s+up\\s`, 'm'));
@@ -121,7 +125,6 @@ describe('flowmesh start (npm start)', () => {
 
   it('stops the rest and exits 1, naming the process, when one of them dies', async () => {
     const mesh = await startCommand(env);
-    await mesh.ready();
     const children = childrenOf(mesh.child.pid ?? 0);
     const gateway = children.find((c) => c.args.includes(join('services', 'llm-gateway', 'dist', 'main.js')));
     expect(gateway).toBeDefined();

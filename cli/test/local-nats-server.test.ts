@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connectMesh } from '@flowmesh/messaging';
-import { freePort } from '@flowmesh/testing';
+import { withFreePorts } from '@flowmesh/testing';
 import { describe, expect, it } from 'vitest';
 import {
   findNatsServerBinary,
@@ -25,13 +25,17 @@ describe('starting a local nats-server for `flowmesh start`', () => {
     'starts one with JetStream on the given port, and it stops cleanly on SIGINT',
     async () => {
       const dataDir = mkdtempSync(join(tmpdir(), 'flowmesh-nats-'));
-      const port = await freePort();
-      const server = await startLocalNatsServer({
-        binary: binary ?? '',
-        host: '127.0.0.1',
-        port,
-        dataDir,
-        onLine: () => {},
+      // Told its port: on another one if that was taken before it bound it.
+      const [server, port] = await withFreePorts(1, async ([free]) => {
+        const started = await startLocalNatsServer({
+          binary: binary ?? '',
+          host: '127.0.0.1',
+          port: free,
+          dataDir,
+          onLine: () => {},
+          readyTimeoutMs: 60_000,
+        });
+        return [started, free] as const;
       });
       try {
         const conn = await connectMesh({ url: `nats://127.0.0.1:${port}`, name: 'test', prefix: 't' });
@@ -45,5 +49,6 @@ describe('starting a local nats-server for `flowmesh start`', () => {
         expect(exit).toEqual({ code: 0, signal: null });
       }
     },
+    90_000,
   );
 });

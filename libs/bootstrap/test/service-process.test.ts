@@ -6,6 +6,7 @@ import {
   testRunEnv,
   testSubjectPrefix,
   waitFor,
+  withFreePorts,
   withTestDatabase,
 } from '@flowmesh/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -27,6 +28,25 @@ function startGateway(env: Record<string, string>): MeshChild {
   );
 }
 
+/**
+ * The gateway started with `env` on a free port and ready; started again on another port if that
+ * one was taken before the gateway bound it.
+ */
+function startReadyGateway(env: Record<string, string>): Promise<{ child: MeshChild; port: number }> {
+  return withFreePorts(1, async ([port]) => {
+    const child = startGateway({ ...env, LLM_GATEWAY_HTTP_PORT: String(port) });
+    await waitFor(async () => !child.running || (await fetch(`http://127.0.0.1:${port}/readyz`)).ok, {
+      timeoutMs: 30_000,
+      description: 'llm-gateway /readyz',
+    });
+    if (!child.running) {
+      throw new Error(`llm-gateway exited before it was ready:\n${child.recentOutput().join('\n')}`);
+    }
+    return { child, port };
+  });
+}
+
+/** The child's exit; a bound only against a hang (the child enforces its own shutdown timeout). */
 async function exitWithin(child: MeshChild, ms: number): Promise<ExitInfo & { elapsedMs: number }> {
   const started = Date.now();
   const timeout = new Promise<never>((_, reject) =>
@@ -68,6 +88,7 @@ describe('a service process', () => {
   });
 
   it('fails to start with one fatal log line when NATS does not answer', async () => {
+    // A port nothing listens on (were one to take it meanwhile, it would not answer as NATS).
     const child = startGateway({
       NATS_URL: `nats://127.0.0.1:${await freePort()}`,
       DATABASE_URL: database.url,
@@ -81,44 +102,36 @@ describe('a service process', () => {
     expect(fatal[0]).toContain('could not start: cannot connect to NATS at nats://127.0.0.1:');
   });
 
-  it('on SIGTERM stops gracefully and exits 0 well within the shutdown timeout', async () => {
-    const port = await freePort();
-    const child = startGateway({
+  it('on SIGTERM stops gracefully and exits 0 within the shutdown timeout', async () => {
+    const { child, port } = await startReadyGateway({
       NATS_URL: natsUrl,
       DATABASE_URL: database.url,
       FLOWMESH_SUBJECT_PREFIX: prefix,
-      LLM_GATEWAY_HTTP_PORT: String(port),
       FLOWMESH_SHUTDOWN_TIMEOUT_MS: '5000',
-    });
-    await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).ok, {
-      timeoutMs: 30_000,
-      description: 'llm-gateway /readyz',
     });
     expect(messages(child)).toContain(`ready: http://127.0.0.1:${port} (llm-gateway 0.1.0)`);
 
     child.signal('SIGTERM');
-    const exit = await exitWithin(child, 5_000);
+    // Past its 5 s the process forces its exit with code 1: code 0 is a stop within the timeout.
+    const exit = await exitWithin(child, 30_000);
     expect(exit).toMatchObject({ code: 0, signal: null });
     expect(messages(child).slice(-2)).toEqual(['SIGTERM received; stopping', 'stopped']);
     await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow();
-  });
+  }, 90_000);
 
   it('forces its exit, with a log line and code 1, when stopping outlasts FLOWMESH_SHUTDOWN_TIMEOUT_MS', async () => {
-    const port = await freePort();
-    const child = startGateway({
+    const { child } = await startReadyGateway({
       NATS_URL: natsUrl,
       DATABASE_URL: database.url,
       FLOWMESH_SUBJECT_PREFIX: prefix,
-      LLM_GATEWAY_HTTP_PORT: String(port),
       // Draining NATS and closing Postgres alone take longer than this.
       FLOWMESH_SHUTDOWN_TIMEOUT_MS: '1',
     });
-    await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).ok, { timeoutMs: 30_000 });
     child.signal('SIGTERM');
-    const exit = await exitWithin(child, 5_000);
+    const exit = await exitWithin(child, 30_000);
     expect(exit.code).toBe(1);
     expect(messages(child)).toContain(
       'shutdown did not finish within 1 ms (FLOWMESH_SHUTDOWN_TIMEOUT_MS); forcing exit',
     );
-  });
+  }, 90_000);
 });

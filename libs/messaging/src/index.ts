@@ -37,5 +37,6 @@ export { OutboxMessageEntity } from './outbox/outbox-message.entity.js';
 export { CreateOutbox1700000000000 } from './outbox/create-outbox.migration.js';
 export { writeToOutbox, type OutboxWriteOptions, type OutboxWriteResult } from './outbox/write-to-outbox.js';
 export { OutboxRelay, type OutboxRelayOptions } from './outbox/outbox.relay.js';
+export { outboxTablePath } from './outbox/outbox-table.util.js';
 export { captureTraceHeaders } from './tracing/message-tracing.js';
 export { gatewayChat, type GatewayChatOptions, type GatewayChatStream } from './client/gateway-chat.js';

@@ -120,6 +120,7 @@ describe('PersistenceModule', () => {
     const app = await moduleRef.init();
     try {
       const dataSource = app.get(DataSource);
+      // pg_sleep holds each query a moment, so the three take three connections of the pool.
       const rows = await Promise.all(
         Array.from({ length: 3 }, () =>
           dataSource.query<Array<{ mode: string; path: string }>>(

@@ -159,7 +159,8 @@ describe('flow-orchestrator run API', () => {
         early_return: 'first',
         modules: [
           scriptStep('first', "return 'early';"),
-          scriptStep('slow', "await new Promise((r) => setTimeout(r, 3000)); return 'late';"),
+          // Suspended once it ran, the flow cannot end until resumed: only early_return can answer.
+          { ...scriptStep('held', "return 'late';"), suspend: { required_events: 1 } },
         ],
       },
     });
@@ -177,10 +178,17 @@ describe('flow-orchestrator run API', () => {
     const waited = await mesh.http('POST', 'jobs/run_wait_result/f/u/admin/hello', 'admin', { name: 'sync' });
     expect([waited.status, waited.json()]).toEqual([200, 'Hello, sync!']);
 
-    const before = Date.now();
+    // Answered while the flow still waits for its resume (a broken early_return would wait for
+    // the end, then answer TIMEOUT): the caller got the early result before the flow completed.
     const early = await mesh.http('POST', 'jobs/run_wait_result/f/u/admin/early', 'admin', {});
     expect([early.status, early.json()]).toEqual([200, 'early']);
-    expect(Date.now() - before).toBeLessThan(2_500);
+    const listed = await mesh.http('GET', 'jobs/list?script_path_exact=u/admin/early', 'admin');
+    const [held] = listed.json<Array<{ id: string }>>();
+    expect((await mesh.http('GET', `jobs_u/get/${held.id}`, 'admin')).json()).toMatchObject({
+      type: 'QueuedJob',
+    });
+    expect((await mesh.http('POST', `jobs_u/queue/cancel/${held.id}`, 'admin', {})).status).toBe(200);
+    await completed(held.id);
 
     const script = await mesh.http('POST', 'jobs/run/p/u/admin/double', 'admin', { n: 4 });
     expect(script.status).toBe(201);

@@ -261,7 +261,8 @@ describe('after the hostile flows', () => {
     const job = await run([{ id: 'a', value: echo({ x: js('flow_input.n * 2') }) }], { n: 21 });
     expect(job.status, JSON.stringify(job.result)).toBe('completed');
     expect(job.result).toEqual(42);
-    expect(Date.now() - started).toBeLessThan(15_000);
+    // Not stuck behind what the hostile flows left running (their scripts' own limits are minutes).
+    expect(Date.now() - started).toBeLessThan(60_000);
     const crashed = await Promise.race([
       fm.mesh.running.crashed.then((c) => c.name),
       Promise.resolve('none'),

@@ -210,8 +210,10 @@ describe('flow-orchestrator: grouped writes on Postgres', () => {
     } finally {
       await admin.end();
     }
-    // The idle connection hears of its end (an `error` event) before the lane is used again.
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // The idle connection hears of its end (an `error` event) and leaves its lane before the lane
+    // is used again: used first, it would fail the statement instead of being replaced.
+    const held = (jobs as unknown as { apart: Map<number, unknown> }).apart;
+    await waitFor(() => !held.has(lane), { description: 'the ended connection to leave its lane' });
     const after = await pidOf();
     expect(after).not.toBe(before);
     expect(await pidOf()).toBe(after);

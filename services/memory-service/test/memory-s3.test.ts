@@ -5,7 +5,7 @@ import {
   type ChatMessage,
   type MemoryClient,
 } from '@flowmesh/contracts';
-import { startTestService, type TestService } from '@flowmesh/testing';
+import { startTestService, waitFor, type TestService } from '@flowmesh/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { memoryServiceDefinition } from '../src/memory-service.definition.js';
 import { bytesOf, conversation, user } from './support/chat-fixtures.js';
@@ -50,20 +50,16 @@ describe('memory-service: agent memory in S3', () => {
   /**
    * The object as JSON. s3rver answers a PUT once it has read the body, before its file is fully
    * written (its filesystem store resolves on the hashing stream's `finish`), so a GET right
-   * after can find the file still short under load: read again, for up to a second, until whole.
+   * after can find the file still short under load: read again until it parses whole.
    */
-  const readObject = async (key: string): Promise<unknown> => {
-    for (let attempt = 1; ; attempt++) {
-      const reply = await objects.send(new GetObjectCommand({ Bucket: s3.bucket, Key: key }));
-      const text = (await reply.Body?.transformToString()) ?? '';
-      try {
-        return JSON.parse(text);
-      } catch (error) {
-        if (attempt >= 40) throw error;
-        await new Promise((resolve) => setTimeout(resolve, 25));
-      }
-    }
-  };
+  const readObject = (key: string): Promise<unknown> =>
+    waitFor(
+      async () => {
+        const reply = await objects.send(new GetObjectCommand({ Bucket: s3.bucket, Key: key }));
+        return JSON.parse((await reply.Body?.transformToString()) ?? '') as unknown;
+      },
+      { intervalMs: 25, description: `object ${key} written whole` },
+    );
   const objectExists = (key: string) =>
     objects.send(new HeadObjectCommand({ Bucket: s3.bucket, Key: key })).then(
       () => true,

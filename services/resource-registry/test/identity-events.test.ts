@@ -155,7 +155,15 @@ describe('resource-registry identity events', () => {
       name: 'devs',
       username: cast.actors.stranger.username,
     });
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    expect(seen.slice(before)).toEqual([]);
+    // A barrier instead of a pause: events leave through the outbox as their writes commit, in
+    // order, so once the event of a later write is here, one of the two writes above would be too.
+    const marker = cast.unique('marker');
+    await cast.registry.createGroup({ ...inMain(), name: marker });
+    const created = await eventually(
+      'the marker group created',
+      (e) => e.name === 'groupChanged' && e.event.group === marker,
+    );
+    expect(seen.slice(before)).toEqual([created]);
+    await cast.registry.deleteGroup({ ...inMain(), name: marker });
   });
 });

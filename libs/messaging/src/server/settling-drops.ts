@@ -19,6 +19,11 @@ export class SettlingDrops {
     this.timers.add(timer);
   }
 
+  /** Second drops still to come. */
+  get pending(): number {
+    return this.timers.size;
+  }
+
   /** Forgets the second drops still to come (the follower stops). */
   clear(): void {
     for (const timer of this.timers) clearTimeout(timer);

@@ -84,7 +84,8 @@ async function listening(url: string): Promise<boolean> {
   const defaultPort = url.startsWith('nats') ? 4222 : 5432;
   return new Promise((resolve) => {
     const socket = net.connect({ host: hostname, port: Number(port || defaultPort) });
-    socket.setTimeout(1_000);
+    // Only a silent address waits this out: a port nobody listens on refuses at once.
+    socket.setTimeout(5_000);
     socket.once('connect', () => {
       socket.destroy();
       resolve(true);

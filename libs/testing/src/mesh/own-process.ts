@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { httpPortVariable, MESH_PROCESSES } from '@flowmesh/contracts';
+import { httpPortVariable, MESH_PROCESSES, type MeshProcess } from '@flowmesh/contracts';
 import { REPO_ROOT } from './ensure-built.js';
-import { freePort } from './free-port.js';
+import { withFreePorts } from './free-port.js';
 import type { TestMesh } from './start-mesh.js';
 
 /** A mesh process this test started itself, so it can SIGKILL and replace it. */
@@ -18,7 +18,7 @@ export interface OwnProcess {
  * Starts one more process of the mesh (a name of MESH_PROCESSES: `agent-runtime`,
  * `flow-orchestrator-worker`, ...) on a running test mesh's prefix and database, with the command
  * and environment startMesh gives its own (`node dist/main.js`, FLOWMESH_ROLE, an HTTP port), and
- * waits until its /readyz answers.
+ * waits until its /readyz answers. Started again on another port if its port was taken meanwhile.
  */
 export async function startOwnProcess(
   mesh: TestMesh,
@@ -28,8 +28,17 @@ export async function startOwnProcess(
 ): Promise<OwnProcess> {
   const meshProcess = MESH_PROCESSES.find((p) => p.name === name);
   if (!meshProcess) throw new Error(`${name} is not a mesh process`);
-  const role = meshProcess.role;
-  const port = await freePort();
+  return withFreePorts(1, ([port]) => startOn(mesh, meshProcess, port, env, onLine));
+}
+
+async function startOn(
+  mesh: TestMesh,
+  meshProcess: MeshProcess,
+  port: number,
+  env: NodeJS.ProcessEnv,
+  onLine?: (line: string) => void,
+): Promise<OwnProcess> {
+  const { name, role } = meshProcess;
   const child = spawn(
     process.execPath,
     ['--enable-source-maps', join(REPO_ROOT, 'services', meshProcess.service, 'dist', 'main.js')],
@@ -54,18 +63,24 @@ export async function startOwnProcess(
       resolve();
     }),
   );
+  /** The last lines of output, for the error when it does not start. */
+  const recent: string[] = [];
   for (const stream of [child.stdout, child.stderr]) {
     let rest = '';
     stream.setEncoding('utf8').on('data', (chunk: string) => {
       const lines = (rest + chunk).split('\n');
       rest = lines.pop() ?? '';
-      for (const line of lines) onLine?.(`[${name}] ${line}`);
+      for (const line of lines) {
+        recent.push(line);
+        if (recent.length > 20) recent.shift();
+        onLine?.(`[${name}] ${line}`);
+      }
     });
   }
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 90_000;
   for (;;) {
-    if (exit) throw new Error(`${name} exited before it was ready (${exit})`);
+    if (exit) throw new Error(`${name} exited before it was ready (${exit}):\n${recent.join('\n')}`);
     const ready = await fetch(`${url}/readyz`).then(
       async (response) => {
         await response.body?.cancel();
@@ -78,6 +93,7 @@ export async function startOwnProcess(
       child.kill('SIGKILL');
       throw new Error(`${name} was not ready within 90 s`);
     }
+    // The pause between probes of a bounded wait for readiness.
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   return {

@@ -8,7 +8,7 @@ import {
   type StopReport,
 } from '@flowmesh/cli';
 import { ensureBuilt } from './ensure-built.js';
-import { freePort } from './free-port.js';
+import { withFreePorts } from './free-port.js';
 import { removeTestStreams } from './test-streams.js';
 import { testSubjectPrefix, withTestDatabase } from './test-database.js';
 
@@ -58,31 +58,33 @@ export async function startMesh(options: StartMeshOptions = {}): Promise<TestMes
   const shutdownTimeoutMs = options.shutdownTimeoutMs ?? 10_000;
   const echo = options.echo ?? process.env.DEBUG_MESH === '1';
 
-  const ports: Record<string, number> = {};
-  for (const meshProcess of processes) ports[meshProcess.name] = await freePort();
   const logs = new Map<string, string[]>(processes.map((p) => [p.name, []]));
 
   const cleanup = () => Promise.allSettled([database.drop(), removeTestStreams(natsUrl, prefix)]);
   let running: RunningMesh;
   try {
-    running = await startMeshProcesses({
-      processes,
-      ports,
-      env: {
-        ...process.env,
-        ...options.env,
-        ...env,
-        FLOWMESH_SHUTDOWN_TIMEOUT_MS: String(shutdownTimeoutMs),
-        // The build output runs outside vitest; make sure nothing points it at test-only code.
-        // FLOWMESH_MESH_NODE_OPTIONS passes flags on purpose (e.g. --cpu-prof for a bench).
-        NODE_OPTIONS: process.env.FLOWMESH_MESH_NODE_OPTIONS ?? '',
-      },
-      onLine: (name, line) => {
-        logs.get(name)?.push(line);
-        if (echo) process.stderr.write(`[${name}] ${line}\n`);
-      },
-      readyTimeoutMs: options.readyTimeoutMs ?? 60_000,
-      stopTimeoutMs: shutdownTimeoutMs + 2_000,
+    // The processes are told their ports: started again on others if one was taken meanwhile.
+    running = await withFreePorts(processes.length, (chosen) => {
+      for (const lines of logs.values()) lines.length = 0;
+      return startMeshProcesses({
+        processes,
+        ports: Object.fromEntries(processes.map((p, i) => [p.name, chosen[i]])),
+        env: {
+          ...process.env,
+          ...options.env,
+          ...env,
+          FLOWMESH_SHUTDOWN_TIMEOUT_MS: String(shutdownTimeoutMs),
+          // The build output runs outside vitest; make sure nothing points it at test-only code.
+          // FLOWMESH_MESH_NODE_OPTIONS passes flags on purpose (e.g. --cpu-prof for a bench).
+          NODE_OPTIONS: process.env.FLOWMESH_MESH_NODE_OPTIONS ?? '',
+        },
+        onLine: (name, line) => {
+          logs.get(name)?.push(line);
+          if (echo) process.stderr.write(`[${name}] ${line}\n`);
+        },
+        readyTimeoutMs: options.readyTimeoutMs ?? 60_000,
+        stopTimeoutMs: shutdownTimeoutMs + 2_000,
+      });
     });
   } catch (error) {
     await cleanup();

@@ -147,7 +147,8 @@ describe('QuickJsExpressionSandbox: containment', () => {
     expect(error.message).toBe(
       'value.modules[0].expr: TimeoutError: the expression did not finish within 200 ms',
     );
-    expect(performance.now() - started).toBeLessThan(2_000);
+    // Stopped, not hung: how soon on a loaded machine is the timer's business, not this test's.
+    expect(performance.now() - started).toBeLessThan(20_000);
   });
 
   it('stops a loop of expensive builtin calls, which the interrupt handler alone cannot, and recovers', async () => {
@@ -157,7 +158,7 @@ describe('QuickJsExpressionSandbox: containment', () => {
     expect(error.message).toBe(
       'value.modules[0].expr: TimeoutError: the expression did not finish within 200 ms',
     );
-    expect(performance.now() - started).toBeLessThan(3_000);
+    expect(performance.now() - started).toBeLessThan(20_000);
     await expect(sandbox.evaluate('flow_input.a * 3', { flow_input: { a: 2 } }, at('x'))).resolves.toBe(6);
   });
 

@@ -209,19 +209,33 @@ describe('module and flow options', () => {
 
   it('early_return answers a waiting caller with its value while the flow goes on', async () => {
     const jobsService = mesh.orchestrator.running.app.get(JobsService);
+    // The flow cannot end before the test resumes it: the answer came from early_return, whatever the load.
     const id = await mesh.startFlow({
       early_return: 'results.ack',
       modules: [
         mocked('ack', { accepted: true }),
-        mocked('slow', 'done', { sleep: { type: 'static', value: 2 } }),
+        mocked('hold', 'held', { suspend: { required_events: 1 } }),
+        mocked('slow', 'done'),
       ],
     });
     const early = await jobsService.waitForResult(
       { actor: mesh.admin, workspace: 'main', id },
-      { timeoutMs: 10_000, earlyReturn: true },
+      { timeoutMs: 60_000, earlyReturn: true },
     );
     expect(early).toMatchObject({ completed: true, success: true, result: { accepted: true } });
-    expect((await mesh.get(id)).status).not.toBe('completed');
+    await waitFor(async () => (await mesh.get(id)).status === 'suspended', {
+      description: 'the flow to hold',
+    });
+    await mesh.jobs.resume({
+      actor: mesh.admin,
+      workspace: 'main',
+      id,
+      resume_id: 1,
+      approve: true,
+      payload: {},
+      approver: 'carol',
+      authenticated: false,
+    });
     expect((await mesh.waitEnded(id)).result).toBe('done');
   });
 
@@ -287,11 +301,11 @@ describe('module and flow options', () => {
     };
     const first = await mesh.startFlow(flow, { items: [1] });
     const second = await mesh.startFlow(flow, { items: [2] });
-    // Far sooner than the 60 s delay: the second run is a forced execution.
-    const forced = await mesh.waitEnded(second, 15_000);
+    // Sooner than the 60 s delay, however loaded the machine: the second run is a forced execution.
+    const forced = await mesh.waitEnded(second, 45_000);
     expect(valueOf(forced.result)).toEqual([1, 2]);
     expect((await mesh.get(first)).skipped).toBe(true);
-  });
+  }, 60_000);
 
   it('flow debounce: a run that started leaves its batch; the next run opens a new one', async () => {
     const flow = { debounce_delay_s: 60, debounce_key: "'claimed'", modules: [compute('c', '1')] };
@@ -332,10 +346,7 @@ describe('module and flow options', () => {
       mesh.orchestrator.running.app
         .get(DataSource)
         .query<Array<{ result: unknown }>>('SELECT result FROM job WHERE id = $1', [step]);
-    await waitFor(async () => (await rows())[0]?.result === null, {
-      timeoutMs: 10_000,
-      description: 'the step result to go',
-    });
+    await waitFor(async () => (await rows())[0]?.result === null, { description: 'the step result to go' });
     expect(job.result).toEqual({ secret: 1 });
   });
 
@@ -354,8 +365,5 @@ describe('module and flow options', () => {
 });
 
 async function waitForStatus(mesh: EngineMesh, id: string, test: (job: Job) => boolean): Promise<void> {
-  await waitFor(async () => test(await mesh.get(id)), {
-    timeoutMs: 10_000,
-    description: `job ${id} to reach a state`,
-  });
+  await waitFor(async () => test(await mesh.get(id)), { description: `job ${id} to reach a state` });
 }

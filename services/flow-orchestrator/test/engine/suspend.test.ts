@@ -102,6 +102,8 @@ describe('suspend (approvals)', () => {
       return answer;
     };
     let raced = false;
+    /** The wake-up was handled while the driver held on (it only pokes the driver, never waits for it). */
+    let wokenWhileHeld = false;
     repository.releaseLease = async (jobId, owner, seenWakeSeq) => {
       const released = await releaseLease.call(repository, jobId, owner, seenWakeSeq);
       if (released && !raced && flowId === undefined) {
@@ -109,14 +111,21 @@ describe('suspend (approvals)', () => {
         flowId = jobId;
         // Parked and released, the driver not yet gone: the approval and its work message land now.
         expect((await resume(jobId, 1, true, { late: true })).outcome).toBe('resumed');
-        await Promise.race([handled, delay(10_000)]);
+        // Held until the wake-up is handled; bounded so that an engine that never handles it
+        // fails the expectation below instead of leaving the driver stuck here.
+        const giveUp = new AbortController();
+        wokenWhileHeld = await Promise.race([
+          handled.then(() => true),
+          delay(60_000, false, { signal: giveUp.signal }).catch(() => false),
+        ]);
+        giveUp.abort();
       }
       return released;
     };
     try {
       const id = await mesh.startFlow(suspended({ required_events: 1 }));
-      const job = await mesh.waitEnded(id, 20_000);
-      expect([raced, flowId]).toEqual([true, id]);
+      const job = await mesh.waitEnded(id, 90_000);
+      expect([raced, flowId, wokenWhileHeld]).toEqual([true, id, true]);
       expect(messages).toBeGreaterThan(0);
       expect(job.status).toBe('completed');
       expect(seen(job)).toEqual({ resume: { late: true }, resumes: [{ late: true }], approvers: ['carol'] });
@@ -124,7 +133,7 @@ describe('suspend (approvals)', () => {
       repository.releaseLease = releaseLease;
       driver.driveFromMessage = driveFromMessage;
     }
-  });
+  }, 120_000);
 
   it('a disapproval fails the flow with SuspendedDisapproved', async () => {
     const id = await mesh.startFlow(suspended({ required_events: 1 }));

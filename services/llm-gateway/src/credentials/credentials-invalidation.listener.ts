@@ -126,6 +126,11 @@ export class CredentialsInvalidationListener implements OnModuleInit, OnModuleDe
     );
   }
 
+  /** Second drops still to come (a test waits for none before it relies on a cached entry). */
+  get pendingDrops(): number {
+    return this.drops.pending;
+  }
+
   onModuleDestroy(): void {
     for (const subscription of this.subscriptions) subscription.unsubscribe();
     this.subscriptions = [];

@@ -1,23 +1,30 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from '@flowmesh/testing';
 import S3rver from 's3rver';
 
 /** A real S3 API (`s3rver`) on a random port over a temporary directory, stoppable and restartable. */
 export class S3rverInstance {
   private server?: S3rver;
+  /**
+   * 0 until the first start, which takes a port the OS picks (no window for another to take it
+   * first); `resume` binds that same port again, since the service was told the endpoint.
+   */
+  private boundPort = 0;
 
   private constructor(
-    readonly port: number,
     readonly directory: string,
     readonly bucket: string,
   ) {}
 
   static async start(bucket = 'flowmesh-memory'): Promise<S3rverInstance> {
-    const instance = new S3rverInstance(await freePort(), await mkdtemp(join(tmpdir(), 's3rver-')), bucket);
+    const instance = new S3rverInstance(await mkdtemp(join(tmpdir(), 's3rver-')), bucket);
     await instance.resume();
     return instance;
+  }
+
+  get port(): number {
+    return this.boundPort;
   }
 
   get endpoint(): string {
@@ -33,19 +40,20 @@ export class S3rverInstance {
       S3_ACCESS_KEY_ID: 'S3RVER',
       S3_SECRET_ACCESS_KEY: 'S3RVER',
       S3_FORCE_PATH_STYLE: 'true',
-      FLOWMESH_MEMORY_S3_TIMEOUT_MS: '2000',
+      // A slow write on a loaded machine is no failure; a paused server refuses at once anyway.
+      FLOWMESH_MEMORY_S3_TIMEOUT_MS: '20000',
     };
   }
 
   async resume(): Promise<void> {
     this.server = new S3rver({
-      port: this.port,
+      port: this.boundPort,
       address: '127.0.0.1',
       silent: true,
       directory: this.directory,
       configureBuckets: [{ name: this.bucket, configs: [] }],
     });
-    await this.server.run();
+    this.boundPort = (await this.server.run()).port;
   }
 
   /** Stops answering (the data stays on disk for `resume`). */

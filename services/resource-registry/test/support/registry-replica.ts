@@ -1,4 +1,5 @@
 import { loadServiceConfig, startService, type RunningService } from '@flowmesh/bootstrap';
+import { testStreamEnv } from '@flowmesh/testing';
 import { createLogger } from '@flowmesh/telemetry';
 import { resourceRegistryDefinition } from '../../src/resource-registry.definition.js';
 import type { RegistryCast } from './registry-cast.js';
@@ -26,6 +27,8 @@ export async function startRegistryReplica(
     FLOWMESH_BOOTSTRAP: 'off',
     PORT: '0',
     LOG_LEVEL: process.env.DEBUG_SERVICE === '1' ? 'debug' : 'warn',
+    // The cast's streams as it made them: a replica asking for others could not update them.
+    ...testStreamEnv(),
     ...env,
   });
   const logger = createLogger({ service: `${config.processName}-replica`, level: config.logLevel });

@@ -83,7 +83,8 @@ describe('BashRunner', () => {
     const started = Date.now();
     const error = await failure(runner.run(job('sleep 300 &\nsleep 300', { timeoutMs: 500 }), () => {}));
     expect(error.name).toBe('Timeout');
-    expect(Date.now() - started).toBeLessThan(5_000);
+    // Not held until the background sleep ends (300 s): a bound against that, not a deadline.
+    expect(Date.now() - started).toBeLessThan(20_000);
   });
 
   it('stops a script at its memory limit', async () => {

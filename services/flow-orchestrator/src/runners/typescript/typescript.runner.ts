@@ -75,6 +75,11 @@ export class TypeScriptRunner implements ScriptRunner {
       .catch((error: unknown) => {
         throw signal?.aborted ? jobErrors.canceled() : error;
       });
+    // Cancelled while its thread started (no listener heard it then): the thread goes back unused.
+    if (signal?.aborted) {
+      this.pool.release(thread, true);
+      throw jobErrors.canceled();
+    }
     onStart?.();
     return new Promise<unknown>((resolve, reject) => {
       let settled = false;
