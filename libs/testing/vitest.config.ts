@@ -38,8 +38,10 @@ export default defineConfig({
   test: {
     globalSetup: ['libs/testing/src/infra/global-setup.ts'],
     exclude: ['**/node_modules/**', '**/dist/**'],
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
+    // What a user would call broken, not what an idle machine takes: a CLI call or a mesh start
+    // can take ten times longer with every core busy.
+    testTimeout: 120_000,
+    hookTimeout: 180_000,
     pool: 'forks',
     projects: [
       {

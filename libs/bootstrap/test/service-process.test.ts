@@ -117,7 +117,7 @@ describe('a service process', () => {
     expect(exit).toMatchObject({ code: 0, signal: null });
     expect(messages(child).slice(-2)).toEqual(['SIGTERM received; stopping', 'stopped']);
     await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow();
-  }, 90_000);
+  }, 180_000);
 
   it('forces its exit, with a log line and code 1, when stopping outlasts FLOWMESH_SHUTDOWN_TIMEOUT_MS', async () => {
     const { child } = await startReadyGateway({
@@ -133,5 +133,5 @@ describe('a service process', () => {
     expect(messages(child)).toContain(
       'shutdown did not finish within 1 ms (FLOWMESH_SHUTDOWN_TIMEOUT_MS); forcing exit',
     );
-  }, 90_000);
+  }, 180_000);
 });

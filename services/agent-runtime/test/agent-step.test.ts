@@ -168,7 +168,7 @@ describe('agent-runtime: aiagent steps end to end', () => {
     await runtime?.stop();
     await mesh?.stop();
     await fake?.close();
-  }, 60_000);
+  }, 180_000);
 
   beforeEach(() => {
     fake.setDefaultReply(undefined);

@@ -147,7 +147,7 @@ afterAll(async () => {
   await h.conn.drain().catch(() => undefined);
   await Promise.allSettled([h.scheduler.stop(), h.worker.stop()]);
   await h.mesh.stop();
-}, 60_000);
+}, 180_000);
 
 async function replace(role: 'service' | 'worker'): Promise<void> {
   if (!h) throw new Error('no mesh');

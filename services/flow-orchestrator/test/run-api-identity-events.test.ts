@@ -11,7 +11,7 @@ describe('run API: identity events', () => {
   let mesh: RunApiMesh;
   beforeAll(async () => {
     mesh = await startRunApiMesh({ orchestratorEnv: { FLOWMESH_AUTH_CACHE_MS: '600000' } });
-  }, 60_000);
+  }, 180_000);
   afterAll(async () => {
     await mesh?.stop();
   });
@@ -39,5 +39,5 @@ describe('run API: identity events', () => {
       timeoutMs: 60_000,
       description: 'the run API refusing the revoked token',
     });
-  }, 90_000);
+  }, 180_000);
 });

@@ -21,7 +21,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await fm?.stop();
-}, 60_000);
+}, 180_000);
 
 const echo = (inputs: Record<string, unknown>) => ({
   type: 'rawscript',

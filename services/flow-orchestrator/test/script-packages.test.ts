@@ -61,7 +61,7 @@ describe('flow-orchestrator: scripts import npm packages, locked and installed',
     await conn?.drain().catch(() => undefined);
     await mesh?.stop();
     if (packagesDir) await rm(packagesDir, { recursive: true, force: true });
-  }, 60_000);
+  }, 180_000);
 
   it('a package pinned with npm: is locked, installed once, and imported at that version', async () => {
     const content = `import ms from 'npm:ms@2.1.3';

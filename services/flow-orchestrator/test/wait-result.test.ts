@@ -58,5 +58,5 @@ describe('orchestrator.job.wait_result', () => {
       .waitResult({ ...alice, id, timeout_ms: 60_000 })
       .catch((error: unknown) => error);
     expect((tooLong as MeshError).code).toBe('VALIDATION_FAILED');
-  }, 90_000);
+  }, 180_000);
 });

@@ -78,7 +78,7 @@ async function startOn(
     });
   }
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 90_000;
+  const deadline = Date.now() + 150_000;
   for (;;) {
     if (exit) throw new Error(`${name} exited before it was ready (${exit}):\n${recent.join('\n')}`);
     const ready = await fetch(`${url}/readyz`).then(
@@ -91,7 +91,7 @@ async function startOn(
     if (ready) break;
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
-      throw new Error(`${name} was not ready within 90 s`);
+      throw new Error(`${name} was not ready within 150 s`);
     }
     // The pause between probes of a bounded wait for readiness.
     await new Promise((resolve) => setTimeout(resolve, 200));

@@ -29,7 +29,7 @@ export async function runFlowmesh(args: readonly string[], options: RunCliOption
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  const timeoutMs = options.timeoutMs ?? 30_000;
+  const timeoutMs = options.timeoutMs ?? 120_000;
   const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
   return new Promise((resolve, reject) => {
     child.once('error', reject);

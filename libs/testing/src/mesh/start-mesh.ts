@@ -82,7 +82,7 @@ export async function startMesh(options: StartMeshOptions = {}): Promise<TestMes
           logs.get(name)?.push(line);
           if (echo) process.stderr.write(`[${name}] ${line}\n`);
         },
-        readyTimeoutMs: options.readyTimeoutMs ?? 60_000,
+        readyTimeoutMs: options.readyTimeoutMs ?? 150_000,
         stopTimeoutMs: shutdownTimeoutMs + 2_000,
       });
     });

@@ -144,7 +144,7 @@ describe('OpenFlow conformance, one mesh', () => {
 
   afterAll(async () => {
     await fm?.stop();
-  }, 60_000);
+  }, 180_000);
 
   const check = (flowCase: (typeof cases)[number]) => async () => {
     if (!fm) throw new Error('the mesh did not start');

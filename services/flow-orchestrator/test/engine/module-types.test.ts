@@ -27,7 +27,7 @@ describe('module types', () => {
   let mesh: EngineMesh;
   beforeAll(async () => {
     mesh = await startEngineMesh();
-  }, 60_000);
+  }, 180_000);
   afterAll(async () => {
     await mesh?.stop();
   });

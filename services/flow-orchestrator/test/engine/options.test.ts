@@ -45,7 +45,7 @@ describe('module and flow options', () => {
       value: 'hello',
       is_secret: false,
     });
-  }, 60_000);
+  }, 180_000);
   afterAll(async () => {
     await mesh?.stop();
   });
@@ -305,7 +305,7 @@ describe('module and flow options', () => {
     const forced = await mesh.waitEnded(second, 45_000);
     expect(valueOf(forced.result)).toEqual([1, 2]);
     expect((await mesh.get(first)).skipped).toBe(true);
-  }, 60_000);
+  }, 180_000);
 
   it('flow debounce: a run that started leaves its batch; the next run opens a new one', async () => {
     const flow = { debounce_delay_s: 60, debounce_key: "'claimed'", modules: [compute('c', '1')] };

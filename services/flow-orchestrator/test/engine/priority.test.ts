@@ -29,7 +29,7 @@ describe('priority across the work queue', () => {
   beforeAll(async () => {
     // One slot per lane: runs of the default lane go one after the other.
     mesh = await startEngineMesh({ workerEnv: { FLOWMESH_WORKER_CONCURRENCY: '1' } });
-  }, 60_000);
+  }, 180_000);
   afterAll(async () => {
     await mesh?.stop();
   });

@@ -111,7 +111,7 @@ describe('SIGKILL mid-flow', () => {
     await conn?.drain().catch(() => undefined);
     await Promise.allSettled([api, ...own].map((process) => process?.stop()));
     await mesh?.stop();
-  }, 60_000);
+  }, 180_000);
 
   it('a script worker killed mid-step: the step runs again elsewhere, the steps done before it never do', async () => {
     const scheduler = await start('flow');

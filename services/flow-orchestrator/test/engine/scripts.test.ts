@@ -37,7 +37,7 @@ describe('script steps', () => {
       value: 'secret-word',
       is_secret: true,
     });
-  }, 90_000);
+  }, 180_000);
   afterAll(async () => {
     await mesh?.stop();
   });
@@ -256,5 +256,5 @@ describe('script steps', () => {
     const job = await mesh.waitEnded(id, 60_000);
     expect(job.result).toEqual(Array.from({ length: 100 }, (_, i) => i * i));
     expect(job.flow_status!.modules[0].flow_jobs_success).toEqual(Array.from({ length: 100 }, () => true));
-  }, 90_000);
+  }, 180_000);
 });

@@ -26,7 +26,7 @@ describe('suspend (approvals)', () => {
   let mesh: EngineMesh;
   beforeAll(async () => {
     mesh = await startEngineMesh();
-  }, 60_000);
+  }, 180_000);
   afterAll(async () => {
     await mesh?.stop();
   });
