@@ -7,6 +7,8 @@ import { relative } from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
 
 const ERROR_LINES = 6;
+// A line of an error can hold a whole serialized value: cut, so the reason stays on screen.
+const LINE_CHARS = 400;
 const reportPath = process.argv[2];
 let report;
 try {
@@ -22,6 +24,9 @@ const firstLines = (text) =>
     .split('\n')
     .filter((line) => line.trim() !== '')
     .slice(0, ERROR_LINES)
+    .map((line) =>
+      line.length > LINE_CHARS ? `${line.slice(0, LINE_CHARS)}... [${line.length} chars]` : line,
+    )
     .map((line) => `      ${line}`)
     .join('\n');
 

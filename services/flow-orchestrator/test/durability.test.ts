@@ -113,7 +113,7 @@ beforeAll(async () => {
     // the test waits on every kill's recovery; heartbeats keep live work well within it.
     FLOWMESH_WORK_ACK_WAIT_MS: '8000',
   };
-  const mesh = await startMesh({ processes: ['resource-registry'], env, readyTimeoutMs: 90_000 });
+  const mesh = await startMesh({ processes: ['resource-registry'], env, readyTimeoutMs: 150_000 });
   const output: string[] = [];
   const keep = (line: string) => {
     output.push(line);
@@ -199,7 +199,7 @@ async function runWithKills(role: 'service' | 'worker', kills: number): Promise<
       return finished.size === ids.length;
     },
     {
-      timeoutMs: 180_000,
+      timeoutMs: 300_000,
       intervalMs: 1_000,
       description: `all ${FLOWS} flows to end after ${kills} ${role} kills`,
     },
@@ -275,9 +275,9 @@ async function runWithKills(role: 'service' | 'worker', kills: number): Promise<
 describe('durability under SIGKILL', () => {
   it('a worker killed at random points: every flow completes right, no completed step runs twice', async () => {
     await runWithKills('worker', 3);
-  }, 300_000);
+  }, 420_000);
 
   it('the scheduler killed at random points: every flow continues from its persisted flow_status', async () => {
     await runWithKills('service', 3);
-  }, 300_000);
+  }, 420_000);
 });

@@ -157,7 +157,7 @@ describe('OpenFlow conformance, one mesh', () => {
 
   for (const flowCase of cases.filter((c) => c.timing === undefined)) {
     const gap = KNOWN_GAPS.get(flowCase.name);
-    (gap === undefined ? it.concurrent : it.skip)(title(flowCase, gap), check(flowCase), 240_000);
+    (gap === undefined ? it.concurrent : it.skip)(title(flowCase, gap), check(flowCase), 420_000);
   }
   // Vitest runs a suite's consecutive concurrent tests as one group before the tests after it:
   // these start once the burst above has ended, one at a time.
@@ -166,7 +166,7 @@ describe('OpenFlow conformance, one mesh', () => {
     it.skipIf(gap !== undefined)(
       `${title(flowCase, gap)} (on its own: ${flowCase.timing})`,
       check(flowCase),
-      240_000,
+      420_000,
     );
   }
 });

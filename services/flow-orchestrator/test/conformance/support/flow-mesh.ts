@@ -61,7 +61,7 @@ export async function startFlowMesh(options: StartFlowMeshOptions = {}): Promise
       LOG_LEVEL: process.env.DEBUG_MESH === '1' ? 'info' : 'warn',
       ...options.env,
     },
-    readyTimeoutMs: 90_000,
+    readyTimeoutMs: 150_000,
     ...options.mesh,
   });
   let conn: MeshConnection | undefined;
