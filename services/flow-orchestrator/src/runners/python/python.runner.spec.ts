@@ -93,7 +93,7 @@ describe('PythonRunner', () => {
     const error = await failure(runner.run(job(content, { timeoutMs: 10_000 }), () => {}));
     expect([error.name, error.message]).toEqual([
       'Timeout',
-      'the job did not finish within its time limit of 10000 ms and was stopped',
+      'the job did not finish within its time limit of 10 s and was stopped',
     ]);
     const pid = Number(await readFile(pidFile, 'utf8'));
     await expect
