@@ -57,5 +57,17 @@ if (report.success === false && failed === 0) {
   failures.push('  the run reported failure outside any test (unhandled error): see the log above');
 }
 
+// Where the time went: the slowest files, so a suite that creeps towards CI's limit shows why.
+const SLOWEST = 8;
+const durations = (report.testResults ?? [])
+  .filter((file) => file.startTime && file.endTime)
+  .map((file) => ({ name: relative(process.cwd(), file.name), ms: file.endTime - file.startTime }))
+  .sort((a, b) => b.ms - a.ms)
+  .slice(0, SLOWEST);
+if (durations.length > 0) {
+  console.log(`\nslowest files:`);
+  for (const { name, ms } of durations) console.log(`  ${(ms / 1000).toFixed(0).padStart(5)} s  ${name}`);
+}
+
 if (failures.length > 0) console.log(`\nfailed (${failures.length}):\n${failures.join('\n')}`);
 console.log(`\ntests: ${passed} passed, ${failed} failed, ${skipped} skipped`);
