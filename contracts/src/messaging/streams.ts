@@ -61,7 +61,7 @@ export const STREAMS = {
   runStreams: {
     name: 'RUNSTREAM',
     description:
-      'What streaming AI steps say, per run, kept for late and reconnecting readers: fm.runstream.<run>',
+      'What streaming AI steps say, per run, kept for late and reconnecting readers: fm.runstream.<run>.<step job>',
     subjects: ['runstream.>'],
     retention: 'limits',
     maxAgeMs: DAY_MS,

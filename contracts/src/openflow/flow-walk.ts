@@ -59,3 +59,18 @@ export function visitModules(
   visitModule(flowValue.failure_module, [...basePath, 'failure_module'], 'failure', visit);
   visitModule(flowValue.preprocessor_module, [...basePath, 'preprocessor_module'], 'preprocessor', visit);
 }
+
+/**
+ * The `ai_agent` resources the `aiagent` modules of a flow value link (`agent`), steps and agent
+ * tools at any depth, in document order without repeats. An agent's own tools are in its
+ * resource: pass `{ modules: agent.tools }` to find the agents it links in turn.
+ */
+export function linkedAgentPaths(flowValue: unknown): string[] {
+  const paths = new Set<string>();
+  visitModules(flowValue, [], ({ module }) => {
+    const value = module.value;
+    if (isRecord(value) && value.type === 'aiagent' && typeof value.agent === 'string' && value.agent !== '')
+      paths.add(value.agent);
+  });
+  return [...paths];
+}

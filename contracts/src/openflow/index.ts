@@ -13,7 +13,7 @@ export * from './json-object.schema.js';
 export * from './flow-value.schema.js';
 export * from './flow-status.schema.js';
 export { openFlowRegistry, type OpenFlowMeta } from './openflow.registry.js';
-export { visitModules, type ModuleRole, type VisitedModule } from './flow-walk.js';
+export { linkedAgentPaths, visitModules, type ModuleRole, type VisitedModule } from './flow-walk.js';
 export { countFlowModules, type FlowModuleCounts } from './flow-summary.js';
 export { humanIssueMessage } from './issue-message.js';
 export {

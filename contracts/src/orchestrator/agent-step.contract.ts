@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { createContractClient, defineRequest, type RequestTransport } from '../messaging/contract.js';
 import { AgentActionSchema } from '../openflow/flow-status.schema.js';
+import { PinnedAgentsSchema } from './jobs.schema.js';
 
 /** A `javascript` input of a tool, evaluated when the step started: its value, or why it has none. */
 export const EvaluatedToolInputSchema = z.object({
@@ -49,6 +50,11 @@ export const AgentStepStartRequestSchema = z.object({
   chat: z.boolean().optional(),
   /** The run is a preview of the caller's agent drafts: a linked step reads its agent's draft first. */
   agent_drafts: z.boolean().optional(),
+  /**
+   * The run pinned its agents (`RunFlowRequest.pin_agents`): the definitions read when it started,
+   * by path. A linked step uses its agent's from here and passes them on to nested agent tools.
+   */
+  pinned_agents: PinnedAgentsSchema.optional(),
 });
 export type AgentStepStartRequest = z.infer<typeof AgentStepStartRequestSchema>;
 export const AgentStepStartReplySchema = z.object({ accepted: z.boolean() });

@@ -34,12 +34,21 @@ export const AgentStreamEnvelopeSchema = z.object({
 export type AgentStreamEnvelope = z.infer<typeof AgentStreamEnvelopeSchema>;
 
 /**
- * Relative subject of a flow run's stream, named by the run's (root) job id, which a caller knows
- * as soon as it started the run: every streaming AI step of the run publishes there (core NATS,
- * nothing waits for it). The `runStreams` stream keeps what was said for a day, so a reader who
- * comes late or reconnects misses nothing: `GET jobs_u/stream/{id}` replays it from the start, or
- * after the stream sequence a reconnecting client names (`Last-Event-ID`), then follows it live.
+ * Relative subject (a wildcard) of a flow run's stream, named by the run's (root) job id, which a
+ * caller knows as soon as it started the run: every streaming AI step of the run publishes under
+ * it, each on its own `stepStreamSubject` (core NATS, nothing waits for it). The `runStreams`
+ * stream keeps what was said for a day, so a reader who comes late or reconnects misses nothing:
+ * `GET jobs_u/stream/{id}` replays it from the start, or after the stream sequence a reconnecting
+ * client names (`Last-Event-ID`), then follows it live.
  */
 export function runStreamSubject(rootJobId: string): string {
-  return `runstream.${rootJobId}`;
+  return `runstream.${rootJobId}.>`;
+}
+
+/**
+ * Where one step of a run publishes (`runstream.<run>.<step job>`): a replica taking the step
+ * over reads its last event there and goes on with the next `seq`.
+ */
+export function stepStreamSubject(rootJobId: string, stepJobId: string): string {
+  return `runstream.${rootJobId}.${stepJobId}`;
 }

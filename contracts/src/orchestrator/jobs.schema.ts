@@ -9,6 +9,17 @@ export const WorkerTagSchema = z
   .regex(/^[a-z0-9_-]+$/, "must be a worker tag of lowercase letters, digits, '-' or '_'");
 
 const caller = { actor: ActorSchema, workspace: z.string().min(1) };
+
+/** The most agents one pinned run resolves (linked steps and nested agent tools together). */
+export const MAX_PINNED_AGENTS = 100;
+
+/** What `pin_agents` resolved: `ai_agent` path -> its value when the run started. */
+export const PinnedAgentsSchema = z
+  .record(z.string().min(1), z.unknown())
+  .refine((agents) => Object.keys(agents).length <= MAX_PINNED_AGENTS, {
+    message: `must name at most ${MAX_PINNED_AGENTS} agents`,
+  });
+export type PinnedAgents = z.infer<typeof PinnedAgentsSchema>;
 const ArgsSchema = z.record(z.string(), z.unknown()).default({});
 
 const runOptions = {
@@ -47,6 +58,18 @@ export const RunFlowRequestSchema = z
      * identity, so the agent's configuration never enters the job.
      */
     agent_drafts: z.boolean().optional(),
+    /**
+     * Pin the run's agents: every `ai_agent` its steps link (and the agents those link as tools,
+     * at any depth) is read once, as the run's identity, when the run starts; its steps use those
+     * definitions, so an edit of an agent mid-run changes nothing. Without it resolution is live.
+     */
+    pin_agents: z.boolean().optional(),
+    /**
+     * The definitions a pinned run resolved (path -> the `ai_agent` value), carried by the runs an
+     * agent starts for its nested agent tools so they use the same ones. Previews only: a saved
+     * flow's agents are never replaced by the caller's.
+     */
+    pinned_agents: PinnedAgentsSchema.optional(),
     ...runOptions,
   })
   .strict()
@@ -57,6 +80,10 @@ export const RunFlowRequestSchema = z
   .refine((req) => !req.agent_drafts || req.value !== undefined, {
     message: 'only a preview (a flow value) runs agent drafts',
     path: ['agent_drafts'],
+  })
+  .refine((req) => !req.pinned_agents || req.value !== undefined, {
+    message: 'only a preview (a flow value) carries pinned agent definitions',
+    path: ['pinned_agents'],
   });
 export type RunFlowRequest = z.infer<typeof RunFlowRequestSchema>;
 

@@ -27,6 +27,7 @@ import {
 } from '@flowmesh/testing';
 import { createParser } from 'eventsource-parser';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startEverythingServer, type EverythingServer } from './support/mcp-everything-server.js';
 import { startMcpTestServer, type McpTestServer } from './support/mcp-test-server.js';
 
 const OPENAI_KEY = `sk-agent-${randomBytes(12).toString('hex')}`;
@@ -546,6 +547,88 @@ describe('agent-runtime: aiagent steps end to end', () => {
       message: expect.stringContaining(
         'agent_drafts: only a preview (a flow value) runs agent drafts',
       ) as unknown,
+    });
+  });
+
+  it('pin_agents: a run uses the agents (nested agent tools included) as they were when it started; an edit mid-run changes nothing', async () => {
+    const items = createRegistryItemsClient(new MeshClient(conn));
+    const inner = (prompt: string) => ({ provider: PROVIDER, system_prompt: prompt });
+    const outer = (prompt: string) => ({
+      provider: PROVIDER,
+      system_prompt: prompt,
+      tools: [
+        {
+          id: 'helper',
+          summary: 'helper',
+          value: {
+            tool_type: 'flowmodule',
+            type: 'aiagent',
+            agent: 'f/ai/pin_inner',
+            input_transforms: { user_message: { type: 'ai' } },
+          },
+        },
+      ],
+    });
+    await items.createResource({
+      ...inMain,
+      path: 'f/ai/pin_inner',
+      resource_type: 'ai_agent',
+      value: inner('Inner v1'),
+    });
+    await items.createResource({
+      ...inMain,
+      path: 'f/ai/pin_outer',
+      resource_type: 'ai_agent',
+      value: outer('Outer v1'),
+    });
+    const linked = {
+      id: 'agent',
+      value: { type: 'aiagent', agent: 'f/ai/pin_outer', input_transforms: { user_message: fixed('Go.') } },
+    };
+    const before = fake.chatRequests().length;
+    fake.reply(
+      { toolCalls: [{ id: 'call_h', name: 'helper', arguments: '{"user_message":"Help."}' }] },
+      { text: 'Helped.' },
+      { text: 'Done.' },
+    );
+    // The agents are read when the run is accepted; the step starts after the edit below.
+    const { job_id: id } = await jobs.runFlow({
+      ...inMain,
+      value: { modules: [pauseStep(1_500), linked] },
+      pin_agents: true,
+    });
+    await items.updateResourceValue({ ...inMain, path: 'f/ai/pin_outer', value: outer('Outer v2') });
+    await items.updateResourceValue({ ...inMain, path: 'f/ai/pin_inner', value: inner('Inner v2') });
+    const job = await ended(id);
+    expect(job.status, JSON.stringify(job.result)).toBe('completed');
+    const [first, nested, last] = sentSince(before);
+    expect(first.messages[0]).toEqual({ role: 'system', content: 'Outer v1' });
+    expect(nested.messages[0]).toEqual({ role: 'system', content: 'Inner v1' });
+    expect(last.messages[0]).toEqual({ role: 'system', content: 'Outer v1' });
+    expect((await jobs.logs({ ...inMain, id: job.flow_status!.modules[1].job! })).logs).toContain(
+      'the agent f/ai/pin_outer runs as pinned when the run started',
+    );
+
+    // Live, the default: the next run reads the edit.
+    const live = fake.chatRequests().length;
+    fake.reply({ text: 'Hi.' });
+    expect((await run([linked])).status).toBe('completed');
+    expect(sentSince(live)[0].messages[0]).toEqual({ role: 'system', content: 'Outer v2' });
+
+    // An agent the run cannot read refuses the pinned run, naming it; a saved flow's agents are never the caller's.
+    const missing = { ...linked, value: { ...linked.value, agent: 'f/ai/no_such_agent' } };
+    await expect(
+      jobs.runFlow({ ...inMain, value: { modules: [missing] }, pin_agents: true }),
+    ).rejects.toMatchObject({
+      message: expect.stringContaining(
+        'pin_agents: the agent f/ai/no_such_agent could not be read',
+      ) as unknown,
+    });
+    await expect(
+      jobs.runFlow({ ...inMain, path: 'f/ai/chat', pinned_agents: { 'f/ai/pin_outer': outer('Evil') } }),
+    ).rejects.toMatchObject({
+      code: 'VALIDATION_FAILED',
+      message: expect.stringContaining('pinned_agents: only a preview') as unknown,
     });
   });
 
@@ -1390,6 +1473,123 @@ describe('agent-runtime: aiagent steps end to end', () => {
     });
   });
 
+  // The protocol's reference server, as users run it: its own process, streamable HTTP or SSE.
+  describe('MCP tools against @modelcontextprotocol/server-everything', () => {
+    let streamable: EverythingServer;
+    let sse: EverythingServer;
+    beforeAll(async () => {
+      [streamable, sse] = await Promise.all([startEverythingServer(), startEverythingServer('sse')]);
+      const items = createRegistryItemsClient(new MeshClient(conn));
+      await items.createResource({
+        ...inMain,
+        path: 'f/ai/everything',
+        resource_type: 'mcp',
+        value: { url: streamable.url },
+      });
+      await items.createResource({
+        ...inMain,
+        path: 'f/ai/everything_sse',
+        resource_type: 'mcp',
+        value: { url: sse.url, transport: 'sse' },
+      });
+    });
+    afterAll(async () => {
+      await Promise.all([streamable?.close(), sse?.close()]);
+    });
+    const everything = (resource: string, extra: Record<string, unknown>) => ({
+      id: 'everything',
+      value: { tool_type: 'mcp', resource_path: resource, ...extra },
+    });
+    const sent = (from: number) =>
+      fake
+        .chatRequests()
+        .slice(from)
+        .map(
+          (request) =>
+            request.body as { messages: Array<Record<string, unknown>>; tools?: SentChat['tools'] },
+        );
+
+    it('offers exactly the included tools; a call that fails answers the model with the error, an image is shown with its result', async () => {
+      const before = fake.chatRequests().length;
+      fake.reply(
+        {
+          toolCalls: [
+            { id: 'call_sum', name: 'get-sum', arguments: '{"a":"two","b":3}' },
+            { id: 'call_img', name: 'get-tiny-image', arguments: '{}' },
+          ],
+        },
+        { text: 'The sum failed; the image is the MCP logo.' },
+      );
+      const job = await run([
+        agentStep(
+          { user_message: fixed('Add, then show me the logo') },
+          {
+            tools: [
+              everything('f/ai/everything', {
+                include_tools: ['get-sum', 'get-tiny-image', 'echo'],
+                exclude_tools: ['echo'],
+              }),
+            ],
+          },
+        ),
+      ]);
+      expect(job.status, JSON.stringify(job.result)).toBe('completed');
+      const [first, second] = sent(before);
+      expect(first.tools?.map((tool) => tool.function.name).sort()).toEqual(['get-sum', 'get-tiny-image']);
+      const toolMessages = second.messages.filter((message) => message.role === 'tool');
+      expect(toolMessages).toHaveLength(2);
+      // The bad arguments are refused by the server: the model reads why, and the loop went on.
+      expect(toolMessages[0]).toMatchObject({ tool_call_id: 'call_sum' });
+      expect(toolMessages[0].content).toMatch(/^Error: [\s\S]*(number|invalid)/i);
+      expect(toolMessages[1]).toEqual({
+        role: 'tool',
+        tool_call_id: 'call_img',
+        content: expect.stringMatching(
+          /^Here's the image you requested:\n\[image 1: image\/png, \d+ bytes, attached\]\nThe image above is the MCP logo\.$/,
+        ) as unknown,
+      });
+      // The image itself follows the tool results as the user's turn (OpenAI tool messages are text).
+      expect(second.messages.at(-1)).toEqual({
+        role: 'user',
+        content: [
+          {
+            type: 'image_url',
+            image_url: { url: expect.stringMatching(/^data:image\/png;base64,iVBORw0KGgo/) as unknown },
+          },
+        ],
+      });
+      const actions = job.flow_status!.modules[0].agent_actions ?? [];
+      expect(
+        actions
+          .filter((action) => action.type === 'mcp_tool_call')
+          .map((action) => (action as { function_name: string }).function_name),
+      ).toEqual(['get-sum', 'get-tiny-image']);
+      // The result and memory keep the image's name, never its bytes.
+      expect(JSON.stringify(job.result)).not.toContain('iVBORw0KGgo');
+    });
+
+    it('reaches a server over the SSE transport', async () => {
+      const before = fake.chatRequests().length;
+      fake.reply(
+        { toolCalls: [{ id: 'call_echo', name: 'echo', arguments: '{"message":"over sse"}' }] },
+        { text: 'It echoed.' },
+      );
+      const job = await run([
+        agentStep(
+          { user_message: fixed('Echo something') },
+          { tools: [everything('f/ai/everything_sse', { include_tools: ['echo'] })] },
+        ),
+      ]);
+      expect(job.status, JSON.stringify(job.result)).toBe('completed');
+      const [, second] = sent(before);
+      expect(second.messages.at(-1)).toEqual({
+        role: 'tool',
+        tool_call_id: 'call_echo',
+        content: 'Echo: over sse',
+      });
+    });
+  });
+
   describe('compaction memory', () => {
     /** A tool whose result is `size` x's: long context on demand. */
     const bigTool = (size: number) => ({
@@ -1597,7 +1797,9 @@ describe('agent-runtime: aiagent steps end to end', () => {
     const id = (
       await jobs.runFlow({
         ...inMain,
-        value: { modules: [agentStep({ user_message: fixed('rest') }, { tools: [napTool] })] },
+        value: {
+          modules: [agentStep({ user_message: fixed('rest'), streaming: fixed(true) }, { tools: [napTool] })],
+        },
       })
     ).job_id;
     // The step shows its first tool job once the run's progress holds it.
@@ -1628,5 +1830,20 @@ describe('agent-runtime: aiagent steps end to end', () => {
     expect(output.some((line) => line.includes('agent step started again after its replica stopped'))).toBe(
       true,
     );
+    // The stream goes on where the dead replica's ended: one seq run, nothing said twice.
+    const streamed = (await readStream(id))
+      .slice(0, -1)
+      .map((message) => message.data as { seq: number; event: { type: string; call_id?: string } });
+    expect(streamed.map((envelope) => envelope.seq)).toEqual(streamed.map((_, i) => i));
+    expect(
+      streamed
+        .filter((envelope) => envelope.event.type === 'tool_result')
+        .map((envelope) => envelope.event.call_id),
+    ).toEqual(['call_nap', 'call_nap2']);
+    expect(
+      streamed
+        .filter((envelope) => envelope.event.type === 'tool_execution')
+        .map((envelope) => envelope.event.call_id),
+    ).toEqual(['call_nap', 'call_nap2']);
   }, 120_000);
 });

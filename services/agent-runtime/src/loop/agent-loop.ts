@@ -6,6 +6,7 @@ import {
   type ChatFinalEvent,
   type ChatMessage,
   type ChatRequestInput,
+  type InlineDataPart,
   type ReasoningEffort,
   type ToolCall,
   type ToolResultMessage,
@@ -19,7 +20,7 @@ import { planTurn } from '../pause/turn-plan.js';
 import type { PreparedTool, ToolCallOutcome } from '../tools/agent-tool.port.js';
 import type { AgentBrain } from './agent-brain.js';
 import { checkOutput, compile as compileOutputSchema, retryPrompt } from './output-schema.js';
-import { parseArguments, runCall, sequentially, toolAnswer } from './tool-calls.js';
+import { parseArguments, runCall, sequentially, toolAnswer, withToolMedia } from './tool-calls.js';
 import { addUsage, type TotalUsage } from './usage.js';
 
 /** What the loop needs from outside: the model, a way to report actions, a log. */
@@ -113,6 +114,8 @@ export async function runAgentLoop(
     ...(tools.length > 0 ? { tools: tools.map((tool) => tool.definition) } : {}),
   };
   const compactor = compactorFor(brain, ports, usage, signal);
+  // Images and PDFs tools returned in this run, by call id: sent with their results, never stored.
+  const media = new Map<string, readonly InlineDataPart[]>();
   const ask = (messages: ChatMessage[]) =>
     ports.chat(
       {
@@ -122,7 +125,7 @@ export async function runAgentLoop(
           model: brain.provider.model,
         },
         ...frame,
-        messages,
+        messages: withToolMedia(messages, media),
         ...(frame.tools ? { toolChoice: 'auto' as const } : {}),
         ...(brain.outputSchema
           ? { responseFormat: { type: 'json_schema' as const, name: 'output', schema: brain.outputSchema } }
@@ -141,7 +144,14 @@ export async function runAgentLoop(
     const one = async (call: ToolCall) => {
       const done = known[call.id]?.result;
       if (done) return done;
-      const result = await runCall(call, byName, ports, signal, known[call.id]?.jobId);
+      const { message: result, media: shown } = await runCall(
+        call,
+        byName,
+        ports,
+        signal,
+        known[call.id]?.jobId,
+      );
+      if (shown) media.set(call.id, shown);
       if (!signal.aborted) await ports.progress?.call(call.id, { result });
       return result;
     };

@@ -7,9 +7,10 @@ import {
 import type { MeshClient } from '@flowmesh/messaging';
 
 /**
- * The `ai_agent` a step links, read when it runs (resolution is live), as the step's identity: in
- * a preview of agent drafts (`agent_drafts`), the run's user's draft of it when there is one, else
- * the deployed resource. Undefined for a step that links none.
+ * The `ai_agent` a step links: the definition the run pinned when it started (`pin_agents`), else
+ * read now (resolution is live) as the step's identity: in a preview of agent drafts
+ * (`agent_drafts`), the run's user's draft of it when there is one, else the deployed resource.
+ * Undefined for a step that links none.
  */
 export async function linkedAgent(
   mesh: MeshClient,
@@ -18,6 +19,10 @@ export async function linkedAgent(
 ): Promise<unknown> {
   const path = typeof request.module.agent === 'string' ? request.module.agent : undefined;
   if (!path) return undefined;
+  if (request.pinned_agents && path in request.pinned_agents) {
+    log(`the agent ${path} runs as pinned when the run started`);
+    return request.pinned_agents[path];
+  }
   const caller = { actor: { token: request.job_token }, workspace: request.workspace };
   if (request.agent_drafts) {
     try {

@@ -1,4 +1,10 @@
-import type { ToolCall, ToolResultMessage } from '@flowmesh/contracts';
+import type {
+  ChatMessage,
+  ChatRequestMessage,
+  InlineDataPart,
+  ToolCall,
+  ToolResultMessage,
+} from '@flowmesh/contracts';
 import type { PreparedTool } from '../tools/agent-tool.port.js';
 import type { AgentLoopPorts } from './agent-loop.js';
 
@@ -36,15 +42,17 @@ export async function runCall(
   ports: AgentLoopPorts,
   signal: AbortSignal,
   resumeJobId?: string,
-): Promise<ToolResultMessage> {
-  const answer = (content: string, isError: boolean) => toolAnswer(call, content, isError);
+): Promise<{ message: ToolResultMessage; media?: readonly InlineDataPart[] }> {
+  const answer = (content: string, isError: boolean) => ({ message: toolAnswer(call, content, isError) });
   const tool = tools.get(call.name);
   // A tool that left the roster while the agent was parked is no longer available.
   if (!tool) return answer(JSON.stringify({ error: `there is no tool named ${call.name} (any more)` }), true);
   const args = parseArguments(call);
   if (typeof args === 'string') return answer(JSON.stringify({ error: args }), true);
   let reported: Promise<void> = Promise.resolve();
-  ports.stream?.({ type: 'tool_execution', call_id: call.id, function_name: call.name });
+  // A call resumed on the job an earlier replica started was announced by that replica.
+  if (resumeJobId === undefined)
+    ports.stream?.({ type: 'tool_execution', call_id: call.id, function_name: call.name });
   const runTool = () =>
     tool.run(
       args,
@@ -70,7 +78,24 @@ export async function runCall(
   ports.log(
     `tool ${call.name}${outcome.jobId ? ` (job ${outcome.jobId})` : ''}: ${outcome.ok ? 'succeeded' : 'failed'}`,
   );
-  return answer(outcome.content, !outcome.ok);
+  return { ...answer(outcome.content, !outcome.ok), ...(outcome.media ? { media: outcome.media } : {}) };
+}
+
+/**
+ * The messages as the model is sent them: each tool result followed by the images and PDFs its
+ * tool returned in this run (`media`, by call id), which the stored messages only name.
+ */
+export function withToolMedia(
+  messages: readonly ChatMessage[],
+  media: ReadonlyMap<string, readonly InlineDataPart[]>,
+): ChatRequestMessage[] {
+  if (media.size === 0) return [...messages];
+  return messages.map((message) => {
+    const parts = message.role === 'tool' ? media.get(message.toolCallId) : undefined;
+    return parts && message.role === 'tool'
+      ? { ...message, content: [...message.content, ...parts] }
+      : message;
+  });
 }
 
 export async function sequentially<T, R>(items: readonly T[], run: (item: T) => Promise<R>): Promise<R[]> {

@@ -82,6 +82,7 @@ export class AgentStepExecutor {
         workspace: request.workspace,
         timeoutMs: this.settings.toolTimeoutMs,
         evaluatedInputs: request.tool_inputs ?? {},
+        ...(request.pinned_agents ? { pinnedAgents: request.pinned_agents } : {}),
         fetch: this.outbound.fetch,
         signal,
         readResource: async (path) => (await items.getResourceValueInterpolated({ ...caller, path })).value,
@@ -102,13 +103,9 @@ export class AgentStepExecutor {
       });
       loading = false;
       const system = [brain.systemPrompt, ...source.system].filter((text) => text).join('\n\n');
-      const stream = brain.streaming
-        ? new StepStream(this.conn, {
-            rootJob: request.root_job,
-            jobId: request.job_id,
-            stepId: request.step_id,
-          })
-        : undefined;
+      const streamed = { rootJob: request.root_job, jobId: request.job_id, stepId: request.step_id };
+      // A step taken up again (after a park, or from another replica) goes on with its stream's next seq.
+      const stream = brain.streaming ? await StepStream.resume(this.conn, streamed) : undefined;
       const run = () =>
         runAgentLoop(
           { ...brain, ...(system ? { systemPrompt: system } : {}) },

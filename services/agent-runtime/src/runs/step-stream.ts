@@ -1,22 +1,54 @@
 import {
-  runStreamSubject,
+  AgentStreamEnvelopeSchema,
+  STREAMS,
+  stepStreamSubject,
   type AgentStreamEnvelope,
   type AgentStreamEvent,
   type ChatEvent,
 } from '@flowmesh/contracts';
 import type { MeshConnection } from '@flowmesh/messaging';
+import { JetStreamApiError } from '@nats-io/jetstream';
+
+interface StreamedStep {
+  readonly rootJob: string;
+  readonly jobId: string;
+  readonly stepId: string;
+}
 
 /**
- * The stream of a step with `streaming: true`, published on its run's stream subject (core NATS):
- * the model's deltas as the gateway streams them, and each tool's run and result.
+ * The stream of a step with `streaming: true`, published on its own subject of its run's stream
+ * (core NATS): the model's deltas as the gateway streams them, and each tool's run and result.
  */
 export class StepStream {
-  private seq = 0;
+  private readonly subject: string;
 
   constructor(
     private readonly conn: MeshConnection,
-    private readonly step: { readonly rootJob: string; readonly jobId: string; readonly stepId: string },
-  ) {}
+    private readonly step: StreamedStep,
+    private seq = 0,
+  ) {
+    this.subject = conn.space.subject(stepStreamSubject(step.rootJob, step.jobId));
+  }
+
+  /**
+   * The step's stream, going on after the last event published for it before (by a replica that
+   * stopped, or before the step parked), as the `runStreams` stream kept it: a reader sees one
+   * `seq` run without repeats. A step that said nothing yet starts at 0.
+   */
+  static async resume(conn: MeshConnection, step: StreamedStep): Promise<StepStream> {
+    const subject = conn.space.subject(stepStreamSubject(step.rootJob, step.jobId));
+    let next = 0;
+    try {
+      const last = await conn.jsm.streams.getMessage(conn.space.streamName(STREAMS.runStreams.name), {
+        last_by_subj: subject,
+      });
+      const envelope = last ? AgentStreamEnvelopeSchema.safeParse(last.json()) : undefined;
+      if (envelope?.success) next = envelope.data.seq + 1;
+    } catch (error) {
+      if (!(error instanceof JetStreamApiError)) throw error; // none: the step had said nothing
+    }
+    return new StepStream(conn, step, next);
+  }
 
   readonly publish = (event: AgentStreamEvent): void => {
     const envelope: AgentStreamEnvelope = {
@@ -25,10 +57,7 @@ export class StepStream {
       seq: this.seq++,
       event,
     };
-    this.conn.nc.publish(
-      this.conn.space.subject(runStreamSubject(this.step.rootJob)),
-      JSON.stringify(envelope),
-    );
+    this.conn.nc.publish(this.subject, JSON.stringify(envelope));
   };
 
   /** A gateway chat event, as the step's stream says it (events it does not stream are left out). */

@@ -1,10 +1,15 @@
-import type { AgentAction, AgentTool, ToolDefinition } from '@flowmesh/contracts';
+import type { AgentAction, AgentTool, InlineDataPart, ToolDefinition } from '@flowmesh/contracts';
 
 /** What running one tool call gave: the text the model reads, and the job that ran it. */
 export interface ToolCallOutcome {
   readonly ok: boolean;
   /** JSON of the tool's result, or of its error. */
   readonly content: string;
+  /**
+   * Images and PDFs the tool returned (an MCP image result): shown to the model with the result
+   * in this run, never stored (`content` names each one in their place).
+   */
+  readonly media?: readonly InlineDataPart[];
   readonly jobId?: string;
 }
 

@@ -7,6 +7,7 @@ import {
   type InputTransform,
   type JobResultReply,
   type OrchestratorJobsClient,
+  type PinnedAgents,
 } from '@flowmesh/contracts';
 import { inputError, toolName } from '../loop/agent-brain.js';
 import { cappedResult, type PreparedTool, type ToolCallOutcome } from './agent-tool.port.js';
@@ -19,6 +20,8 @@ export interface ToolRunContext {
   readonly timeoutMs: number;
   /** The tools' `javascript` inputs, evaluated by the orchestrator when the step started. */
   readonly evaluatedInputs: Readonly<Record<string, Readonly<Record<string, EvaluatedToolInput>>>>;
+  /** The agents the run pinned: a nested agent tool's run uses the same definitions. */
+  readonly pinnedAgents?: PinnedAgents;
 }
 
 /** Tools run as a flow of their one module: nested agents, decisions, loops, branches, identity. */
@@ -161,7 +164,7 @@ async function runJob(
   let jobId = resumeJobId;
   if (jobId === undefined) {
     try {
-      jobId = await startJob(jobs, caller, value.tag ?? context.tag, tool, value, args);
+      jobId = await startJob(jobs, caller, value.tag ?? context.tag, tool, value, args, context.pinnedAgents);
     } catch (error) {
       return {
         ok: false,
@@ -202,11 +205,13 @@ async function startJob(
   tool: AgentTool,
   value: ModuleValue,
   args: Record<string, unknown>,
+  pinnedAgents: PinnedAgents | undefined,
 ): Promise<string> {
   const tagged = tag ? { tag } : {};
+  const pinned = value.type === 'aiagent' && pinnedAgents ? { pinned_agents: pinnedAgents } : {};
   const started =
     value.type === 'aiagent' || value.type === 'aidecision'
-      ? await jobs.runFlow({ ...caller, value: stepFlow(tool, value, args), args: {}, ...tagged })
+      ? await jobs.runFlow({ ...caller, value: stepFlow(tool, value, args), args: {}, ...tagged, ...pinned })
       : ONE_MODULE_FLOWS.has(value.type)
         ? await jobs.runFlow({ ...caller, value: oneModuleFlow(tool, value, args), args, ...tagged })
         : value.type === 'flow'

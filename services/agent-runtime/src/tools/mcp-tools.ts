@@ -5,7 +5,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { cappedResult, type PreparedTool, type ToolCallOutcome } from './agent-tool.port.js';
+import type { PreparedTool, ToolCallOutcome } from './agent-tool.port.js';
+import { mcpToolOutcome } from './mcp-result.js';
 
 /** Connecting to a server and listing its tools may take this long before the step fails. */
 const CONNECT_TIMEOUT_MS = 30_000;
@@ -113,27 +114,13 @@ async function callTool(
       signal,
       timeout: timeoutMs,
     });
-    return {
-      ok: result.isError !== true,
-      content: cappedResult(contentText(result as { content?: unknown; structuredContent?: unknown })),
-    };
+    return mcpToolOutcome(result as { content?: unknown; structuredContent?: unknown; isError?: unknown });
   } catch (error) {
     return {
       ok: false,
       content: JSON.stringify({ error: { name: 'McpToolCallFailed', message: messageOf(error) } }),
     };
   }
-}
-
-/** Structured content as JSON; else text parts joined; anything else (images, resources) as JSON. */
-function contentText(result: { content?: unknown; structuredContent?: unknown }): string {
-  if (result.structuredContent !== undefined) return JSON.stringify(result.structuredContent);
-  const parts = Array.isArray(result.content)
-    ? (result.content as Array<{ type?: string; text?: unknown }>)
-    : [];
-  return parts.every((part) => part.type === 'text' && typeof part.text === 'string')
-    ? parts.map((part) => part.text as string).join('\n')
-    : JSON.stringify(parts);
 }
 
 /** An MCP tool the step cannot use; the step fails with it, naming the tool. */

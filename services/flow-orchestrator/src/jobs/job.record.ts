@@ -21,6 +21,8 @@ export interface JobRuntime {
   suspendTimeout?: { step: number; at: number };
   /** A preview of the caller's agent drafts (`RunFlowRequest.agent_drafts`), set on the run's flow. */
   agentDrafts?: boolean;
+  /** The `ai_agent` definitions a pinned run resolved when it started (`RunFlowRequest.pin_agents`). */
+  pinnedAgents?: Record<string, unknown>;
   /** An AI step parked on its agent's request (approval, question), answered until `until` (ISO). */
   agentWait?: { kind: 'approval' | 'question'; call_id: string; until: string };
   /** The result a synchronous caller gets from `early_return`, once known. */

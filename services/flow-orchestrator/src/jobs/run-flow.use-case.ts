@@ -20,6 +20,7 @@ import { FlowDebouncer } from './flow-debouncer.js';
 import { creatorOf, principalOf } from './job-identity.js';
 import type { JobRecord, JobRuntime } from './job.record.js';
 import { JobRepository } from './job.repository.js';
+import { pinAgents } from './pinned-agents.js';
 import type { SqlStatement } from './sql-batch.js';
 import { WriteGroups } from './write-groups.js';
 
@@ -81,6 +82,15 @@ export class RunFlowUseCase {
     if (value.same_worker) runtime.sameWorker = true;
     if (req.apply_preprocessor) runtime.applyPreprocessor = true;
     if (req.agent_drafts && kind === 'flowpreview') runtime.agentDrafts = true;
+    if (req.pinned_agents && kind === 'flowpreview') runtime.pinnedAgents = req.pinned_agents;
+    else if (req.pin_agents)
+      runtime.pinnedAgents = await pinAgents(
+        this.registry,
+        issued.token,
+        req.workspace,
+        value,
+        runtime.agentDrafts === true,
+      );
     if (value.delete_after_secs !== undefined) runtime.deleteAfterSecs = value.delete_after_secs;
     if (value.flow_env && Object.keys(value.flow_env).length > 0) runtime.envJob = jobId;
     const scheduledFor = req.scheduled_for ? new Date(req.scheduled_for) : null;

@@ -21,6 +21,7 @@ export interface RunFlowCommand {
   readonly apply_preprocessor?: boolean;
   readonly memory_id?: string;
   readonly agent_drafts?: boolean;
+  readonly pin_agents?: boolean;
 }
 
 /** A saved script by path (and hash), or inline content in a language. */

@@ -13,6 +13,8 @@ export const PreviewFlowBodySchema = z.looseObject({
   tag: WorkerTagSchema.optional(),
   /** Run the caller's drafts of the agents the flow's steps link (`RunFlowRequest.agent_drafts`). */
   agent_drafts: z.boolean().optional(),
+  /** Resolve every linked agent once, when the run starts (`RunFlowRequest.pin_agents`). */
+  pin_agents: z.boolean().optional(),
 });
 
 /** `POST jobs/run/preview`: an inline script. */
@@ -36,6 +38,11 @@ export const RunQuerySchema = z.looseObject({
   hash: z.string().optional(),
   /** A flow run's memory id (`RunFlowRequest.memory_id`). */
   memory_id: MemoryKeySchema.optional(),
+  /** `?pin_agents=true`: a flow run resolves its linked agents once (`RunFlowRequest.pin_agents`). */
+  pin_agents: z
+    .enum(['true', 'false'], { error: 'must be true or false' })
+    .transform((value) => value === 'true')
+    .optional(),
 });
 
 export const LogOffsetQuerySchema = z.looseObject({

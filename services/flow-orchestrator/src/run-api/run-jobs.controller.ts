@@ -141,7 +141,11 @@ function options(query: RunQuery) {
 }
 
 function flowOptions(query: RunQuery) {
-  return { ...options(query), ...(query.memory_id === undefined ? {} : { memory_id: query.memory_id }) };
+  return {
+    ...options(query),
+    ...(query.memory_id === undefined ? {} : { memory_id: query.memory_id }),
+    ...(query.pin_agents ? { pin_agents: true } : {}),
+  };
 }
 
 function hash(query: RunQuery) {
@@ -155,6 +159,7 @@ function previewFlow(body: z.output<typeof PreviewFlowBodySchema>) {
     ...(body.path === undefined ? {} : { path: body.path }),
     ...(body.tag === undefined ? {} : { tag: body.tag }),
     ...(body.agent_drafts === undefined ? {} : { agent_drafts: body.agent_drafts }),
+    ...(body.pin_agents ? { pin_agents: true } : {}),
   };
 }
 

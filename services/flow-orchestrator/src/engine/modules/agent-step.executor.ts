@@ -95,7 +95,7 @@ export class AgentStepExecutor {
       const runContext = await this.runContext(run);
       const toolInputs =
         value.type === 'aiagent'
-          ? await this.toolInputsOf(value, ctx, jobToken, runContext.agent_drafts === true)
+          ? await this.toolInputsOf(value, ctx, jobToken, runContext)
           : ({} as EvaluatedToolInputs);
       const reply = await this.client.request(agentStepContract.start, {
         job_id: jobId,
@@ -144,7 +144,7 @@ export class AgentStepExecutor {
     step: AiAgent,
     ctx: ModuleContext,
     jobToken: string,
-    drafts: boolean,
+    run: { agent_drafts?: true; pinned_agents?: Record<string, unknown> },
   ): Promise<EvaluatedToolInputs> {
     const field = `${ctx.fieldPath}.value`;
     const path = step.agent;
@@ -152,7 +152,8 @@ export class AgentStepExecutor {
       return evaluateToolInputs(this.evaluator, step, ctx.scope, { tools: field, toolInputs: field });
     const workspace = ctx.run.job.workspace;
     const read = async () =>
-      (drafts ? await this.registry.getResourceDraftValue(jobToken, workspace, path) : undefined) ??
+      run.pinned_agents?.[path] ??
+      (run.agent_drafts ? await this.registry.getResourceDraftValue(jobToken, workspace, path) : undefined) ??
       (await this.registry.getResourceValue(jobToken, workspace, path));
     const agent = await read().catch(() => undefined);
     const tools = (agent as { tools?: unknown } | undefined)?.tools;
@@ -166,15 +167,22 @@ export class AgentStepExecutor {
 
   /**
    * The memory id the run was started with, kept on the flow the run started (its root), whether
-   * the run is a chat (that flow has `chat_input_enabled`), and whether it previews agent drafts.
+   * the run is a chat (that flow has `chat_input_enabled`), whether it previews agent drafts, and
+   * the agents it pinned.
    */
-  private async runContext(
-    run: ModuleContext['run'],
-  ): Promise<{ memory_id?: string; chat?: true; agent_drafts?: true }> {
+  private async runContext(run: ModuleContext['run']): Promise<{
+    memory_id?: string;
+    chat?: true;
+    agent_drafts?: true;
+    pinned_agents?: Record<string, unknown>;
+  }> {
     let top = run;
     while (top.parent) top = top.parent;
     const root = top.id === run.job.root_job ? top.job : await this.jobs.load(run.job.root_job);
-    const drafts = root?.runtime.agentDrafts === true ? { agent_drafts: true as const } : {};
+    const drafts = {
+      ...(root?.runtime.agentDrafts === true ? { agent_drafts: true as const } : {}),
+      ...(root?.runtime.pinnedAgents ? { pinned_agents: root.runtime.pinnedAgents } : {}),
+    };
     const memoryId = root?.flow_status?.memory_id;
     if (typeof memoryId !== 'string') return drafts;
     const chat = (root?.raw_flow as { chat_input_enabled?: unknown } | null)?.chat_input_enabled === true;
