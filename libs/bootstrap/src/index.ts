@@ -35,3 +35,4 @@ export { JobTokenSealer } from './config/job-token.sealer.js';
 export { SERVICE_HEADER } from './http/service-header.middleware.js';
 export { HTTP_STATUS_OF, MeshErrorHttpFilter } from './http/mesh-error-http.filter.js';
 export { npmEnvironment } from './runtime/npm-environment.js';
+export { checkS3Credentials, s3ConnectionOf, S3_SETTINGS, type S3Connection } from './config/s3-settings.js';

@@ -13,4 +13,28 @@ describe('agent-runtime settings', () => {
       message: 'must be at most 86400 (a day)',
     });
   });
+
+  it("reads attachments from the mesh's bucket under attachments/{workspace}/ unless told where; none without S3", () => {
+    expect(agentRuntimeConfigSchema.parse({}).agents.attachments).toBeNull();
+    expect(agentRuntimeConfigSchema.parse({ S3_BUCKET: 'mesh' }).agents.attachments?.locations).toEqual([
+      { bucket: 'mesh', prefix: 'attachments/{workspace}/' },
+    ]);
+    expect(
+      agentRuntimeConfigSchema.parse({
+        S3_BUCKET: 'mesh',
+        FLOWMESH_AGENT_ATTACHMENTS: 'uploads/{workspace}/, shared-docs/ws-{workspace}/in/',
+      }).agents.attachments?.locations,
+    ).toEqual([
+      { bucket: 'uploads', prefix: '{workspace}/' },
+      { bucket: 'shared-docs', prefix: 'ws-{workspace}/in/' },
+    ]);
+    const unscoped = agentRuntimeConfigSchema.safeParse({
+      S3_BUCKET: 'mesh',
+      FLOWMESH_AGENT_ATTACHMENTS: 'uploads/all/',
+    });
+    expect(unscoped.error?.issues[0]).toMatchObject({
+      path: ['FLOWMESH_AGENT_ATTACHMENTS'],
+      message: '"uploads/all/": the prefix must hold {workspace}, so a workspace reads only its own objects',
+    });
+  });
 });

@@ -1,7 +1,11 @@
 import {
+  checkS3Credentials,
   checkSecretKeysSetting,
+  s3ConnectionOf,
+  S3_SETTINGS,
   secretKeyringOf,
   settings,
+  type S3Connection,
   type SecretKeyring,
   type ServiceConfig,
 } from '@flowmesh/bootstrap';
@@ -45,9 +49,21 @@ export const agentRuntimeConfigSchema = z
     FLOWMESH_AGENT_MAX_ATTEMPTS: settings.positiveInt().default(3),
     /** Internal ranges MCP servers may be reached at (all of them are refused otherwise). */
     [OUTBOUND_ALLOW_CIDRS_SETTING]: outboundAllowCidrsSetting(),
+    /** The object storage `user_attachments` are read from (the mesh's bucket). */
+    ...S3_SETTINGS,
+    /**
+     * Where a workspace's steps may attach objects from: `bucket/prefix` entries, comma-separated,
+     * `{workspace}` standing for the step's workspace. Default: `attachments/{workspace}/` in
+     * `S3_BUCKET`; never memory-service's `memory/`.
+     */
+    FLOWMESH_AGENT_ATTACHMENTS: settings
+      .text()
+      .transform((text, ctx) => parseAttachmentLocations(text, ctx))
+      .optional(),
   })
   .superRefine((env, ctx) => {
     checkSecretKeysSetting(JOB_TOKEN_KEYS_SETTING, env[JOB_TOKEN_KEYS_SETTING], env.NODE_ENV, ctx);
+    checkS3Credentials(env, ctx);
   })
   .transform((env) => ({
     agents: {
@@ -58,8 +74,51 @@ export const agentRuntimeConfigSchema = z
       approvalTimeoutS: env.FLOWMESH_AGENT_APPROVAL_TIMEOUT_S,
       outboundAllowCidrs: env[OUTBOUND_ALLOW_CIDRS_SETTING],
       jobTokenKeys: secretKeyringOf(JOB_TOKEN_KEYS_SETTING, env[JOB_TOKEN_KEYS_SETTING], 'job token key'),
+      attachments: attachmentsOf(s3ConnectionOf(env), env.FLOWMESH_AGENT_ATTACHMENTS),
     } satisfies AgentsSettings,
   }));
+
+/** Where attachments are read from: the S3 connection and the allowed `bucket/prefix` locations. */
+export interface AttachmentSettings {
+  readonly s3: Omit<S3Connection, 'bucket'>;
+  readonly locations: readonly AttachmentLocation[];
+}
+
+/** A bucket and a key prefix (`{workspace}` in it stands for the step's workspace). */
+export interface AttachmentLocation {
+  readonly bucket: string;
+  readonly prefix: string;
+}
+
+function parseAttachmentLocations(text: string, ctx: z.RefinementCtx): AttachmentLocation[] {
+  return text
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '')
+    .map((entry) => {
+      const slash = entry.indexOf('/');
+      const bucket = slash < 0 ? entry : entry.slice(0, slash);
+      const prefix = slash < 0 ? '' : entry.slice(slash + 1);
+      if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket))
+        ctx.addIssue({ code: 'custom', message: `"${entry}": "${bucket}" is not an S3 bucket name` });
+      if (!prefix.includes('{workspace}'))
+        ctx.addIssue({
+          code: 'custom',
+          message: `"${entry}": the prefix must hold {workspace}, so a workspace reads only its own objects`,
+        });
+      return { bucket, prefix };
+    });
+}
+
+/** Attachments need the S3 connection; without `FLOWMESH_AGENT_ATTACHMENTS`, the mesh's bucket. */
+function attachmentsOf(
+  s3: S3Connection | null,
+  locations: AttachmentLocation[] | undefined,
+): AttachmentSettings | null {
+  if (!s3) return null;
+  const { bucket, ...connection } = s3;
+  return { s3: connection, locations: locations ?? [{ bucket, prefix: 'attachments/{workspace}/' }] };
+}
 
 export interface AgentsSettings {
   readonly maxRuns: number;
@@ -69,6 +128,8 @@ export interface AgentsSettings {
   readonly approvalTimeoutS: number;
   readonly outboundAllowCidrs: readonly AllowedCidr[];
   readonly jobTokenKeys: SecretKeyring;
+  /** Null: no object storage configured, a step with attachments fails saying so. */
+  readonly attachments: AttachmentSettings | null;
 }
 
 export type AgentRuntimeConfig = ServiceConfig<z.output<typeof agentRuntimeConfigSchema>>;

@@ -3,6 +3,7 @@ import { PersistenceModule } from '@flowmesh/persistence';
 import type { Logger } from '@flowmesh/telemetry';
 import { Module, type DynamicModule } from '@nestjs/common';
 import { AGENTS_SETTINGS, type AgentRuntimeConfig } from './agent-runtime.config.js';
+import { AttachmentStore } from './attachments/attachment-store.js';
 import { AGENT_RUNTIME_MIGRATIONS } from './migrations/index.js';
 import { AgentRunRepository } from './runs/agent-run.repository.js';
 import { AgentRuns } from './runs/agent-runs.service.js';
@@ -39,6 +40,9 @@ export class AgentRuntimeModule {
         { provide: AGENTS_SETTINGS, useValue: config.agents },
         { provide: AGENT_LOGGER, useValue: logger.child({ component: 'agents' }) },
         { provide: OutboundClient, useValue: new OutboundClient(config.agents.outboundAllowCidrs) },
+        ...(config.agents.attachments
+          ? [{ provide: AttachmentStore, useValue: new AttachmentStore(config.agents.attachments) }]
+          : []),
         AgentRunRepository,
         AgentStepExecutor,
         AgentTelemetry,

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,6 +15,7 @@ import {
 } from '@flowmesh/contracts';
 import { connectMesh, MeshClient, type MeshConnection } from '@flowmesh/messaging';
 import {
+  S3rverInstance,
   startFakeOpenAI,
   startFakeSystemOne,
   startMesh,
@@ -100,6 +102,7 @@ describe('agent-runtime: aiagent steps end to end', () => {
   let conn: MeshConnection;
   let jobs: OrchestratorJobsClient;
   let fake: FakeOpenAI;
+  let s3: S3rverInstance;
   const actor = { token: `fm_agent_${randomBytes(24).toString('base64url')}` };
   const inMain = { actor, workspace: 'main' };
   const output: string[] = [];
@@ -145,6 +148,9 @@ describe('agent-runtime: aiagent steps end to end', () => {
         LOG_LEVEL: 'warn',
       },
     });
+    // The mesh's object storage, where steps' attachments live.
+    s3 = await S3rverInstance.start('flowmesh-test');
+    Object.assign(runtimeEnv, s3.env);
     runtime = await startOwnProcess(mesh, 'agent-runtime', runtimeEnv, keep);
     conn = await connectMesh({
       url: mesh.env.NATS_URL,
@@ -169,6 +175,7 @@ describe('agent-runtime: aiagent steps end to end', () => {
     await runtime?.stop();
     await mesh?.stop();
     await fake?.close();
+    await s3?.stop();
   }, 180_000);
 
   beforeEach(() => {
@@ -687,6 +694,87 @@ describe('agent-runtime: aiagent steps end to end', () => {
     expect((await jobs.get({ ...inMain, id: action.job_id })).result).toMatchObject({
       output: 'Sales rose.',
     });
+  });
+
+  it("user_attachments: the workspace's images and PDFs reach the model with the message; the record keeps references; others are refused naming the field", async () => {
+    const PNG =
+      'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
+    const PDF = Buffer.from('%PDF-1.4\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n').toString('base64');
+    const storage = new S3Client({
+      region: 'us-east-1',
+      endpoint: s3.endpoint,
+      forcePathStyle: true,
+      credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+    });
+    const put = (key: string, body: string, contentType: string) =>
+      storage.send(
+        new PutObjectCommand({
+          Bucket: s3.bucket,
+          Key: key,
+          Body: Buffer.from(body, 'base64'),
+          ContentType: contentType,
+        }),
+      );
+    await put('attachments/main/cat.png', PNG, 'image/png');
+    await put('attachments/main/report.pdf', PDF, 'application/pdf');
+    await put('attachments/other/secret.png', PNG, 'image/png');
+    storage.destroy();
+    const attach = (...keys: string[]) =>
+      agentStep({
+        user_message: fixed('What are these?'),
+        user_attachments: fixed(keys.map((key) => ({ bucket: s3.bucket, key }))),
+      });
+
+    const before = fake.chatRequests().length;
+    fake.reply({ text: 'A pixel and a report.' });
+    const job = await run([attach('attachments/main/cat.png', 'attachments/main/report.pdf')]);
+    expect(job.status, JSON.stringify(job.result)).toBe('completed');
+    expect(sentSince(before)[0].messages).toEqual([
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'What are these?' },
+          { type: 'image_url', image_url: { url: `data:image/png;base64,${PNG}` } },
+          { type: 'file', file: { file_data: `data:application/pdf;base64,${PDF}` } },
+        ],
+      },
+    ]);
+    // The step's record names the objects; their bytes never enter the job.
+    expect((job.result as { messages: unknown[] }).messages[0]).toEqual({
+      role: 'user',
+      content: [
+        { type: 'text', text: 'What are these?' },
+        {
+          type: 'attachment',
+          object: { key: 'attachments/main/cat.png', storage: s3.bucket },
+          mediaType: 'image/png',
+        },
+        {
+          type: 'attachment',
+          object: { key: 'attachments/main/report.pdf', storage: s3.bucket },
+          mediaType: 'application/pdf',
+        },
+      ],
+    });
+    expect(JSON.stringify(job.result)).not.toContain(PNG);
+
+    const refused = async (key: string) => {
+      const asked = fake.chatRequests().length;
+      const failed = await run([attach('attachments/main/cat.png', key)]);
+      expect(fake.chatRequests().length).toBe(asked);
+      expect(failed.status).toBe('failed');
+      return (failed.result as { error: { name: string; message: string } }).error;
+    };
+    expect(await refused('attachments/other/secret.png')).toMatchObject({
+      name: 'AgentInputError',
+      message: `input_transforms.user_attachments[1]: ${s3.bucket}/attachments/other/secret.png is outside what this workspace may attach (${s3.bucket}/attachments/main/; FLOWMESH_AGENT_ATTACHMENTS)`,
+    });
+    expect((await refused('attachments/main/missing.png')).message).toBe(
+      `input_transforms.user_attachments[1]: there is no object attachments/main/missing.png in ${s3.bucket}`,
+    );
+    expect((await refused('memory/main/x/agent.json')).message).toMatch(
+      /^input_transforms\.user_attachments\[1\]: memory\/main\/x\/agent\.json is in memory-service's storage/,
+    );
   });
 
   it('answers in the shape of output_schema: the provider is asked for it natively, the output is the object', async () => {

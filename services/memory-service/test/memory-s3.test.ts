@@ -5,12 +5,11 @@ import {
   type ChatMessage,
   type MemoryClient,
 } from '@flowmesh/contracts';
-import { startTestService, waitFor, type TestService } from '@flowmesh/testing';
+import { S3rverInstance, startTestService, waitFor, type TestService } from '@flowmesh/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { memoryServiceDefinition } from '../src/memory-service.definition.js';
 import { bytesOf, conversation, user } from './support/chat-fixtures.js';
 import { FakeRegistry } from './support/fake-registry.js';
-import { S3rverInstance } from './support/s3rver-instance.js';
 
 // Agent memory in object storage: a real S3 API (s3rver) on a random port in a temporary directory.
 const actor = { token: 'job-token' };

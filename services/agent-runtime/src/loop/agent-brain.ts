@@ -11,6 +11,8 @@ import {
   WEB_SEARCH_TOOL_NAME,
   type AgentTool,
   type AgentToolInputs,
+  type AttachmentPart,
+  type UserAttachment,
   type InputTransform,
   type MemoryMessage,
 } from '@flowmesh/contracts';
@@ -23,6 +25,10 @@ export interface AgentBrain {
   readonly provider: z.infer<typeof ProviderConfigSchema>;
   readonly systemPrompt?: string;
   readonly userMessage?: string;
+  /** The objects the user message attaches (`user_attachments`), as the step names them. */
+  readonly userAttachments: readonly UserAttachment[];
+  /** Those objects checked and described, as the user message holds them (set before the loop). */
+  readonly attachments?: readonly AttachmentPart[];
   readonly temperature?: number;
   readonly maxCompletionTokens?: number;
   readonly outputSchema?: Record<string, unknown>;
@@ -117,12 +123,6 @@ export function readBrain(
       "'image' output is not supported by this agent-runtime; use 'text'",
     );
 
-  if ((checked(args, 'user_attachments') ?? []).length > 0) {
-    throw inputError(
-      'input_transforms.user_attachments',
-      'attachments are not supported by this agent-runtime yet',
-    );
-  }
   const enabled = checked(args, 'enabled_tools');
   const roster = enabled === undefined ? tools : tools.filter((tool) => enabled.includes(rosterName(tool)));
   const userMessage = checked(args, 'user_message');
@@ -134,6 +134,7 @@ export function readBrain(
     provider: provider.data,
     systemPrompt: checked(args, 'system_prompt'),
     userMessage,
+    userAttachments: checked(args, 'user_attachments') ?? [],
     temperature: checked(args, 'temperature'),
     maxCompletionTokens: checked(args, 'max_completion_tokens'),
     outputSchema: checked(args, 'output_schema'),

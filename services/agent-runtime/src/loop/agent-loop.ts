@@ -99,8 +99,15 @@ export async function runAgentLoop(
   if (brain.outputSchema) compileOutputSchema(brain.outputSchema);
   const from = resumed && 'progress' in resumed ? resumed.progress : resumed?.checkpoint;
   const record: ChatMessage[] = [...(from?.record ?? [])];
-  if (!from && brain.userMessage !== undefined)
-    record.push({ role: 'user', content: [{ type: 'text', text: brain.userMessage }] });
+  const attached = brain.attachments ?? [];
+  if (!from && (brain.userMessage !== undefined || attached.length > 0))
+    record.push({
+      role: 'user',
+      content: [
+        ...(brain.userMessage !== undefined ? [{ type: 'text' as const, text: brain.userMessage }] : []),
+        ...attached,
+      ],
+    });
   const usage: TotalUsage = from ? { ...from.usage } : { inputTokens: 0, outputTokens: 0 };
   const byName = new Map(tools.map((tool) => [tool.definition.name, tool]));
   // The model's context starts as the execution record does, but compaction may rewrite it.

@@ -3,14 +3,18 @@ import {
   MeshError,
   type AgentAction,
   type AgentStepStartRequest,
+  type AttachmentPart,
+  type ChatRequestMessage,
+  type RequestUserPart,
   createOrchestratorAgentStepClient,
 } from '@flowmesh/contracts';
 import { gatewayChat, InjectMeshConnection, MeshClient, type MeshConnection } from '@flowmesh/messaging';
 import type { Logger } from '@flowmesh/telemetry';
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import { AttachmentStore } from '../attachments/attachment-store.js';
 import { AGENTS_SETTINGS, type AgentsSettings } from '../agent-runtime.config.js';
 import { AiDecisionError, runDecision } from '../decisions/ai-decision.js';
-import { readBrain } from '../loop/agent-brain.js';
+import { inputError, readBrain, type AgentBrain } from '../loop/agent-brain.js';
 import { linkedAgent } from '../loop/linked-agent.js';
 import { OutputSchemaError } from '../loop/output-schema.js';
 import { runAgentLoop, type AgentLoopPorts, type ResumedAgent } from '../loop/agent-loop.js';
@@ -54,6 +58,7 @@ export class AgentStepExecutor {
     @Inject(AGENT_LOGGER) private readonly logger: Logger,
     private readonly outbound: OutboundClient,
     private readonly telemetry: AgentTelemetry,
+    @Optional() private readonly attachments?: AttachmentStore,
   ) {}
 
   async execute(
@@ -76,7 +81,9 @@ export class AgentStepExecutor {
       const linked = await linkedAgent(this.mesh, request, (message) => {
         if (!resumed) jobLog.write(message);
       });
-      const brain = readBrain(request.module, request.args, linked);
+      const read = readBrain(request.module, request.args, linked);
+      // A run taken up again has its user message in its record already.
+      const brain = resumed ? read : { ...read, attachments: await this.describeAttachments(request, read) };
       toolSet = await prepareTools(brain.tools, brain.toolInputs, this.mesh, {
         token: request.job_token,
         workspace: request.workspace,
@@ -199,6 +206,50 @@ export class AgentStepExecutor {
   }
 
   /** What the loop reaches outside through: the gateway, the step's actions, log and stream, spans. */
+  /** The step's `user_attachments`, each checked where it is and described; none without storage. */
+  private async describeAttachments(
+    request: AgentStepStartRequest,
+    brain: AgentBrain,
+  ): Promise<AttachmentPart[]> {
+    if (brain.userAttachments.length === 0) return [];
+    const store = this.attachments;
+    if (!store)
+      throw inputError(
+        'input_transforms.user_attachments',
+        'attachments need object storage: set S3_BUCKET (and FLOWMESH_AGENT_ATTACHMENTS) for agent-runtime',
+      );
+    return Promise.all(
+      brain.userAttachments.map((attachment, i) =>
+        store.describe(request.workspace, attachment, `input_transforms.user_attachments[${i}]`),
+      ),
+    );
+  }
+
+  /**
+   * The attachments of the messages (this run's and replayed ones) as signed links the gateway
+   * fetches; one this workspace may no longer read, or without storage, is named in text instead.
+   */
+  private async linkAttachments(
+    workspace: string,
+    messages: readonly ChatRequestMessage[],
+  ): Promise<ChatRequestMessage[]> {
+    const link = async (part: RequestUserPart): Promise<RequestUserPart> => {
+      if (part.type !== 'attachment') return part;
+      const url = await this.attachments?.linkOf(workspace, part);
+      return (
+        url ?? { type: 'text', text: `[attachment ${part.object.key} (${part.mediaType}) is not available]` }
+      );
+    };
+    return Promise.all(
+      messages.map(async (message) =>
+        (message.role === 'user' || message.role === 'tool') &&
+        message.content.some((part) => part.type === 'attachment')
+          ? { ...message, content: await Promise.all(message.content.map(link)) }
+          : message,
+      ),
+    );
+  }
+
   private loopPorts(
     request: AgentStepStartRequest,
     run: {
@@ -214,7 +265,8 @@ export class AgentStepExecutor {
     const { stream, waitingOnTools, progress } = run;
     return {
       chat: async (parameters, abort) => {
-        const chat = await gatewayChat(this.conn, { ...caller, ...parameters }, { signal: abort });
+        const messages = await this.linkAttachments(request.workspace, parameters.messages);
+        const chat = await gatewayChat(this.conn, { ...caller, ...parameters, messages }, { signal: abort });
         if (stream) for await (const event of chat) stream.relay(event);
         return chat.result;
       },
