@@ -68,6 +68,8 @@ export const ChatUsageSchema = z.object({
   cacheReadTokens: z.int().nonnegative().default(0),
   cacheWriteTokens: z.int().nonnegative().default(0),
   reasoningTokens: z.int().nonnegative().default(0),
+  /** Web searches the provider ran for the answer (`webSearch`); absent when none. */
+  webSearches: z.int().positive().optional(),
 });
 export type ChatUsage = z.infer<typeof ChatUsageSchema>;
 export type ChatUsageInput = z.input<typeof ChatUsageSchema>;

@@ -212,6 +212,12 @@ export const chatParameterFields = {
   maxOutputTokens: z.int().positive().optional(),
   stop: z.array(z.string().min(1)).max(16).optional(),
   reasoningEffort: ReasoningEffortSchema.optional(),
+  /**
+   * Let the model search the web with the provider's own search (Anthropic's `web_search` server
+   * tool, Gemini's Google Search grounding, OpenAI's search models through `web_search_options`).
+   * A provider without one refuses the call. The answer's usage counts the searches.
+   */
+  webSearch: z.boolean().optional(),
   /** Stream from the provider (default true). Events reach the caller as a stream either way. */
   stream: z.boolean().optional(),
 };

@@ -777,6 +777,53 @@ describe('agent-runtime: aiagent steps end to end', () => {
     );
   });
 
+  it('a websearch tool lets the provider search the web itself: asked on each model call, recorded as a web_search action; a provider without one is refused', async () => {
+    const webSearch = { id: 'web', value: { tool_type: 'websearch' } };
+    const before = fake.chatRequests().length;
+    fake.reply({
+      text: 'It rained in Paris today.',
+      citations: [{ url: 'https://news.test/paris', title: 'Paris' }],
+    });
+    const job = await run([
+      agentStep({ user_message: fixed('Weather in Paris today?') }, { tools: [webSearch, addTool] }),
+    ]);
+    expect(job.status, JSON.stringify(job.result)).toBe('completed');
+    const [sent] = fake
+      .chatRequests()
+      .slice(before)
+      .map((request) => request.body as SentChat & { web_search_options?: unknown });
+    expect(sent.web_search_options).toEqual({});
+    expect(sent.tools!.map((tool) => tool.function.name)).toEqual(['add']);
+    expect(job.flow_status!.modules[0].agent_actions).toEqual([
+      { type: 'web_search' },
+      { type: 'message', content: 'It rained in Paris today.' },
+    ]);
+
+    // DeepSeek (OpenAI-shaped) has no search of its own: the step fails naming why, nothing is sent.
+    const items = createRegistryItemsClient(new MeshClient(conn));
+    await items.createResource({
+      ...inMain,
+      path: 'f/ai/deepseek',
+      resource_type: 'deepseek',
+      value: { base_url: `${fake.url}/v1`, api_key: '$var:f/ai/openai_key' },
+    });
+    const asked = fake.chatRequests().length;
+    const refused = await run([
+      agentStep(
+        {
+          provider: fixed({ kind: 'deepseek', resource: '$res:f/ai/deepseek', model: 'deepseek-chat' }),
+          user_message: fixed('News?'),
+        },
+        { tools: [webSearch] },
+      ),
+    ]);
+    expect(refused.status).toBe('failed');
+    expect((refused.result as { error: { message: string } }).error.message).toContain(
+      'webSearch deepseek has no web search of its own',
+    );
+    expect(fake.chatRequests().length).toBe(asked);
+  });
+
   it('answers in the shape of output_schema: the provider is asked for it natively, the output is the object', async () => {
     const before = fake.chatRequests().length;
     fake.reply({ text: '{"name":"Ada","age":36}' });
@@ -843,12 +890,6 @@ describe('agent-runtime: aiagent steps end to end', () => {
     expect(missing.result).toMatchObject({
       error: { name: 'AgentInputError', message: 'input_transforms.provider: is required', step_id: 'agent' },
     });
-    const websearch = await run([
-      agentStep({ user_message: fixed('hi') }, { tools: [{ id: 'web', value: { tool_type: 'websearch' } }] }),
-    ]);
-    expect((websearch.result as { error: { message: string } }).error.message).toBe(
-      'tools[0] (web): websearch tools are not supported by this agent-runtime yet (rawscript, script and flow modules, MCP servers and the question tool are)',
-    );
     // The question tool is built in, under one name: a second one would collide.
     const twoQuestions = await run([
       agentStep(

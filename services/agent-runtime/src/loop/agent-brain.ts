@@ -45,6 +45,8 @@ export interface AgentBrain {
   readonly tools: readonly AgentTool[];
   readonly toolInputs: AgentToolInputs;
   readonly parallel: boolean;
+  /** The roster has a `websearch` tool: each model call lets the provider search the web itself. */
+  readonly webSearch: boolean;
   /** Publish the run's deltas and tool runs as they happen (`streaming`). */
   readonly streaming: boolean;
 }
@@ -146,6 +148,7 @@ export function readBrain(
     tools: roster,
     toolInputs: step.data.tool_inputs ?? {},
     parallel: step.data.parallel === true,
+    webSearch: roster.some((tool) => (tool.value as { tool_type: string }).tool_type === 'websearch'),
     streaming: checked(args, 'streaming') === true,
   };
 }

@@ -138,6 +138,7 @@ export async function runAgentLoop(
           ? { responseFormat: { type: 'json_schema' as const, name: 'output', schema: brain.outputSchema } }
           : {}),
         ...(brain.temperature !== undefined ? { temperature: brain.temperature } : {}),
+        ...(brain.webSearch ? { webSearch: true } : {}),
         ...(brain.maxCompletionTokens !== undefined ? { maxOutputTokens: brain.maxCompletionTokens } : {}),
         ...reasoningEffortOf(brain.provider.reasoning_effort),
       },
@@ -252,6 +253,8 @@ export async function runAgentLoop(
     }
     compactor?.recordUsage(final.usage?.inputTokens, context.length);
     addUsage(usage, final.usage);
+    // The provider searched the web for this answer (a `websearch` tool).
+    if (final.usage?.webSearches) await ports.report({ type: 'web_search' }, true);
     const answer = final.message;
     append(answer);
     const text = textOf(answer);

@@ -10,6 +10,7 @@ import { connectMcpServer, type McpServerContext, type McpServerTools } from './
  * The tools an agent step may call, prepared for the model: flow modules run as orchestrator
  * jobs, `mcp` entries expand to the tools of their server (one session per server for the step),
  * the question tool parks the step; a tool with `requires_approval` waits for a person's approval.
+ * A `websearch` entry is the provider's own search, asked for with each model call instead.
  * A tool this runtime cannot run, or two tools the model would see under one name, fail the step
  * before the first model call, naming the tool: never silently left out.
  */
@@ -40,11 +41,14 @@ export async function prepareTools(
         prepared.push(gated(prepareFlowModuleTool(tool, field, overrides, jobs, context)));
       } else if (value.tool_type === 'question') {
         prepared.push(prepareQuestionTool(tool));
+      } else if (value.tool_type === 'websearch') {
+        // The provider's own search, asked for on each model call (`AgentBrain.webSearch`): no tool of ours.
+        continue;
       } else {
         const what = value.tool_type === 'flowmodule' ? `${value.type} module` : value.tool_type;
         throw inputError(
           field,
-          `${what} tools are not supported by this agent-runtime yet (rawscript, script and flow modules, MCP servers and the question tool are)`,
+          `${what} tools are not supported by this agent-runtime yet (rawscript, script and flow modules, MCP servers, web search and the question tool are)`,
         );
       }
     }

@@ -1,4 +1,5 @@
 import {
+  MeshError,
   tokenStreamSubject,
   type CallerIdentity,
   type StartChatReply,
@@ -41,7 +42,13 @@ export class StartChatService {
   async start(request: StartChatRequest): Promise<StartChatReply> {
     const { streamId, actor, workspace, provider, fallbacks, contextWindow, conversationId, ...parameters } =
       request;
-    this.registry.get(provider.kind);
+    const adapter = this.registry.get(provider.kind);
+    if (parameters.webSearch && !adapter.webSearch)
+      throw new MeshError(
+        'VALIDATION_FAILED',
+        `invalid chat request: webSearch ${provider.kind} has no web search of its own (anthropic, googleai and openai do)`,
+        { issues: [{ path: 'webSearch', message: `${provider.kind} has no web search of its own` }] },
+      );
     prepareChatCall(parameters, provider.model);
     // A URL the guard refuses by its text is refused here; the files are fetched once the chat runs.
     this.media.check(parameters, natsMediaParam);

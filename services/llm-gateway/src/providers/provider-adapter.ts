@@ -180,6 +180,8 @@ interface AdapterBase {
   classifyError(status: number, body: string, headers: ResponseHeaders): ProviderError;
   /** The provider's usage object, normalized (input includes cached tokens). */
   normalizeUsage(raw: unknown): ChatUsage | undefined;
+  /** The provider searches the web itself when a call asks (`webSearch`); absent: it cannot. */
+  readonly webSearch?: boolean;
 }
 
 /** A provider called over HTTP through the shared executor. */

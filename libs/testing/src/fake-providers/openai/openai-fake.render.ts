@@ -44,6 +44,15 @@ function withCallIds(turn: OpenAIFakeTurn): Array<{ id: string; name: string; ar
   return (turn.toolCalls ?? []).map((call) => ({ ...call, id: call.id ?? fakeId('call_') }));
 }
 
+/** `url_citation` annotations over the whole text, one per cited page. */
+function annotationsOf(turn: OpenAIFakeTurn): Json[] {
+  const end = turn.text?.length ?? 0;
+  return (turn.citations ?? []).map(({ url, title }) => ({
+    type: 'url_citation',
+    url_citation: { start_index: 0, end_index: end, url, title },
+  }));
+}
+
 /** A `chat.completion` body. */
 export function renderCompletion(turn: OpenAIFakeTurn, requested: string): Json {
   const calls = withCallIds(turn);
@@ -52,7 +61,7 @@ export function renderCompletion(turn: OpenAIFakeTurn, requested: string): Json 
     role: 'assistant',
     content: turn.text ?? null,
     refusal: null,
-    annotations: [],
+    annotations: annotationsOf(turn),
   };
   if (turn.reasoning !== undefined) message[turn.reasoningField ?? 'reasoning_content'] = turn.reasoning;
   if (calls.length > 0) {
@@ -129,6 +138,7 @@ export function renderChunks(turn: OpenAIFakeTurn, requested: string, includeUsa
       if (piece !== '') chunks.push(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }));
     }
   });
+  if (turn.citations?.length) chunks.push(chunk({ annotations: annotationsOf(turn) }));
   const finish = finishReasonOf(turn);
   if (usage !== null && style === 'last_choice_chunk')
     chunks.push(chunk({}, finish, { usage: renderUsage(usage) }));

@@ -42,6 +42,8 @@ export interface OpenAIFakeTurn {
   deltaSize?: number;
   /** Azure: a first chunk with `choices: []` and `prompt_filter_results`. */
   azureFilterChunks?: boolean;
+  /** Web pages the answer cites (a search model's `url_citation` annotations on the text). */
+  citations?: Array<{ url: string; title: string }>;
 }
 
 export interface OpenAIFakeErrorReply {

@@ -21,7 +21,10 @@ import type {
   AnthropicTextBlock,
   AnthropicTool,
   AnthropicToolChoice,
+  AnthropicWebSearchTool,
 } from './anthropic-wire.types.js';
+
+const WEB_SEARCH_TOOL: AnthropicWebSearchTool = { type: 'web_search_20250305', name: 'web_search' };
 
 /** Room for the answer itself when the caller set no output limit (thinking comes on top). */
 const DEFAULT_ANSWER_TOKENS = 8192;
@@ -57,7 +60,8 @@ export function buildAnthropicBody(
   };
   const system = systemBlocks(call.system);
   if (system.length > 0) body.system = system;
-  if (tools.length > 0) body.tools = tools;
+  if (tools.length > 0 || call.webSearch)
+    body.tools = [...tools, ...(call.webSearch ? [WEB_SEARCH_TOOL] : [])];
   if (toolChoice) body.tool_choice = toolChoice;
   if (budget !== undefined) body.thinking = { type: 'enabled', budget_tokens: budget };
   // With thinking on, Claude takes only its default sampling.

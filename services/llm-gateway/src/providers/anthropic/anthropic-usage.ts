@@ -14,11 +14,13 @@ export function normalizeAnthropicUsage(raw: unknown): ChatUsage | undefined {
   if (usage.input_tokens === undefined && usage.output_tokens === undefined) return undefined;
   const cacheRead = count(usage.cache_read_input_tokens);
   const cacheWrite = count(usage.cache_creation_input_tokens);
+  const searches = count(usage.server_tool_use?.web_search_requests);
   return {
     inputTokens: count(usage.input_tokens) + cacheRead + cacheWrite,
     outputTokens: count(usage.output_tokens),
     cacheReadTokens: cacheRead,
     cacheWriteTokens: cacheWrite,
     reasoningTokens: 0,
+    ...(searches > 0 ? { webSearches: searches } : {}),
   };
 }

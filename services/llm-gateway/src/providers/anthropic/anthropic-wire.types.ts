@@ -75,6 +75,12 @@ export interface AnthropicTool {
   cache_control?: AnthropicCacheControl;
 }
 
+/** Anthropic's own web search, run on its side (a server tool): the answer cites what it found. */
+export interface AnthropicWebSearchTool {
+  type: 'web_search_20250305';
+  name: 'web_search';
+}
+
 export type AnthropicToolChoice =
   | { type: 'auto'; disable_parallel_tool_use?: boolean }
   | { type: 'any'; disable_parallel_tool_use?: boolean }
@@ -89,7 +95,7 @@ export interface AnthropicMessagesBody {
   max_tokens: number;
   system?: AnthropicTextBlock[];
   messages: AnthropicMessage[];
-  tools?: AnthropicTool[];
+  tools?: Array<AnthropicTool | AnthropicWebSearchTool>;
   tool_choice?: AnthropicToolChoice;
   thinking?: { type: 'enabled'; budget_tokens: number };
   temperature?: number;
@@ -103,6 +109,8 @@ export interface AnthropicUsage {
   output_tokens?: number;
   cache_creation_input_tokens?: number | null;
   cache_read_input_tokens?: number | null;
+  /** Server tools run for the answer (web search). */
+  server_tool_use?: { web_search_requests?: number | null } | null;
 }
 
 export type AnthropicResponseBlock =

@@ -41,6 +41,7 @@ export const anthropicAdapter: HttpProviderAdapter = {
   parseStream: (frames, call) => parseAnthropicStream(frames, call),
   classifyError: classifyAnthropicError,
   normalizeUsage: normalizeAnthropicUsage,
+  webSearch: true,
 
   models: {
     buildRequest(credentials) {

@@ -13,6 +13,8 @@ export class GeminiChunkReader {
   private toolCount = 0;
   private reasoningPart = -1;
   private inThought = false;
+  /** Google Search queries the answer was grounded with, so far. */
+  private webSearches = 0;
   finishReason: string | undefined;
   blockReason: string | undefined;
 
@@ -64,7 +66,15 @@ export class GeminiChunkReader {
       }
     }
     if (candidate?.finishReason) this.finishReason = candidate.finishReason;
+    this.webSearches = Math.max(
+      this.webSearches,
+      candidate?.groundingMetadata?.webSearchQueries?.length ?? 0,
+    );
     const usage = normalizeGeminiUsage(chunk.usageMetadata);
-    if (usage) yield { type: 'usage', usage };
+    if (usage)
+      yield {
+        type: 'usage',
+        usage: this.webSearches > 0 ? { ...usage, webSearches: this.webSearches } : usage,
+      };
   }
 }

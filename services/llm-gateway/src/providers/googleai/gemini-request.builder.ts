@@ -47,6 +47,7 @@ export function buildGeminiBody(call: ChatCall): GeminiRequestBody {
     const toolConfig = geminiToolConfig(call.toolChoice);
     if (toolConfig) body.toolConfig = toolConfig;
   }
+  if (call.webSearch) body.tools = [...(body.tools ?? []), { googleSearch: {} }];
   const generationConfig = geminiGenerationConfig(call);
   if (Object.keys(generationConfig).length > 0) body.generationConfig = generationConfig;
   return body;

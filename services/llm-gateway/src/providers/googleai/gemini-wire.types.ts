@@ -30,7 +30,10 @@ export interface GeminiGenerationConfig {
 export interface GeminiRequestBody {
   systemInstruction?: { parts: Array<{ text: string }> };
   contents: GeminiContent[];
-  tools?: Array<{ functionDeclarations: GeminiFunctionDeclaration[] }>;
+  /** Function declarations, and `googleSearch` (grounding with Google Search) for `webSearch`. */
+  tools?: Array<
+    { functionDeclarations: GeminiFunctionDeclaration[] } | { googleSearch: Record<string, never> }
+  >;
   toolConfig?: { functionCallingConfig: { mode: 'AUTO' | 'ANY' | 'NONE'; allowedFunctionNames?: string[] } };
   generationConfig?: GeminiGenerationConfig;
 }
@@ -56,6 +59,8 @@ export interface GeminiResponse {
     content?: { parts?: GeminiResponsePart[]; role?: string };
     finishReason?: string;
     index?: number;
+    /** Present when the answer was grounded with Google Search: the queries it ran. */
+    groundingMetadata?: { webSearchQueries?: string[] };
   }>;
   promptFeedback?: { blockReason?: string };
   usageMetadata?: GeminiUsageMetadata;

@@ -61,6 +61,7 @@ export const googleAIAdapter: HttpProviderAdapter = {
   parseStream: (frames) => parseGeminiStream(frames),
   classifyError: classifyGeminiError,
   normalizeUsage: normalizeGeminiUsage,
+  webSearch: true,
 
   embeddings: {
     buildRequest(call, credentials) {

@@ -88,6 +88,7 @@ export function createOpenAICompatibleAdapter(profile: OpenAICompatibleProfile):
       classifyOpenAIError(profile.vendor, status, body, responseHeaders),
 
     normalizeUsage: normalizeOpenAIUsage,
+    ...(profile.webSearch ? { webSearch: true } : {}),
 
     embeddings: {
       buildRequest(call, credentials) {

@@ -36,6 +36,8 @@ export interface OpenAICompatibleProfile {
   readonly reasoningEffort: 'reasoning_effort' | 'openrouter' | 'drop';
   /** `json_schema` natively, or `json_object` with the schema in the system prompt (DeepSeek). */
   readonly jsonSchema: 'native' | 'json_object';
+  /** Web search (`webSearch`) as `web_search_options` (OpenAI's search models); absent: none. */
+  readonly webSearch?: boolean;
   /** Rewrites replayed tool-call ids the vendor would reject (Mistral wants 9 alphanumerics). */
   readonly toolCallId?: (id: string) => string;
   /** Last touches to the body (OpenAI's `user`). */

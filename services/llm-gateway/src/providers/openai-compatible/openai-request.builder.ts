@@ -38,6 +38,7 @@ export function buildOpenAIChatBody(call: ChatCall, profile: OpenAICompatiblePro
     if (call.toolChoice !== undefined) body.tool_choice = toOpenAIToolChoice(call.toolChoice);
     if (call.parallelToolCalls !== undefined) body.parallel_tool_calls = call.parallelToolCalls;
   }
+  if (call.webSearch && profile.webSearch) body.web_search_options = {};
   const format = toOpenAIResponseFormat(call.responseFormat, profile);
   if (format) body.response_format = format;
   if (call.temperature !== undefined) body.temperature = call.temperature;

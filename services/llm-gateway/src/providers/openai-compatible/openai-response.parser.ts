@@ -1,9 +1,19 @@
-import type { ReasoningPart, TextPart, ToolCall } from '@flowmesh/contracts';
+import type { ChatUsage, ReasoningPart, TextPart, ToolCall } from '@flowmesh/contracts';
 import { providerCallError } from '../provider-call.error.js';
 import type { ProviderChatResult } from '../provider-adapter.js';
 import { openAIFinishReason } from './openai-finish-reason.js';
 import { normalizeOpenAIUsage } from './openai-usage.js';
-import type { OpenAIChatCompletion } from './openai-wire.types.js';
+import type { OpenAIAnnotation, OpenAIChatCompletion } from './openai-wire.types.js';
+
+/** Whether an answer cites the web: OpenAI's chat API counts no searches, its citations show one ran. */
+export function cites(annotations: readonly OpenAIAnnotation[] | null | undefined): boolean {
+  return annotations?.some((annotation) => annotation.type === 'url_citation') === true;
+}
+
+/** The usage, counting the search an answer that cites the web ran. */
+export function withSearch(usage: ChatUsage | undefined, searched: boolean): ChatUsage | undefined {
+  return usage && searched ? { ...usage, webSearches: 1 } : usage;
+}
 
 /** A `chat.completion` body, normalized (pure). */
 export function parseOpenAIChatCompletion(json: unknown, vendor: string): ProviderChatResult {
@@ -23,7 +33,7 @@ export function parseOpenAIChatCompletion(json: unknown, vendor: string): Provid
     name: call.function?.name ?? '',
     arguments: call.function?.arguments ?? '',
   }));
-  const usage = normalizeOpenAIUsage(completion.usage);
+  const usage = withSearch(normalizeOpenAIUsage(completion.usage), cites(message.annotations));
   return {
     ...(completion.id ? { id: completion.id } : {}),
     ...(completion.model ? { model: completion.model } : {}),

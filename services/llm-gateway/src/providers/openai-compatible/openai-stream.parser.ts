@@ -1,6 +1,7 @@
 import type { ProviderError } from '@flowmesh/contracts';
 import type { ProviderStreamEvent, StreamFrame } from '../provider-adapter.js';
 import { openAIFinishReason } from './openai-finish-reason.js';
+import { cites, withSearch } from './openai-response.parser.js';
 import { normalizeOpenAIUsage } from './openai-usage.js';
 import type { OpenAIChatChunk } from './openai-wire.types.js';
 
@@ -18,6 +19,7 @@ export async function* parseOpenAIStream(
   let announced = false;
   let finishReason: string | null | undefined;
   let sawToolCalls = false;
+  let searched = false;
   const started = new Set<number>();
   for await (const frame of frames) {
     if (frame.data === '[DONE]') break;
@@ -50,6 +52,7 @@ export async function* parseOpenAIStream(
       if (reasoning) yield { type: 'reasoning', text: reasoning };
       if (delta.content) yield { type: 'text', text: delta.content };
       if (delta.refusal) yield { type: 'text', text: delta.refusal };
+      if (cites(delta.annotations)) searched = true;
       for (const call of delta.tool_calls ?? []) {
         const index = call.index ?? 0;
         if (!started.has(index)) {
@@ -67,7 +70,7 @@ export async function* parseOpenAIStream(
       }
     }
     if (choice?.finish_reason) finishReason = choice.finish_reason;
-    const usage = normalizeOpenAIUsage(chunk.usage ?? chunk.x_groq?.usage);
+    const usage = withSearch(normalizeOpenAIUsage(chunk.usage ?? chunk.x_groq?.usage), searched);
     if (usage) yield { type: 'usage', usage };
   }
   if (finishReason === undefined || finishReason === null) {

@@ -53,6 +53,13 @@ export interface OpenAIChatBody {
   /** OpenRouter */
   reasoning?: { effort: string };
   user?: string;
+  /** OpenAI's search models search the web before answering. */
+  web_search_options?: Record<string, never>;
+}
+
+/** What an answer cites; `url_citation` comes from a web search. */
+export interface OpenAIAnnotation {
+  type?: string;
 }
 
 export interface OpenAIUsage {
@@ -75,6 +82,7 @@ export interface OpenAIResponseMessage {
   reasoning_content?: string | null;
   /** OpenRouter, Groq */
   reasoning?: string | null;
+  annotations?: OpenAIAnnotation[] | null;
 }
 
 export interface OpenAIChatCompletion {
@@ -105,6 +113,7 @@ export interface OpenAIChatChunk {
       tool_calls?: OpenAIChunkToolCall[] | null;
       reasoning_content?: string | null;
       reasoning?: string | null;
+      annotations?: OpenAIAnnotation[] | null;
     };
     finish_reason?: string | null;
   }>;

@@ -11,5 +11,6 @@ export const openaiAdapter = createOpenAICompatibleAdapter({
   streamUsageOption: true,
   reasoningEffort: 'reasoning_effort',
   jsonSchema: 'native',
+  webSearch: true,
   finishBody: (body, _call, credentials) => (credentials.user ? { ...body, user: credentials.user } : body),
 });
