@@ -55,6 +55,8 @@ export const AgentStepStartRequestSchema = z.object({
    * by path. A linked step uses its agent's from here and passes them on to nested agent tools.
    */
   pinned_agents: PinnedAgentsSchema.optional(),
+  /** The saved flows the step runs inside, outermost first: the flows its tools run nest under them. */
+  flow_chain: z.array(z.string()).optional(),
 });
 export type AgentStepStartRequest = z.infer<typeof AgentStepStartRequestSchema>;
 export const AgentStepStartReplySchema = z.object({ accepted: z.boolean() });

@@ -70,6 +70,11 @@ export const RunFlowRequestSchema = z
      * flow's agents are never replaced by the caller's.
      */
     pinned_agents: PinnedAgentsSchema.optional(),
+    /**
+     * The saved flows the caller runs inside (an agent step running a flow tool passes its own
+     * run's), outermost first: the run's nesting counts from there (`FLOWMESH_MAX_FLOW_DEPTH`).
+     */
+    flow_chain: z.array(z.string().min(1).max(1000)).max(1000).optional(),
     ...runOptions,
   })
   .strict()

@@ -90,6 +90,7 @@ export class AgentStepExecutor {
         timeoutMs: this.settings.toolTimeoutMs,
         evaluatedInputs: request.tool_inputs ?? {},
         ...(request.pinned_agents ? { pinnedAgents: request.pinned_agents } : {}),
+        ...(request.flow_chain ? { flowChain: request.flow_chain } : {}),
         fetch: this.outbound.fetch,
         signal,
         readResource: async (path) => (await items.getResourceValueInterpolated({ ...caller, path })).value,

@@ -22,6 +22,8 @@ export interface ToolRunContext {
   readonly evaluatedInputs: Readonly<Record<string, Readonly<Record<string, EvaluatedToolInput>>>>;
   /** The agents the run pinned: a nested agent tool's run uses the same definitions. */
   readonly pinnedAgents?: PinnedAgents;
+  /** The saved flows the step runs inside: the flows its tools run nest under them. */
+  readonly flowChain?: readonly string[];
 }
 
 /** Tools run as a flow of their one module: nested agents, decisions, loops, branches, identity. */
@@ -164,7 +166,7 @@ async function runJob(
   let jobId = resumeJobId;
   if (jobId === undefined) {
     try {
-      jobId = await startJob(jobs, caller, value.tag ?? context.tag, tool, value, args, context.pinnedAgents);
+      jobId = await startJob(jobs, caller, value.tag ?? context.tag, tool, value, args, context);
     } catch (error) {
       return {
         ok: false,
@@ -205,10 +207,13 @@ async function startJob(
   tool: AgentTool,
   value: ModuleValue,
   args: Record<string, unknown>,
-  pinnedAgents: PinnedAgents | undefined,
+  run: Pick<ToolRunContext, 'pinnedAgents' | 'flowChain'>,
 ): Promise<string> {
-  const tagged = tag ? { tag } : {};
-  const pinned = value.type === 'aiagent' && pinnedAgents ? { pinned_agents: pinnedAgents } : {};
+  const tagged = {
+    ...(tag ? { tag } : {}),
+    ...(run.flowChain?.length ? { flow_chain: [...run.flowChain] } : {}),
+  };
+  const pinned = value.type === 'aiagent' && run.pinnedAgents ? { pinned_agents: run.pinnedAgents } : {};
   const started =
     value.type === 'aiagent' || value.type === 'aidecision'
       ? await jobs.runFlow({ ...caller, value: stepFlow(tool, value, args), args: {}, ...tagged, ...pinned })

@@ -22,6 +22,7 @@ export function inheritedRuntime(run: FlowRun): JobRuntime {
   if (run.runtime.sameWorker || run.value.same_worker) runtime.sameWorker = true;
   runtime.tokenJob = run.runtime.tokenJob ?? run.id;
   if (run.runtime.envJob) runtime.envJob = run.runtime.envJob;
+  if (run.runtime.flowChain) runtime.flowChain = run.runtime.flowChain;
   return runtime;
 }
 

@@ -22,6 +22,8 @@ export interface EngineConfig {
   readonly timerPollMs: number;
   /** In-process children of one parallel loop or branch running at once, when the flow sets no parallelism. */
   readonly maxInlineParallelism: number;
+  /** Saved flows one run may nest (`FLOWMESH_MAX_FLOW_DEPTH`). */
+  readonly maxFlowDepth: number;
   /** Seal the runs' job tokens at rest (`JobTokenSealer`). */
   readonly jobTokenKeys: SecretKeyring;
 }

@@ -40,6 +40,7 @@ export function engineConfigOf(config: FlowOrchestratorConfig): EngineConfig {
     liveAfterMs: engine.liveAfterMs,
     timerPollMs: engine.timerPollMs,
     maxInlineParallelism: engine.maxInlineParallelism,
+    maxFlowDepth: engine.maxFlowDepth,
     jobTokenKeys: engine.jobTokenKeys,
   };
 }

@@ -22,6 +22,11 @@ export const engineSettingsShape = {
   FLOWMESH_LIVE_AFTER_MS: wholeNumber('milliseconds').default(100),
   /** Children of a parallel loop run at once in one worker when the loop sets no parallelism. */
   FLOWMESH_INLINE_PARALLELISM: settings.positiveInt().default(32),
+  /**
+   * Saved flows nested in one run (subflow steps, and flows an agent runs as tools): a deeper
+   * one fails naming the chain, so two flows that call each other end instead of flooding the mesh.
+   */
+  FLOWMESH_MAX_FLOW_DEPTH: settings.positiveInt().default(32),
   /** Postgres connections of one orchestrator process. */
   FLOWMESH_DB_POOL_SIZE: settings.positiveInt().default(20),
   /**
@@ -41,6 +46,7 @@ export interface EngineSettings {
   readonly timerPollMs: number;
   readonly liveAfterMs: number;
   readonly maxInlineParallelism: number;
+  readonly maxFlowDepth: number;
   readonly dbPoolSize: number;
   readonly jobTokenKeys: SecretKeyring;
 }
@@ -63,6 +69,7 @@ export function toEngineSettings(env: Settings): EngineSettings {
     timerPollMs: env.FLOWMESH_TIMER_POLL_MS,
     liveAfterMs: env.FLOWMESH_LIVE_AFTER_MS,
     maxInlineParallelism: env.FLOWMESH_INLINE_PARALLELISM,
+    maxFlowDepth: env.FLOWMESH_MAX_FLOW_DEPTH,
     dbPoolSize: env.FLOWMESH_DB_POOL_SIZE,
     jobTokenKeys: secretKeyringOf(JOB_TOKEN_KEYS_SETTING, env.FLOWMESH_JOB_TOKEN_STORE_KEYS, 'job token key'),
   };

@@ -38,6 +38,8 @@ export interface JobRuntime {
   debounceKey?: string;
   /** Arguments accumulated from debounced runs, appended when the job starts. */
   accumulateArgs?: string[];
+  /** The saved flows this job runs inside, outermost first (subflows, flows run as agent tools). */
+  flowChain?: string[];
   /** The step (a leaf job in a flow) reads `flow_env` of this flow job. */
   envJob?: string;
   /** A leaf step's entrypoint (`preprocessor` for the preprocessor module). */

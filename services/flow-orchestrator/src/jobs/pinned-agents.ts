@@ -51,7 +51,7 @@ async function read(
     const reason = error instanceof Error ? error.message : String(error);
     const kept = error instanceof MeshError && ['NOT_FOUND', 'PERMISSION_DENIED'].includes(error.code);
     throw new MeshError(
-      kept ? (error).code : 'VALIDATION_FAILED',
+      kept ? error.code : 'VALIDATION_FAILED',
       `pin_agents: the agent ${path} could not be read (${reason})`,
     );
   }

@@ -9,6 +9,7 @@ import {
 } from '@flowmesh/contracts';
 import { Inject, Injectable } from '@nestjs/common';
 import { DEFAULT_FLOW_TAG } from '../engine/child-flows.js';
+import { flowTooDeep } from '../engine/flow-depth.js';
 import { ENGINE_CONFIG, type EngineConfig } from '../engine/engine.config.js';
 import { EngineOutbox } from '../engine/engine-outbox.js';
 import { initialFlowStatus } from '../engine/flow-status.util.js';
@@ -93,6 +94,12 @@ export class RunFlowUseCase {
       );
     if (value.delete_after_secs !== undefined) runtime.deleteAfterSecs = value.delete_after_secs;
     if (value.flow_env && Object.keys(value.flow_env).length > 0) runtime.envJob = jobId;
+    const chain = [...(req.flow_chain ?? []), ...(path ? [path] : [])];
+    if (chain.length > this.config.maxFlowDepth) {
+      const { message } = flowTooDeep(chain, this.config.maxFlowDepth);
+      throw new MeshError('LIMIT_EXCEEDED', message);
+    }
+    if (chain.length > 0) runtime.flowChain = chain;
     const scheduledFor = req.scheduled_for ? new Date(req.scheduled_for) : null;
     const record: JobRecord = {
       id: jobId,

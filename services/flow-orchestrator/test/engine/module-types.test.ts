@@ -278,6 +278,53 @@ describe('module types', () => {
     });
   });
 
+  it('two saved flows that call each other end at FLOWMESH_MAX_FLOW_DEPTH with an error naming the cycle', async () => {
+    const calls = (path: string) => ({
+      modules: [{ id: 'next', value: { type: 'flow', path, input_transforms: {} } }],
+    });
+    await mesh.items.createFlow({
+      actor: mesh.admin,
+      workspace: 'main',
+      path: 'u/admin/ping',
+      value: calls('u/admin/pong'),
+    });
+    await mesh.items.createFlow({
+      actor: mesh.admin,
+      workspace: 'main',
+      path: 'u/admin/pong',
+      value: calls('u/admin/ping'),
+    });
+    const { job_id: id } = await mesh.jobs.runFlow({
+      actor: mesh.admin,
+      workspace: 'main',
+      path: 'u/admin/ping',
+      args: {},
+    });
+    const job = await mesh.waitEnded(id, 120_000);
+    expect(job.status).toBe('failed');
+    expect(job.result).toMatchObject({
+      error: {
+        name: 'FlowDepthExceeded',
+        message: expect.stringMatching(
+          /^flows nest 33 deep, past the limit of 32 \(FLOWMESH_MAX_FLOW_DEPTH\) \(u\/admin\/ping runs itself again: u\/admin\/ping -> u\/admin\/pong -> u\/admin\/ping\): u\/admin\/ping -> u\/admin\/pong -> /,
+        ) as unknown,
+      },
+    });
+    // A caller already that deep (an agent's flow tool passes its run's chain) is refused at once.
+    await expect(
+      mesh.jobs.runFlow({
+        actor: mesh.admin,
+        workspace: 'main',
+        path: 'u/admin/ping',
+        args: {},
+        flow_chain: Array.from({ length: 32 }, (_, i) => `u/admin/level${i}`),
+      }),
+    ).rejects.toMatchObject({
+      code: 'LIMIT_EXCEEDED',
+      message: expect.stringContaining('past the limit of 32') as unknown,
+    });
+  });
+
   it('an aiagent step handed to an agent runtime parks the flow; its actions and end come back through orchestrator.agent_step.*', async () => {
     const started: AgentStepStartRequest[] = [];
     // A stand-in for agent-runtime, speaking its contract: accepts the step, then reports on it.

@@ -111,6 +111,7 @@ export class AgentStepExecutor {
         flow_input: run.flowInput,
         ...(run.job.path ? { flow_path: run.job.path } : {}),
         ...(Object.keys(toolInputs).length > 0 ? { tool_inputs: toolInputs } : {}),
+        ...(run.runtime.flowChain ? { flow_chain: run.runtime.flowChain } : {}),
         ...runContext,
       });
       if (reply.accepted) return PARKED;

@@ -1,11 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { FlowStatusModule, FlowValue, PathFlow } from '@flowmesh/contracts';
 import { parseOpenFlow } from '@flowmesh/contracts';
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { JobTokens } from '../../registry/job-tokens.js';
 import { RegistryGateway } from '../../registry/registry.gateway.js';
 import { childFlowRecord, DEFAULT_FLOW_TAG, inheritedRuntime } from '../child-flows.js';
+import { ENGINE_CONFIG, type EngineConfig } from '../engine.config.js';
 import { ExpressionEvaluator } from '../expressions/expression.evaluator.js';
+import { flowTooDeep } from '../flow-depth.js';
 import { evaluateInputTransforms } from '../input-transforms.js';
 import {
   done,
@@ -29,6 +31,7 @@ export class SubflowExecutor {
     private readonly registry: RegistryGateway,
     private readonly tokens: JobTokens,
     private readonly bodies: BodyRunner,
+    @Inject(ENGINE_CONFIG) private readonly config: EngineConfig,
   ) {}
 
   async run(ctx: ModuleContext, driver: ChildDriver): Promise<ModuleProgress> {
@@ -47,6 +50,14 @@ export class SubflowExecutor {
       }
     }
     const { run, module } = ctx;
+    const chain = [...(run.runtime.flowChain ?? []), value.path];
+    if (chain.length > this.config.maxFlowDepth)
+      return done({
+        success: false,
+        result: { error: flowTooDeep(chain, this.config.maxFlowDepth) },
+        status: {},
+        statements: [],
+      });
     let flowValue: FlowValue;
     let args: Record<string, unknown>;
     const scoped = await this.bodies.bodyToken(ctx);
@@ -73,6 +84,7 @@ export class SubflowExecutor {
     }
     const runtime = inheritedRuntime(run);
     runtime.tokenJob = scoped.tokenJob;
+    runtime.flowChain = chain;
     delete runtime.sameWorker;
     if (flowValue.same_worker) runtime.sameWorker = true;
     const childId = randomUUID();
