@@ -1,4 +1,6 @@
 import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { httpPortVariable, MESH_PROCESSES } from '@flowmesh/contracts';
 import { MeshChild } from '@flowmesh/cli';
@@ -123,18 +125,88 @@ describe('flowmesh start (npm start)', () => {
     expect(children.filter((c) => alive(c.pid))).toEqual([]);
   }, 180_000);
 
-  it('stops the rest and exits 1, naming the process, when one of them dies', async () => {
+  it('restarts a process that dies; a run in flight completes across a registry restart (the job-token key is kept)', async () => {
     const mesh = await startCommand(env);
-    const children = childrenOf(mesh.child.pid ?? 0);
-    const gateway = children.find((c) => c.args.includes(join('services', 'llm-gateway', 'dist', 'main.js')));
-    expect(gateway).toBeDefined();
+    // The session's admin token, as `flowmesh start` keeps it (the database's admin since the first start).
+    const token = readFileSync(join(REPO_ROOT, '.flowmesh', 'admin-token'), 'utf8').trim();
+    const api = async (path: string, body?: unknown) => {
+      const response = await fetch(`${mesh.entryUrl}/api/w/main/${path}`, {
+        method: body === undefined ? 'GET' : 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      const text = await response.text();
+      if (!response.ok) throw new Error(`${path}: ${response.status} ${text}`);
+      return text;
+    };
+    try {
+      const children = childrenOf(mesh.child.pid ?? 0);
+      const processOf = (service: string) =>
+        children.find((c) => c.args.includes(join('services', service, 'dist', 'main.js')));
+      // Only the registry holds the admin token and the job-token key; the worker (user code) neither.
+      const environOf = (pid: number) => readFileSync(`/proc/${pid}/environ`, 'utf8');
+      expect(environOf(processOf('resource-registry')!.pid)).toContain('FLOWMESH_JOB_TOKEN_KEY=');
+      for (const c of children.filter((c) => !c.args.includes('resource-registry')))
+        expect(environOf(c.pid)).not.toMatch(/FLOWMESH_ADMIN_TOKEN|FLOWMESH_JOB_TOKEN_KEY/);
 
-    process.kill(gateway?.pid ?? 0, 'SIGKILL');
-    const exit = await mesh.child.exited;
-    expect(exit.code).toBe(1);
-    expect(mesh.lines).toContain(
-      'flowmesh: llm-gateway stopped unexpectedly (killed by SIGKILL); stopping the mesh',
-    );
-    expect(children.filter((c) => alive(c.pid))).toEqual([]);
-  }, 180_000);
+      const { username } = JSON.parse(await api('users/whoami')) as { username: string };
+      await api('variables/create', { path: `u/${username}/greeting`, value: 'hello', is_secret: false });
+      // The run waits at its first step until the registry is back, then reads the variable with
+      // the job token issued before the restart.
+      const gate = join(mkdtempSync(join(tmpdir(), 'fm-e2e-gate-')), 'go');
+      const id = await api('jobs/run/preview_flow', {
+        value: {
+          modules: [
+            {
+              id: 'wait',
+              value: {
+                type: 'rawscript',
+                language: 'bun',
+                content: `import { existsSync } from 'node:fs';\nexport async function main() {\n  while (!existsSync(${JSON.stringify(gate)})) await new Promise((r) => setTimeout(r, 100));\n  return 1;\n}`,
+                input_transforms: {},
+              },
+            },
+            {
+              id: 'read',
+              value: {
+                type: 'rawscript',
+                language: 'bun',
+                content: 'export function main(greeting: string) { return greeting; }',
+                input_transforms: { greeting: { type: 'static', value: `$var:u/${username}/greeting` } },
+              },
+            },
+          ],
+        },
+        args: {},
+      });
+
+      const registry = processOf('resource-registry')!;
+      process.kill(registry.pid, 'SIGKILL');
+      await waitFor(() => mesh.lines.some((line) => line.startsWith('flowmesh: resource-registry is back')), {
+        timeoutMs: 120_000,
+        description: 'the registry to be restarted',
+      });
+      expect(mesh.lines).toContain(
+        'flowmesh: resource-registry stopped unexpectedly (killed by SIGKILL); restarting it in 1 s (restart 1 of 5 within 10 min)',
+      );
+      expect(alive(registry.pid)).toBe(false);
+      expect(childrenOf(mesh.child.pid ?? 0)).toHaveLength(MESH_PROCESSES.length);
+      writeFileSync(gate, '');
+      const outcome = await waitFor(
+        async () => {
+          const maybe = JSON.parse(await api(`jobs_u/completed/get_result_maybe/${id}`)) as {
+            completed: boolean;
+            success?: boolean;
+            result: unknown;
+          };
+          return maybe.completed ? maybe : undefined;
+        },
+        { timeoutMs: 120_000, intervalMs: 250, description: 'the run to end' },
+      );
+      expect(outcome).toMatchObject({ success: true, result: 'hello' });
+    } finally {
+      mesh.child.signal('SIGTERM');
+      expect(await mesh.child.exited).toEqual({ code: 0, signal: null });
+    }
+  }, 300_000);
 });

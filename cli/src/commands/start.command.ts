@@ -5,10 +5,14 @@ import { Option, type Command } from 'commander';
 import { readCliSettings } from '../cli.config.js';
 import { exampleLlmFrom, saveExampleLlm } from '../jobs/example-llm.js';
 import { runExample } from '../jobs/run-example.js';
-import { sessionAdminToken, type SessionAdminToken } from '../jobs/session-admin-token.js';
+import {
+  sessionAdminToken,
+  sessionJobTokenKey,
+  type SessionAdminToken,
+} from '../jobs/session-admin-token.js';
 import { createLogFormatter } from '../mesh/log-line.formatter.js';
 import { LocalMeshError, startLocalMesh } from '../mesh/local-mesh.js';
-import { MeshStartError } from '../mesh/mesh-runner.js';
+import { MAX_RESTARTS, MeshStartError } from '../mesh/mesh-runner.js';
 import { RegistryHttp } from '../sync/registry-connection.js';
 import { describeExit } from '../mesh/wait-ready.js';
 import { queryMeshStatus } from '../status/query-status.js';
@@ -73,12 +77,14 @@ async function runStart(options: StartOptions): Promise<number> {
       `starting ${MESH_PROCESSES.length} processes against NATS ${settings.natsUrl} (prefix ${settings.subjectPrefix})`,
     );
     const admin = await sessionAdminToken(settings.env, process.cwd());
+    const jobTokenKey = await sessionJobTokenKey(settings.env, process.cwd());
     const local = await startLocalMesh({
       settings,
       startNats: options.startNats,
       envOf: (meshProcess) => {
         // Only the registry reads it; workers, which run user code, never see it.
-        if (meshProcess.name === 'resource-registry') return { FLOWMESH_ADMIN_TOKEN: admin.token };
+        if (meshProcess.name === 'resource-registry')
+          return { FLOWMESH_ADMIN_TOKEN: admin.token, FLOWMESH_JOB_TOKEN_KEY: jobTokenKey };
         // Approval links point at the entry point users reach, wherever it listens.
         if (meshProcess.name === 'flow-orchestrator' && !settings.env.FLOWMESH_PUBLIC_URL) {
           return { FLOWMESH_PUBLIC_URL: `http://${settings.httpHost}:${settings.httpPort}` };
@@ -107,7 +113,7 @@ async function runStart(options: StartOptions): Promise<number> {
     ]);
     if (outcome.kind === 'crash') {
       say(
-        `${outcome.crash.name} stopped unexpectedly (${describeExit(outcome.crash.exit)}); stopping the mesh`,
+        `${outcome.crash.name} stopped unexpectedly (${describeExit(outcome.crash.exit)}) ${MAX_RESTARTS + 1} times within 10 min; stopping the mesh`,
       );
     } else {
       say(`${outcome.signal} received; stopping the mesh`);

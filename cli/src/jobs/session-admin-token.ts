@@ -17,15 +17,31 @@ export interface SessionAdminToken {
 export async function sessionAdminToken(env: NodeJS.ProcessEnv, workDir: string): Promise<SessionAdminToken> {
   const given = env.FLOWMESH_ADMIN_TOKEN;
   if (given) return { token: given, file: undefined };
+  return keptSecret(workDir, 'admin-token', () => `fm_session_${randomBytes(32).toString('base64url')}`);
+}
+
+/**
+ * The key the registry signs job tokens with (FLOWMESH_JOB_TOKEN_KEY when set): generated once
+ * and kept in `.flowmesh/job-token-key`, so a registry restarted by the supervisor (or the next
+ * start) still accepts the tokens of runs in flight. A key per process would fail them all.
+ */
+export async function sessionJobTokenKey(env: NodeJS.ProcessEnv, workDir: string): Promise<string> {
+  const given = env.FLOWMESH_JOB_TOKEN_KEY;
+  if (given) return given;
+  return (await keptSecret(workDir, 'job-token-key', () => randomBytes(48).toString('base64url'))).token;
+}
+
+/** A secret read from `.flowmesh/<name>`, or made and written there (mode 0600) the first time. */
+async function keptSecret(workDir: string, name: string, make: () => string): Promise<SessionAdminToken> {
   const dir = join(workDir, '.flowmesh');
   await mkdir(dir, { recursive: true });
-  const file = join(dir, 'admin-token');
+  const file = join(dir, name);
   const kept = await readFile(file, 'utf8').then(
     (text) => text.trim(),
     () => '',
   );
   if (/^\S{24,256}$/.test(kept)) return { token: kept, file };
-  const token = `fm_session_${randomBytes(32).toString('base64url')}`;
+  const token = make();
   await writeFile(file, `${token}\n`, { mode: 0o600 });
   return { token, file };
 }

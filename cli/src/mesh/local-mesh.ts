@@ -53,7 +53,7 @@ export async function startLocalMesh(options: LocalMeshOptions): Promise<LocalMe
       processes,
       ports,
       env: {
-        ...settings.env,
+        ...sharedEnv(settings.env),
         NATS_URL: settings.natsUrl,
         DATABASE_URL: settings.databaseUrl,
         FLOWMESH_SUBJECT_PREFIX: settings.subjectPrefix,
@@ -62,6 +62,7 @@ export async function startLocalMesh(options: LocalMeshOptions): Promise<LocalMe
       ...(options.envOf ? { envOf: options.envOf } : {}),
       host: settings.httpHost,
       onLine: (name, line) => options.onLine(name, line),
+      onRestart: options.onNotice,
       readyTimeoutMs: options.readyTimeoutMs ?? 60_000,
       // A service force-exits at its own timeout; the extra second covers its last log line.
       stopTimeoutMs: settings.shutdownTimeoutMs + 1_000,
@@ -96,6 +97,19 @@ export async function startLocalMesh(options: LocalMeshOptions): Promise<LocalMe
       return reports;
     },
   };
+}
+
+/**
+ * Settings only the registry may hold (the admin token, the job-token signing key): left out of
+ * what every process gets, so a worker (which runs user code) never has them; `envOf` hands them
+ * to the registry.
+ */
+export const REGISTRY_ONLY_SETTINGS = ['FLOWMESH_ADMIN_TOKEN', 'FLOWMESH_JOB_TOKEN_KEY'] as const;
+
+function sharedEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const shared = { ...env };
+  for (const name of REGISTRY_ONLY_SETTINGS) delete shared[name];
+  return shared;
 }
 
 async function ensureInfrastructure(options: LocalMeshOptions): Promise<MeshChild | undefined> {

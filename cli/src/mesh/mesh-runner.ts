@@ -17,6 +17,8 @@ export interface MeshRunnerOptions {
   readonly readyTimeoutMs: number;
   /** How long a process may take to exit after SIGTERM before it is killed. */
   readonly stopTimeoutMs: number;
+  /** Told when a process that exited on its own is restarted, and when it is back. */
+  readonly onRestart?: (message: string) => void;
 }
 
 export interface RunningProcess {
@@ -36,7 +38,10 @@ export interface StopReport {
 
 export interface RunningMesh {
   readonly processes: readonly RunningProcess[];
-  /** Resolves when a process exits on its own while the mesh runs (never during stop()). */
+  /**
+   * Resolves when a process keeps exiting on its own (more than `MAX_RESTARTS` times in ten
+   * minutes) while the mesh runs; never during stop().
+   */
   readonly crashed: Promise<{ name: string; exit: ExitInfo; output: string[] }>;
   stop(): Promise<StopReport[]>;
 }
@@ -52,10 +57,19 @@ export class MeshStartError extends Error {
   }
 }
 
+/** Restarts of one process within `RESTART_WINDOW_MS` before the supervisor gives up on it. */
+export const MAX_RESTARTS = 5;
+const RESTART_WINDOW_MS = 10 * 60_000;
+const FIRST_BACKOFF_MS = 1_000;
+const MAX_BACKOFF_MS = 30_000;
+
 /**
  * Starts each process of the mesh as its own OS process (`node services/<name>/dist/main.js`,
  * the worker with `FLOWMESH_ROLE=worker`) and waits until every `/readyz` answers. If one fails
- * to start, the others are stopped and the error names it with its last lines of output.
+ * to start, the others are stopped and the error names it with its last lines of output. Once
+ * the mesh runs, a process that exits on its own is started again after a backoff (1 s, doubling
+ * to 30 s), said through `onRestart`; `crashed` resolves only when one exits more than
+ * `MAX_RESTARTS` times within ten minutes.
  */
 export async function startMeshProcesses(options: MeshRunnerOptions): Promise<RunningMesh> {
   const host = options.host ?? '127.0.0.1';
@@ -70,8 +84,8 @@ export async function startMeshProcesses(options: MeshRunnerOptions): Promise<Ru
     if (port === undefined) throw new MeshStartError(meshProcess.name, 'has no HTTP port assigned', []);
     return { meshProcess, entry, port };
   });
-  const children = launches.map(({ meshProcess, entry, port }) => {
-    const child = new MeshChild(
+  const spawnChild = ({ meshProcess, entry, port }: (typeof launches)[number]) =>
+    new MeshChild(
       {
         name: meshProcess.name,
         command: process.execPath,
@@ -86,21 +100,27 @@ export async function startMeshProcesses(options: MeshRunnerOptions): Promise<Ru
       },
       (line, stream) => options.onLine(meshProcess.name, line, stream),
     );
-    return { meshProcess, child, url: `http://${host}:${port}` };
-  });
+  const supervised = launches.map((launch) => ({
+    launch,
+    child: spawnChild(launch),
+    url: `http://${host}:${launch.port}`,
+    restarts: [] as number[],
+    pendingRestart: undefined as NodeJS.Timeout | undefined,
+  }));
 
   const stop = async (): Promise<StopReport[]> => {
     stopping = true;
-    return Promise.all(children.map(({ child }) => stopChild(child, options.stopTimeoutMs)));
+    for (const entry of supervised) clearTimeout(entry.pendingRestart);
+    return Promise.all(supervised.map(({ child }) => stopChild(child, options.stopTimeoutMs)));
   };
 
   try {
     await Promise.all(
-      children.map(({ meshProcess, child, url }) =>
+      supervised.map(({ launch, child, url }) =>
         waitForReady(`${url}/readyz`, { timeoutMs: options.readyTimeoutMs, exited: child.exited }).catch(
           (error: unknown) => {
             const reason = error instanceof NotReadyError ? error.message : String(error);
-            throw new MeshStartError(meshProcess.name, reason, child.recentOutput());
+            throw new MeshStartError(launch.meshProcess.name, reason, child.recentOutput());
           },
         ),
       ),
@@ -110,20 +130,48 @@ export async function startMeshProcesses(options: MeshRunnerOptions): Promise<Ru
     throw error;
   }
 
+  let giveUp: (crash: { name: string; exit: ExitInfo; output: string[] }) => void = () => {};
   const crashed = new Promise<{ name: string; exit: ExitInfo; output: string[] }>((resolve) => {
-    for (const { meshProcess, child } of children) {
-      void child.exited.then((exit) => {
-        if (!stopping) resolve({ name: meshProcess.name, exit, output: child.recentOutput() });
-      });
-    }
+    giveUp = resolve;
   });
+  const watch = (entry: (typeof supervised)[number]) => {
+    const { child } = entry;
+    const name = entry.launch.meshProcess.name;
+    void child.exited.then((exit) => {
+      if (stopping || entry.child !== child) return;
+      const now = Date.now();
+      entry.restarts = entry.restarts.filter((at) => now - at < RESTART_WINDOW_MS);
+      if (entry.restarts.length >= MAX_RESTARTS) {
+        giveUp({ name, exit, output: child.recentOutput() });
+        return;
+      }
+      entry.restarts.push(now);
+      const attempt = entry.restarts.length;
+      const delay = Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS * 2 ** (attempt - 1));
+      options.onRestart?.(
+        `${name} stopped unexpectedly (${describeExit(exit)}); restarting it in ${delay / 1000} s (restart ${attempt} of ${MAX_RESTARTS} within 10 min)`,
+      );
+      entry.pendingRestart = setTimeout(() => {
+        if (stopping) return;
+        entry.child = spawnChild(entry.launch);
+        watch(entry);
+        waitForReady(`${entry.url}/readyz`, { timeoutMs: options.readyTimeoutMs, exited: entry.child.exited })
+          .then(() => options.onRestart?.(`${name} is back (pid ${entry.child.pid ?? '?'})`))
+          // One that does not come up exits (or is left to its own exit): its exit restarts it again.
+          .catch(() => undefined);
+      }, delay);
+    });
+  };
+  for (const entry of supervised) watch(entry);
 
   return {
-    processes: children.map(({ meshProcess, child, url }) => ({
-      name: meshProcess.name,
-      process: meshProcess,
-      url,
-      pid: child.pid,
+    processes: supervised.map((entry) => ({
+      name: entry.launch.meshProcess.name,
+      process: entry.launch.meshProcess,
+      url: entry.url,
+      get pid() {
+        return entry.child.pid;
+      },
     })),
     crashed,
     stop,
