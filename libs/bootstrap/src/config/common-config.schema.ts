@@ -14,7 +14,7 @@ export interface CommonConfig {
   readonly nats: { readonly url: string };
   readonly database: { readonly url: string };
   readonly subjectPrefix: string;
-  readonly http: { readonly host: string; readonly port: number };
+  readonly http: { readonly host: string; readonly port: number; readonly bodyLimitBytes: number };
   readonly logLevel: LogLevel;
   readonly shutdownTimeoutMs: number;
   /** How this deployment's JetStream streams are stored (`FLOWMESH_STREAM_*`). */
@@ -30,6 +30,8 @@ export const CONFIG_DEFAULTS = {
   httpHost: '127.0.0.1',
   logLevel: 'info',
   shutdownTimeoutMs: 10_000,
+  // Flows take arguments of megabytes (a document, a batch); express's 100 KB refused them.
+  httpBodyLimitBytes: 16 * 1024 * 1024,
 } as const;
 
 /** `FLOWMESH_ROLE`, limited to the roles this service has. */
@@ -45,6 +47,8 @@ export const commonSettingsSchema = z.object({
   PORT: port().optional(),
   LOG_LEVEL: oneOf(LOG_LEVELS).default(CONFIG_DEFAULTS.logLevel),
   FLOWMESH_SHUTDOWN_TIMEOUT_MS: positiveInt().default(CONFIG_DEFAULTS.shutdownTimeoutMs),
+  /** The largest JSON request body a service's HTTP API takes. */
+  FLOWMESH_HTTP_BODY_LIMIT_BYTES: positiveInt().default(CONFIG_DEFAULTS.httpBodyLimitBytes),
   // The contract's limits (1 GiB work and events, 256 MiB dead letters) are production's; a
   // small deployment or a test run caps each stream's reservation, or keeps streams in memory.
   FLOWMESH_STREAM_STORAGE: oneOf(['file', 'memory']).default('file'),
@@ -70,7 +74,11 @@ export function toCommonConfig(
     nats: { url: env.NATS_URL },
     database: { url: env.DATABASE_URL },
     subjectPrefix: env.FLOWMESH_SUBJECT_PREFIX,
-    http: { host: env.FLOWMESH_HTTP_HOST, port: ownPort ?? env.PORT ?? process.defaultHttpPort },
+    http: {
+      host: env.FLOWMESH_HTTP_HOST,
+      port: ownPort ?? env.PORT ?? process.defaultHttpPort,
+      bodyLimitBytes: env.FLOWMESH_HTTP_BODY_LIMIT_BYTES,
+    },
     logLevel: env.LOG_LEVEL,
     shutdownTimeoutMs: env.FLOWMESH_SHUTDOWN_TIMEOUT_MS,
     streams: { storage: env.FLOWMESH_STREAM_STORAGE, maxBytes: env.FLOWMESH_STREAM_MAX_BYTES },

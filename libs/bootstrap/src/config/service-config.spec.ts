@@ -24,7 +24,7 @@ describe('loadServiceConfig', () => {
       nats: { url: 'nats://127.0.0.1:4222' },
       database: { url: 'postgres://postgres@127.0.0.1:5432/flowmesh' },
       subjectPrefix: 'fm',
-      http: { host: '127.0.0.1', port: 8103 },
+      http: { host: '127.0.0.1', port: 8103, bodyLimitBytes: 16 * 1024 * 1024 },
       logLevel: 'info',
       shutdownTimeoutMs: 10_000,
       streams: { storage: 'file', maxBytes: undefined },
@@ -43,12 +43,13 @@ describe('loadServiceConfig', () => {
       FLOWMESH_SHUTDOWN_TIMEOUT_MS: '2500',
       FLOWMESH_STREAM_STORAGE: 'memory',
       FLOWMESH_STREAM_MAX_BYTES: '33554432',
+      FLOWMESH_HTTP_BODY_LIMIT_BYTES: '1048576',
       OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318',
       FLOWMESH_ROLE: '',
     });
     expect(config.nats.url).toBe('nats://a:4222,nats://b:4222');
     expect(config.subjectPrefix).toBe('t1.abc');
-    expect(config.http).toEqual({ host: '0.0.0.0', port: 9000 });
+    expect(config.http).toEqual({ host: '0.0.0.0', port: 9000, bodyLimitBytes: 1024 * 1024 });
     expect(config.logLevel).toBe('debug');
     expect(config.shutdownTimeoutMs).toBe(2500);
     expect(config.streams).toEqual({ storage: 'memory', maxBytes: 32 * 1024 * 1024 });

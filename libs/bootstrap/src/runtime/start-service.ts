@@ -9,6 +9,7 @@ import type { z } from 'zod';
 import type { OwnConfigSchema, ServiceConfig } from '../config/service-config.js';
 import { LifecycleHealthIndicator } from '../health/lifecycle.health-indicator.js';
 import { serviceHeaderMiddleware } from '../http/service-header.middleware.js';
+import { jsonDepthGuard } from '../http/json-depth.guard.js';
 import { ProcessIdentity } from './process-identity.js';
 import type { ServiceDefinition } from './service-definition.js';
 import { ServiceNestLogger } from './service-nest.logger.js';
@@ -60,9 +61,10 @@ export async function startService<S extends OwnConfigSchema>(
     { logger: new ServiceNestLogger(logger), abortOnError: false },
   );
   app.disable('x-powered-by');
-  const bodyLimit = definition.httpBodyLimitBytes?.(config);
+  const bodyLimit = definition.httpBodyLimitBytes?.(config) ?? config.http.bodyLimitBytes;
   // Registered before init, it takes the place of Nest's default JSON parser.
-  if (bodyLimit !== undefined) app.useBodyParser('json', { limit: bodyLimit });
+  app.useBodyParser('json', { limit: bodyLimit });
+  app.use(jsonDepthGuard());
   app.use(serviceHeaderMiddleware(config.service));
 
   const conn = app.get<MeshConnection>(MESH_CONNECTION);
