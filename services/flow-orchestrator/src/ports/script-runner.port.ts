@@ -1,4 +1,5 @@
 import type { ScriptLanguage } from '@flowmesh/contracts';
+import { userStack } from './user-stack.js';
 
 /**
  * Runs one script job: TypeScript (`bun`, `nativets`, `deno`) from a warm pool, `python3` and
@@ -77,15 +78,20 @@ export const SCRIPT_RUNNER_REGISTRY = Symbol('SCRIPT_RUNNER_REGISTRY');
  * `Canceled`, `ExecutionErr` (a non-zero exit without a structured error).
  */
 export class JobError extends Error {
+  /** The script's stack trace, its own frames only (`userStack`). */
+  readonly jobStack?: string;
+
   constructor(
     name: string,
     message: string,
-    readonly jobStack?: string,
+    jobStack?: string,
     /** Extra fields kept in the error object (e.g. `step_id`, `result` of an early stop). */
     readonly extra: Readonly<Record<string, unknown>> = {},
   ) {
     super(message);
     this.name = name;
+    const stack = userStack(jobStack);
+    if (stack !== undefined) this.jobStack = stack;
   }
 
   toJSON(): { name: string; message: string; stack?: string } & Record<string, unknown> {

@@ -113,6 +113,8 @@ describe('TypeScriptRunner: errors and logs', () => {
     expect(error.jobStack).toMatch(
       /QuotaError: quota reached for acme\n\s+at main \(file:\/\/\/f\/demo\/quota\.ts:3:/,
     );
+    // The user's frames only: none of the worker's files, Node's internals or dependencies.
+    expect(error.jobStack).not.toMatch(/services\/flow-orchestrator|node:internal|node_modules/);
     const thrownString = await failure(
       runner.run(job('export async function main() { throw "plain" }'), () => {}),
     );
