@@ -44,3 +44,37 @@ describe('JobsApi.stream', () => {
     expect(asked.map((path) => path.split('?')[1] ?? '')).toEqual(['', 'after=2']);
   });
 });
+
+// A server whose first answer to a run is lost (the connection cut after the run was accepted,
+// as a crash of a proxy would): the CLI sends it again with the same job id, so one run starts.
+describe('JobsApi run requests', () => {
+  let server: http.Server;
+  let url: string;
+  const runs: string[] = [];
+
+  beforeAll(async () => {
+    server = http.createServer((request, response) => {
+      const jobId = new URL(request.url ?? '/', 'http://x').searchParams.get('job_id') ?? '';
+      runs.push(jobId);
+      request.resume();
+      if (runs.length === 1) {
+        request.socket.destroy();
+        return;
+      }
+      response.writeHead(201, { 'content-type': 'text/plain' }).end(jobId);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  it('names its job id, and sends a run whose answer was lost again with the same one', async () => {
+    const api = new JobsApi(new RegistryHttp({ url, token: 'fm_test', workspace: 'main' }));
+    const id = await api.runFlowByPath('f/demo/flow', { n: 1 }, { memoryId: 'conv-1' });
+    expect(runs).toHaveLength(2);
+    expect(runs[0]).toMatch(/^[0-9a-f-]{36}$/);
+    expect(runs[1]).toBe(runs[0]);
+    expect(id).toBe(runs[0]);
+  });
+});

@@ -1,5 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import { createParser } from 'eventsource-parser';
-import type { RegistryHttp } from '../sync/registry-connection.js';
+import { RegistryRequestError, type RegistryHttp } from '../sync/registry-connection.js';
 
 /** `getupdate`'s answer: where a job is, and its logs since the offset asked for. */
 export interface JobUpdate {
@@ -41,8 +42,32 @@ export interface FlowRunOptions {
   readonly memoryId?: string;
 }
 
-function runQuery(run: FlowRunOptions): string {
-  return run.memoryId === undefined ? '' : `?memory_id=${encodeURIComponent(run.memoryId)}`;
+/**
+ * The run's query: its own job id, chosen here, so a request cut by a crash or a dropped
+ * connection is sent again safely (the same id twice starts one run), and its memory id.
+ */
+function runQuery(jobId: string, run: FlowRunOptions): string {
+  const memory = run.memoryId === undefined ? '' : `&memory_id=${encodeURIComponent(run.memoryId)}`;
+  return `?job_id=${jobId}${memory}`;
+}
+
+/** Sends of a run request whose answer was lost (unreachable, or a proxy's 502/503/504). */
+const RUN_ATTEMPTS = 4;
+
+/** Sends a run request until it is answered, with its job id fixed: at most one run starts. */
+async function startOnce(send: (jobId: string) => Promise<string>): Promise<string> {
+  const jobId = randomUUID();
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await send(jobId);
+    } catch (error) {
+      const lost =
+        error instanceof RegistryRequestError &&
+        (error.status === 0 || [502, 503, 504].includes(error.status));
+      if (!lost || attempt >= RUN_ATTEMPTS) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 500 * 2 ** (attempt - 1)));
+    }
+  }
 }
 
 /** Times a dropped stream is opened again before the CLI gives up. */
@@ -62,15 +87,19 @@ export class JobsApi {
     path?: string,
     run: FlowRunOptions = {},
   ): Promise<string> {
-    return this.http.post<string>(`jobs/run/preview_flow${runQuery(run)}`, {
-      value,
-      args,
-      ...(path === undefined ? {} : { path }),
-    });
+    return startOnce((jobId) =>
+      this.http.post<string>(`jobs/run/preview_flow${runQuery(jobId, run)}`, {
+        value,
+        args,
+        ...(path === undefined ? {} : { path }),
+      }),
+    );
   }
 
   runFlowByPath(path: string, args: Record<string, unknown>, run: FlowRunOptions = {}): Promise<string> {
-    return this.http.post<string>(`jobs/run/f/${encodePath(path)}${runQuery(run)}`, args);
+    return startOnce((jobId) =>
+      this.http.post<string>(`jobs/run/f/${encodePath(path)}${runQuery(jobId, run)}`, args),
+    );
   }
 
   getUpdate(id: string, logOffset: number): Promise<JobUpdate> {
