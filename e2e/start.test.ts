@@ -6,6 +6,7 @@ import { httpPortVariable, MESH_PROCESSES } from '@flowmesh/contracts';
 import { MeshChild } from '@flowmesh/cli';
 import {
   ensureBuilt,
+  processAlive,
   REPO_ROOT,
   removeTestStreams,
   startFakeOpenAI,
@@ -64,15 +65,6 @@ function childrenOf(pid: number): Array<{ pid: number; args: string }> {
     : [];
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 describe('flowmesh start (npm start)', () => {
   const database = withTestDatabase('start');
   const prefix = testSubjectPrefix('start');
@@ -122,7 +114,7 @@ describe('flowmesh start (npm start)', () => {
     const exit = await mesh.child.exited;
     expect(exit).toEqual({ code: 0, signal: null });
     expect(mesh.lines.at(-1)).toBe('flowmesh: stopped');
-    expect(children.filter((c) => alive(c.pid))).toEqual([]);
+    expect(children.filter((c) => processAlive(c.pid))).toEqual([]);
   }, 180_000);
 
   it('restarts a process that dies; a run in flight completes across a registry restart (the job-token key is kept)', async () => {
@@ -189,7 +181,7 @@ describe('flowmesh start (npm start)', () => {
       expect(mesh.lines).toContain(
         'flowmesh: resource-registry stopped unexpectedly (killed by SIGKILL); restarting it in 1 s (restart 1 of 5 within 10 min)',
       );
-      expect(alive(registry.pid)).toBe(false);
+      expect(processAlive(registry.pid)).toBe(false);
       expect(childrenOf(mesh.child.pid ?? 0)).toHaveLength(MESH_PROCESSES.length);
       writeFileSync(gate, '');
       const outcome = await waitFor(

@@ -7,7 +7,7 @@ import {
   WebsearchToolValueSchema,
 } from './agent-tool-values.schema.js';
 import { discriminatedUnionOf } from './discriminated-union.js';
-import { InputTransformSchema } from './input-transform.schema.js';
+import { InputTransformSchema, NumberOrTransformSchema } from './input-transform.schema.js';
 import {
   DebouncingSchema,
   JobTokenScopesSchema,
@@ -48,7 +48,7 @@ export const FlowModuleSchema = named(
     sleep: InputTransformSchema.optional(),
     cache_ttl: z.number().optional(),
     cache_ignore_s3_path: z.boolean().optional(),
-    timeout: InputTransformSchema.optional(),
+    timeout: NumberOrTransformSchema.optional(),
     delete_after_secs: z.int().optional(),
     summary: z.string().optional(),
     mock: ModuleMockSchema.optional(),
@@ -72,7 +72,7 @@ export const ForloopFlowSchema = named(
     skip_failures: z.boolean(),
     type: z.literal('forloopflow'),
     parallel: z.boolean().optional(),
-    parallelism: InputTransformSchema.optional(),
+    parallelism: NumberOrTransformSchema.optional(),
     squash: z.boolean().optional(),
   }),
 );
@@ -87,7 +87,7 @@ export const WhileloopFlowSchema = named(
     skip_failures: z.boolean(),
     type: z.literal('whileloopflow'),
     parallel: z.boolean().optional(),
-    parallelism: InputTransformSchema.optional(),
+    parallelism: NumberOrTransformSchema.optional(),
     squash: z.boolean().optional(),
   }),
 );

@@ -38,6 +38,13 @@ export const InputTransformSchema = named(
   ]),
 );
 
+/**
+ * A transform, or a plain number: the older spelling of a module's `timeout` and a loop's
+ * `parallelism`, which Windmill still reads (kept as written; the engine reads the number as is).
+ */
+export const NumberOrTransformSchema = z.union([z.number(), InputTransformSchema]);
+export type NumberOrTransform = z.infer<typeof NumberOrTransformSchema>;
+
 /** Parameter name to transform: the arguments of a script, flow or agent tool. */
 export const InputTransformsSchema = z.record(z.string(), InputTransformSchema);
 

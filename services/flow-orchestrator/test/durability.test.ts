@@ -9,7 +9,14 @@ import {
   type OrchestratorJobsClient,
 } from '@flowmesh/contracts';
 import { connectMesh, MeshClient, type MeshConnection } from '@flowmesh/messaging';
-import { startMesh, startOwnProcess, waitFor, type OwnProcess, type TestMesh } from '@flowmesh/testing';
+import {
+  processAlive,
+  startMesh,
+  startOwnProcess,
+  waitFor,
+  type OwnProcess,
+  type TestMesh,
+} from '@flowmesh/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 /**
@@ -280,4 +287,45 @@ describe('durability under SIGKILL', () => {
   it('the scheduler killed at random points: every flow continues from its persisted flow_status', async () => {
     await runWithKills('service', 3);
   }, 420_000);
+
+  it("a step's processes die with their worker: nothing a bash step started outlives a SIGKILL", async () => {
+    if (!h) throw new Error('the mesh did not start');
+    const dir = mkdtempSync(join(tmpdir(), 'fm-durability-orphans-'));
+    const pids = join(dir, 'pids');
+    // The script and what it starts in the background, each writing its pid, then waiting long.
+    const { job_id: id } = await h.jobs.runFlow({
+      actor: h.admin,
+      workspace: WORKSPACE,
+      value: {
+        modules: [
+          {
+            id: 'long',
+            value: {
+              type: 'rawscript',
+              language: 'bash',
+              content: `sleep 300 &\necho $! >> ${pids}\necho $$ >> ${pids}\nsleep 300\n`,
+              input_transforms: {},
+            },
+          },
+        ],
+      },
+      args: {},
+    });
+    const started = await waitFor(
+      () => {
+        const lines = existsSync(pids) ? readFileSync(pids, 'utf8').trim().split('\n') : [];
+        return lines.length === 2 ? lines.map(Number) : undefined;
+      },
+      { timeoutMs: 120_000, intervalMs: 100, description: 'the bash step to start' },
+    );
+    expect(started.every(processAlive)).toBe(true);
+    await replace('worker');
+    // Gone with the worker (at once; bounded here for a loaded machine), long before its re-run.
+    await waitFor(() => started.every((pid) => !processAlive(pid)), {
+      timeoutMs: 10_000,
+      intervalMs: 50,
+      description: `the step's processes ${started.join(', ')} to die with their worker`,
+    });
+    await h.jobs.cancel({ actor: h.admin, workspace: WORKSPACE, id, reason: 'done' });
+  }, 300_000);
 });

@@ -148,6 +148,27 @@ describe('flow-orchestrator run API', () => {
     expect(failed.json()).toMatchObject({ error: { name: 'Error', message: 'no luck', step_id: 'boom' } });
   });
 
+  it('takes arguments of megabytes (FLOWMESH_HTTP_BODY_LIMIT_BYTES, 16 MiB by default)', async () => {
+    const text = 'x'.repeat(3 * 1024 * 1024);
+    const counted = await mesh.http('POST', 'jobs/run_wait_result/preview_flow', 'admin', {
+      value: {
+        modules: [
+          {
+            id: 'count',
+            value: {
+              type: 'rawscript',
+              language: 'bun',
+              content: 'export function main(text: string) { return text.length; }',
+              input_transforms: { text: { type: 'javascript', expr: 'flow_input.text' } },
+            },
+          },
+        ],
+      },
+      args: { text },
+    });
+    expect([counted.status, counted.json()]).toEqual([200, text.length]);
+  });
+
   it('runs saved flows and scripts by path, with the body as the arguments, honouring early_return', async () => {
     const inMain = { actor: { token: mesh.tokens.admin }, workspace: 'main' };
     await mesh.items.createFlow({ ...inMain, path: 'u/admin/hello', summary: 'hello', value: hello });

@@ -113,3 +113,13 @@ async function startOn(
     },
   };
 }
+
+/** Whether a process with this pid still exists (signal 0 reaches it). */
+export function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

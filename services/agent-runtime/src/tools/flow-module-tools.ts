@@ -209,18 +209,17 @@ async function startJob(
   args: Record<string, unknown>,
   run: Pick<ToolRunContext, 'pinnedAgents' | 'flowChain'>,
 ): Promise<string> {
-  const tagged = {
-    ...(tag ? { tag } : {}),
-    ...(run.flowChain?.length ? { flow_chain: [...run.flowChain] } : {}),
-  };
+  const tagged = tag ? { tag } : {};
+  // A flow the tool runs nests under the step's saved flows (scripts nest nothing).
+  const nested = { ...tagged, ...(run.flowChain?.length ? { flow_chain: [...run.flowChain] } : {}) };
   const pinned = value.type === 'aiagent' && run.pinnedAgents ? { pinned_agents: run.pinnedAgents } : {};
   const started =
     value.type === 'aiagent' || value.type === 'aidecision'
-      ? await jobs.runFlow({ ...caller, value: stepFlow(tool, value, args), args: {}, ...tagged, ...pinned })
+      ? await jobs.runFlow({ ...caller, value: stepFlow(tool, value, args), args: {}, ...nested, ...pinned })
       : ONE_MODULE_FLOWS.has(value.type)
-        ? await jobs.runFlow({ ...caller, value: oneModuleFlow(tool, value, args), args, ...tagged })
+        ? await jobs.runFlow({ ...caller, value: oneModuleFlow(tool, value, args), args, ...nested })
         : value.type === 'flow'
-          ? await jobs.runFlow({ ...caller, path: value.path!, args, ...tagged })
+          ? await jobs.runFlow({ ...caller, path: value.path!, args, ...nested })
           : await jobs.runScript({
               ...caller,
               ...(value.type === 'script'

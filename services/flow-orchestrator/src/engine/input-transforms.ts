@@ -27,13 +27,17 @@ export async function evaluateInputTransforms(
   return args;
 }
 
-/** One transform's value; `fieldPath` names the transform (`...input_transforms.x`). */
+/**
+ * One transform's value; `fieldPath` names the transform (`...input_transforms.x`). A plain
+ * number (the older spelling of `timeout` and `parallelism`) is its own value.
+ */
 export async function evaluateTransform(
   evaluator: ExpressionEvaluator,
-  transform: InputTransform,
+  transform: InputTransform | number,
   scope: ExpressionScope,
   fieldPath: string,
 ): Promise<unknown> {
+  if (typeof transform === 'number') return transform;
   if (transform.type === 'static') return transform.value === undefined ? undefined : transform.value;
   if (transform.type === 'javascript') return evaluator.evaluate(transform.expr, scope, `${fieldPath}.expr`);
   return undefined;

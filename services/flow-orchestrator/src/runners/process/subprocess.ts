@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 import type { LogLineSink } from '../../ports/script-runner.port.js';
 import { jobErrors } from '../job-errors.js';
+import { guardProcessGroup } from './orphan-reaper.js';
 
 export interface SubprocessSpec {
   readonly command: string;
@@ -59,6 +60,8 @@ export function runSubprocess(spec: SubprocessSpec): Promise<SubprocessOutcome> 
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe'],
   });
+  // Its group dies with the worker, even a worker killed with SIGKILL.
+  const release = child.pid === undefined ? () => undefined : guardProcessGroup(child.pid);
   return new Promise<SubprocessOutcome>((resolve, reject) => {
     let settled = false;
     let result = '';
@@ -76,6 +79,7 @@ export function runSubprocess(spec: SubprocessSpec): Promise<SubprocessOutcome> 
       } catch {
         // Already gone.
       }
+      release();
     };
     const stop = (error: Error): void => {
       if (settled) return;
