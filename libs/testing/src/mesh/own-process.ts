@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { httpPortVariable, MESH_PROCESSES, type MeshProcess } from '@flowmesh/contracts';
@@ -114,12 +115,21 @@ async function startOn(
   };
 }
 
-/** Whether a process with this pid still exists (signal 0 reaches it). */
+/**
+ * Whether a process with this pid still runs: signal 0 reaches it and, where `/proc` says, it is
+ * not a zombie (a killed orphan waits there until init reaps it, which here can take seconds).
+ */
 export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch {
     return false;
+  }
+  try {
+    // `pid (comm) S ...`: the state follows the last parenthesis.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return true;
   }
 }
