@@ -206,7 +206,6 @@ export class AgentStepExecutor {
     }
   }
 
-  /** What the loop reaches outside through: the gateway, the step's actions, log and stream, spans. */
   /** The step's `user_attachments`, each checked where it is and described; none without storage. */
   private async describeAttachments(
     request: AgentStepStartRequest,
@@ -251,6 +250,7 @@ export class AgentStepExecutor {
     );
   }
 
+  /** What the loop reaches outside through: the gateway, the step's actions, log and stream, spans. */
   private loopPorts(
     request: AgentStepStartRequest,
     run: {

@@ -83,6 +83,15 @@ export class RunFlowUseCase {
     if (value.same_worker) runtime.sameWorker = true;
     if (req.apply_preprocessor) runtime.applyPreprocessor = true;
     if (req.agent_drafts && kind === 'flowpreview') runtime.agentDrafts = true;
+    if (value.delete_after_secs !== undefined) runtime.deleteAfterSecs = value.delete_after_secs;
+    if (value.flow_env && Object.keys(value.flow_env).length > 0) runtime.envJob = jobId;
+    const chain = [...(req.flow_chain ?? []), ...(path ? [path] : [])];
+    if (chain.length > this.config.maxFlowDepth) {
+      const { message } = flowTooDeep(chain, this.config.maxFlowDepth);
+      throw new MeshError('LIMIT_EXCEEDED', message);
+    }
+    if (chain.length > 0) runtime.flowChain = chain;
+    // Read last: a run refused for its depth reads no agent.
     if (req.pinned_agents && kind === 'flowpreview') runtime.pinnedAgents = req.pinned_agents;
     else if (req.pin_agents)
       runtime.pinnedAgents = await pinAgents(
@@ -92,14 +101,6 @@ export class RunFlowUseCase {
         value,
         runtime.agentDrafts === true,
       );
-    if (value.delete_after_secs !== undefined) runtime.deleteAfterSecs = value.delete_after_secs;
-    if (value.flow_env && Object.keys(value.flow_env).length > 0) runtime.envJob = jobId;
-    const chain = [...(req.flow_chain ?? []), ...(path ? [path] : [])];
-    if (chain.length > this.config.maxFlowDepth) {
-      const { message } = flowTooDeep(chain, this.config.maxFlowDepth);
-      throw new MeshError('LIMIT_EXCEEDED', message);
-    }
-    if (chain.length > 0) runtime.flowChain = chain;
     const scheduledFor = req.scheduled_for ? new Date(req.scheduled_for) : null;
     const record: JobRecord = {
       id: jobId,
