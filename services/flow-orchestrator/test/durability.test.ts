@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -325,6 +326,14 @@ describe('durability under SIGKILL', () => {
       timeoutMs: 10_000,
       intervalMs: 50,
       description: `the step's processes ${started.join(', ')} to die with their worker`,
+    }).catch((error: unknown) => {
+      const ps = execFileSync('ps', ['-eo', 'pid,ppid,pgid,stat,args'], { encoding: 'utf8' });
+      throw new Error(
+        `${(error as Error).message}\n${ps
+          .split('\n')
+          .filter((line) => /sleep 300|IFS|main\.sh|PID/.test(line))
+          .join('\n')}`,
+      );
     });
     await h.jobs.cancel({ actor: h.admin, workspace: WORKSPACE, id, reason: 'done' });
   }, 300_000);

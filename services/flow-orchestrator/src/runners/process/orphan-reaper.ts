@@ -1,49 +1,50 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 
+/** Every process a job starts carries this variable, set to its worker's pid. */
+export const JOB_OWNER_VARIABLE = 'FLOWMESH_JOB_OWNER';
+
 /**
- * The watchdog: reads `+<pgid>` / `-<pgid>` lines while the worker lives; at end of input (the
- * worker exited, or was killed: the kernel closes its end of the pipe) it SIGKILLs every group
- * still listed, then exits. Plain `sh`, so it costs one small process per worker.
+ * The watchdog: waits for the end of its input, which comes when the worker exits or is killed
+ * (the kernel closes the worker's end of the pipe), then SIGKILLs every process whose environment
+ * names the worker as its owner, with its process group. Nothing is sent to it per job, so a
+ * worker killed the moment a job started leaves nothing behind either. Plain `sh` over `/proc`.
  */
 const WATCHDOG = `
 trap '' INT TERM HUP
-groups=""
-while IFS= read -r line; do
-  case "$line" in
-    +*) groups="$groups \${line#+}" ;;
-    -*) kept=""; for g in $groups; do [ "$g" = "\${line#-}" ] || kept="$kept $g"; done; groups=$kept ;;
-  esac
+cat > /dev/null
+for dir in /proc/[0-9]*; do
+  if tr '\\0' '\\n' < "$dir/environ" 2>/dev/null | grep -qx "$0=$1"; then
+    pid=\${dir#/proc/}
+    pgid=$(cut -d')' -f2 "$dir/stat" 2>/dev/null | cut -d' ' -f4)
+    [ -n "$pgid" ] && [ "$pgid" != "0" ] && kill -9 "-$pgid" 2>/dev/null
+    kill -9 "$pid" 2>/dev/null
+  fi
 done
-for g in $groups; do kill -9 "-$g" 2>/dev/null; done
 `;
 
 let watchdog: ChildProcess | undefined;
 
-function ensureWatchdog(): ChildProcess | undefined {
-  if (watchdog && watchdog.exitCode === null && watchdog.stdin?.writable) return watchdog;
-  try {
-    const child = spawn('/bin/sh', ['-c', WATCHDOG], { detached: true, stdio: ['pipe', 'ignore', 'ignore'] });
-    child.on('error', () => undefined);
-    child.stdin?.on('error', () => undefined);
-    // It must never keep the worker alive, nor be waited for.
-    child.unref();
-    (child.stdin as unknown as { unref?: () => void } | null)?.unref?.();
-    watchdog = child;
-    return child;
-  } catch {
-    return undefined;
-  }
-}
-
 /**
- * Hands a job's process group to the worker's watchdog, so that nothing a step started outlives
- * the worker by more than the moment the kernel takes to close a pipe, even after SIGKILL; the
- * returned function takes it back once the job's processes are gone.
+ * The environment a job's process gets on top of its own: the worker's mark, which the worker's
+ * watchdog (started here, once per worker) looks for when the worker dies, so nothing a step
+ * started outlives its worker, even one killed with SIGKILL.
  */
-export function guardProcessGroup(pgid: number): () => void {
-  const dog = ensureWatchdog();
-  dog?.stdin?.write(`+${pgid}\n`);
-  return () => {
-    if (dog && dog === watchdog) dog.stdin?.write(`-${pgid}\n`);
-  };
+export function jobOwnerEnv(): Record<string, string> {
+  if (!watchdog || watchdog.exitCode !== null) {
+    try {
+      const child = spawn('/bin/sh', ['-c', WATCHDOG, JOB_OWNER_VARIABLE, String(process.pid)], {
+        detached: true,
+        stdio: ['pipe', 'ignore', 'ignore'],
+      });
+      child.on('error', () => undefined);
+      child.stdin?.on('error', () => undefined);
+      // It must never keep the worker alive, nor be waited for.
+      child.unref();
+      (child.stdin as unknown as { unref?: () => void } | null)?.unref?.();
+      watchdog = child;
+    } catch {
+      // Without a watchdog a job still runs; only a crash of the worker could leave it behind.
+    }
+  }
+  return { [JOB_OWNER_VARIABLE]: String(process.pid) };
 }

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 import type { LogLineSink } from '../../ports/script-runner.port.js';
 import { jobErrors } from '../job-errors.js';
-import { guardProcessGroup } from './orphan-reaper.js';
+import { jobOwnerEnv } from './orphan-reaper.js';
 
 export interface SubprocessSpec {
   readonly command: string;
@@ -56,12 +56,11 @@ export function runSubprocess(spec: SubprocessSpec): Promise<SubprocessOutcome> 
       : ['/bin/sh', ['-c', 'ulimit -v "$0" && exec "$@"', String(limitKb), spec.command, ...spec.args]];
   const child = spawn(command, args, {
     cwd: spec.cwd,
-    env: spec.env,
+    // The worker's mark: its watchdog kills what carries it when the worker dies.
+    env: { ...spec.env, ...jobOwnerEnv() },
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe'],
   });
-  // Its group dies with the worker, even a worker killed with SIGKILL.
-  const release = child.pid === undefined ? () => undefined : guardProcessGroup(child.pid);
   return new Promise<SubprocessOutcome>((resolve, reject) => {
     let settled = false;
     let result = '';
@@ -79,7 +78,6 @@ export function runSubprocess(spec: SubprocessSpec): Promise<SubprocessOutcome> 
       } catch {
         // Already gone.
       }
-      release();
     };
     const stop = (error: Error): void => {
       if (settled) return;
