@@ -1221,6 +1221,10 @@ describe('agent-runtime: aiagent steps end to end', () => {
     });
 
     it('a decision module is a tool too: the model gives the state, the answers come back', async () => {
+      // Scripted twice: once (1 of 5 runs) a late second run of an earlier decision step (the
+      // test's 1.5 s lease, expired on a busy machine) took the only one. A decision step runs
+      // at least once; that duplicate is noted on issue 18.
+      decisions.answer(triageAnswers('refund', 0.3));
       decisions.answer(triageAnswers('refund', 0.3));
       const triageTool = {
         id: 'triage_tool',
