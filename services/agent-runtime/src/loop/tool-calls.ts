@@ -81,21 +81,31 @@ export async function runCall(
   return { ...answer(outcome.content, !outcome.ok), ...(outcome.media ? { media: outcome.media } : {}) };
 }
 
+/** Base64 characters of tool media one model request carries: it crosses NATS (1 MB payloads). */
+const MEDIA_BUDGET_CHARS = 640 * 1024;
+
 /**
  * The messages as the model is sent them: each tool result followed by the images and PDFs its
- * tool returned in this run (`media`, by call id), which the stored messages only name.
+ * tool returned in this run (`media`, by call id), which the stored messages only name; the
+ * newest first while they fit `MEDIA_BUDGET_CHARS` (older ones stay named only).
  */
 export function withToolMedia(
   messages: readonly ChatMessage[],
   media: ReadonlyMap<string, readonly InlineDataPart[]>,
 ): ChatRequestMessage[] {
   if (media.size === 0) return [...messages];
-  return messages.map((message) => {
+  let budget = MEDIA_BUDGET_CHARS;
+  const out: ChatRequestMessage[] = [...messages];
+  for (let i = out.length - 1; i >= 0; i--) {
+    const message = out[i];
     const parts = message.role === 'tool' ? media.get(message.toolCallId) : undefined;
-    return parts && message.role === 'tool'
-      ? { ...message, content: [...message.content, ...parts] }
-      : message;
-  });
+    if (!parts || message.role !== 'tool') continue;
+    const size = parts.reduce((sum, part) => sum + part.data.length, 0);
+    if (size > budget) continue;
+    budget -= size;
+    out[i] = { ...message, content: [...message.content, ...parts] };
+  }
+  return out;
 }
 
 export async function sequentially<T, R>(items: readonly T[], run: (item: T) => Promise<R>): Promise<R[]> {

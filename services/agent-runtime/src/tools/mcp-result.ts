@@ -1,10 +1,13 @@
 import { URL_PART_MEDIA_TYPES, type InlineDataPart } from '@flowmesh/contracts';
 import { cappedResult, type ToolCallOutcome } from './agent-tool.port.js';
 
-/** The largest image or PDF of one result shown to the model (decoded bytes); larger ones are named only. */
-export const MAX_MEDIA_BYTES = 5 * 1024 * 1024;
+/**
+ * The largest image or PDF of one result shown to the model (decoded bytes); larger ones are
+ * named only. The chat request crosses NATS (1 MB payloads by default), base64 and all.
+ */
+export const MAX_MEDIA_BYTES = 384 * 1024;
 /** At most this many images and PDFs of one result are shown. */
-export const MAX_MEDIA_PARTS = 8;
+export const MAX_MEDIA_PARTS = 2;
 
 /** One part of an MCP tool result, as the protocol's `content` carries it. */
 type McpContent =
