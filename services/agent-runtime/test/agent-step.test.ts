@@ -1633,14 +1633,6 @@ describe('agent-runtime: aiagent steps end to end', () => {
       id: 'everything',
       value: { tool_type: 'mcp', resource_path: resource, ...extra },
     });
-    const sent = (from: number) =>
-      fake
-        .chatRequests()
-        .slice(from)
-        .map(
-          (request) =>
-            request.body as { messages: Array<Record<string, unknown>>; tools?: SentChat['tools'] },
-        );
 
     it('offers exactly the included tools; a call that fails answers the model with the error, an image is shown with its result', async () => {
       const before = fake.chatRequests().length;
@@ -1667,9 +1659,11 @@ describe('agent-runtime: aiagent steps end to end', () => {
         ),
       ]);
       expect(job.status, JSON.stringify(job.result)).toBe('completed');
-      const [first, second] = sent(before);
+      const [first, second] = sentSince(before);
       expect(first.tools?.map((tool) => tool.function.name).sort()).toEqual(['get-sum', 'get-tiny-image']);
-      const toolMessages = second.messages.filter((message) => message.role === 'tool');
+      const toolMessages = (second.messages as Array<Record<string, unknown>>).filter(
+        (message) => message.role === 'tool',
+      );
       expect(toolMessages).toHaveLength(2);
       // The bad arguments are refused by the server: the model reads why, and the loop went on.
       expect(toolMessages[0]).toMatchObject({ tool_call_id: 'call_sum' });
@@ -1714,7 +1708,7 @@ describe('agent-runtime: aiagent steps end to end', () => {
         ),
       ]);
       expect(job.status, JSON.stringify(job.result)).toBe('completed');
-      const [, second] = sent(before);
+      const [, second] = sentSince(before);
       expect(second.messages.at(-1)).toEqual({
         role: 'tool',
         tool_call_id: 'call_echo',
