@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -775,6 +775,113 @@ describe('agent-runtime: aiagent steps end to end', () => {
     expect((await refused('memory/main/x/agent.json')).message).toMatch(
       /^input_transforms\.user_attachments\[1\]: memory\/main\/x\/agent\.json is in memory-service's storage/,
     );
+  });
+
+  it("output_type image: the model draws from the prompt and an attachment; the picture is stored in the workspace's location and the output names it; a provider that cannot draw is refused", async () => {
+    const START =
+      'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
+    const DRAWN =
+      'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==';
+    const storage = new S3Client({
+      region: 'us-east-1',
+      endpoint: s3.endpoint,
+      forcePathStyle: true,
+      credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+    });
+    try {
+      await storage.send(
+        new PutObjectCommand({
+          Bucket: s3.bucket,
+          Key: 'attachments/main/start.png',
+          Body: Buffer.from(START, 'base64'),
+          ContentType: 'image/png',
+        }),
+      );
+      const before = fake.requests.length;
+      fake.reply({ image: DRAWN, text: 'A red pixel.', usage: { prompt_tokens: 12, completion_tokens: 34 } });
+      const job = await run([
+        agentStep(
+          {
+            output_type: fixed('image'),
+            system_prompt: fixed('You draw pixels.'),
+            user_message: fixed('Make it red'),
+            user_attachments: fixed([{ bucket: s3.bucket, key: 'attachments/main/start.png' }]),
+          },
+          { tools: [addTool] },
+        ),
+      ]);
+      expect(job.status, JSON.stringify(job.result)).toBe('completed');
+      // One Responses API call with the image tool; the attachment inlined, no tool offered.
+      expect(fake.requests.slice(before).map((request) => [request.path, request.body])).toEqual([
+        [
+          '/v1/responses',
+          {
+            model: 'gpt-4o-mini',
+            instructions: 'You draw pixels.',
+            input: [
+              {
+                role: 'user',
+                content: [
+                  { type: 'input_text', text: 'Make it red' },
+                  { type: 'input_image', image_url: `data:image/png;base64,${START}` },
+                ],
+              },
+            ],
+            tools: [{ type: 'image_generation', output_format: 'png' }],
+            tool_choice: { type: 'image_generation' },
+            store: false,
+          },
+        ],
+      ]);
+      const stepJob = job.flow_status!.modules[0].job!;
+      const result = job.result as {
+        output: { s3: string; filename: string; bucket: string; key: string };
+        usage: unknown;
+        messages: Array<{ role: string }>;
+      };
+      expect(result.output).toEqual({
+        s3: result.output.key,
+        filename: 'generated_image.png',
+        bucket: s3.bucket,
+        key: expect.stringMatching(
+          new RegExp(`^attachments/main/ai_images/${stepJob}/[0-9a-f-]{36}\\.png$`),
+        ) as unknown,
+      });
+      expect(result.usage).toEqual({ inputTokens: 12, outputTokens: 34 });
+      expect(result.messages.map((message) => message.role)).toEqual(['user', 'assistant']);
+      expect(job.flow_status!.modules[0].agent_actions).toEqual([
+        { type: 'message', content: 'A red pixel.' },
+      ]);
+      const stored = await storage.send(new GetObjectCommand({ Bucket: s3.bucket, Key: result.output.key }));
+      expect(stored.ContentType).toBe('image/png');
+      expect(Buffer.from(await stored.Body!.transformToByteArray()).toString('base64')).toBe(DRAWN);
+
+      // Mistral draws nothing through the gateway: the step fails naming why, nothing is sent.
+      await createRegistryItemsClient(new MeshClient(conn)).createResource({
+        ...inMain,
+        path: 'f/ai/mistral',
+        resource_type: 'mistral',
+        value: { base_url: `${fake.url}/v1`, api_key: '$var:f/ai/openai_key' },
+      });
+      const asked = fake.requests.length;
+      const refused = await run([
+        agentStep({
+          provider: fixed({ kind: 'mistral', resource: '$res:f/ai/mistral', model: 'mistral-small' }),
+          output_type: fixed('image'),
+          user_message: fixed('Draw'),
+        }),
+      ]);
+      expect(refused.status).toBe('failed');
+      expect((refused.result as { error: unknown }).error).toEqual({
+        name: 'AgentInputError',
+        message:
+          'provider.kind: mistral generates no images through the gateway; use openai, googleai or openrouter with an image model',
+        step_id: 'agent',
+      });
+      expect(fake.requests.length).toBe(asked);
+    } finally {
+      storage.destroy();
+    }
   });
 
   it('a websearch tool lets the provider search the web itself: asked on each model call, recorded as a web_search action; a provider without one is refused', async () => {

@@ -13,6 +13,9 @@ import { DecideHandler } from './decisions/decide.handler.js';
 import { DecideService } from './decisions/decide.service.js';
 import { EmbedHandler } from './embeddings/embed.handler.js';
 import { EmbedService } from './embeddings/embed.service.js';
+import { GenerateImageHandler } from './images/generate-image.handler.js';
+import { GenerateImageService } from './images/generate-image.service.js';
+import { ImageUpload } from './images/image-upload.js';
 import { ChatCompletionsService } from './http/chat-completions.service.js';
 import { ChatFastLane } from './http/chat-fast-lane.js';
 import { EDGE_CONFIG } from './http/edge.config.js';
@@ -59,6 +62,7 @@ export class LlmGatewayModule {
         ChatHandler,
         EmbedHandler,
         DecideHandler,
+        GenerateImageHandler,
         ModelsHandler,
         OpenAIApiController,
         WorkspaceProxyController,
@@ -72,11 +76,13 @@ export class LlmGatewayModule {
           provide: MediaUrlResolver,
           useFactory: () => new MediaUrlResolver(config.media, config.edge.outboundAllowCidrs),
         },
+        { provide: ImageUpload, useFactory: () => new ImageUpload(config.edge.outboundAllowCidrs) },
         ChatRunner,
         ChatStreams,
         StartChatService,
         EmbedService,
         DecideService,
+        GenerateImageService,
         CallerProvider,
         ListModelsService,
         ProviderCallerService,

@@ -1,8 +1,16 @@
-import { HeadObjectCommand, GetObjectCommand, NotFound, S3Client } from '@aws-sdk/client-s3';
+import { randomUUID } from 'node:crypto';
+import {
+  HeadObjectCommand,
+  GetObjectCommand,
+  NotFound,
+  PutObjectCommand,
+  S3Client,
+} from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { AttachmentPart, UrlPart, UserAttachment } from '@flowmesh/contracts';
 import type { OnApplicationShutdown } from '@nestjs/common';
 import type { AttachmentLocation, AttachmentSettings } from '../agent-runtime.config.js';
+import type { ImageTarget } from '../images/generate-image.js';
 import { inputError } from '../loop/agent-brain.js';
 
 /** The largest object a step may attach (what the providers take for one image or PDF). */
@@ -101,6 +109,23 @@ export class AttachmentStore implements OnApplicationShutdown {
       ...(mediaType ? { mediaType } : {}),
       ...(part.filename ? { filename: part.filename } : {}),
     };
+  }
+
+  /**
+   * Where an image a step generates goes: `ai_images/<job>/<uuid>.png` under the workspace's first
+   * location (so a later step may attach it), with a signed link to put it there; the gateway
+   * uploads with that link and holds no storage credentials.
+   */
+  async imageTarget(workspace: string, jobId: string): Promise<ImageTarget> {
+    const location = this.settings.locations[0];
+    if (!location) throw new Error('FLOWMESH_AGENT_ATTACHMENTS names no location');
+    const key = `${prefixFor(location, workspace)}ai_images/${jobId}/${randomUUID()}.png`;
+    const uploadUrl = await getSignedUrl(
+      this.client,
+      new PutObjectCommand({ Bucket: location.bucket, Key: key }),
+      { expiresIn: LINK_TTL_S },
+    );
+    return { bucket: location.bucket, key, uploadUrl };
   }
 
   onApplicationShutdown(): void {

@@ -23,6 +23,8 @@ type Memory = z.infer<typeof MemoryConfigSchema>;
 /** Everything one run of an agent step needs, read and checked from the step and its agent. */
 export interface AgentBrain {
   readonly provider: z.infer<typeof ProviderConfigSchema>;
+  /** `image`: one picture drawn from the user message, stored, instead of the loop's text answer. */
+  readonly outputType: 'text' | 'image';
   readonly systemPrompt?: string;
   readonly userMessage?: string;
   /** The objects the user message attaches (`user_attachments`), as the step names them. */
@@ -118,22 +120,23 @@ export function readBrain(
     args.memory === undefined || args.memory === null ? undefined : MemoryConfigSchema.safeParse(args.memory);
   if (memory && !memory.success)
     throw inputError('input_transforms.memory', memory.error.issues[0]?.message ?? 'is not a memory setting');
-  const outputType = checked(args, 'output_type');
-  if (outputType === 'image')
-    throw inputError(
-      'input_transforms.output_type',
-      "'image' output is not supported by this agent-runtime; use 'text'",
-    );
+  const outputType = checked(args, 'output_type') ?? 'text';
 
   const enabled = checked(args, 'enabled_tools');
   const roster = enabled === undefined ? tools : tools.filter((tool) => enabled.includes(rosterName(tool)));
   const userMessage = checked(args, 'user_message');
   const previousMessages = checked(args, 'previous_messages') ?? [];
+  if (outputType === 'image' && userMessage === undefined)
+    throw inputError(
+      'input_transforms.user_message',
+      'is required: image output always needs a user message',
+    );
   if (userMessage === undefined && previousMessages.length === 0) {
     throw inputError('input_transforms.user_message', 'is required (or previous_messages, with memory off)');
   }
   return {
     provider: provider.data,
+    outputType,
     systemPrompt: checked(args, 'system_prompt'),
     userMessage,
     userAttachments: checked(args, 'user_attachments') ?? [],

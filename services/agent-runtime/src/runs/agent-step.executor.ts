@@ -1,4 +1,5 @@
 import {
+  createGatewayClient,
   createRegistryItemsClient,
   MeshError,
   type AgentAction,
@@ -14,6 +15,7 @@ import { Inject, Injectable, Optional } from '@nestjs/common';
 import { AttachmentStore } from '../attachments/attachment-store.js';
 import { AGENTS_SETTINGS, type AgentsSettings } from '../agent-runtime.config.js';
 import { AiDecisionError, runDecision } from '../decisions/ai-decision.js';
+import { generateImage, type ImagePorts } from '../images/generate-image.js';
 import { inputError, readBrain, type AgentBrain } from '../loop/agent-brain.js';
 import { linkedAgent } from '../loop/linked-agent.js';
 import { OutputSchemaError } from '../loop/output-schema.js';
@@ -84,18 +86,28 @@ export class AgentStepExecutor {
       const read = readBrain(request.module, request.args, linked);
       // A run taken up again has its user message in its record already.
       const brain = resumed ? read : { ...read, attachments: await this.describeAttachments(request, read) };
-      toolSet = await prepareTools(brain.tools, brain.toolInputs, this.mesh, {
-        token: request.job_token,
-        workspace: request.workspace,
-        timeoutMs: this.settings.toolTimeoutMs,
-        evaluatedInputs: request.tool_inputs ?? {},
-        ...(request.pinned_agents ? { pinnedAgents: request.pinned_agents } : {}),
-        ...(request.flow_chain ? { flowChain: request.flow_chain } : {}),
-        fetch: this.outbound.fetch,
-        signal,
-        readResource: async (path) => (await items.getResourceValueInterpolated({ ...caller, path })).value,
-      });
-      const tools = toolSet.tools;
+      const image = brain.outputType === 'image';
+      if (image && !this.attachments)
+        throw inputError(
+          'input_transforms.output_type',
+          "'image' stores the picture in object storage: set S3_BUCKET (and FLOWMESH_AGENT_ATTACHMENTS) for agent-runtime",
+        );
+      // An image model is offered no tools: none are prepared (no MCP server is reached).
+      toolSet = image
+        ? undefined
+        : await prepareTools(brain.tools, brain.toolInputs, this.mesh, {
+            token: request.job_token,
+            workspace: request.workspace,
+            timeoutMs: this.settings.toolTimeoutMs,
+            evaluatedInputs: request.tool_inputs ?? {},
+            ...(request.pinned_agents ? { pinnedAgents: request.pinned_agents } : {}),
+            ...(request.flow_chain ? { flowChain: request.flow_chain } : {}),
+            fetch: this.outbound.fetch,
+            signal,
+            readResource: async (path) =>
+              (await items.getResourceValueInterpolated({ ...caller, path })).value,
+          });
+      const tools = toolSet?.tools ?? [];
       // A resumed agent goes on from its checkpoint: the history is read again only to be saved,
       // and what was said of it the first time is not said again.
       let loading = true;
@@ -114,15 +126,12 @@ export class AgentStepExecutor {
       const streamed = { rootJob: request.root_job, jobId: request.job_id, stepId: request.step_id };
       // A step taken up again (after a park, or from another replica) goes on with its stream's next seq.
       const stream = brain.streaming ? await StepStream.resume(this.conn, streamed) : undefined;
+      const prompted = { ...brain, ...(system ? { systemPrompt: system } : {}) };
+      const ports = this.loopPorts(request, { log, jobLog, stream, waitingOnTools, progress });
       const run = () =>
-        runAgentLoop(
-          { ...brain, ...(system ? { systemPrompt: system } : {}) },
-          source.history,
-          tools,
-          this.loopPorts(request, { log, jobLog, stream, waitingOnTools, progress }),
-          signal,
-          resumed,
-        );
+        image
+          ? generateImage(prompted, source.history, this.imagePorts(request, brain, ports), signal)
+          : runAgentLoop(prompted, source.history, tools, ports, signal, resumed);
       const outcome = await this.telemetry.invokeAgent(
         {
           agentName: agentPath ?? request.step_id,
@@ -248,6 +257,22 @@ export class AgentStepExecutor {
           : message,
       ),
     );
+  }
+
+  /** What generating an image reaches: the step's storage location and the gateway, as the step. */
+  private imagePorts(request: AgentStepStartRequest, brain: AgentBrain, loop: AgentLoopPorts): ImagePorts {
+    const store = this.attachments!;
+    const caller = { actor: { token: request.job_token }, workspace: request.workspace };
+    return {
+      target: () => store.imageTarget(request.workspace, request.job_id),
+      links: async () =>
+        (
+          await Promise.all((brain.attachments ?? []).map((part) => store.linkOf(request.workspace, part)))
+        ).filter((link) => link !== undefined),
+      generate: (parameters) => createGatewayClient(this.mesh).generateImage({ ...caller, ...parameters }),
+      report: (action, success) => loop.report(action, success),
+      log: (message) => loop.log(message),
+    };
   }
 
   /** What the loop reaches outside through: the gateway, the step's actions, log and stream, spans. */

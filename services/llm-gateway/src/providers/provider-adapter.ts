@@ -142,6 +142,31 @@ export interface DecisionsCodec {
   parseResponse(body: unknown, call: DecisionCall): DecisionResult;
 }
 
+/** One image generation call; `images` are the pictures to start from, already fetched. */
+export interface ImageCall {
+  readonly model: string;
+  readonly prompt: string;
+  readonly system?: string;
+  readonly images: ReadonlyArray<{ readonly mediaType: string; readonly data: string }>;
+  readonly temperature?: number;
+}
+
+/** The generated image (base64) and what the model said beside it. */
+export interface ImageResult {
+  readonly data: string;
+  readonly mediaType: string;
+  readonly model: string;
+  readonly text?: string;
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+}
+
+export interface ImagesCodec {
+  buildRequest(call: ImageCall, credentials: ProviderCredentials): ProviderHttpRequest;
+  /** Throws `bad_request_user` when the answer holds no image (the model declined), with its text. */
+  parseResponse(body: unknown, call: ImageCall): ImageResult;
+}
+
 export interface ModelsCodec {
   buildRequest(credentials: ProviderCredentials): ProviderHttpRequest;
   parseResponse(body: unknown): ListedModel[];
@@ -195,6 +220,8 @@ export interface HttpProviderAdapter extends AdapterBase {
   readonly embeddings?: EmbeddingsCodec;
   /** Decision models (`aidecision`); absent for providers without them. */
   readonly decisions?: DecisionsCodec;
+  /** Image generation (`output_type: image`); absent for providers without image models. */
+  readonly images?: ImagesCodec;
   readonly models?: ModelsCodec;
   /** Pass-through for the workspace proxy; absent when the provider needs translation instead. */
   buildProxyRequest?(args: ProxyBuildArgs, credentials: ProviderCredentials): ProxyHttpRequest;

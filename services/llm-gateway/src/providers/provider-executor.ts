@@ -8,6 +8,8 @@ import type {
   EmbeddingsCall,
   EmbeddingsResult,
   HttpProviderAdapter,
+  ImageCall,
+  ImageResult,
   ListedModel,
   NativeCallContext,
   ProviderAdapter,
@@ -133,6 +135,17 @@ export class ProviderExecutor {
   ): Promise<DecisionResult> {
     if (adapter.transport !== 'http' || !adapter.decisions) throw unsupported(adapter, 'decision models');
     return this.viaCodec(adapter, adapter.decisions, call, credentials, signal);
+  }
+
+  /** One image generation call; providers without image models are UNSUPPORTED. */
+  async generateImage(
+    adapter: ProviderAdapter,
+    call: ImageCall,
+    credentials: ProviderCredentials,
+    signal: AbortSignal,
+  ): Promise<ImageResult> {
+    if (adapter.transport !== 'http' || !adapter.images) throw unsupported(adapter, 'image generation');
+    return this.viaCodec(adapter, adapter.images, call, credentials, signal);
   }
 
   /** One JSON call an adapter's codec builds and reads. */

@@ -181,3 +181,47 @@ export function fakeEmbedding(text: string, dimensions: number): number[] {
   }
   return vector;
 }
+
+/**
+ * A Responses API body (`POST /responses`) for a call with the `image_generation` tool: the
+ * picture as an `image_generation_call` item, the text (if any) as a `message` item.
+ */
+export function renderImageResponse(turn: OpenAIFakeTurn, requested: string): Json {
+  const usage = turn.usage ?? DEFAULT_USAGE;
+  const output: Json[] = [];
+  if (turn.image !== undefined)
+    output.push({
+      id: fakeId('ig_'),
+      type: 'image_generation_call',
+      status: 'completed',
+      background: 'opaque',
+      output_format: 'png',
+      quality: 'medium',
+      size: '1024x1024',
+      revised_prompt: 'as asked',
+      result: turn.image,
+    });
+  if (turn.text !== undefined)
+    output.push({
+      id: fakeId('msg_'),
+      type: 'message',
+      status: 'completed',
+      role: 'assistant',
+      content: [{ type: 'output_text', text: turn.text, annotations: [] }],
+    });
+  return {
+    id: fakeId('resp_'),
+    object: 'response',
+    created_at: Math.floor(Date.now() / 1000),
+    status: 'completed',
+    model: reportedModel(turn, requested),
+    output,
+    usage: {
+      input_tokens: usage.prompt_tokens,
+      input_tokens_details: { cached_tokens: usage.cached_tokens ?? 0 },
+      output_tokens: usage.completion_tokens,
+      output_tokens_details: { reasoning_tokens: usage.reasoning_tokens ?? 0 },
+      total_tokens: usage.prompt_tokens + usage.completion_tokens,
+    },
+  };
+}

@@ -15,6 +15,7 @@ import {
   openAIErrorBody,
   renderChunks,
   renderCompletion,
+  renderImageResponse,
 } from './openai-fake.render.js';
 import type { OpenAIFakeErrorReply, OpenAIFakeReply } from './openai-fake.types.js';
 import { validateChatBody, type OpenAIValidationOptions } from './openai-fake.validation.js';
@@ -28,7 +29,7 @@ export interface FakeOpenAIOptions extends OpenAIValidationOptions {
 
 /**
  * A fake OpenAI Chat Completions API, also speaking the compatible vendors' variants: `POST
- * <any base>/chat/completions`, `/embeddings`, `GET /models`, and Azure's shapes
+ * <any base>/chat/completions`, `/embeddings`, `GET /models`, `/responses` (image generation only), and Azure's shapes
  * (`/openai/deployments/{deployment}/...?api-version=...`, which 404s without an api-version as
  * Azure does; Foundry's `/models/chat/completions?api-version=...`). Each chat takes the next
  * scripted reply and renders it as JSON or SSE chunks as the request asks; requests are recorded.
@@ -151,6 +152,8 @@ async function route(
   }
   if (request.method === 'POST' && request.path.endsWith('/embeddings'))
     return embeddings(request, res, azure?.[1]);
+  if (request.method === 'POST' && request.path.endsWith('/responses'))
+    return responses(request, res, script);
   if (request.method !== 'POST' || !request.path.endsWith('/chat/completions')) {
     return sendError(res, 404, `Invalid URL (${request.method} ${request.path})`, 'invalid_request_error');
   }
@@ -213,6 +216,34 @@ async function route(
     if (!(await writeChunk(res, frame))) return;
   }
   return endResponse(res);
+}
+
+/** The Responses API as image generation uses it: the `image_generation` tool, one scripted turn. */
+function responses(
+  request: RecordedRequest,
+  res: http.ServerResponse,
+  script: ReplyScript<OpenAIFakeReply>,
+): Promise<void> {
+  const body = request.body as { model?: unknown; input?: unknown; tools?: Array<{ type?: unknown }> };
+  if (typeof body?.model !== 'string' || !Array.isArray(body.input))
+    return sendError(res, 400, "Missing required parameter: 'model' or 'input'.", 'invalid_request_error');
+  if (!(body.tools ?? []).some((tool) => tool.type === 'image_generation'))
+    return sendError(
+      res,
+      400,
+      'the fake answers /responses only for image generation',
+      'invalid_request_error',
+    );
+  const reply = script.next(request);
+  if (!reply)
+    return sendError(res, 500, 'the fake OpenAI API has no scripted reply for this call', 'server_error');
+  if ('error' in reply) {
+    const { status, message, type, code, headers } = reply.error;
+    return sendError(res, status, message, type ?? 'invalid_request_error', code ?? null, headers);
+  }
+  if (!('text' in reply) && !('image' in reply))
+    return sendError(res, 500, 'scripted a chat-only reply for a /responses call', 'server_error');
+  return writeJson(res, 200, renderImageResponse(reply, body.model), { 'x-request-id': 'req_fake' });
 }
 
 function embeddings(

@@ -44,6 +44,8 @@ export interface OpenAIFakeTurn {
   azureFilterChunks?: boolean;
   /** Web pages the answer cites (a search model's `url_citation` annotations on the text). */
   citations?: Array<{ url: string; title: string }>;
+  /** Responses API (`POST /responses`): the drawn picture, base64, as an `image_generation_call`. */
+  image?: string;
 }
 
 export interface OpenAIFakeErrorReply {

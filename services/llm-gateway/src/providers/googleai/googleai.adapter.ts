@@ -3,6 +3,7 @@ import type { HttpProviderAdapter, ListedModel, ProviderHttpRequest } from '../p
 import type { ProviderCredentials } from '../provider-credentials.js';
 import { modelPathSegment } from '../shared/model-path-segment.js';
 import { classifyGeminiError } from './gemini-error.classifier.js';
+import { geminiImageCodec } from './gemini-image.codec.js';
 import { buildGeminiBody } from './gemini-request.builder.js';
 import { parseGeminiResponse } from './gemini-response.parser.js';
 import { parseGeminiStream } from './gemini-stream.parser.js';
@@ -88,6 +89,13 @@ export const googleAIAdapter: HttpProviderAdapter = {
       return { embeddings, model: call.model, inputTokens: 0 };
     },
   },
+
+  images: geminiImageCodec((credentials, model, body) => ({
+    method: 'POST',
+    url: `${base(credentials)}/models/${modelId(model)}:generateContent`,
+    headers: { 'content-type': 'application/json', ...authHeaders(credentials) },
+    body,
+  })),
 
   models: {
     buildRequest: (credentials) => ({

@@ -11,6 +11,7 @@ import type {
 import type { ProviderCredentials } from '../provider-credentials.js';
 import type { OpenAICompatibleProfile, OpenAIOperation } from './openai-compatible.profile.js';
 import { classifyOpenAIError, classifyOpenAIStreamError } from './openai-error.classifier.js';
+import { openAIImageCodec } from './openai-image.codec.js';
 import { buildOpenAIChatBody } from './openai-request.builder.js';
 import { parseOpenAIChatCompletion } from './openai-response.parser.js';
 import { parseOpenAIStream } from './openai-stream.parser.js';
@@ -25,6 +26,7 @@ const PATHS: Record<OpenAIOperation, string> = {
   chat: 'chat/completions',
   embeddings: 'embeddings',
   models: 'models',
+  responses: 'responses',
 };
 
 /** Caller headers the workspace proxy passes on to the provider; everything else is dropped. */
@@ -107,6 +109,17 @@ export function createOpenAICompatibleAdapter(profile: OpenAICompatibleProfile):
       },
       parseResponse: (json, call) => parseEmbeddings(json, call, profile.vendor),
     },
+
+    ...(profile.images
+      ? {
+          images: openAIImageCodec(profile.images, profile.vendor, (credentials, body) => ({
+            method: 'POST',
+            url: url(credentials, profile.images === 'responses' ? 'responses' : 'chat', String(body.model)),
+            headers: headers(credentials, true),
+            body,
+          })),
+        }
+      : {}),
 
     models: {
       buildRequest: (credentials) => ({

@@ -1,9 +1,10 @@
 import type { AIProviderKind } from '@flowmesh/contracts';
 import type { ChatCall } from '../provider-adapter.js';
 import type { ProviderCredentials } from '../provider-credentials.js';
+import type { OpenAIImageStyle } from './openai-image.codec.js';
 import type { OpenAIChatBody } from './openai-wire.types.js';
 
-export type OpenAIOperation = 'chat' | 'embeddings' | 'models';
+export type OpenAIOperation = 'chat' | 'embeddings' | 'models' | 'responses';
 
 /**
  * What sets one OpenAI-compatible vendor apart from OpenAI: where it lives, how it authenticates,
@@ -38,6 +39,8 @@ export interface OpenAICompatibleProfile {
   readonly jsonSchema: 'native' | 'json_object';
   /** Web search (`webSearch`) as `web_search_options` (OpenAI's search models); absent: none. */
   readonly webSearch?: boolean;
+  /** Image generation (`output_type: image`), and how the vendor does it; absent: none. */
+  readonly images?: OpenAIImageStyle;
   /** Rewrites replayed tool-call ids the vendor would reject (Mistral wants 9 alphanumerics). */
   readonly toolCallId?: (id: string) => string;
   /** Last touches to the body (OpenAI's `user`). */

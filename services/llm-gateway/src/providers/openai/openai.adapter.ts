@@ -12,5 +12,6 @@ export const openaiAdapter = createOpenAICompatibleAdapter({
   reasoningEffort: 'reasoning_effort',
   jsonSchema: 'native',
   webSearch: true,
+  images: 'responses',
   finishBody: (body, _call, credentials) => (credentials.user ? { ...body, user: credentials.user } : body),
 });

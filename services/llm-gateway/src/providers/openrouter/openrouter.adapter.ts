@@ -11,4 +11,5 @@ export const openrouterAdapter = createOpenAICompatibleAdapter({
   streamUsageOption: true,
   reasoningEffort: 'openrouter',
   jsonSchema: 'native',
+  images: 'chat_modalities',
 });
