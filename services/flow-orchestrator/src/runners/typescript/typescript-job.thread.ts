@@ -26,7 +26,6 @@ const { JOB_REALM_PRELUDE } = await import('./job-realm.prelude.js');
 const { argumentsFor, mainParams } = await import('./main-params.util.js');
 type MainParam = ReturnType<typeof mainParams>[number];
 const { importForScript } = await import('./import-specifier.util.js');
-const { scriptFunctionSource } = await import('./typescript-source.util.js');
 const { AWAITING_AFTER_MS, REALMS_PER_THREAD } = await import('./typescript-thread.protocol.js');
 
 interface RealmApi {
@@ -180,14 +179,14 @@ class ScriptFailure extends Error {
   }
 }
 
-/** The script as a `vm.Script` evaluating to its module function, compiled once per thread. */
-function compile(source: string, filename: string): vm.Script {
-  const key = `${filename}\0${source}`;
+/** The module function's source as a `vm.Script`, compiled once per thread. */
+function compile(functionSource: string, filename: string): vm.Script {
+  const key = `${filename}\0${functionSource}`;
   const cached = compiled.get(key);
   if (cached) return cached;
   let script: vm.Script;
   try {
-    script = new vm.Script(scriptFunctionSource(source), { filename });
+    script = new vm.Script(functionSource, { filename });
   } catch (error) {
     if (error instanceof ScriptFailure) throw error;
     throw new ScriptFailure({ name: 'SyntaxError', message: (error as Error).message });
@@ -288,7 +287,7 @@ async function run(running: RunningJob): Promise<ThreadOutbound> {
     running.realm = realm.api;
     const context = realm.context;
     const filename = `file:///${job.path ?? 'script'}.ts`;
-    const moduleFunction = compile(job.content, filename).runInContext(context) as (
+    const moduleFunction = compile(job.functionSource, filename).runInContext(context) as (
       host: object,
     ) => Promise<unknown>;
     const exports = (await moduleFunction(realm.api.moduleHost(filename))) as Record<string, unknown>;

@@ -10,6 +10,7 @@ import { jobErrors } from '../job-errors.js';
 import type { JobPackages } from './import-specifier.util.js';
 import type { PackageInstaller } from './package-installer.js';
 import { scriptRequirements } from './script-packages.js';
+import { scriptFunctionSource } from './typescript-source.util.js';
 import type { TypeScriptProcessRunner } from './typescript-process.runner.js';
 import {
   TypeScriptThreadPool,
@@ -17,6 +18,9 @@ import {
   type ThreadEvent,
   type TypeScriptPoolOptions,
 } from './typescript-thread.pool.js';
+
+/** Distinct scripts whose converted source is kept (a flow's steps, a busy worker's scripts). */
+const FUNCTION_SOURCES_KEPT = 512;
 
 export interface TypeScriptRunnerOptions extends TypeScriptPoolOptions {
   readonly maxResultBytes: number;
@@ -32,6 +36,8 @@ export interface TypeScriptRunnerOptions extends TypeScriptPoolOptions {
 export class TypeScriptRunner implements ScriptRunner {
   readonly languages: readonly ScriptLanguage[] = ['bun', 'bunnative', 'deno', 'nativets'];
   private readonly pool: TypeScriptThreadPool;
+  /** Each distinct script's module function source (or why it has none), most recent last. */
+  private readonly functionSources = new Map<string, { source: string } | { error: string }>();
 
   /**
    * `processes` runs the jobs that need a working directory of their own (`workdirKey`); without
@@ -69,6 +75,12 @@ export class TypeScriptRunner implements ScriptRunner {
     }
     if (job.workdirKey !== undefined && this.processes)
       return this.processes.run(job, onLog, options, packages);
+    const functionSource = this.functionSourceOf(job.content);
+    // A script that does not parse fails as it starts, without a thread.
+    if ('error' in functionSource) {
+      onStart?.();
+      throw new JobError('SyntaxError', functionSource.error);
+    }
     // The wait for a thread is not the job's time: its limit starts when it runs.
     const thread = await this.pool
       .acquire(job.memoryMb, signal, job.realmKey, job.priority)
@@ -101,7 +113,7 @@ export class TypeScriptRunner implements ScriptRunner {
       signal?.addEventListener('abort', onAbort, { once: true });
       thread.listener = (event) => this.onEvent(event, job, thread, onLog, finish);
       thread.post({
-        content: job.content,
+        functionSource: functionSource.source,
         argsJson: JSON.stringify(job.args),
         envJson: JSON.stringify(job.env),
         entrypoint: job.entrypoint ?? 'main',
@@ -111,6 +123,27 @@ export class TypeScriptRunner implements ScriptRunner {
         ...(packages ? { packages } : {}),
       });
     });
+  }
+
+  /**
+   * The script's TypeScript stripped and its module rewritten as a function, once per distinct
+   * script: here, where the stripper is loaded once, rather than in each thread.
+   */
+  private functionSourceOf(content: string): { source: string } | { error: string } {
+    let converted = this.functionSources.get(content);
+    if (converted) {
+      this.functionSources.delete(content);
+    } else {
+      try {
+        converted = { source: scriptFunctionSource(content) };
+      } catch (error) {
+        converted = { error: (error as Error).message };
+      }
+      if (this.functionSources.size >= FUNCTION_SOURCES_KEPT)
+        this.functionSources.delete(this.functionSources.keys().next().value!);
+    }
+    this.functionSources.set(content, converted);
+    return converted;
   }
 
   /** What the job's imports need installed, when the worker installs packages and it imports any it lacks. */
