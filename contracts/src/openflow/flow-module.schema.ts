@@ -216,15 +216,33 @@ export const FlowModuleToolSchema = named(
   ]),
 );
 
+/**
+ * Windmill's older flows give a flow-module tool's value without `tool_type` (its deserializer
+ * falls back to a module value, windmill-common `flows.rs`): read as `flowmodule`, kept in the
+ * current spelling.
+ */
+function withToolType(value: unknown): unknown {
+  return typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    !('tool_type' in value) &&
+    'type' in value
+    ? { ...value, tool_type: 'flowmodule' }
+    : value;
+}
+
 export const ToolValueSchema = named(
   'ToolValue',
   'The implementation of an agent tool, discriminated by tool_type.',
-  discriminatedUnionOf('tool_type', 'tool type', [
-    FlowModuleToolSchema,
-    McpToolValueSchema,
-    WebsearchToolValueSchema,
-    QuestionToolValueSchema,
-  ]),
+  z.preprocess(
+    withToolType,
+    discriminatedUnionOf('tool_type', 'tool type', [
+      FlowModuleToolSchema,
+      McpToolValueSchema,
+      WebsearchToolValueSchema,
+      QuestionToolValueSchema,
+    ]),
+  ),
 );
 
 export const AgentToolSchema = named(

@@ -49,6 +49,37 @@ describe('parseOpenFlow', () => {
     expect(loop.type === 'forloopflow' && loop.modules[0].id).toBe('inner');
   });
 
+  it("reads an agent tool's value without tool_type as a flow-module tool (Windmill's older flows), in the current spelling", () => {
+    const tool = {
+      type: 'rawscript',
+      language: 'bun',
+      content: 'export function main() { return 1; }',
+      input_transforms: {},
+    };
+    const agent = (value: unknown) => ({
+      modules: [
+        {
+          id: 'agent',
+          value: {
+            type: 'aiagent',
+            input_transforms: {
+              provider: {
+                type: 'static',
+                value: { kind: 'openai', resource: '$res:f/ai/openai', model: 'm' },
+              },
+              user_message: { type: 'static', value: 'hi' },
+            },
+            tools: [{ id: 'one', value }],
+          },
+        },
+      ],
+    });
+    const result = parseOpenFlow(agent(tool));
+    expect(result.ok && result.value).toEqual(agent({ ...tool, tool_type: 'flowmodule' }));
+    // Neither a module nor a tool: refused, naming the field.
+    expect(errorsOf(agent({ content: 'x' }))[0]).toMatch(/^modules\[0\]\.value\.tools\[0\]\.value/);
+  });
+
   it('reports the kind it recognized even when the flow is invalid', () => {
     const result = parseOpenFlow({ modules: [{ id: 'a' }] });
     expect(result).toEqual({

@@ -149,6 +149,23 @@ describe('flow-orchestrator approvals', () => {
     expect((await post(urls.resume, { comment: 'again' })).status).toBe(404);
   });
 
+  it('takes any JSON value as the payload, as Windmill does: a string by the signed link, a number, an array and null as a user', async () => {
+    const bySignedLink = await startSuspended(approvalFlow({}));
+    const urls = await urlsFor(bySignedLink, 'carol');
+    const approved = await post(urls.resume, 'ship it');
+    expect([approved.status, await approved.json()]).toEqual([200, { outcome: 'resumed' }]);
+    expect(await outcome(bySignedLink)).toMatchObject({
+      success: true,
+      result: { resume: 'ship it', approvers: ['carol'] },
+    });
+    for (const payload of [42, [1, 'two'], null]) {
+      const id = await startSuspended(approvalFlow({}));
+      const answer = await mesh.http('POST', `jobs/flow/resume/${id}`, 'admin', payload);
+      expect([payload, answer.status]).toEqual([payload, 200]);
+      expect((await outcome(id)).result).toMatchObject({ resume: payload });
+    }
+  });
+
   it('serves an escaped approval page whose form approves with typed fields', async () => {
     const id = await startSuspended(approvalFlow({ resume_form: form }));
     const urls = await urlsFor(id, '<img src=x onerror=alert(1)>');

@@ -62,8 +62,10 @@ export async function startService<S extends OwnConfigSchema>(
   );
   app.disable('x-powered-by');
   const bodyLimit = definition.httpBodyLimitBytes?.(config) ?? config.http.bodyLimitBytes;
-  // Registered before init, it takes the place of Nest's default JSON parser.
-  app.useBodyParser('json', { limit: bodyLimit });
+  // Registered before init, it takes the place of Nest's default JSON parser. Not strict: any
+  // JSON value is a body (a resume payload may be a string, a number or null, as in Windmill);
+  // each route's validation says what it takes.
+  app.useBodyParser('json', { limit: bodyLimit, strict: false });
   app.use(jsonDepthGuard());
   app.use(serviceHeaderMiddleware(config.service));
 

@@ -38,7 +38,8 @@ export class ApproversController {
     @Query(validateWith(FlowResumeQuerySchema, 'query')) query: z.output<typeof FlowResumeQuerySchema>,
     @Body() payload: unknown,
   ) {
-    const answer = { approve: query.approve, payload: payload ?? {} };
+    // No body is an empty payload; any JSON value, null included, is the payload as given.
+    const answer = { approve: query.approve, payload: payload === undefined ? {} : payload };
     // Without a resume id, each call is its own approval (required_events counts them).
     return { outcome: await this.resumes.asUser(caller, id, query.resume_id ?? randomInt(2 ** 31), answer) };
   }

@@ -131,7 +131,7 @@ export class ResumeJobService {
     const groups = approver.kind === 'user' ? await this.groups.resolve(approval) : [];
     checkApprover(approval, groups, approver, answer);
     const schema = approval.suspend.resume_form?.schema;
-    const payload = answer.payload ?? {};
+    const payload = answer.payload === undefined ? {} : answer.payload;
     if (answer.approve && schema !== undefined) this.forms.validate(schema, payload);
     return this.engine.resumeSuspended({
       workspace,

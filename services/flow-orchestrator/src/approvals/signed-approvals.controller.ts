@@ -72,7 +72,7 @@ export class SignedApprovalsController {
   ) {
     const signed = link(workspace, id, resumeId, signature, query);
     if (!isForm(contentType))
-      return this.answer(signed, { approve: true, payload: body ?? {} }, authorization);
+      return this.answer(signed, { approve: true, payload: body === undefined ? {} : body }, authorization);
     const approval = await this.resumes.signedApproval(signed);
     const payload = decodeFormPayload(approval.suspend.resume_form?.schema, formOf(body));
     const reply = await this.answer(signed, { approve: true, payload }, authorization);
@@ -111,7 +111,7 @@ export class SignedApprovalsController {
   ) {
     const signed = link(workspace, id, resumeId, signature, query);
     if (!isForm(contentType))
-      return this.answer(signed, { approve: false, payload: body ?? {} }, authorization);
+      return this.answer(signed, { approve: false, payload: body === undefined ? {} : body }, authorization);
     await this.answer(signed, { approve: false, payload: {} }, authorization);
     res.type('html');
     return renderAnsweredPage('Disapproved', 'Your disapproval was recorded: the flow will not continue.');

@@ -88,9 +88,18 @@ export class FlowCompletion {
         ...(run.status.retry?.failed_jobs?.length ? { failed_retries: run.status.retry.failed_jobs } : {}),
       });
       delete run.status.retry;
-      if (module.continue_on_error) {
+      if (module.continue_on_error && index < run.modules.length - 1) {
         run.status.step = index + 1;
         this.remember(run, module.id, outcome.result);
+      } else if (module.continue_on_error) {
+        // Nothing to continue to: the flow ends failed with the error, and, as in Windmill
+        // (worker_flow.rs: continue_on_error continues only to a next step), without its
+        // failure module.
+        run.ending = {
+          success: false,
+          result: { error: withStepId(outcome.result, module.id) },
+          skipped: false,
+        };
       } else {
         this.fail(run, module.id, outcome.result);
       }

@@ -26,7 +26,7 @@ export function userStack(stack: string | undefined): string | undefined {
   const lines = stack.split('\n');
   const kept: string[] = [];
   for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!;
+    const line = lines[i];
     const jsFrame = /^\s+at /.test(line);
     const pyFrame = /^\s+File "/.test(line);
     if ((jsFrame || pyFrame) && isWorkerFrame(line)) {

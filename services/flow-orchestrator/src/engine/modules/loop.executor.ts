@@ -354,8 +354,9 @@ export class LoopExecutor {
       `${ctx.fieldPath}.value.iterator`,
     );
     if (!Array.isArray(value)) {
+      // Windmill's words (its serde error), which users match on: worker_flow.rs, tests/worker.rs.
       throw new Error(
-        `${ctx.fieldPath}.value.iterator: expected an array value in the iterator expression, found: ${JSON.stringify(value) ?? 'undefined'}`,
+        `${ctx.fieldPath}.value.iterator: Expected an array value in the iterator expression, found: invalid type: ${serdeKindOf(value)}, expected a sequence`,
       );
     }
     return value as unknown[];
@@ -404,3 +405,13 @@ function moduleFields(status: FlowStatusModule): Partial<FlowStatusModule> {
 }
 
 export { recordChildEnd };
+
+/** How serde_json names a JSON value it did not expect (`invalid type: map, ...`). */
+function serdeKindOf(value: unknown): string {
+  if (value === null || value === undefined) return 'null';
+  if (typeof value === 'boolean') return `boolean \`${value}\``;
+  if (typeof value === 'number')
+    return Number.isInteger(value) ? `integer \`${value}\`` : `floating point \`${value}\``;
+  if (typeof value === 'string') return `string ${JSON.stringify(value)}`;
+  return 'map';
+}

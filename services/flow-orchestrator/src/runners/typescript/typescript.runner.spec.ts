@@ -596,8 +596,9 @@ describe('TypeScriptRunner: a bounded thread pool', () => {
       extra: Partial<ScriptJob> = {},
     ): Promise<unknown> => pool.run(job(content, extra), () => {}).then((value) => (order.push(name), value));
 
+    // The keeper computes for seconds: whatever the load, the other jobs are done long before.
     it('waits for that thread and reuses its realm, while a later job takes the idle thread', async () => {
-      await whileKeeperBusy(400, async (pool) => {
+      await whileKeeperBusy(2_000, async (pool) => {
         const order: string[] = [];
         const second = noted(pool, order, 'run-1 step 2', readMark, { realmKey: 'run-1' });
         // An idle thread does not sit unused while run-1's step waits for its own.
@@ -610,7 +611,7 @@ describe('TypeScriptRunner: a bounded thread pool', () => {
 
     it('waits at most the bound, then runs on another thread', async () => {
       await whileKeeperBusy(
-        1_500,
+        3_000,
         async (pool) => {
           const asked = Date.now();
           let started = 0;
@@ -621,14 +622,14 @@ describe('TypeScriptRunner: a bounded thread pool', () => {
           ).resolves.toBe('fresh');
           expect(started - asked).toBeGreaterThanOrEqual(290);
           // Well before the keeper is free again.
-          expect(started - asked).toBeLessThan(1_200);
+          expect(started - asked).toBeLessThan(2_500);
         },
         300,
       );
     });
 
     it('never makes a job of higher priority wait behind one of lower: it takes the idle thread', async () => {
-      await whileKeeperBusy(600, async (pool) => {
+      await whileKeeperBusy(2_000, async (pool) => {
         const order: string[] = [];
         const urgent = noted(pool, order, 'urgent', readMark, { realmKey: 'run-1', priority: 10 });
         const low = noted(pool, order, 'low', 'export function main() { return "low" }');
