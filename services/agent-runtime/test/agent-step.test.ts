@@ -34,7 +34,10 @@ import { startMcpTestServer, type McpTestServer } from './support/mcp-test-serve
 
 const OPENAI_KEY = `sk-agent-${randomBytes(12).toString('hex')}`;
 const PROVIDER = { kind: 'openai', resource: '$res:f/ai/openai', model: 'gpt-4o-mini' };
-const LEASE_MS = 1_500;
+// Long enough that a runtime alive under a loaded machine never loses a step's lease between two
+// heartbeats (at 1.5 s one was taken over mid-run and its duplicate used a scripted reply meant for
+// the next call); the kill -9 case waits for it once.
+const LEASE_MS = 6_000;
 
 /** A TypeScript tool the model fills `a` and `b` of. */
 const addTool = {
