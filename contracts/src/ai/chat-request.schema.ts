@@ -55,6 +55,12 @@ export const URL_PART_MEDIA_TYPES = [
   'application/pdf',
 ] as const;
 
+/** A URL the gateway fetches from or sends to (through its SSRF guard). */
+export const HttpUrlSchema = z
+  .string()
+  .max(8192, 'must be at most 8192 characters')
+  .regex(/^https?:\/\/[^\s]+$/i, 'must be an http: or https: URL');
+
 /**
  * An image or PDF the gateway fetches by URL (`http:` or `https:` only) and sends as inline data.
  * `mediaType` says what the content must be: one of `URL_PART_MEDIA_TYPES`, or `image/*` for any
@@ -64,10 +70,7 @@ export const URL_PART_MEDIA_TYPES = [
 export const UrlPartSchema = z
   .object({
     type: z.literal('url'),
-    url: z
-      .string()
-      .max(8192, 'must be at most 8192 characters')
-      .regex(/^https?:\/\/[^\s]+$/i, 'must be an http: or https: URL'),
+    url: HttpUrlSchema,
     mediaType: z.enum([...URL_PART_MEDIA_TYPES, 'image/*']).optional(),
     filename: z.string().min(1).max(255).optional(),
   })

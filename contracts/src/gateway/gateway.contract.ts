@@ -1,5 +1,10 @@
 import { z } from 'zod';
-import { ChatRequestSchema, ProviderReferenceSchema, UrlPartSchema } from '../ai/chat-request.schema.js';
+import {
+  ChatRequestSchema,
+  HttpUrlSchema,
+  ProviderReferenceSchema,
+  UrlPartSchema,
+} from '../ai/chat-request.schema.js';
 import { AiDecisionQuestionsSchema, AiDecisionStateSchema } from '../openflow/ai-decision.schema.js';
 import { AIProviderKindSchema } from '../openflow/provider.schema.js';
 import { WorkspaceIdSchema } from '../registry/access-path.js';
@@ -129,10 +134,7 @@ export const GenerateImageRequestSchema = z
     upload: z
       .object({
         /** A signed PUT link (`http:` or `https:`) valid for a few minutes. */
-        url: z
-          .string()
-          .max(8192)
-          .regex(/^https?:\/\/[^\s]+$/i, 'must be an http: or https: URL'),
+        url: HttpUrlSchema,
       })
       .strict(),
   })
