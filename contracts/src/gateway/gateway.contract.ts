@@ -137,9 +137,19 @@ export const GenerateImageRequestSchema = z
         url: HttpUrlSchema,
       })
       .strict(),
+    /** Names the call for `gateway.image.cancel`: a caller that gives up stops the provider's work. */
+    cancelId: ChatStreamIdSchema.optional(),
   })
   .strict();
 export type GenerateImageRequest = z.infer<typeof GenerateImageRequestSchema>;
+
+export const CancelImageRequestSchema = z.object({ cancelId: ChatStreamIdSchema }).strict();
+export const CancelImageReplySchema = z.object({ accepted: z.boolean() });
+
+/** Relative subject on which the replica drawing an image listens for its cancellation. */
+export function imageCancelSignalSubject(cancelId: string): string {
+  return `gateway.image.cancel_signal.${cancelId}`;
+}
 
 export const GenerateImageReplySchema = z.object({
   /** What was uploaded: `image/png`, `image/jpeg` or `image/webp`. */
@@ -229,6 +239,8 @@ export const gatewayContract = {
       timeoutMs: IMAGE_TIMEOUT_MS,
     },
   ),
+  /** Stops `generateImage` named by its `cancelId` on whichever replica draws it (no upload follows). */
+  cancelImage: defineRequest('gateway.image.cancel', CancelImageRequestSchema, CancelImageReplySchema),
   listModels: defineRequest('gateway.models.list', ListModelsRequestSchema, ListModelsReplySchema, {
     timeoutMs: 30_000,
   }),

@@ -94,8 +94,15 @@ export interface RequestTransport {
   request<Req extends z.ZodType, Res extends z.ZodType>(
     contract: RequestContract<Req, Res>,
     payload: z.input<Req>,
-    options?: { timeoutMs?: number },
+    options?: RequestCallOptions,
   ): Promise<z.output<Res>>;
+}
+
+/** How one request is sent: its own timeout, and a signal that stops waiting for the reply. */
+export interface RequestCallOptions {
+  timeoutMs?: number;
+  /** Aborted: the request rejects at once (`UNAVAILABLE`, "abandoned"); a late reply is dropped. */
+  signal?: AbortSignal;
 }
 
 export type ServiceContract = Record<string, RequestContract>;
@@ -104,7 +111,7 @@ export type ServiceContract = Record<string, RequestContract>;
 export type ContractClient<C extends ServiceContract> = {
   [K in keyof C]: (
     payload: z.input<C[K]['request']>,
-    options?: { timeoutMs?: number },
+    options?: RequestCallOptions,
   ) => Promise<z.output<C[K]['reply']>>;
 };
 
@@ -114,7 +121,7 @@ export function createContractClient<C extends ServiceContract>(
 ): ContractClient<C> {
   const client: Record<string, unknown> = {};
   for (const [name, def] of Object.entries(contract)) {
-    client[name] = (payload: unknown, options?: { timeoutMs?: number }) =>
+    client[name] = (payload: unknown, options?: RequestCallOptions) =>
       transport.request(def, payload, options);
   }
   return client as ContractClient<C>;

@@ -72,6 +72,8 @@ export const JobCancelRequestedEventSchema = z.object({
   ...jobRef,
   by: z.string(),
   reason: z.string().nullable(),
+  /** The AI steps (`aiagent`, `aidecision`) this cancel ended: agent-runtime stops their runs. */
+  agent_steps: z.array(z.uuid()).optional(),
 });
 export type JobCancelRequestedEvent = z.infer<typeof JobCancelRequestedEventSchema>;
 

@@ -39,4 +39,5 @@ export { writeToOutbox, type OutboxWriteOptions, type OutboxWriteResult } from '
 export { OutboxRelay, type OutboxRelayOptions } from './outbox/outbox.relay.js';
 export { outboxTablePath } from './outbox/outbox-table.util.js';
 export { captureTraceHeaders } from './tracing/message-tracing.js';
+export { listenToEvent } from './client/listen-to-event.js';
 export { gatewayChat, type GatewayChatOptions, type GatewayChatStream } from './client/gateway-chat.js';

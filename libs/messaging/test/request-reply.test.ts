@@ -2,6 +2,7 @@ import { defineRequest, MeshError, ReplyEnvelopeSchema } from '@flowmesh/contrac
 import { HandleRequest, MeshClient, MeshContext, type MeshConnection } from '@flowmesh/messaging';
 import { Controller } from '@nestjs/common';
 import { Ctx, Payload } from '@nestjs/microservices';
+import { waitFor } from '@flowmesh/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { gate, MeshFixture } from './support/mesh-fixture.js';
@@ -121,6 +122,24 @@ describe('request/reply through MeshTransport and MeshClient', () => {
     expect(error).toMatchObject({
       code: 'TIMEOUT',
       message: `no reply on ${mesh.prefix}.greeter.slow.get within 150 ms`,
+    });
+  });
+
+  it('a caller that stops waiting (its signal aborted) gets UNAVAILABLE at once, not the timeout', async () => {
+    const stop = new AbortController();
+    const seen = calls.slow;
+    const asked = client
+      .request(slow, {}, { timeoutMs: 60_000, signal: stop.signal })
+      .catch((e: unknown) => e);
+    await waitFor(() => calls.slow > seen || undefined, {
+      timeoutMs: 10_000,
+      description: 'the handler to be called',
+    });
+    stop.abort();
+    expect(await asked).toMatchObject({ code: 'UNAVAILABLE', details: { abandoned: true } });
+    await expect(client.request(slow, {}, { signal: stop.signal })).rejects.toMatchObject({
+      code: 'UNAVAILABLE',
+      message: 'the request was abandoned: its caller stopped waiting',
     });
   });
 

@@ -8,6 +8,7 @@ import { AGENT_RUNTIME_MIGRATIONS } from './migrations/index.js';
 import { AgentRunRepository } from './runs/agent-run.repository.js';
 import { AgentRuns } from './runs/agent-runs.service.js';
 import { AGENT_LOGGER, AgentStepExecutor } from './runs/agent-step.executor.js';
+import { AgentCancelListener } from './steps/agent-cancel.listener.js';
 import { AgentStepHandler } from './steps/agent-step.handler.js';
 import { AgentTelemetry } from './telemetry/agent.telemetry.js';
 import { OutboundClient } from './tools/outbound-client.js';
@@ -47,6 +48,7 @@ export class AgentRuntimeModule {
         AgentStepExecutor,
         AgentTelemetry,
         AgentRuns,
+        AgentCancelListener,
       ],
     };
   }

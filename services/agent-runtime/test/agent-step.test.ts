@@ -887,6 +887,47 @@ describe('agent-runtime: aiagent steps end to end', () => {
     }
   });
 
+  it('a cancelled step stops at once: the model call in flight and a drawing are abandoned upstream, nothing more is asked', async () => {
+    for (const outputType of ['text', 'image']) {
+      const before = fake.requests.length;
+      fake.reply({ silentStream: true });
+      const flowId = (
+        await jobs.runFlow({
+          ...inMain,
+          value: {
+            modules: [agentStep({ output_type: fixed(outputType), user_message: fixed('Take your time') })],
+          },
+        })
+      ).job_id;
+      const call = await waitFor(
+        () => fake.requests.slice(before).find((request) => request.method === 'POST'),
+        {
+          timeoutMs: 30_000,
+          intervalMs: 50,
+          description: `the ${outputType} call to reach the provider`,
+        },
+      );
+      const stepJob = (await jobs.get({ ...inMain, id: flowId })).flow_status!.modules[0].job!;
+      await jobs.cancel({ ...inMain, id: flowId, reason: 'changed my mind' });
+      expect((await ended(flowId)).status).not.toBe('completed');
+      // The gateway aborted the provider's request (left alone it would hang for minutes).
+      await waitFor(() => call.aborted || undefined, {
+        timeoutMs: 20_000,
+        description: `the ${outputType} call to be abandoned upstream`,
+      });
+      await waitFor(
+        () => output.some((line) => line.includes(stepJob) && line.includes('its run stops')) || undefined,
+        {
+          timeoutMs: 20_000,
+          description: 'agent-runtime to stop the cancelled step',
+        },
+      );
+      expect(call.path).toBe(outputType === 'image' ? '/v1/responses' : '/v1/chat/completions');
+      expect(fake.requests.length).toBe(before + 1);
+      expect((await jobs.get({ ...inMain, id: stepJob })).status).toBe('cancelled');
+    }
+  });
+
   it('a websearch tool lets the provider search the web itself: asked on each model call, recorded as a web_search action; a provider without one is refused', async () => {
     const webSearch = { id: 'web', value: { tool_type: 'websearch' } };
     const before = fake.chatRequests().length;
@@ -1606,8 +1647,8 @@ describe('agent-runtime: aiagent steps end to end', () => {
       });
     });
 
-    it('a step cancelled while parked is dropped when it would resume: nothing more runs', async () => {
-      const question = { id: 'ask', value: { tool_type: 'question', timeout_s: 1 } };
+    it('a step cancelled while parked is dropped at once: nothing more runs', async () => {
+      const question = { id: 'ask', value: { tool_type: 'question', timeout_s: 600 } };
       fake.reply({
         toolCalls: [{ id: 'call_q', name: 'ask_question', arguments: '{"question":"Still there?"}' }],
       });

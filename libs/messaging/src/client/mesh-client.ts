@@ -5,6 +5,7 @@ import {
   workSubject,
   type ContractClient,
   type EventContract,
+  type RequestCallOptions,
   type RequestContract,
   type RequestTransport,
   type ServiceContract,
@@ -20,9 +21,7 @@ import { traceSend } from '../tracing/message-tracing.js';
 import { ATTR_MESSAGING_MESSAGE_ID } from '@flowmesh/telemetry';
 import { mapPublishError, mapRequestError } from './request-error.mapper.js';
 
-export interface RequestOptions {
-  timeoutMs?: number;
-}
+export type RequestOptions = RequestCallOptions;
 
 export interface PublishOptions {
   /** `Nats-Msg-Id`: a second publish with the same id inside the stream's window is dropped. */
@@ -64,8 +63,12 @@ export class MeshClient implements RequestTransport {
     return traceSend(subject, { operation: 'request' }, async (headers) => {
       let reply;
       try {
-        reply = await this.conn.nc.request(subject, body, { timeout: timeoutMs, headers });
+        reply = await abandonable(
+          this.conn.nc.request(subject, body, { timeout: timeoutMs, headers }),
+          options.signal,
+        );
       } catch (error) {
+        if (error instanceof MeshError) throw error;
         throw mapRequestError(error, subject, timeoutMs);
       }
       const envelope = decodeEnvelope(reply.data);
@@ -130,4 +133,25 @@ export class MeshClient implements RequestTransport {
       return { stream: ack.stream, seq: ack.seq, duplicate: ack.duplicate };
     });
   }
+}
+
+/**
+ * The reply, unless `signal` aborts first: then the request is abandoned at once (NATS has no way
+ * to withdraw it; a late reply goes to an inbox nobody reads).
+ */
+function abandonable<T>(reply: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return reply;
+  const abandoned = () =>
+    new MeshError('UNAVAILABLE', 'the request was abandoned: its caller stopped waiting', {
+      abandoned: true,
+    });
+  if (signal.aborted) {
+    reply.catch(() => undefined);
+    return Promise.reject(abandoned());
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(abandoned());
+    signal.addEventListener('abort', onAbort, { once: true });
+    reply.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }

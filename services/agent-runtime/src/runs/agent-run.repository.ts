@@ -129,21 +129,25 @@ export class AgentRunRepository {
 
   /** The turn `owner` runs now (its calls not begun); false when the step is not its any more. */
   async saveProgress(owner: string, jobId: string, progress: AgentProgress): Promise<boolean> {
-    const rows: unknown[] = await this.dataSource.query(
-      `UPDATE agent_run SET progress = $3::jsonb, calls = '{}'::jsonb
-        WHERE job_id = $1 AND owner = $2 RETURNING job_id`,
-      [jobId, owner, JSON.stringify(progress)],
+    const rows = rowsOf<unknown>(
+      await this.dataSource.query(
+        `UPDATE agent_run SET progress = $3::jsonb, calls = '{}'::jsonb
+          WHERE job_id = $1 AND owner = $2 RETURNING job_id`,
+        [jobId, owner, JSON.stringify(progress)],
+      ),
     );
     return rows.length > 0;
   }
 
   /** What became of one call of the turn in progress (merged into what was known of it). */
   async saveCall(owner: string, jobId: string, callId: string, call: CallProgress): Promise<boolean> {
-    const rows: unknown[] = await this.dataSource.query(
-      `UPDATE agent_run
-          SET calls = jsonb_set(calls, ARRAY[$3], COALESCE(calls -> $3, '{}'::jsonb) || $4::jsonb)
-        WHERE job_id = $1 AND owner = $2 RETURNING job_id`,
-      [jobId, owner, callId, JSON.stringify(call)],
+    const rows = rowsOf<unknown>(
+      await this.dataSource.query(
+        `UPDATE agent_run
+            SET calls = jsonb_set(calls, ARRAY[$3], COALESCE(calls -> $3, '{}'::jsonb) || $4::jsonb)
+          WHERE job_id = $1 AND owner = $2 RETURNING job_id`,
+        [jobId, owner, callId, JSON.stringify(call)],
+      ),
     );
     return rows.length > 0;
   }
@@ -166,11 +170,13 @@ export class AgentRunRepository {
     checkpoint: AgentCheckpoint,
     request: AnswerableRequest,
   ): Promise<boolean> {
-    const rows: unknown[] = await this.dataSource.query(
-      `UPDATE agent_run SET checkpoint = $3::jsonb, waiting = $4::jsonb, answer = NULL, owner = NULL,
-              progress = NULL, calls = '{}'::jsonb, attempts = 0, lease_until = $5::timestamptz
-        WHERE job_id = $1 AND owner = $2 RETURNING job_id`,
-      [jobId, owner, JSON.stringify(checkpoint), JSON.stringify(request), checkpoint.waiting.until],
+    const rows = rowsOf<unknown>(
+      await this.dataSource.query(
+        `UPDATE agent_run SET checkpoint = $3::jsonb, waiting = $4::jsonb, answer = NULL, owner = NULL,
+                progress = NULL, calls = '{}'::jsonb, attempts = 0, lease_until = $5::timestamptz
+          WHERE job_id = $1 AND owner = $2 RETURNING job_id`,
+        [jobId, owner, JSON.stringify(checkpoint), JSON.stringify(request), checkpoint.waiting.until],
+      ),
     );
     return rows.length > 0;
   }
@@ -188,10 +194,12 @@ export class AgentRunRepository {
 
   /** Stores the first answer to request `callId` and ends the lease, so the step is claimed at once. */
   async answer(jobId: string, callId: string, answer: AgentAnswer): Promise<boolean> {
-    const rows: unknown[] = await this.dataSource.query(
-      `UPDATE agent_run SET answer = $3::jsonb, lease_until = now()
-        WHERE job_id = $1 AND answer IS NULL AND waiting->>'callId' = $2 RETURNING job_id`,
-      [jobId, callId, JSON.stringify(answer)],
+    const rows = rowsOf<unknown>(
+      await this.dataSource.query(
+        `UPDATE agent_run SET answer = $3::jsonb, lease_until = now()
+          WHERE job_id = $1 AND answer IS NULL AND waiting->>'callId' = $2 RETURNING job_id`,
+        [jobId, callId, JSON.stringify(answer)],
+      ),
     );
     return rows.length > 0;
   }
@@ -207,5 +215,16 @@ export class AgentRunRepository {
 
   async remove(jobId: string): Promise<void> {
     await this.dataSource.query(`DELETE FROM agent_run WHERE job_id = $1`, [jobId]);
+  }
+
+  /** Removes the rows of these steps that exist; their ids. */
+  async removeAll(jobIds: readonly string[]): Promise<string[]> {
+    if (jobIds.length === 0) return [];
+    const rows = rowsOf<{ job_id: string }>(
+      await this.dataSource.query(`DELETE FROM agent_run WHERE job_id = ANY($1::uuid[]) RETURNING job_id`, [
+        jobIds,
+      ]),
+    );
+    return rows.map((row) => row.job_id);
   }
 }

@@ -70,6 +70,26 @@ export class AgentRuns implements OnApplicationBootstrap, OnApplicationShutdown 
     await this.repository.release(this.owner, ids).catch(() => undefined);
   }
 
+  /**
+   * Steps a cancel ended (the orchestrator already marked their jobs): a run here stops at once
+   * (its model call, image and tools are abandoned), and their rows go wherever they run or wait,
+   * so no replica takes them up again.
+   */
+  async cancel(jobIds: readonly string[]): Promise<void> {
+    const stopped = new Set<string>();
+    for (const jobId of jobIds) {
+      const controller = this.running.get(jobId);
+      if (!controller) continue;
+      this.logger.info({ job_id: jobId }, 'agent step cancelled; its run stops');
+      this.running.delete(jobId); // before its lease is renewed: it was not lost, it ended
+      controller.abort();
+      stopped.add(jobId);
+    }
+    for (const jobId of await this.repository.removeAll(jobIds))
+      if (!stopped.has(jobId))
+        this.logger.info({ job_id: jobId }, 'agent step cancelled while it waited; it is dropped');
+  }
+
   /** Steps holding a slot: running, and not waiting on their tools. */
   private get busy(): number {
     return this.running.size - this.onTools.size;

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import {
   createGatewayClient,
   createRegistryItemsClient,
@@ -269,7 +270,18 @@ export class AgentStepExecutor {
         (
           await Promise.all((brain.attachments ?? []).map((part) => store.linkOf(request.workspace, part)))
         ).filter((link) => link !== undefined),
-      generate: (parameters) => createGatewayClient(this.mesh).generateImage({ ...caller, ...parameters }),
+      generate: async (parameters, signal) => {
+        // Stopped mid-drawing (cancelled, handed back): the gateway is told to stop too.
+        const gateway = createGatewayClient(this.mesh);
+        const cancelId = randomUUID();
+        const cancel = () => void gateway.cancelImage({ cancelId }).catch(() => undefined);
+        signal.addEventListener('abort', cancel, { once: true });
+        try {
+          return await gateway.generateImage({ ...caller, ...parameters, cancelId }, { signal });
+        } finally {
+          signal.removeEventListener('abort', cancel);
+        }
+      },
       report: (action, success) => loop.report(action, success),
       log: (message) => loop.log(message),
     };

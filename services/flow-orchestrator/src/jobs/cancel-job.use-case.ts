@@ -16,7 +16,8 @@ interface Marked {
 /**
  * Cancels a job and everything below it. Each is marked; a flow job is woken so its driver ends
  * it (one driving it now sees the mark at its next commit); a queued script job ends at once; a
- * running script is aborted by its worker (`evt.job.cancel_requested`).
+ * running script is aborted by its worker, a running AI step by agent-runtime
+ * (`evt.job.cancel_requested`, which names the AI steps).
  */
 @Injectable()
 export class CancelJobUseCase {
@@ -47,10 +48,12 @@ export class CancelJobUseCase {
       },
     };
     const statements: SqlStatement[] = [];
+    const agentSteps: string[] = [];
     for (const row of marked) {
       if (isFlowKind(row.kind)) {
         statements.push(...this.jobs.wake(row.id, 'cancel'));
       } else if (row.status === 'queued' || row.kind === 'aiagent' || row.kind === 'aidecision') {
+        if (row.kind === 'aiagent' || row.kind === 'aidecision') agentSteps.push(row.id);
         statements.push(this.jobs.finish(row.id, { status: 'cancelled', result }));
         if (row.parent_job) statements.push(...this.jobs.wake(row.parent_job, `cancel-${row.id}`));
       }
@@ -58,7 +61,15 @@ export class CancelJobUseCase {
     statements.push(
       this.jobs.event(
         jobEvents.cancelRequested,
-        { job_id: id, workspace, root_job: job.root_job, parent_job: job.parent_job, by, reason },
+        {
+          job_id: id,
+          workspace,
+          root_job: job.root_job,
+          parent_job: job.parent_job,
+          by,
+          reason,
+          ...(agentSteps.length > 0 ? { agent_steps: agentSteps } : {}),
+        },
         `cancel:${id}:${Date.now()}`,
       ),
     );

@@ -9,7 +9,13 @@ import {
   type TokenRevokedEvent,
   secondDropAfterMs,
 } from '@flowmesh/contracts';
-import { HandleEvent, InjectMeshConnection, SettlingDrops, type MeshConnection } from '@flowmesh/messaging';
+import {
+  HandleEvent,
+  InjectMeshConnection,
+  listenToEvent,
+  SettlingDrops,
+  type MeshConnection,
+} from '@flowmesh/messaging';
 import { Controller, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
 import { RegistryCredentialsResolver } from './registry-credentials.resolver.js';
@@ -116,13 +122,7 @@ export class CredentialsInvalidationListener implements OnModuleInit, OnModuleDe
 
   onModuleInit(): void {
     this.subscriptions = INVALIDATING_EVENTS.map(({ contract, kind }) =>
-      this.conn.nc.subscribe(this.conn.space.subject(contract.subject), {
-        callback: (error, message) => {
-          if (error) return;
-          const parsed = contract.payload.safeParse(safeJson(message.data));
-          if (parsed.success) this.drop({ kind, event: parsed.data } as Handled);
-        },
-      }),
+      listenToEvent(this.conn, contract, (event) => this.drop({ kind, event } as Handled)),
     );
   }
 
@@ -169,13 +169,5 @@ export class CredentialsInvalidationListener implements OnModuleInit, OnModuleDe
         cache.invalidateWorkspace(handled.event.workspace);
         return;
     }
-  }
-}
-
-function safeJson(data: Uint8Array): unknown {
-  try {
-    return JSON.parse(new TextDecoder().decode(data));
-  } catch {
-    return undefined;
   }
 }

@@ -5,7 +5,7 @@ import { Payload } from '@nestjs/microservices';
 import type { z } from 'zod';
 import { GenerateImageService } from './generate-image.service.js';
 
-/** Image generation over NATS. */
+/** Image generation over NATS: draw one, cancel one. */
 @Controller()
 export class GenerateImageHandler {
   constructor(private readonly images: GenerateImageService) {}
@@ -13,5 +13,10 @@ export class GenerateImageHandler {
   @HandleRequest(gatewayContract.generateImage)
   generate(@Payload() request: z.output<typeof gatewayContract.generateImage.request>) {
     return this.images.generate(request);
+  }
+
+  @HandleRequest(gatewayContract.cancelImage)
+  cancel(@Payload() request: z.output<typeof gatewayContract.cancelImage.request>) {
+    return this.images.cancel(request.cancelId);
   }
 }

@@ -241,6 +241,8 @@ function responses(
     const { status, message, type, code, headers } = reply.error;
     return sendError(res, status, message, type ?? 'invalid_request_error', code ?? null, headers);
   }
+  // A model that takes its time: nothing until the client hangs up (a cancelled drawing).
+  if ('silentStream' in reply) return waitForClientClose(res);
   if (!('text' in reply) && !('image' in reply))
     return sendError(res, 500, 'scripted a chat-only reply for a /responses call', 'server_error');
   return writeJson(res, 200, renderImageResponse(reply, body.model), { 'x-request-id': 'req_fake' });

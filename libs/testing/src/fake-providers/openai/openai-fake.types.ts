@@ -64,7 +64,10 @@ export interface OpenAIFakeRawReply {
   raw: { status: number; headers?: Record<string, string>; body: string };
 }
 
-/** A stream that sends its first chunk and then nothing until the client hangs up. */
+/**
+ * A stream that sends its first chunk and then nothing until the client hangs up; on `/responses`,
+ * no answer at all until then.
+ */
 export interface OpenAIFakeSilentStream {
   silentStream: true;
 }

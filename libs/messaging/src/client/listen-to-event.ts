@@ -1,0 +1,32 @@
+import type { EventContract } from '@flowmesh/contracts';
+import type { Subscription } from '@nats-io/nats-core';
+import type { z } from 'zod';
+import type { MeshConnection } from '../connection/mesh-connection.js';
+
+/**
+ * Hears every event of `contract` as it is published, in this process (a core subscription, no
+ * queue group: each replica hears each event, nothing is stored for it). For work that only goes
+ * faster for hearing it (a cancel, a cache drop): the durable fact is elsewhere. Events that do
+ * not match the contract are ignored.
+ */
+export function listenToEvent<Payload extends z.ZodType>(
+  conn: MeshConnection,
+  contract: EventContract<Payload>,
+  onEvent: (event: z.output<Payload>) => void,
+): Subscription {
+  return conn.nc.subscribe(conn.space.subject(contract.subject), {
+    callback: (error, message) => {
+      if (error) return;
+      const parsed = contract.payload.safeParse(parseJson(message.data));
+      if (parsed.success) onEvent(parsed.data);
+    },
+  });
+}
+
+function parseJson(data: Uint8Array): unknown {
+  try {
+    return JSON.parse(new TextDecoder().decode(data));
+  } catch {
+    return undefined;
+  }
+}
