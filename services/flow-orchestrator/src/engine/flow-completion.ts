@@ -39,10 +39,7 @@ export class FlowCompletion {
     if (outcome.success && module.retry?.retry_if) {
       // retry_if may ask for another attempt on a result too ("based on error or result").
       const retry = await this.retry(run, index, module, outcome, fieldPath);
-      if (retry !== undefined) {
-        await this.store.save(run, statements, retry > 0 ? { wake_at: new Date(Date.now() + retry) } : {});
-        return retry > 0 ? 'parked' : 'continue';
-      }
+      if (retry !== undefined) return this.scheduleRetry(run, index, retry, statements);
     }
     if (outcome.success) {
       let stop: StopAfterIf | undefined;
@@ -65,7 +62,7 @@ export class FlowCompletion {
       delete run.status.retry;
       run.status.step = index + 1;
       this.remember(run, module.id, outcome.result);
-      if (stop) this.stop(run, module, stop, outcome.result);
+      if (stop) this.stop(run, index, module, stop, outcome.result);
       else if (outcome.stop && (module.value.type === 'branchone' || module.value.type === 'branchall')) {
         run.ending = {
           success: true,
@@ -77,10 +74,7 @@ export class FlowCompletion {
       await this.earlyReturn(run, module, outcome.result, statements);
     } else {
       const retry = await this.retry(run, index, module, outcome, fieldPath);
-      if (retry !== undefined) {
-        await this.store.save(run, statements, retry > 0 ? { wake_at: new Date(Date.now() + retry) } : {});
-        return retry > 0 ? 'parked' : 'continue';
-      }
+      if (retry !== undefined) return this.scheduleRetry(run, index, retry, statements);
       run.status.modules[index] = moduleStatus({
         ...outcome.status,
         type: 'Failure',
@@ -135,14 +129,32 @@ export class FlowCompletion {
     run.ending = { success: false, result: { error }, skipped: false };
   }
 
-  /** The failure module ended: the flow fails with its result, unless it returned `{ recover: true }`. */
-  async completeFailureModule(run: FlowRun, outcome: ModuleOutcome): Promise<void> {
+  /**
+   * The failure module ended: the flow fails with its result, unless it returned `{ recover: true }`.
+   * A failure module that failed runs again while its own `retry` allows (Windmill re-runs it).
+   */
+  async completeFailureModule(run: FlowRun, outcome: ModuleOutcome): Promise<'continue' | 'parked'> {
+    const module = run.value.failure_module!;
+    if (!outcome.success) {
+      const again = await this.nextAttempt(run, module, outcome, `${run.fieldBase}failure_module`);
+      if (again !== undefined) {
+        run.status.failure_module = {
+          type: 'WaitingForPriorSteps',
+          id: module.id,
+          parent_module: run.status.failure_module.parent_module,
+          failed_retries: again.failedJobs,
+        };
+        return this.scheduleRetry(run, run.modules.length, again.delayMs, [...outcome.statements]);
+      }
+    }
     run.status.failure_module = moduleStatus({
       ...outcome.status,
       type: outcome.success ? 'Success' : 'Failure',
       id: run.value.failure_module!.id,
       parent_module: run.status.failure_module.parent_module,
+      ...(run.status.retry?.failed_jobs?.length ? { failed_retries: run.status.retry.failed_jobs } : {}),
     });
+    delete run.status.retry;
     const recovered =
       outcome.success &&
       outcome.result !== null &&
@@ -150,6 +162,19 @@ export class FlowCompletion {
       (outcome.result as { recover?: unknown }).recover === true;
     run.ending = { success: recovered, result: outcome.result, skipped: false };
     await this.store.save(run, [...outcome.statements]);
+    return 'continue';
+  }
+
+  /** Saves a retry of module `index` (the failure module's is the modules' count), due in `delayMs`. */
+  private async scheduleRetry(
+    run: FlowRun,
+    index: number,
+    delayMs: number,
+    statements: SqlStatement[],
+  ): Promise<'continue' | 'parked'> {
+    if (delayMs > 0) run.runtime.retry = { step: index, at: Date.now() + delayMs };
+    await this.store.save(run, statements, delayMs > 0 ? { wake_at: new Date(Date.now() + delayMs) } : {});
+    return delayMs > 0 ? 'parked' : 'continue';
   }
 
   private remember(run: FlowRun, id: string, result: unknown): void {
@@ -185,17 +210,26 @@ export class FlowCompletion {
   }
 
   /**
-   * A stop condition fired: with `error_message` set the flow fails with an EarlyStopError
-   * (the default message when it is empty); otherwise it ends with this step's result, marked
-   * skipped when `skip_if_stopped`.
+   * A stop condition fired: with `error_message` set the step fails with an EarlyStopError (the
+   * default message when it is empty) and the flow takes its failure path, its failure module
+   * included (worker_flow.rs: the step's status becomes Failure, and the flow goes on only to a
+   * failure module); otherwise it ends with this step's result, marked skipped when
+   * `skip_if_stopped`.
    */
-  private stop(run: FlowRun, module: FlowModule, condition: StopAfterIf, result: unknown): void {
+  private stop(
+    run: FlowRun,
+    index: number,
+    module: FlowModule,
+    condition: StopAfterIf,
+    result: unknown,
+  ): void {
     if (condition.error_message !== undefined && condition.error_message !== null) {
       const message =
         condition.error_message === '' ? `Flow early stop: ${condition.expr}` : condition.error_message;
       const error: Record<string, unknown> = { name: 'EarlyStopError', message, step_id: module.id };
       if (condition.error_include_result) error.result = result;
-      run.ending = { success: false, result: { error }, skipped: false };
+      run.status.modules[index] = { ...run.status.modules[index], type: 'Failure', id: module.id };
+      this.fail(run, module.id, { error });
       return;
     }
     const skipIfStopped = condition.skip_if_stopped === true;
@@ -210,6 +244,26 @@ export class FlowCompletion {
     outcome: ModuleOutcome,
     fieldPath: string,
   ): Promise<number | undefined> {
+    const again = await this.nextAttempt(run, module, outcome, fieldPath);
+    if (again === undefined) return undefined;
+    run.status.modules[index] = {
+      type: 'WaitingForPriorSteps',
+      id: module.id,
+      failed_retries: again.failedJobs,
+    };
+    return again.delayMs;
+  }
+
+  /**
+   * Whether the module's `retry` runs it once more after this outcome (its attempts left, its
+   * `retry_if`); if so the attempt is counted in `status.retry` and its delay returned.
+   */
+  private async nextAttempt(
+    run: FlowRun,
+    module: FlowModule,
+    outcome: ModuleOutcome,
+    fieldPath: string,
+  ): Promise<{ delayMs: number; failedJobs: string[] } | undefined> {
     if (!module.retry) return undefined;
     const failCount = run.status.retry?.fail_count ?? 0;
     const delayMs = retryDelayMs(module.retry, failCount);
@@ -230,9 +284,7 @@ export class FlowCompletion {
     const failedJobs = [...(run.status.retry?.failed_jobs ?? [])];
     if (outcome.status.job) failedJobs.push(outcome.status.job);
     run.status.retry = { fail_count: failCount + 1, failed_jobs: failedJobs };
-    run.status.modules[index] = { type: 'WaitingForPriorSteps', id: module.id, failed_retries: failedJobs };
-    if (delayMs > 0) run.runtime.retry = { step: index, at: Date.now() + delayMs };
-    return delayMs;
+    return { delayMs, failedJobs };
   }
 
   /** A root flow's `early_return`: a step id whose result answers synchronous callers, or an expression. */

@@ -285,13 +285,17 @@ export class FlowDriver implements ChildDriver {
 
   private async runFailureModule(run: FlowRun): Promise<StepProgress> {
     const module = run.value.failure_module!;
+    // A retry of the failure module waits out its delay first (its index: the modules' count).
+    if (run.runtime.retry?.step === run.modules.length) {
+      if (Date.now() < run.runtime.retry.at) return this.sleeps.parkUntil(run, run.runtime.retry.at);
+      delete run.runtime.retry;
+    }
     const status = run.status.failure_module;
     const error = run.runtime.failure!.error;
     const ctx = await this.context(run, 'failure', module, status, { error }, NO_RESUME, { error });
     const progress = await this.leaf.run(ctx);
     if (progress.kind === 'parked') return 'parked';
-    await this.completion.completeFailureModule(run, progress.outcome);
-    return 'continue';
+    return this.completion.completeFailureModule(run, progress.outcome);
   }
 
   private async context(

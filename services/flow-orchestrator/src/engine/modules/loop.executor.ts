@@ -347,10 +347,11 @@ export class LoopExecutor {
   }
 
   private async iterator(ctx: ModuleContext, loop: ForloopFlow): Promise<unknown[]> {
+    // Windmill's iterator scope names the previous step's result `result` too (worker_flow.rs).
     const value = await evaluateTransform(
       this.evaluator,
       loop.iterator,
-      ctx.scope,
+      withVars(ctx.scope, { result: ctx.previousResult }),
       `${ctx.fieldPath}.value.iterator`,
     );
     if (!Array.isArray(value)) {

@@ -94,7 +94,10 @@ export class LeafStepRunner {
     } catch (error) {
       if (!isJobFailure(error)) throw error;
       success = false;
-      result = { error: errorObject(error) };
+      // A step's error names its step, as Windmill's language wrappers do (WM_FLOW_STEP_ID).
+      const object = errorObject(error);
+      if (job.stepId && object.step_id === undefined) object.step_id = job.stepId;
+      result = { error: object };
     } finally {
       if (slot) await this.concurrency.releaseSlot(slot.key, job.id);
     }

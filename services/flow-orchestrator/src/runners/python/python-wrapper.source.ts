@@ -1,7 +1,8 @@
 /**
  * Runs a python3 job (given to `python3 -c`): reads the arguments as JSON from fd 3, imports
  * the script from its file, calls the entrypoint with the arguments its signature names
- * (`**kwargs` takes the rest), awaits a coroutine, and writes `{"ok": true, "result": ...}` or
+ * (`**kwargs` takes the rest; a null for a parameter with a default takes the default), awaits a
+ * coroutine, and writes `{"ok": true, "result": ...}` or
  * `{"ok": false, "error": {name, message, stack}}` to fd 4. stdout and stderr stay the script's.
  * The traceback keeps only the script's own frames.
  */
@@ -27,13 +28,15 @@ def _default(value):
 def _call(fn, args):
     params = inspect.signature(fn).parameters.values()
     positional, named = [], {}
-    takes_rest = False
+    takes_rest = any(param.kind == param.VAR_KEYWORD for param in params)
     for param in params:
-        if param.kind == param.VAR_KEYWORD:
-            takes_rest = True
-        elif param.kind == param.VAR_POSITIONAL:
+        if param.kind in (param.VAR_KEYWORD, param.VAR_POSITIONAL):
             continue
-        elif param.name in args:
+        # A null for a parameter with a default takes the default (Windmill's wrapper), unless
+        # the function takes **kwargs, which gets every argument as given.
+        if not takes_rest and param.default is not param.empty and args.get(param.name) is None:
+            continue
+        if param.name in args:
             if param.kind == param.POSITIONAL_ONLY:
                 positional.append(args[param.name])
             else:

@@ -204,7 +204,8 @@ export const JOB_REALM_PRELUDE = String.raw`
       } catch {}
     },
     parseArgs: (text) => parse(text),
-    stringify: (value) => stringify(value),
+    // As Windmill's wrapper: an undefined field (or result) is kept as null, not dropped.
+    stringify: (value) => stringify(value, (key, item) => (item === undefined ? null : item)),
     errorInfo(error) {
       try {
         if ((typeof error === 'object' && error !== null) || typeof error === 'function') {

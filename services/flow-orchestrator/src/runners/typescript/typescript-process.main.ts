@@ -66,7 +66,8 @@ try {
   const value: unknown = await (entry as (...args: unknown[]) => unknown)(...argumentsFor(params, args));
   let json: string;
   try {
-    json = JSON.stringify(value) ?? 'null';
+    // As Windmill's wrapper: an undefined field (or result) is kept as null, not dropped.
+    json = JSON.stringify(value, (_key, item: unknown) => (item === undefined ? null : item)) ?? 'null';
   } catch (error) {
     throw failure('ExecutionErr', `the result is not JSON: ${(error as Error).message}`);
   }
