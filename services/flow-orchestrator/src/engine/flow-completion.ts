@@ -89,11 +89,7 @@ export class FlowCompletion {
         // Nothing to continue to: the flow ends failed with the error, and, as in Windmill
         // (worker_flow.rs: continue_on_error continues only to a next step), without its
         // failure module.
-        run.ending = {
-          success: false,
-          result: { error: withStepId(outcome.result, module.id) },
-          skipped: false,
-        };
+        run.ending = { success: false, result: failedResult(outcome.result, module.id), skipped: false };
       } else {
         this.fail(run, module.id, outcome.result);
       }
@@ -114,6 +110,7 @@ export class FlowCompletion {
    */
   fail(run: FlowRun, stepId: string, result: unknown): void {
     const error = withStepId(result, stepId);
+    // The failure module is given the error that failed a loop or branchall (one of its items).
     const failureModule = run.value.failure_module;
     const topLevel = run.job.kind === 'flow' || run.job.parent_job === null;
     if (failureModule && topLevel && !run.runtime.failure) {
@@ -126,7 +123,7 @@ export class FlowCompletion {
       };
       return;
     }
-    run.ending = { success: false, result: { error }, skipped: false };
+    run.ending = { success: false, result: failedResult(result, stepId), skipped: false };
   }
 
   /**
@@ -339,9 +336,29 @@ export class FlowCompletion {
   }
 }
 
+/**
+ * What a flow that failed at step `stepId` answers: a failed loop's or branchall's array as it is
+ * (its items' results, a failed one's `{ error }`: Windmill's), else `{ error }` naming the step.
+ */
+export function failedResult(result: unknown, stepId: string): unknown {
+  return Array.isArray(result) ? result : { error: withStepId(result, stepId) };
+}
+
+/** The error inside a failed result: its `error`, or a failed item's of an array (a loop's). */
+function errorIn(result: unknown): unknown {
+  if (Array.isArray(result)) {
+    for (const item of result) {
+      const error = errorIn(item);
+      if (error !== undefined) return error;
+    }
+    return undefined;
+  }
+  return (result as { error?: unknown } | null)?.error;
+}
+
 /** A failure's error object, with the step it happened at (kept when a deeper step set it). */
 export function withStepId(result: unknown, stepId: string): Record<string, unknown> {
-  const error = (result as { error?: unknown } | null)?.error;
+  const error = errorIn(result);
   if (error !== null && typeof error === 'object' && !Array.isArray(error)) {
     const object = error as Record<string, unknown>;
     return object.step_id === undefined ? { ...object, step_id: stepId } : object;

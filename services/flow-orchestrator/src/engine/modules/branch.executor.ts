@@ -171,7 +171,7 @@ export class BranchExecutor {
         ends[position] = outcome;
       }
       recordChildEnd(status, position, outcome.record);
-      if (!outcome.success && !skips[position]) return done(failed(status, outcome));
+      if (!outcome.success && !skips[position]) return done(failed(status, ends.slice(0, position + 1)));
       if (outcome.stop) break;
     }
     return done(allOutcome(status, ends, skips));
@@ -190,7 +190,7 @@ function oneOutcome(outcome: EndedChild, chosen: FlowStatusModule['branch_chosen
 
 function allOutcome(status: FlowStatusModule, ends: EndedChild[], skips: boolean[]): ModuleOutcome {
   const failure = ends.find((outcome, position) => !outcome.success && !skips[position]);
-  if (failure) return failed(status, failure);
+  if (failure) return failed(status, ends);
   const stop = ends.find((outcome) => outcome.stop)?.stop;
   return {
     success: true,
@@ -203,10 +203,15 @@ function allOutcome(status: FlowStatusModule, ends: EndedChild[], skips: boolean
   };
 }
 
-function failed(status: FlowStatusModule, outcome: EndedChild): ModuleOutcome {
+/**
+ * A failed branch fails the branchall: its result is the branches' results that ran (all of them
+ * when parallel; up to the failed one when sequential, which stops there), a failed one's as its
+ * `{ error }`, as Windmill gives it (worker_flow.rs: the Failure status keeps the branches' jobs).
+ */
+function failed(status: FlowStatusModule, ends: readonly EndedChild[]): ModuleOutcome {
   return {
     success: false,
-    result: outcome.result,
+    result: ends.map((outcome) => outcome.result),
     status: fields(status),
     statements: [],
     stopHandled: true,

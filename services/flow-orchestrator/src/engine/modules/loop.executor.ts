@@ -137,7 +137,8 @@ export class LoopExecutor {
         const results: unknown[] = [];
         for (const outcome of outcomes as EndedChild[]) {
           results.push(resultOf(outcome, loop.skip_failures));
-          if (!outcome.success && !loop.skip_failures) return done(this.failed(status, outcome));
+          if (!outcome.success && !loop.skip_failures)
+            return done(this.failed(ctx, status, outcome, results));
           if (outcome.stop || (await this.stopsAfter(ctx, outcome.result, [...results])))
             return done(this.succeeded(ctx, status, results));
         }
@@ -241,7 +242,8 @@ export class LoopExecutor {
       if (outcome) {
         recordChildEnd(status, k, outcome.record);
         results[k] = resultOf(outcome, loop.skip_failures);
-        if (!outcome.success && !loop.skip_failures) return done(this.failed(status, outcome));
+        if (!outcome.success && !loop.skip_failures)
+          return done(this.failed(ctx, status, outcome, results.slice(0, k + 1)));
         if (outcome.stop || (await this.stopsAfter(ctx, outcome.result, results.slice(0, k + 1)))) break;
       }
       const body = bodyAt(k + 1);
@@ -280,14 +282,9 @@ export class LoopExecutor {
     const ends = outcomes as EndedChild[];
     const failed = ends.find((outcome) => !outcome.success);
     status.iterator = { ...status.iterator, index: bodies.length };
-    if (failed && !loop.skip_failures) return done(this.failed(status, failed));
-    return done(
-      this.succeeded(
-        ctx,
-        status,
-        ends.map((outcome) => resultOf(outcome, loop.skip_failures)),
-      ),
-    );
+    const results = ends.map((outcome) => resultOf(outcome, loop.skip_failures));
+    if (failed && !loop.skip_failures) return done(this.failed(ctx, status, failed, results));
+    return done(this.succeeded(ctx, status, results));
   }
 
   /**
@@ -335,7 +332,8 @@ export class LoopExecutor {
     const failed = ends.find((end) => !end.success);
     const jobId = randomUUID();
     const success = !failed || loop.skip_failures;
-    const result = success ? results : failed.result;
+    // Failed or not, the result is the iterations' so far, a failed one's as its `{ error }`.
+    const result = results;
     const row = this.bodies.squashedRow(ctx, jobId, result, success);
     return done({
       success,
@@ -381,10 +379,21 @@ export class LoopExecutor {
     };
   }
 
-  private failed(status: FlowStatusModule, outcome: EndedChild): ModuleOutcome {
+  /**
+   * A failed iteration fails the loop. A for loop's result is then the iterations' results so far
+   * (all of them for a parallel one, which runs every iteration first), the failed one's as its
+   * `{ error }`, as Windmill gives it (backend/tests/worker.rs, test_iteration); a while loop's is
+   * the failed iteration's own (Windmill's while loop goes on to that result, not to the array).
+   */
+  private failed(
+    ctx: ModuleContext,
+    status: FlowStatusModule,
+    outcome: EndedChild,
+    results: unknown[],
+  ): ModuleOutcome {
     return {
       success: false,
-      result: outcome.result,
+      result: ctx.module.value.type === 'forloopflow' ? results : outcome.result,
       status: moduleFields(status),
       statements: [],
       stopHandled: true,
