@@ -1,3 +1,4 @@
+import { ExpressionItems } from './expressions/expression-items.js';
 import { Module, type DynamicModule, type Provider } from '@nestjs/common';
 import { SCRIPT_RUNNER_REGISTRY } from '../ports/script-runner.port.js';
 import { CancelListener } from '../scheduler/cancel.listener.js';
@@ -29,6 +30,7 @@ import { NoScriptRunners } from './steps/no-runners.registry.js';
 
 const WORKER_PROVIDERS: Provider[] = [
   LocalClaims,
+  ExpressionItems,
   FlowDriver,
   FlowStateStore,
   FlowStarter,

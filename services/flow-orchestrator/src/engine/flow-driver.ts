@@ -1,3 +1,4 @@
+import { ExpressionItems } from './expressions/expression-items.js';
 import { isTerminalJobStatus, type FlowModule, type FlowStatusModule } from '@flowmesh/contracts';
 import { Inject, Injectable } from '@nestjs/common';
 import type { JobRecord } from '../jobs/job.record.js';
@@ -61,6 +62,7 @@ export class FlowDriver implements ChildDriver {
     private readonly branches: BranchExecutor,
     private readonly subflows: SubflowExecutor,
     private readonly agents: AgentStepExecutor,
+    private readonly items: ExpressionItems,
     @Inject(ENGINE_CONFIG) private readonly config: EngineConfig,
   ) {}
 
@@ -193,7 +195,8 @@ export class FlowDriver implements ChildDriver {
         ...(await this.results.ownResults(run)),
       }),
     };
-    const run: FlowRun = new FlowRun(record, tree, parent, fallback, ephemeral);
+    const items = this.items.readerFor(record.workspace, record.runtime.tokenJob ?? record.id);
+    const run: FlowRun = new FlowRun(record, tree, parent, fallback, ephemeral, items);
     return run;
   }
 

@@ -1,3 +1,4 @@
+import type { ItemReader } from './expressions/item-calls.js';
 import type { FlowModule, FlowStatus, FlowValue } from '@flowmesh/contracts';
 import type { JobRecord, JobRuntime } from '../jobs/job.record.js';
 import type { JobUpdate } from '../jobs/job.repository.js';
@@ -42,6 +43,8 @@ export class FlowRun {
     private readonly fallback: ResultsReader,
     /** A squashed loop body: runs in memory, writes nothing. */
     readonly ephemeral = false,
+    /** What `variable()` / `resource()` of its expressions read, as the run. */
+    private readonly items?: ItemReader,
   ) {
     this.value = job.raw_flow as unknown as FlowValue;
     this.status = job.flow_status!;
@@ -97,6 +100,11 @@ export class FlowRun {
   };
 
   scope(vars: Readonly<Record<string, unknown>>): ExpressionScope {
-    return { flowInput: this.flowInput, results: this.reader, vars };
+    return {
+      flowInput: this.flowInput,
+      results: this.reader,
+      vars,
+      ...(this.items ? { items: this.items } : {}),
+    };
   }
 }

@@ -6,6 +6,8 @@ import type {
   VmCallResult,
 } from 'quickjs-emscripten';
 import type { ExpressionFailure } from '../ports/expression-sandbox.port.js';
+import { ITEMS_CONTEXT_KEY } from '../ports/expression-items.port.js';
+import { ITEM_FUNCTIONS_SOURCE } from './item-functions.source.js';
 import { wrapExpression, type ExpressionForm } from './expression-source.util.js';
 
 // Runs inside the sandbox thread, loaded by Node's own type stripping when the service runs
@@ -119,6 +121,9 @@ export class QuickJsEvaluator {
       const { parse, stringify } = this.installContext(evaluation);
       own(parse);
       own(stringify);
+      // `variable()` / `resource()` over the values the engine read for this expression.
+      if (request.context.objects.has(ITEMS_CONTEXT_KEY) || request.context.values.has(ITEMS_CONTEXT_KEY))
+        own(vm.unwrapResult(vm.evalCode(ITEM_FUNCTIONS_SOURCE, 'items.js')));
       const form = this.formOf(vm, request.expr);
       const value = own(
         this.settle(evaluation, vm.evalCode(wrapExpression(request.expr, form), 'expression.js')),

@@ -1,3 +1,5 @@
+import type { ItemReader } from './item-calls.js';
+
 /** Reads step results by id for expressions: the flow's own steps, then its ancestors', then the run's latest. */
 export interface ResultsReader {
   get(id: string): Promise<{ found: boolean; value: unknown }>;
@@ -11,6 +13,8 @@ export interface ExpressionScope {
   readonly results: ResultsReader;
   /** `previous_result`, `result`, `error`, `resume`, `resumes`, `approvers`, `flow_env`, `params`, ... */
   readonly vars: Readonly<Record<string, unknown>>;
+  /** How `variable(path)` / `resource(path)` are read, as the run; absent: they are not defined. */
+  readonly items?: ItemReader;
 }
 
 export const NO_RESULTS: ResultsReader = {

@@ -1,6 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { EXPRESSION_SANDBOX, type ExpressionSandbox } from '../../ports/expression-sandbox.port.js';
+import { ITEMS_CONTEXT_KEY } from '../../ports/expression-items.port.js';
+import {
+  EXPRESSION_SANDBOX,
+  ExpressionError,
+  type ExpressionSandbox,
+} from '../../ports/expression-sandbox.port.js';
 import type { ExpressionScope } from './expression-scope.js';
+import { itemCalls } from './item-calls.js';
 import { referencedResults } from './referenced-results.js';
 import {
   evaluateSimpleExpression,
@@ -24,7 +30,7 @@ export class ExpressionEvaluator {
       const answer = context && evaluateSimpleExpression(simple, context);
       if (answer) return answer.value;
     }
-    return this.sandbox.evaluate(expr, await this.context(expr, scope), { fieldPath });
+    return this.sandbox.evaluate(expr, await this.context(expr, scope, fieldPath), { fieldPath });
   }
 
   /** `Boolean(value)` of the expression, as Windmill's stop/skip/branch predicates. */
@@ -53,7 +59,11 @@ export class ExpressionEvaluator {
     return context;
   }
 
-  private async context(expr: string, scope: ExpressionScope): Promise<Record<string, unknown>> {
+  private async context(
+    expr: string,
+    scope: ExpressionScope,
+    fieldPath: string,
+  ): Promise<Record<string, unknown>> {
     const references = referencedResults(expr);
     let results: Record<string, unknown> = {};
     if (references.all) {
@@ -64,6 +74,24 @@ export class ExpressionEvaluator {
         if (read.found) results[id] = read.value;
       }
     }
-    return { ...scope.vars, flow_input: scope.flowInput, results };
+    const context: Record<string, unknown> = { ...scope.vars, flow_input: scope.flowInput, results };
+    const calls = scope.items ? itemCalls(expr) : undefined;
+    if (calls) {
+      const items: Record<string, unknown> = {};
+      for (const { kind, path } of calls) {
+        try {
+          items[`${kind}:${path}`] = await scope.items!(kind, path);
+        } catch (error) {
+          // What the run may not read fails the expression (the step), never the engine.
+          const name = kind === 'var' ? 'variable' : 'resource';
+          throw new ExpressionError(
+            fieldPath,
+            `${name}(${JSON.stringify(path)}): ${(error as Error).message}`,
+          );
+        }
+      }
+      context[ITEMS_CONTEXT_KEY] = items;
+    }
+    return context;
   }
 }
