@@ -3,7 +3,6 @@ import { Injectable } from '@nestjs/common';
 import { JobRepository } from '../jobs/job.repository.js';
 import type { SqlStatement } from '../jobs/sql-batch.js';
 import { ExpressionEvaluator } from './expressions/expression.evaluator.js';
-import { withVars } from './expressions/expression-scope.js';
 import { FlowStateStore } from './flow-state.store.js';
 import type { FlowRun } from './flow-run.js';
 import { SleepGate } from './gates/sleep.gate.js';
@@ -11,6 +10,7 @@ import type { ModuleOutcome } from './module-outcome.js';
 import { moduleStatus } from './flow-status.util.js';
 import { retryDelayMs } from './retry.policy.js';
 import { StepEventPublisher } from './step-events.publisher.js';
+import { FlowEnvResolver } from './steps/flow-env.resolver.js';
 import { errorObject } from './steps/leaf-step.runner.js';
 
 /**
@@ -26,6 +26,7 @@ export class FlowCompletion {
     private readonly sleeps: SleepGate,
     private readonly jobs: JobRepository,
     private readonly events: StepEventPublisher,
+    private readonly flowEnv: FlowEnvResolver,
   ) {}
 
   async complete(
@@ -174,6 +175,11 @@ export class FlowCompletion {
     return delayMs > 0 ? 'parked' : 'continue';
   }
 
+  /** The scope of the flow's own predicates (stop, retry, early return): `flow_env` and these. */
+  private async scopeOf(run: FlowRun, vars: Record<string, unknown>) {
+    return run.scope({ ...(await this.flowEnv.varsOf(run.runtime, run.id)), ...vars });
+  }
+
   private remember(run: FlowRun, id: string, result: unknown): void {
     run.results.set(id, result);
     run.tree.latest.set(id, result);
@@ -186,7 +192,7 @@ export class FlowCompletion {
     fieldPath: string,
   ): Promise<StopAfterIf | undefined> {
     const type = module.value.type;
-    const scope = withVars(run.scope({}), { result: outcome.result, previous_result: outcome.result });
+    const scope = await this.scopeOf(run, { result: outcome.result, previous_result: outcome.result });
     if (!outcome.stopHandled && module.stop_after_if) {
       if (
         await this.evaluator.predicate(module.stop_after_if.expr, scope, `${fieldPath}.stop_after_if.expr`)
@@ -268,7 +274,7 @@ export class FlowCompletion {
     if (outcome.success && !module.retry.retry_if) return undefined;
     if (module.retry.retry_if) {
       const error = outcome.success ? null : ((outcome.result as { error?: unknown } | null)?.error ?? null);
-      const scope = withVars(run.scope({}), {
+      const scope = await this.scopeOf(run, {
         result: outcome.result,
         error,
         previous_result: outcome.result,
@@ -297,7 +303,7 @@ export class FlowCompletion {
     if (early === module.id) {
       value = result;
     } else if (!run.modules.some((m) => m.id === early)) {
-      const scope = withVars(run.scope({}), { result, previous_result: result });
+      const scope = await this.scopeOf(run, { result, previous_result: result });
       value = await this.evaluator.evaluate(early, scope, 'value.early_return').catch(() => undefined);
       if (value === null) value = undefined;
     }

@@ -336,15 +336,13 @@ export class FlowDriver implements ChildDriver {
     previousResult: unknown,
     resume: ResumeVars,
   ): Promise<Record<string, unknown>> {
-    const vars: Record<string, unknown> = {
+    return {
       previous_result: previousResult,
       resume: resume.resume,
       resumes: resume.resumes,
       approvers: resume.approvers,
+      ...(await this.flowEnv.varsOf(run.runtime, run.id)),
     };
-    if (run.runtime.envJob)
-      vars.flow_env = await this.flowEnv.resolve(run.runtime.envJob, run.runtime.tokenJob ?? run.id);
-    return vars;
   }
 
   /** Runs the module; an expression or job failure inside it is the module's failure, not the engine's. */

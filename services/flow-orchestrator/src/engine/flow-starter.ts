@@ -1,3 +1,4 @@
+import { FlowEnvResolver } from './steps/flow-env.resolver.js';
 import { jobEvents } from '@flowmesh/contracts';
 import { Injectable } from '@nestjs/common';
 import { FlowDebouncer } from '../jobs/flow-debouncer.js';
@@ -31,6 +32,7 @@ export class FlowStarter {
     private readonly completion: FlowCompletion,
     private readonly leaf: LeafExecutor,
     private readonly debouncer: FlowDebouncer,
+    private readonly flowEnv: FlowEnvResolver,
   ) {}
 
   async start(run: FlowRun): Promise<'continue' | 'parked'> {
@@ -135,7 +137,7 @@ export class FlowStarter {
       try {
         const skip = await this.evaluator.predicate(
           run.value.skip_expr,
-          run.scope({}),
+          run.scope(await this.flowEnv.varsOf(run.runtime, run.id)),
           `${run.fieldBase}skip_expr`,
         );
         if (skip) {

@@ -19,6 +19,15 @@ export class FlowEnvResolver {
     private readonly tokens: JobTokens,
   ) {}
 
+  /** `{ flow_env }` for the expressions of a flow job with this runtime (nothing without one). */
+  async varsOf(
+    runtime: { envJob?: string; tokenJob?: string },
+    jobId: string,
+  ): Promise<{ flow_env?: unknown }> {
+    if (!runtime.envJob) return {};
+    return { flow_env: await this.resolve(runtime.envJob, runtime.tokenJob ?? jobId) };
+  }
+
   resolve(envJob: string | undefined, tokenJob: string): Promise<Record<string, unknown>> {
     if (!envJob) return Promise.resolve({});
     const cached = this.cache.get(envJob);

@@ -1,13 +1,14 @@
 /**
  * Runs a python3 job (given to `python3 -c`): reads the arguments as JSON from fd 3, imports
  * the script from its file, calls the entrypoint with the arguments its signature names
- * (`**kwargs` takes the rest; a null for a parameter with a default takes the default), awaits a
- * coroutine, and writes `{"ok": true, "result": ...}` or
- * `{"ok": false, "error": {name, message, stack}}` to fd 4. stdout and stderr stay the script's.
+ * (`**kwargs` takes the rest; a null for a parameter with a default takes the default; a string
+ * for one annotated datetime, date or bytes becomes one), awaits a coroutine, and writes
+ * `{"ok": true, "result": ...}` or `{"ok": false, "error": {name, message, stack}}` to fd 4.
+ * stdout and stderr stay the script's.
  * The traceback keeps only the script's own frames.
  */
 export const PYTHON_WRAPPER = String.raw`
-import asyncio, datetime, decimal, importlib.util, inspect, json, os, sys, traceback
+import asyncio, base64, datetime, decimal, importlib.util, inspect, json, os, sys, traceback
 
 def _describe(error, script_path):
     tb = error.__traceback__
@@ -25,6 +26,19 @@ def _default(value):
         return list(value)
     raise TypeError("Object of type " + type(value).__name__ + " is not JSON serializable")
 
+def _typed(param, value):
+    # As Windmill's wrapper: a string for a parameter annotated datetime, date or bytes becomes one.
+    if not isinstance(value, str):
+        return value
+    annotation = param.annotation
+    if annotation in (datetime.datetime, "datetime", "datetime.datetime"):
+        return datetime.datetime.fromisoformat(value.replace("Z", "+00:00"))
+    if annotation in (datetime.date, "date", "datetime.date"):
+        return datetime.date.fromisoformat(value[:10])
+    if annotation in (bytes, "bytes"):
+        return base64.b64decode(value)
+    return value
+
 def _call(fn, args):
     params = inspect.signature(fn).parameters.values()
     positional, named = [], {}
@@ -37,10 +51,11 @@ def _call(fn, args):
         if not takes_rest and param.default is not param.empty and args.get(param.name) is None:
             continue
         if param.name in args:
+            value = _typed(param, args[param.name])
             if param.kind == param.POSITIONAL_ONLY:
-                positional.append(args[param.name])
+                positional.append(value)
             else:
-                named[param.name] = args[param.name]
+                named[param.name] = value
     if takes_rest:
         for key, value in args.items():
             named.setdefault(key, value)

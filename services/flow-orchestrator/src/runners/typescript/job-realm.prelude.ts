@@ -204,6 +204,10 @@ export const JOB_REALM_PRELUDE = String.raw`
       } catch {}
     },
     parseArgs: (text) => parse(text),
+    reviveDates: (args, names) => {
+      for (const name of names)
+        if (args !== null && typeof args === 'object' && typeof args[name] === 'string') args[name] = new Date(args[name]);
+    },
     // As Windmill's wrapper: an undefined field (or result) is kept as null, not dropped.
     stringify: (value) => stringify(value, (key, item) => (item === undefined ? null : item)),
     errorInfo(error) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { argumentsFor, mainParams } from './main-params.util.js';
+import { argumentsFor, dateParams, mainParams } from './main-params.util.js';
 
 describe('mainParams', () => {
   it('reads names, defaults with commas inside, patterns and rest parameters', () => {
@@ -30,5 +30,20 @@ describe('mainParams', () => {
     const params = mainParams('function main(b, { a }, ...rest) {}');
     expect(argumentsFor(params, { a: 1, b: 2, c: 3 })).toEqual([2, { a: 1, b: 2, c: 3 }]);
     expect(argumentsFor(mainParams('function main(x, y) {}'), { y: 1 })).toEqual([undefined, 1]);
+  });
+});
+
+describe('dateParams', () => {
+  it("names the entrypoint's parameters typed Date, optional or nullable ones too", () => {
+    const source = `import x from 'y';
+export async function main(a: Date, b: string, c?: Date, d: Date | undefined = undefined, e: { at: Date }) {}
+export function preprocessor(when: Date) {}`;
+    expect(dateParams(source, 'main')).toEqual(['a', 'c', 'd']);
+    expect(dateParams(source, 'preprocessor')).toEqual(['when']);
+  });
+
+  it('is empty without a Date parameter or without the entrypoint', () => {
+    expect(dateParams('export function main(a: string) {}', 'main')).toEqual([]);
+    expect(dateParams('export function other(a: Date) {}', 'main')).toEqual([]);
   });
 });

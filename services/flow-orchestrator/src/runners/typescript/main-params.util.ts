@@ -127,3 +127,21 @@ export function argumentsFor(
   }
   return values;
 }
+
+const DATE_PARAM = /^\s*([A-Za-z_$][\w$]*)\s*\??\s*:\s*Date\s*(?:\|\s*(?:undefined|null)\s*)?(?:=|$)/;
+
+/**
+ * The parameters of `entrypoint` typed `Date` in the script's TypeScript (before stripping):
+ * Windmill's wrapper gives them a `Date` made from the string argument.
+ */
+export function dateParams(typescript: string, entrypoint: string): string[] {
+  if (!/:\s*Date\b/.test(typescript)) return [];
+  const at = new RegExp(`\\bfunction\\s*\\*?\\s*${entrypoint}\\s*(?:<[^(]*>)?\\s*\\(`).exec(typescript);
+  if (!at) return [];
+  const list = parameterList(typescript.slice(at.index + at[0].length - 1));
+  if (list === undefined) return [];
+  return splitTopLevel(list).flatMap((param) => {
+    const name = DATE_PARAM.exec(param)?.[1];
+    return name === undefined ? [] : [name];
+  });
+}

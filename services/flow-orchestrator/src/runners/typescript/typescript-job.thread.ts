@@ -33,6 +33,8 @@ interface RealmApi {
   setEnv(envJson: string): void;
   moduleHost(url: string): object;
   parseArgs(text: string): Record<string, unknown>;
+  /** Makes these arguments the realm's `Date`s when they are strings. */
+  reviveDates(args: Record<string, unknown>, names: readonly string[]): void;
   stringify(value: unknown): string | undefined;
   errorInfo(error: unknown): string;
 }
@@ -298,7 +300,9 @@ async function run(running: RunningJob): Promise<ThreadOutbound> {
         message: `the script exports no function named ${job.entrypoint}`,
       });
     }
-    const args = argumentsFor(paramsOf(entry), realm.api.parseArgs(job.argsJson));
+    const parsed = realm.api.parseArgs(job.argsJson);
+    if (job.dateParams?.length) realm.api.reviveDates(parsed, job.dateParams);
+    const args = argumentsFor(paramsOf(entry), parsed);
     const value: unknown = await (entry as (...args: unknown[]) => unknown)(...args);
     let json: string | undefined;
     try {

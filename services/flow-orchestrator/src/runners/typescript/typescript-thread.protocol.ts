@@ -27,6 +27,8 @@ export interface ThreadJob {
   /** The environment as JSON: the realm parses it as its own, the thread only if it lends its env. */
   readonly envJson: string;
   readonly entrypoint: string;
+  /** Parameters typed `Date`: their string arguments become the realm's `Date`s (Windmill's). */
+  readonly dateParams?: readonly string[];
   readonly maxResultBytes: number;
   readonly path?: string | null;
   /** Jobs with one key reuse one realm on this thread (see `ScriptJob.realmKey`). */

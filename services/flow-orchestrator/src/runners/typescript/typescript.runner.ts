@@ -1,3 +1,4 @@
+import { dateParams } from './main-params.util.js';
 import type { ScriptLanguage, TypescriptRequirements } from '@flowmesh/contracts';
 import {
   JobError,
@@ -117,6 +118,7 @@ export class TypeScriptRunner implements ScriptRunner {
         argsJson: JSON.stringify(job.args),
         envJson: JSON.stringify(job.env),
         entrypoint: job.entrypoint ?? 'main',
+        dateParams: dateParams(job.content, job.entrypoint ?? 'main'),
         maxResultBytes: this.options.maxResultBytes,
         path: job.path ?? null,
         ...(job.realmKey !== undefined ? { realmKey: job.realmKey } : {}),
