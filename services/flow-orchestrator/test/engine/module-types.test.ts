@@ -85,7 +85,7 @@ describe('module types', () => {
     expect(squashed.flow_status!.modules[0].flow_jobs).toBeUndefined();
   });
 
-  it('skip_failures gives a failed iteration null; without it the loop fails with the iteration error', async () => {
+  it('skip_failures gives a failed iteration null; without it the loop fails with its results so far, the failed one its error', async () => {
     const modules = [
       {
         id: 'maybe',
@@ -107,11 +107,13 @@ describe('module types', () => {
       modules: [loop('l', { iterator: { type: 'static', value: [1, 2, 3] }, modules })],
     });
     expect(failing.status).toBe('failed');
-    expect(failing.result).toMatchObject({ error: { name: 'ExpressionError', step_id: 'maybe' } });
-    expect((failing.result as { error: { message: string } }).error.message).toContain('two');
-    expect((failing.result as { error: { message: string } }).error.message).toContain(
-      'value.modules[0].value.modules[0].skip_if.expr',
-    );
+    const [first, second, ...rest] = failing.result as unknown[];
+    expect(rest).toEqual([]);
+    expect((first as { iter: { value: number } }).iter.value).toBe(1);
+    expect(second).toMatchObject({ error: { name: 'ExpressionError', step_id: 'maybe' } });
+    const { message } = (second as { error: { message: string } }).error;
+    expect(message).toContain('two');
+    expect(message).toContain('value.modules[0].value.modules[0].skip_if.expr');
     // Sequential: the third iteration never ran.
     expect(failing.flow_status!.modules[0].flow_jobs).toHaveLength(2);
   });
@@ -241,7 +243,11 @@ describe('module types', () => {
         modules: [{ id: 'all', value: { type: 'branchall', parallel, branches: branches(false) } }],
       });
       expect(failed.status).toBe('failed');
-      expect(failed.result).toMatchObject({ error: { step_id: 'two' } });
+      // Every branch's result (a sequential branchall stops at the failed one), its error in its slot.
+      expect(failed.result).toMatchObject(
+        parallel ? [1, { error: { step_id: 'two' } }, 3] : [1, { error: { step_id: 'two' } }],
+      );
+      expect(failed.result).toHaveLength(parallel ? 3 : 2);
     }
   });
 
