@@ -143,11 +143,15 @@ describe('flow-orchestrator: grouped writes on Postgres', () => {
          UPDATE job SET canceled_by = 'u/admin' WHERE id IN (SELECT id FROM tree) RETURNING id`,
         [parent],
       );
+      // Waiting on this transaction's lock (the child row): other test files share the database,
+      // and their sessions may wait on locks of their own at the same time.
+      const { rows: own } = await other.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
       await waitFor(
         async () =>
           (
             await other.query<{ n: number }>(
-              `SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()`,
+              `SELECT count(*)::int AS n FROM pg_stat_activity WHERE $1::int = ANY(pg_blocking_pids(pid))`,
+              [own[0].pid],
             )
           ).rows[0].n === 1,
         { description: 'the tree statement to wait for the child row' },
