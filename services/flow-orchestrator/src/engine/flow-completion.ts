@@ -192,15 +192,18 @@ export class FlowCompletion {
     fieldPath: string,
   ): Promise<StopAfterIf | undefined> {
     const type = module.value.type;
+    const aggregate = type === 'forloopflow' || type === 'whileloopflow' || type === 'branchall';
+    const checksStop = !outcome.stopHandled && module.stop_after_if;
+    // Most steps have no stop condition: their completion reads no flow_env.
+    if (!checksStop && !(aggregate && module.stop_after_all_iters_if)) return undefined;
     const scope = await this.scopeOf(run, { result: outcome.result, previous_result: outcome.result });
-    if (!outcome.stopHandled && module.stop_after_if) {
+    if (checksStop && module.stop_after_if) {
       if (
         await this.evaluator.predicate(module.stop_after_if.expr, scope, `${fieldPath}.stop_after_if.expr`)
       ) {
         return module.stop_after_if;
       }
     }
-    const aggregate = type === 'forloopflow' || type === 'whileloopflow' || type === 'branchall';
     if (aggregate && module.stop_after_all_iters_if) {
       const condition = module.stop_after_all_iters_if;
       if (
