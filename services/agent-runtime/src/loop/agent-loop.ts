@@ -37,7 +37,9 @@ export interface AgentLoopPorts {
   readonly waitingOnTools?: (waiting: boolean) => void;
   /**
    * Keeps the run's progress where another replica finds it: the turn whose calls are about to
-   * run, then what became of each call (its tool job, its result).
+   * run, then what became of each call (its tool job, its result). Writes land in the order they
+   * are made; `call` never rejects (a write that failed is logged: a replica taking over then
+   * knows less, and runs that call again).
    */
   readonly progress?: {
     turn(progress: AgentProgress): Promise<void>;
@@ -160,7 +162,9 @@ export async function runAgentLoop(
         known[call.id]?.jobId,
       );
       if (shown) media.set(call.id, shown);
-      if (!signal.aborted) await ports.progress?.call(call.id, { result });
+      // Not waited for: progress is written in order, so the next turn's write follows it, and a
+      // replica taking over before it lands waits for the call's job (kept) instead of starting it.
+      if (!signal.aborted) void ports.progress?.call(call.id, { result });
       return result;
     };
     ports.waitingOnTools?.(true);

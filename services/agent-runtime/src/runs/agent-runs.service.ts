@@ -162,13 +162,25 @@ export class AgentRuns implements OnApplicationBootstrap, OnApplicationShutdown 
       else this.onTools.delete(request.job_id);
     };
     // Kept on the row while this replica owns it, so one that takes it over goes on from there.
+    // One write at a time, in order: a call's result the loop did not wait for lands before the
+    // next turn replaces the calls.
+    let written: Promise<unknown> = Promise.resolve();
+    const inOrder = (write: () => Promise<unknown>): Promise<void> => {
+      const next = written.then(write);
+      written = next.catch(() => undefined);
+      return next.then(() => undefined);
+    };
     const progress = {
-      turn: async (state: AgentProgress) => {
-        await this.repository.saveProgress(this.owner, request.job_id, state);
-      },
-      call: async (callId: string, call: CallProgress) => {
-        await this.repository.saveCall(this.owner, request.job_id, callId, call);
-      },
+      turn: (state: AgentProgress) =>
+        inOrder(() => this.repository.saveProgress(this.owner, request.job_id, state)),
+      call: (callId: string, call: CallProgress) =>
+        inOrder(() => this.repository.saveCall(this.owner, request.job_id, callId, call)).catch(
+          (error: unknown) =>
+            this.logger.warn(
+              { err: error, job_id: request.job_id, call_id: callId },
+              'the progress of a tool call could not be kept; a replica taking over runs it again',
+            ),
+        ),
     };
     void this.executor
       .execute(request, controller.signal, resumed, { waitingOnTools, progress })

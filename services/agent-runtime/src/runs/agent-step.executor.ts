@@ -3,7 +3,6 @@ import {
   createGatewayClient,
   createRegistryItemsClient,
   MeshError,
-  type AgentAction,
   type AgentStepStartRequest,
   type AttachmentPart,
   type ChatRequestMessage,
@@ -30,6 +29,7 @@ import { McpToolError } from '../tools/mcp-tools.js';
 import { OutboundClient } from '../tools/outbound-client.js';
 import type { AgentStepOutcome } from './agent-run.repository.js';
 import { AgentTelemetry } from '../telemetry/agent.telemetry.js';
+import { StepActions } from './step-actions.js';
 import { StepJobLog } from './step-job-log.js';
 import { StepStream } from './step-stream.js';
 import { fitted } from './step-result.js';
@@ -75,7 +75,9 @@ export class AgentStepExecutor {
     const caller = { actor: { token: request.job_token }, workspace: request.workspace };
     const items = createRegistryItemsClient(this.mesh);
     const steps = createOrchestratorAgentStepClient(this.mesh);
-    const jobLog = new StepJobLog(steps, { job_id: request.job_id, workspace: request.workspace }, log);
+    const step = { job_id: request.job_id, workspace: request.workspace };
+    const jobLog = new StepJobLog(steps, step, log);
+    const actions = new StepActions(steps, step, log);
     let toolSet: ToolSet | undefined;
     try {
       if (request.kind === 'aidecision')
@@ -128,7 +130,7 @@ export class AgentStepExecutor {
       // A step taken up again (after a park, or from another replica) goes on with its stream's next seq.
       const stream = brain.streaming ? await StepStream.resume(this.conn, streamed) : undefined;
       const prompted = { ...brain, ...(system ? { systemPrompt: system } : {}) };
-      const ports = this.loopPorts(request, { log, jobLog, stream, waitingOnTools, progress });
+      const ports = this.loopPorts(request, { jobLog, actions, stream, waitingOnTools, progress });
       const run = () =>
         image
           ? generateImage(prompted, source.history, this.imagePorts(request, brain, ports), signal)
@@ -212,7 +214,7 @@ export class AgentStepExecutor {
       };
     } finally {
       await toolSet?.close();
-      await jobLog.flushed();
+      await Promise.all([jobLog.flushed(), actions.flushed()]);
     }
   }
 
@@ -291,15 +293,14 @@ export class AgentStepExecutor {
   private loopPorts(
     request: AgentStepStartRequest,
     run: {
-      readonly log: Logger;
       readonly jobLog: StepJobLog;
+      readonly actions: StepActions;
       readonly stream: StepStream | undefined;
       readonly waitingOnTools: ((waiting: boolean) => void) | undefined;
       readonly progress: AgentLoopPorts['progress'];
     },
   ): AgentLoopPorts {
     const caller = { actor: { token: request.job_token }, workspace: request.workspace };
-    const steps = createOrchestratorAgentStepClient(this.mesh);
     const { stream, waitingOnTools, progress } = run;
     return {
       chat: async (parameters, abort) => {
@@ -308,13 +309,7 @@ export class AgentStepExecutor {
         if (stream) for await (const event of chat) stream.relay(event);
         return chat.result;
       },
-      report: (action: AgentAction, success: boolean) =>
-        steps
-          .reportAction({ job_id: request.job_id, workspace: request.workspace, action, success })
-          .then(() => undefined)
-          .catch((error: unknown) =>
-            run.log.warn({ err: error }, 'an action of the step could not be reported'),
-          ),
+      report: run.actions.report,
       log: run.jobLog.write,
       approvalTimeoutS: this.settings.approvalTimeoutS,
       ...(stream ? { stream: stream.publish } : {}),

@@ -1,0 +1,37 @@
+import type { AgentAction, createOrchestratorAgentStepClient } from '@flowmesh/contracts';
+import type { Logger } from '@flowmesh/telemetry';
+
+type AgentStepClient = ReturnType<typeof createOrchestratorAgentStepClient>;
+
+/**
+ * The step's actions (its messages, tool calls, requests), reported to the orchestrator one after
+ * the other in the background: the agent goes on while one is written, instead of waiting a round
+ * trip and a Postgres write per action. `flushed` waits for all of them, so the step's outcome is
+ * reported after its last action (the orchestrator takes none once the step has ended).
+ */
+export class StepActions {
+  private last: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly steps: AgentStepClient,
+    private readonly step: { readonly job_id: string; readonly workspace: string },
+    private readonly logger: Logger,
+  ) {}
+
+  /** Queues the action after the ones before it; resolves at once. */
+  readonly report = (action: AgentAction, success: boolean): Promise<void> => {
+    this.last = this.last.then(() =>
+      this.steps
+        .reportAction({ ...this.step, action, success })
+        .then(() => undefined)
+        .catch((error: unknown) =>
+          this.logger.warn({ err: error }, 'an action of the step could not be reported'),
+        ),
+    );
+    return Promise.resolve();
+  };
+
+  flushed(): Promise<void> {
+    return this.last;
+  }
+}
