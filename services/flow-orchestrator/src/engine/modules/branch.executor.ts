@@ -172,10 +172,31 @@ export class BranchExecutor {
       }
       recordChildEnd(status, position, outcome.record);
       if (!outcome.success && !skips[position]) return done(failed(status, ends.slice(0, position + 1)));
-      if (outcome.stop) break;
+      if (outcome.stop) {
+        if (position < bodies.length - 1) return done(stoppedBefore(status, outcome));
+        break;
+      }
     }
     return done(allOutcome(status, ends, skips));
   }
+}
+
+/**
+ * An early stop in a branch of a sequential branchall that has later branches: the flow ends
+ * there with that branch's own result, not a list, as Windmill's parent does - it sees the
+ * branch's stop before it would start the next branch and completes the flow with the branch's
+ * result while the branchall is still in progress (worker_flow.rs, stop_early_override and
+ * should_continue_flow false). A stop in the last branch completes the branchall first (157).
+ */
+function stoppedBefore(status: FlowStatusModule, outcome: EndedChild): ModuleOutcome {
+  return {
+    success: true,
+    result: outcome.result,
+    status: fields(status),
+    statements: [],
+    stopHandled: true,
+    ...(outcome.stop ? { stop: outcome.stop } : {}),
+  };
 }
 
 function oneOutcome(outcome: EndedChild, chosen: FlowStatusModule['branch_chosen']): ModuleOutcome {

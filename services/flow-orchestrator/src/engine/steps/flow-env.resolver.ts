@@ -19,12 +19,16 @@ export class FlowEnvResolver {
     private readonly tokens: JobTokens,
   ) {}
 
-  /** `{ flow_env }` for the expressions of a flow job with this runtime (nothing without one). */
+  /**
+   * `{ flow_env }` for the expressions of a flow job with this runtime: an empty object when no
+   * flow up its scopes has one, so `flow_env.X` reads as undefined, as in Windmill (its test
+   * test_flow_env_marks_sub_flows_only_without_ancestor_env gets null from `flow_env.KEY ?? null`).
+   */
   async varsOf(
     runtime: { envJob?: string; tokenJob?: string },
     jobId: string,
-  ): Promise<{ flow_env?: unknown }> {
-    if (!runtime.envJob) return {};
+  ): Promise<{ flow_env: unknown }> {
+    if (!runtime.envJob) return { flow_env: {} };
     return { flow_env: await this.resolve(runtime.envJob, runtime.tokenJob ?? jobId) };
   }
 

@@ -3,7 +3,8 @@
  * the script from its file, calls the entrypoint with the arguments its signature names
  * (`**kwargs` takes the rest; a null for a parameter with a default takes the default; a string
  * for one annotated datetime, date or bytes becomes one), awaits a coroutine, and writes
- * `{"ok": true, "result": ...}` or `{"ok": false, "error": {name, message, stack}}` to fd 4.
+ * `{"ok": true, "result": ...}` or `{"ok": false, "error": {name, message, stack}}` to fd 4
+ * (a float of the result JSON cannot hold, inf, -inf or nan, is null there, as Windmill's).
  * stdout and stderr stay the script's.
  * The traceback keeps only the script's own frames.
  */
@@ -25,6 +26,24 @@ def _default(value):
     if isinstance(value, (set, frozenset, tuple)):
         return list(value)
     raise TypeError("Object of type " + type(value).__name__ + " is not JSON serializable")
+
+def _finite(value):
+    # As Windmill's wrapper: a float JSON cannot hold (inf, -inf, nan) is null, wherever it is.
+    if isinstance(value, float):
+        return value if value == value and value not in (float("inf"), float("-inf")) else None
+    if isinstance(value, dict):
+        return {key: _finite(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(item) for item in value]
+    return value
+
+def _dumps(value):
+    try:
+        return json.dumps(value, default=_default, allow_nan=False)
+    except ValueError as error:
+        if "Out of range float" not in str(error):
+            raise
+        return json.dumps(_finite(value), default=lambda item: _finite(_default(item)), allow_nan=False)
 
 def _typed(param, value):
     # As Windmill's wrapper: a string for a parameter annotated datetime, date or bytes becomes one.
@@ -82,7 +101,7 @@ def _run():
         else:
             value = _call(fn, args)
             try:
-                text = json.dumps(value, default=_default, allow_nan=False)
+                text = _dumps(value)
             except (TypeError, ValueError) as error:
                 reply = {"ok": False, "error": {"name": "ExecutionErr", "message": "the result is not JSON: " + str(error)}}
             else:

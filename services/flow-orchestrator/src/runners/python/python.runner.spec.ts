@@ -121,6 +121,18 @@ describe('PythonRunner', () => {
     );
   });
 
+  it('gives null for the non-finite floats of a result, as Windmill does', async () => {
+    const content =
+      'import decimal\ndef main():\n    return {"inf": float("inf"), "nan": [float("nan"), (float("-inf"),)], "d": {decimal.Decimal("Infinity")}, "ok": 1.5, "text": "NaN"}';
+    await expect(runner.run(job(content), () => {})).resolves.toEqual({
+      inf: null,
+      nan: [null, [null]],
+      d: [null],
+      ok: 1.5,
+      text: 'NaN',
+    });
+  });
+
   it('sees the job environment and not the worker environment', async () => {
     process.env.FLOWMESH_TEST_SECRET = 'host-only';
     const content =

@@ -208,8 +208,10 @@ export const JOB_REALM_PRELUDE = String.raw`
       for (const name of names)
         if (args !== null && typeof args === 'object' && typeof args[name] === 'string') args[name] = new Date(args[name]);
     },
-    // As Windmill's wrapper: an undefined field (or result) is kept as null, not dropped.
-    stringify: (value) => stringify(value, (key, item) => (item === undefined ? null : item)),
+    // As Windmill's wrapper: an undefined field (or result) is kept as null, not dropped, and a
+    // BigInt is its decimal digits as a string (a JSON number would lose them).
+    stringify: (value) =>
+      stringify(value, (key, item) => (item === undefined ? null : typeof item === 'bigint' ? item.toString() : item)),
     errorInfo(error) {
       try {
         if ((typeof error === 'object' && error !== null) || typeof error === 'function') {

@@ -66,8 +66,12 @@ try {
   const value: unknown = await (entry as (...args: unknown[]) => unknown)(...argumentsFor(params, args));
   let json: string;
   try {
-    // As Windmill's wrapper: an undefined field (or result) is kept as null, not dropped.
-    json = JSON.stringify(value, (_key, item: unknown) => (item === undefined ? null : item)) ?? 'null';
+    // As Windmill's wrapper: an undefined field (or result) is kept as null, not dropped, and a
+    // BigInt is its decimal digits as a string (a JSON number would lose them).
+    json =
+      JSON.stringify(value, (_key, item: unknown) =>
+        item === undefined ? null : typeof item === 'bigint' ? item.toString() : item,
+      ) ?? 'null';
   } catch (error) {
     throw failure('ExecutionErr', `the result is not JSON: ${(error as Error).message}`);
   }

@@ -81,6 +81,12 @@ describe('TypeScriptRunner: arguments and results', () => {
     await expect(runner.run(job('export function main() {}'), () => {})).resolves.toBeNull();
   });
 
+  it('gives a BigInt of the result as its decimal digits, as Windmill does', async () => {
+    await expect(
+      runner.run(job('export function main() { return [9007199254740993n, { n: -2n }] }'), () => {}),
+    ).resolves.toEqual(['9007199254740993', { n: '-2' }]);
+  });
+
   it('runs TypeScript that needs more than type erasure (enums)', async () => {
     const content =
       'enum Color { Red = "red", Blue = "blue" }\nexport function main(): string { return Color.Blue }';
@@ -91,9 +97,11 @@ describe('TypeScriptRunner: arguments and results', () => {
     expect((await failure(runner.run(job('export const x = 1'), () => {}))).message).toBe(
       'the script exports no function named main',
     );
-    const notJson = await failure(runner.run(job('export function main() { return 10n }'), () => {}));
+    const notJson = await failure(
+      runner.run(job('export function main() { const o: any = {}; o.self = o; return o }'), () => {}),
+    );
     expect(notJson.name).toBe('ExecutionErr');
-    expect(notJson.message).toMatch(/^the result is not JSON: .*BigInt/);
+    expect(notJson.message).toMatch(/^the result is not JSON: .*circular/);
     const big = await failure(
       runner.run(job('export function main() { return "x".repeat(100_000) }'), () => {}),
     );
