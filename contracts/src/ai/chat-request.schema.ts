@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AIProviderKindSchema } from '../openflow/provider.schema.js';
+import { AIProviderKindSchema, InlineProviderResourceSchema } from '../openflow/provider.schema.js';
 import { WorkspaceIdSchema } from '../registry/access-path.js';
 import { ActorSchema } from '../registry/identity.schema.js';
 import {
@@ -186,16 +186,20 @@ export type ReasoningEffort = z.infer<typeof ReasoningEffortSchema>;
 
 /**
  * Which provider answers: the kind, the credentials resource (`f/ai/openai`, a leading `$res:` is
- * accepted) and the model (a deployment name for Azure, an inference profile for Bedrock).
+ * accepted, or the resource's fields inline, which only the gateway reads) and the model (a
+ * deployment name for Azure, an inference profile for Bedrock).
  */
 export const ProviderReferenceSchema = z
   .object({
     kind: AIProviderKindSchema,
-    resource: z
-      .string()
-      .min(1, 'must not be empty')
-      .max(300)
-      .transform((value) => value.replace(/^\$res:/, '')),
+    resource: z.union([
+      z
+        .string()
+        .min(1, 'must not be empty')
+        .max(300)
+        .transform((value) => value.replace(/^\$res:/, '')),
+      InlineProviderResourceSchema,
+    ]),
     model: z.string().min(1, 'must not be empty').max(256),
   })
   .strict();

@@ -26,12 +26,30 @@ export const AIProviderKindSchema = named(
   z.enum(AI_PROVIDER_KINDS),
 );
 
+/**
+ * A provider's credentials given in place of a resource path, as Windmill's `ProviderResource`:
+ * every field optional, unknown ones ignored. Windmill's names (`apiKey`, `baseUrl`,
+ * `enable_1M_context`, `headers`) and the resource type's own (`api_key`, `base_url`,
+ * `enable_1m_context`, `custom_headers`, `region`, `aws_*`, `platform`, ...) are both read. A field
+ * may be a `$var:` reference: only the llm-gateway resolves it, as the step.
+ */
+export const InlineProviderResourceSchema = named(
+  'InlineProviderResource',
+  "A provider's credentials inline (Windmill's ProviderResource); fields may be $var: references.",
+  z.record(z.string(), z.unknown()),
+);
+
 export const ProviderConfigSchema = named(
   'ProviderConfig',
-  'AI provider configuration: the credentials resource and the model.',
+  'AI provider configuration: the credentials resource (a path, or its fields inline) and the model.',
   z.looseObject({
     kind: AIProviderKindSchema,
-    resource: z.string(),
+    resource: z.union([z.string(), InlineProviderResourceSchema], {
+      error: (issue) =>
+        issue.input === undefined
+          ? 'required'
+          : "must be a resource path or the resource's fields (an object)",
+    }),
     model: z.string(),
     reasoning_effort: z.string().optional(),
   }),
@@ -57,6 +75,12 @@ export const ProviderTransformSchema = named(
 );
 
 export type AIProviderKind = z.infer<typeof AIProviderKindSchema>;
+export type InlineProviderResource = z.infer<typeof InlineProviderResourceSchema>;
+
+/** How a provider resource is named in events, audit rows and spans: its path, or `inline` (never its fields). */
+export function providerResourceLabel(resource: string | InlineProviderResource): string {
+  return typeof resource === 'string' ? resource : 'inline';
+}
 export type ProviderConfig = z.infer<typeof ProviderConfigSchema>;
 export type StaticProviderTransform = z.infer<typeof StaticProviderTransformSchema>;
 export type ProviderTransform = z.infer<typeof ProviderTransformSchema>;

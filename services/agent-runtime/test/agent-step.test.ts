@@ -1054,6 +1054,45 @@ describe('agent-runtime: aiagent steps end to end', () => {
     expect(fake.chatRequests().length).toBe(before);
   });
 
+  it("a provider given inline (Windmill's ProviderResource): its $var: key is read by the gateway as the step, never stored", async () => {
+    const inline = (resource: Record<string, unknown>) =>
+      agentStep({
+        provider: fixed({ kind: 'openai', resource, model: 'gpt-4o-mini' }),
+        user_message: fixed('hi inline'),
+      });
+    const before = fake.chatRequests().length;
+    fake.reply({ text: 'inline works' });
+    const job = await run([
+      inline({
+        baseUrl: `${fake.url}/v1`,
+        apiKey: '$var:f/ai/openai_key',
+        enable_1M_context: true,
+        extra: 1,
+      }),
+    ]);
+    expect(job.status, JSON.stringify(job.result)).toBe('completed');
+    expect(job.result).toMatchObject({ output: 'inline works' });
+    // The fake answers only its key: the variable was read and sent.
+    expect(sentSince(before).map((sent) => sent.messages.at(-1))).toEqual([
+      { role: 'user', content: 'hi inline' },
+    ]);
+    expect(JSON.stringify(job)).not.toContain(OPENAI_KEY);
+
+    // A variable the step cannot read fails it, naming the variable, before any model call.
+    const missing = await run([inline({ base_url: `${fake.url}/v1`, api_key: '$var:f/ai/no_such_key' })]);
+    expect(missing.status).toBe('failed');
+    expect((missing.result as { error: { message: string } }).error.message).toMatch(/f\/ai\/no_such_key/);
+    // Fields that do not make a credential of the kind are named, never their values.
+    const wrong = await run([inline({ baseUrl: `${fake.url}/v1` })]);
+    expect(wrong.result).toMatchObject({
+      error: {
+        name: 'AgentInputError',
+        message: expect.stringContaining('not a valid openai credential (check: api_key)') as unknown,
+      },
+    });
+    expect(fake.chatRequests().length).toBe(before + 1);
+  });
+
   it('a model error fails the step with its class; max_iterations bounds a model that never stops calling tools', async () => {
     fake.reply({ error: { status: 400, message: 'This model does not exist', code: 'model_not_found' } });
     const refused = await run([agentStep({ user_message: fixed('hi') })]);

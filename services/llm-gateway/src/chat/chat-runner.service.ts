@@ -6,6 +6,7 @@ import {
   type ChatParameters,
   type ProviderError,
   type ProviderReference,
+  providerResourceLabel,
 } from '@flowmesh/contracts';
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { LlmCallRecorder, type LlmCall, type LlmCallSource } from '../audit/llm-call.recorder.js';
@@ -125,7 +126,7 @@ export class ChatRunner {
             yield {
               type: 'started',
               provider: reference.kind,
-              resource: reference.resource,
+              resource: providerResourceLabel(reference.resource),
               model: reference.model,
               fallbackIndex,
             };
@@ -188,7 +189,7 @@ export class ChatRunner {
       model: reference.model,
       stream,
       workspace: run.workspace,
-      resource: reference.resource,
+      resource: providerResourceLabel(reference.resource),
       ...server,
       ...(parameters.maxOutputTokens !== undefined ? { maxTokens: parameters.maxOutputTokens } : {}),
       ...(parameters.temperature !== undefined ? { temperature: parameters.temperature } : {}),

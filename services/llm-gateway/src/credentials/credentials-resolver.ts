@@ -1,12 +1,15 @@
-import type { Actor, AIProviderKind } from '@flowmesh/contracts';
+import type { Actor, AIProviderKind, InlineProviderResource } from '@flowmesh/contracts';
 import type { ProviderCredentials } from '../providers/provider-credentials.js';
 
 export interface CredentialsQuery {
   /** The caller: credentials are read as this identity, so a caller reads only what it may. */
   readonly actor: Actor;
   readonly workspace: string;
-  /** Provider resource path (`f/ai/openai`), without `$res:`. */
-  readonly resource: string;
+  /**
+   * Provider resource path (`f/ai/openai`), without `$res:`; or the resource's fields inline (its
+   * `$var:` references read as the caller), which then needs `kind`.
+   */
+  readonly resource: string | InlineProviderResource;
   /**
    * The kind the caller names: the resource must be of this type. Absent (the HTTP proxy, which
    * only names a resource): the resource's own type decides, returned as `provider`.

@@ -5,12 +5,17 @@ import {
   MeshError,
   type AIProviderKind,
   type CallerIdentity,
+  type InlineProviderResource,
   type RegistryIdentityClient,
   type RegistryItemsClient,
 } from '@flowmesh/contracts';
 import { MeshClient } from '@flowmesh/messaging';
 import { Inject, Injectable } from '@nestjs/common';
-import { credentialsFromResourceValue, type ProviderCredentials } from '../providers/provider-credentials.js';
+import {
+  credentialsFromResourceValue,
+  inlineResourceValue,
+  type ProviderCredentials,
+} from '../providers/provider-credentials.js';
 import { CredentialsCache } from './credentials.cache.js';
 import { CREDENTIALS_CONFIG, type CredentialsConfig } from './credentials.config.js';
 import { CredentialsResolver, type CredentialsQuery } from './credentials-resolver.js';
@@ -57,8 +62,10 @@ export class RegistryCredentialsResolver extends CredentialsResolver {
 
   /** Credentials and caller identity; `kind` (when given) must be the resource's own type. */
   async resolveProvider(query: CredentialsQuery): Promise<ResolvedProvider> {
-    const resolved = await this.cache.get(query.workspace, query.resource, query.actor.token, () =>
-      this.fetch(query),
+    const { resource } = query;
+    if (typeof resource !== 'string') return this.inline(query, resource);
+    const resolved = await this.cache.get(query.workspace, resource, query.actor.token, () =>
+      this.fetch({ ...query, resource }),
     );
     if (query.kind !== undefined && query.kind !== resolved.kind) {
       throw new MeshError(
@@ -70,7 +77,35 @@ export class RegistryCredentialsResolver extends CredentialsResolver {
     return resolved;
   }
 
-  private async fetch(query: CredentialsQuery): Promise<ResolvedProvider> {
+  /**
+   * A provider resource given inline: its `$var:`/`$res:` references read as the caller (who must
+   * be allowed to read each), then checked as a value of the kind's resource type. Not cached: the
+   * fields come with every request.
+   */
+  private async inline(query: CredentialsQuery, resource: InlineProviderResource): Promise<ResolvedProvider> {
+    const kind = query.kind;
+    if (kind === undefined)
+      throw new MeshError('VALIDATION_FAILED', 'an inline provider resource needs the provider kind', {
+        resource: 'inline',
+      });
+    const caller = { actor: query.actor, workspace: query.workspace };
+    const [identity, interpolated] = await Promise.all([
+      this.identityClient.authenticate({ token: query.actor.token, workspace: query.workspace }),
+      this.items.interpolate({ ...caller, value: resource }),
+    ]);
+    const value = interpolated.value;
+    if (typeof value !== 'object' || value === null || Array.isArray(value))
+      throw new MeshError('VALIDATION_FAILED', 'an inline provider resource must be an object', {
+        resource: 'inline',
+      });
+    const credentials = credentialsFromResourceValue(
+      kind,
+      inlineResourceValue(kind, value as Record<string, unknown>),
+    );
+    return { kind, credentials, identity };
+  }
+
+  private async fetch(query: CredentialsQuery & { readonly resource: string }): Promise<ResolvedProvider> {
     const request = { actor: query.actor, workspace: query.workspace, path: query.resource };
     const [identity, resource, value] = await Promise.all([
       this.identityClient.authenticate({ token: query.actor.token, workspace: query.workspace }),

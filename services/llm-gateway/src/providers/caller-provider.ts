@@ -1,4 +1,4 @@
-import type { Actor, AIProviderKind } from '@flowmesh/contracts';
+import type { Actor, AIProviderKind, InlineProviderResource } from '@flowmesh/contracts';
 import { Injectable } from '@nestjs/common';
 import { CredentialsResolver } from '../credentials/credentials-resolver.js';
 import type { ProviderAdapter } from './provider-adapter.js';
@@ -9,7 +9,7 @@ import { ProviderRegistry } from './provider-registry.js';
 export interface ProviderRequest {
   readonly actor: Actor;
   readonly workspace: string;
-  readonly provider: { readonly kind: AIProviderKind; readonly resource: string };
+  readonly provider: { readonly kind: AIProviderKind; readonly resource: string | InlineProviderResource };
 }
 
 /**

@@ -90,6 +90,34 @@ export function credentialsFromResourceValue(kind: AIProviderKind, value: unknow
   });
 }
 
+/** Windmill's `ProviderResource` names, as the resource types of the registry name them. */
+const WINDMILL_NAMES: Readonly<Record<string, string>> = {
+  apiKey: 'api_key',
+  baseUrl: 'base_url',
+  enable_1M_context: 'enable_1m_context',
+  headers: 'custom_headers',
+};
+
+/**
+ * An inline provider resource (Windmill's `ProviderResource`, already interpolated) as a value of
+ * the kind's resource type: Windmill's field names renamed (the type's own name wins when both are
+ * given), fields the type does not know left out, as Windmill's deserializer ignores them.
+ */
+export function inlineResourceValue(
+  kind: AIProviderKind,
+  inline: Readonly<Record<string, unknown>>,
+): unknown {
+  const known = new Set(Object.keys(PROVIDER_CREDENTIAL_SCHEMAS[kind].shape));
+  const value: Record<string, unknown> = {};
+  for (const [name, field] of Object.entries(inline)) {
+    const renamed = WINDMILL_NAMES[name] ?? name;
+    if (!known.has(renamed) || field === undefined || field === null) continue;
+    if (renamed !== name && Object.hasOwn(inline, renamed)) continue;
+    value[renamed] = field;
+  }
+  return value;
+}
+
 function isStringRecord(value: unknown): value is Record<string, string> {
   return (
     typeof value === 'object' &&
