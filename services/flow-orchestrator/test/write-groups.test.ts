@@ -143,17 +143,21 @@ describe('flow-orchestrator: grouped writes on Postgres', () => {
          UPDATE job SET canceled_by = 'u/admin' WHERE id IN (SELECT id FROM tree) RETURNING id`,
         [parent],
       );
-      // Waiting on this transaction's lock (the child row): other test files share the database,
-      // and their sessions may wait on locks of their own at the same time.
+      // The tree statement waiting on this transaction's lock (the child row). Asked outside this
+      // transaction: inside one, Postgres answers pg_stat_activity from the snapshot it took at the
+      // first look, so a statement that began waiting later (or on a connection opened later) was
+      // never seen on a loaded machine. Other test files share the database: their sessions may
+      // wait on locks of their own, so the statement is found by its text.
       const { rows: own } = await other.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
       await waitFor(
         async () =>
           (
-            await other.query<{ n: number }>(
-              `SELECT count(*)::int AS n FROM pg_stat_activity WHERE $1::int = ANY(pg_blocking_pids(pid))`,
+            await jobs.query<{ n: number }>(
+              `SELECT count(*)::int AS n FROM pg_stat_activity
+                WHERE $1::int = ANY(pg_blocking_pids(pid)) AND query LIKE '%WITH RECURSIVE tree AS%'`,
               [own[0].pid],
             )
-          ).rows[0].n === 1,
+          )[0].n === 1,
         { description: 'the tree statement to wait for the child row' },
       );
       // Now the other transaction waits for the parent: a deadlock, which Postgres breaks by
