@@ -32,6 +32,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
  * by the same launcher startMesh uses, but by this test, so that it can kill and replace them.
  */
 const FLOWS = 50;
+/**
+ * How long before a kill a step may have ended and still run again: its commit in flight. A run
+ * goes at most one step ahead of its commits, so this is a couple of commit times; a loaded CI
+ * machine stretches those to hundreds of ms, while commits trailing their steps took seconds.
+ */
+const TRAILING_COMMIT_BOUND_MS = 1_500;
 const WORKSPACE = 'main';
 const seed = Number(process.env.DURABILITY_SEED ?? Date.now() % 1_000_000);
 
@@ -195,6 +201,9 @@ async function runWithKills(role: 'service' | 'worker', kills: number): Promise<
     killedAt.push(Date.now() - started);
     await replace(role);
   }
+  // A step whose first run ended this long before a kill and still ran again had a commit that
+  // trailed its step: far more than the worker needs to commit a step, even on a loaded machine.
+  const killTimes = killedAt.map((at) => started + at);
 
   const finished = new Map<string, Job>();
   const get = (id: string) => harness.jobs.get({ actor, workspace: WORKSPACE, id });
@@ -253,6 +262,7 @@ async function runWithKills(role: 'service' | 'worker', kills: number): Promise<
   }
   const ranAfterCompletion: string[] = [];
   const inFlightReruns: string[] = [];
+  const lateReruns: string[] = [];
   const missing: string[] = [];
   for (let i = 0; i < FLOWS; i++) {
     // Steps of a flow that failed may not have run; only its completed steps are judged.
@@ -263,16 +273,22 @@ async function runWithKills(role: 'service' | 'worker', kills: number): Promise<
       const done = completedAt.get(name);
       if (succeeded && stamps.length === 0) missing.push(name);
       if (succeeded && done === undefined) missing.push(`${name} (no completed job in flow_status)`);
-      if (stamps.length > 1) inFlightReruns.push(`${name} x${stamps.length}`);
+      if (stamps.length > 1) {
+        const kill = killTimes.find((at) => at >= stamps[0]);
+        const before = kill === undefined ? undefined : kill - stamps[0];
+        inFlightReruns.push(`${name} x${stamps.length} (ended ${before ?? '?'} ms before a kill)`);
+        if (before !== undefined && before > TRAILING_COMMIT_BOUND_MS)
+          lateReruns.push(`${name}: ended ${before} ms before a kill, ran again`);
+      }
       // 50 ms of slack for rounding between the two clocks; a re-run after a restart comes seconds later.
       if (done !== undefined)
         for (const at of stamps) if (at > done + 50) ranAfterCompletion.push(`${name} at +${at - done} ms`);
     }
   }
   expect(
-    { wrongResults, missing, ranAfterCompletion },
+    { wrongResults, missing, ranAfterCompletion, lateReruns },
     `seed ${seed}, ${role} killed at ${killedAt.join(', ')} ms`,
-  ).toEqual({ wrongResults: [], missing: [], ranAfterCompletion: [] });
+  ).toEqual({ wrongResults: [], missing: [], ranAfterCompletion: [], lateReruns: [] });
   // Reported for the record: re-runs of steps that were in flight when their process died.
   console.info(
     `durability (${role}): ${FLOWS} flows, ${kills} SIGKILLs at ${killedAt.join(', ')} ms, seed ${seed}, ` +

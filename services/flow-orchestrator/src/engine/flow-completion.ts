@@ -99,7 +99,7 @@ export class FlowCompletion {
       await this.store.save(run, statements);
       this.publish(run, module, outcome);
     } else {
-      this.store.saveInBackground(run, statements, () => this.publish(run, module, outcome));
+      await this.store.saveInBackground(run, statements, () => this.publish(run, module, outcome));
     }
     return 'continue';
   }

@@ -156,3 +156,28 @@ describe("FlowStateStore: a flow's queued writes", () => {
     expect(run.writeError).toBeUndefined();
   });
 });
+
+describe('FlowStateStore: writes in the background', () => {
+  it('a run goes on while its last write commits, never while the write before it is still in flight', async () => {
+    const jobs = new RecordingJobs();
+    const store = new FlowStateStore(jobs, writesOf(jobs), outbox);
+    const run = flowRun();
+    const landed: string[] = [];
+    let ahead = false;
+
+    // The first step's write: the run goes on at once.
+    await store.saveInBackground(run, [stepRow(jobs, 'step-1')], () => landed.push('step-1'));
+    await jobs.sent(1);
+    // The second step's write: the run waits, since the first has not landed.
+    const second = store
+      .saveInBackground(run, [stepRow(jobs, 'step-2')], () => landed.push('step-2'))
+      .then(() => (ahead = true));
+    for (let turn = 0; turn < 5; turn++) await new Promise((resolve) => setImmediate(resolve));
+    expect(ahead).toBe(false);
+    expect(landed).toEqual([]);
+
+    await jobs.release();
+    await second;
+    expect(landed).toEqual(['step-1', 'step-2']);
+  });
+});

@@ -83,10 +83,23 @@ export class FlowStateStore {
    * The same write, not waited for: the flow goes on to its next step while this one commits
    * (writes land in order; a failed one stops the run before it commits anything else). A step
    * started meanwhile is in flight as far as a crash is concerned: it runs again, the step whose
-   * commit was lost too.
+   * commit was lost too. Resolves once the run's write before this one has landed, and the flow
+   * waits for that: a run is never more than one step ahead of its commits, so a step that ended
+   * is committed within about two commit times. Unbounded, a loaded worker's flows outran their
+   * commits by seconds, and a crash then ran every step of those seconds again.
    */
-  saveInBackground(run: FlowRun, statements: readonly SqlStatement[], then?: () => void): void {
-    this.save(run, statements).then(then, () => undefined);
+  async saveInBackground(
+    run: FlowRun,
+    statements: readonly SqlStatement[],
+    then?: () => void,
+  ): Promise<void> {
+    const before = trailing.get(run);
+    // A write that failed has stopped the run (its next write refuses): nothing to wait for then.
+    const saving = this.save(run, statements)
+      .then(then)
+      .catch(() => undefined);
+    trailing.set(run, saving);
+    await before;
   }
 
   /** The held-back writes with these, and nothing held back any more. */
@@ -117,6 +130,8 @@ interface QueuedWrite {
 }
 
 const queues = new WeakMap<FlowRun, QueuedWrite[]>();
+/** A run's last write made in the background, until the next one takes its place. */
+const trailing = new WeakMap<FlowRun, Promise<void>>();
 
 function queued(run: FlowRun): QueuedWrite[] {
   let queue = queues.get(run);
