@@ -201,6 +201,28 @@ describe('TypeScriptRunner: limits', () => {
     ]);
   });
 
+  it('counts what ArrayBuffers hold: a job over its limit in buffers is stopped, and its thread with it', async () => {
+    // 8 MiB every 10 ms, kept, while the heap itself stays small: V8's own limit never trips.
+    // Paced: the check looks every 100 ms, and an unpaced loop on a loaded machine could take
+    // gigabytes before it is seen (a hard bound needs the job in a process of its own).
+    const content = `export async function main() {
+      const keep: Uint8Array[] = [];
+      for (;;) {
+        keep.push(new Uint8Array(8 * 1024 * 1024).fill(1));
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    }`;
+    const error = await failure(runner.run(job(content, { memoryMb: 64, timeoutMs: 60_000 }), () => {}));
+    expect([error.name, error.message]).toEqual([
+      'MemoryLimitExceeded',
+      'the job exceeded its memory limit of 64 MiB (heap and buffers)',
+    ]);
+    // Buffers under the limit are the job's to use.
+    const within =
+      'export function main() { const a = new Uint8Array(16 * 1024 * 1024).fill(1); return a.length; }';
+    await expect(runner.run(job(within, { memoryMb: 64 }), () => {})).resolves.toBe(16 * 1024 * 1024);
+  });
+
   it('fails a job whose timer callback throws', async () => {
     const content = `export async function main() {
       setTimeout(() => { throw new RangeError('from a timer'); }, 1);

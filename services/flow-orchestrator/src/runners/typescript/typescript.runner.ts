@@ -23,6 +23,17 @@ import {
 /** Distinct scripts whose converted source is kept (a flow's steps, a busy worker's scripts). */
 const FUNCTION_SOURCES_KEPT = 512;
 
+/**
+ * How often a running job's whole memory is looked at. V8's limit (`resourceLimits`) covers the
+ * job's heap only: what its ArrayBuffers and typed arrays hold lives outside it, and a job once
+ * held 3 GiB of them under a 1 GiB limit. The thread's heap statistics come back even while the
+ * job computes (V8 answers between two instructions), so a job over its limit in heap and
+ * buffers together is stopped within about this long: a bound on what a job keeps, not on how
+ * fast it allocates (a hard one needs the job in a process of its own, with an OS limit).
+ */
+const MEMORY_CHECK_MS = 100;
+const MiB = 1024 * 1024;
+
 export interface TypeScriptRunnerOptions extends TypeScriptPoolOptions {
   readonly maxResultBytes: number;
   /** Installs the packages scripts import that the worker does not have; without it they fail to import. */
@@ -100,6 +111,7 @@ export class TypeScriptRunner implements ScriptRunner {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
+        clearInterval(memoryCheck);
         signal?.removeEventListener('abort', onAbort);
         if (reusable) this.pool.release(thread, true);
         else this.pool.retire(thread);
@@ -110,6 +122,19 @@ export class TypeScriptRunner implements ScriptRunner {
         () => finish({ error: jobErrors.timeout(job.timeoutMs) }, false),
         job.timeoutMs,
       );
+      const memoryCheck = setInterval(() => {
+        thread.worker.getHeapStatistics().then(
+          (heap) => {
+            if (heap.used_heap_size + heap.external_memory <= job.memoryMb * MiB) return;
+            // Named as V8 names its own stop when the heap is most of it, so either says the same.
+            const detail =
+              heap.external_memory > heap.used_heap_size ? 'heap and buffers' : 'JavaScript heap';
+            finish({ error: jobErrors.memory(job.memoryMb, detail) }, false);
+          },
+          () => undefined, // the thread ended meanwhile: its exit says why
+        );
+      }, MEMORY_CHECK_MS);
+      memoryCheck.unref();
       const onAbort = (): void => finish({ error: jobErrors.canceled() }, false);
       signal?.addEventListener('abort', onAbort, { once: true });
       thread.listener = (event) => this.onEvent(event, job, thread, onLog, finish);
