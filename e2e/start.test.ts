@@ -1,6 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { httpPortVariable, MESH_PROCESSES } from '@flowmesh/contracts';
 import { MeshChild } from '@flowmesh/cli';
@@ -15,6 +14,7 @@ import {
   waitFor,
   withFreePorts,
   withTestDatabase,
+  scriptScratchDir,
 } from '@flowmesh/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -145,7 +145,7 @@ describe('flowmesh start (npm start)', () => {
       await api('variables/create', { path: `u/${username}/greeting`, value: 'hello', is_secret: false });
       // The run waits at its first step until the registry is back, then reads the variable with
       // the job token issued before the restart.
-      const gate = join(mkdtempSync(join(tmpdir(), 'fm-e2e-gate-')), 'go');
+      const gate = join(scriptScratchDir('fm-e2e-gate-'), 'go');
       const id = await api('jobs/run/preview_flow', {
         value: {
           modules: [

@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   createOrchestratorJobsClient,
@@ -26,6 +25,7 @@ import {
   type FakeSystemOne,
   type OwnProcess,
   type TestMesh,
+  scriptScratchDir,
 } from '@flowmesh/testing';
 import { createParser } from 'eventsource-parser';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -2085,7 +2085,7 @@ describe('agent-runtime: aiagent steps end to end', () => {
 
     // Killed while its tool runs: the next replica goes on from that turn. The tool job the dead
     // replica started is waited for, not started again; the model is not asked that turn again.
-    const dir = mkdtempSync(join(tmpdir(), 'fm-agent-naps-'));
+    const dir = scriptScratchDir('fm-agent-naps-');
     const napTool = {
       id: 'nap',
       summary: 'nap',

@@ -1,6 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import {
@@ -17,6 +16,7 @@ import {
   waitFor,
   type OwnProcess,
   type TestMesh,
+  scriptScratchDir,
 } from '@flowmesh/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -180,7 +180,7 @@ async function replace(role: 'service' | 'worker'): Promise<void> {
 async function runWithKills(role: 'service' | 'worker', kills: number): Promise<void> {
   if (!h) throw new Error('the mesh did not start');
   const harness = h;
-  const dir = mkdtempSync(join(tmpdir(), `fm-durability-${role}-`));
+  const dir = scriptScratchDir(`fm-durability-${role}-`);
   const flow = durableFlow(dir);
   const next = random();
   const actor = harness.admin;
@@ -309,7 +309,7 @@ describe('durability under SIGKILL', () => {
 
   it("a step's processes die with their worker: nothing a bash step started outlives a SIGKILL", async () => {
     if (!h) throw new Error('the mesh did not start');
-    const dir = mkdtempSync(join(tmpdir(), 'fm-durability-orphans-'));
+    const dir = scriptScratchDir('fm-durability-orphans-');
     const pids = join(dir, 'pids');
     // The script and what it starts in the background, each writing its pid, then waiting long.
     const { job_id: id } = await h.jobs.runFlow({

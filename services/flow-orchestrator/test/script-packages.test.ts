@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, chmod } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -40,6 +40,8 @@ describe('flow-orchestrator: scripts import npm packages, locked and installed',
 
   beforeAll(async () => {
     packagesDir = await mkdtemp(join(tmpdir(), 'flowmesh-packages-test-'));
+    // The worker installs here; scripts, as the sandbox's user, import from here.
+    await chmod(packagesDir, 0o755);
     mesh = await startMesh({
       processes: ['resource-registry', 'flow-orchestrator', 'flow-orchestrator-worker', 'dependency-locker'],
       env: {

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { settings } from '@flowmesh/bootstrap';
 import type { z } from 'zod';
 import type { ExpressionSandboxLimits } from '../sandbox/quickjs-expression.sandbox.js';
+import type { SandboxNetwork } from './isolation/script-sandbox.js';
 
 /** Settings of the script runners and the expression sandbox, keyed by environment variable. */
 export const scriptRunnersSettingsShape = {
@@ -39,6 +40,13 @@ export const scriptRunnersSettingsShape = {
   FLOWMESH_PACKAGES_TIMEOUT_S: settings.positiveInt().default(300),
   /** How long a worker uses a script's lock before it asks dependency-locker again (a refreshed lock). */
   FLOWMESH_PACKAGES_LOCK_CACHE_S: settings.positiveInt().default(300),
+  /**
+   * The unprivileged user scripts run as (a name, `uid` or `uid:gid`) when the worker is root;
+   * `off`: the worker's own user. Scripts never get the worker's environment either way.
+   */
+  FLOWMESH_SANDBOX_USER: settings.text().default('nobody'),
+  /** `host`: scripts use the machine's network; `none`: no network at all (a namespace of their own). */
+  FLOWMESH_SANDBOX_NETWORK: settings.oneOf(['host', 'none']).default('host'),
   /** PATH of subprocess jobs (the worker's own environment is not passed on). */
   PATH: settings.text().default('/usr/local/bin:/usr/bin:/bin'),
   /** Time limit of one flow expression (ms). */
@@ -65,6 +73,8 @@ export interface ScriptRunnersConfig {
     readonly lockCacheMs: number;
   };
   readonly subprocessPath: string;
+  /** Who scripts run as and which network they see (`isolation/`). */
+  readonly scriptSandbox: { readonly user: string; readonly network: SandboxNetwork };
   readonly sandbox: Partial<ExpressionSandboxLimits>;
 }
 
@@ -87,6 +97,7 @@ export function toScriptRunnersConfig(env: Settings): ScriptRunnersConfig {
       lockCacheMs: env.FLOWMESH_PACKAGES_LOCK_CACHE_S * 1000,
     },
     subprocessPath: env.PATH,
+    scriptSandbox: { user: env.FLOWMESH_SANDBOX_USER, network: env.FLOWMESH_SANDBOX_NETWORK },
     sandbox: {
       timeoutMs: env.FLOWMESH_EXPR_TIMEOUT_MS,
       memoryBytes: env.FLOWMESH_EXPR_MEMORY_MB * 1024 * 1024,

@@ -3,6 +3,8 @@ import type { LockerClient, ScriptLanguage } from '@flowmesh/contracts';
 import type { OnModuleDestroy } from '@nestjs/common';
 import type { ScriptRunner } from '../ports/script-runner.port.js';
 import { BashRunner } from './bash/bash.runner.js';
+import { resolveScriptSandbox, sandboxLaunch, type ScriptSandbox } from './isolation/script-sandbox.js';
+import { SandboxedThreadJobs } from './isolation/sandboxed-thread-jobs.js';
 import { LanguageRunnerRegistry } from './language-runner.registry.js';
 import { PostgresqlRunner } from './postgresql/postgresql.runner.js';
 import { JobWorkdirs } from './process/job-workdir.js';
@@ -19,12 +21,16 @@ export interface ScriptRunnersDeployment {
   readonly defaultMemoryMb: number;
   /** Which worker tags run a language this worker does not, when the deployment knows. */
   readonly tagsServing?: (language: ScriptLanguage) => readonly string[];
+  /** Where warnings about the runners go (a user scripts cannot run as), and the sandbox's own output. */
+  readonly log?: (level: 'warn' | 'log', message: string) => void;
 }
 
 /**
- * The runners of one worker process and their lifetime: TypeScript threads start warm, the
- * interpreters are looked for once (a missing python3 makes python3 an unsupported language
- * here rather than a failure of every such job), and everything stops with the module.
+ * The runners of one worker process and their lifetime: TypeScript threads start warm in the
+ * sandbox process (a worker whose sandbox cannot start does not start either: scripts never run
+ * with its credentials), the interpreters are looked for once, as the sandbox's user (a missing
+ * python3 makes python3 an unsupported language here rather than a failure of every such job),
+ * and everything stops with the module.
  */
 export class ScriptRunnersHost implements OnModuleDestroy {
   private constructor(
@@ -39,30 +45,51 @@ export class ScriptRunnersHost implements OnModuleDestroy {
     deployment: ScriptRunnersDeployment,
     locker?: LockerClient,
   ): Promise<ScriptRunnersHost> {
-    const workdirs = new JobWorkdirs(config.jobDir);
+    const log = deployment.log ?? (() => undefined);
+    const { sandbox, warnings } = resolveScriptSandbox(
+      config.scriptSandbox.user,
+      config.scriptSandbox.network,
+    );
+    for (const warning of warnings) log('warn', warning);
+    const workdirs = new JobWorkdirs(config.jobDir, sandbox);
     const processOptions = { path: config.subprocessPath, maxResultBytes: config.maxResultBytes };
+    const typescriptOptions = {
+      warmThreads: config.typescriptWarmThreads,
+      defaultMemoryMb: deployment.defaultMemoryMb,
+      jobsPerThread: config.typescriptJobsPerThread,
+      coreThreads: config.typescriptCoreThreads,
+      maxThreads: config.typescriptMaxThreads,
+      idleMs: 60_000,
+      maxResultBytes: config.maxResultBytes,
+    };
+    const threads = new SandboxedThreadJobs({
+      ...typescriptOptions,
+      sandbox,
+      path: config.subprocessPath,
+      workdir: await workdirs.sandboxHome(),
+      onOutput: (line) => log('log', `script sandbox: ${line}`),
+    });
     const typescript = new TypeScriptRunner(
       {
-        warmThreads: config.typescriptWarmThreads,
-        defaultMemoryMb: deployment.defaultMemoryMb,
-        jobsPerThread: config.typescriptJobsPerThread,
-        coreThreads: config.typescriptCoreThreads,
-        maxThreads: config.typescriptMaxThreads,
-        idleMs: 60_000,
-        maxResultBytes: config.maxResultBytes,
+        ...typescriptOptions,
         ...(locker ? { packages: new PackageInstaller(config.packages, locker) } : {}),
       },
       new TypeScriptProcessRunner(processOptions, workdirs),
+      threads,
     );
-    typescript.start();
+    await threads.ready().catch((error: Error) => {
+      throw new Error(
+        `${error.message} (FLOWMESH_SANDBOX_USER=${config.scriptSandbox.user}: that user must be able to read Node (${process.execPath}) and this service's files; FLOWMESH_SANDBOX_USER=off runs scripts as the worker's own user)`,
+      );
+    });
     const runners: ScriptRunner[] = [
       typescript,
       new PostgresqlRunner({ maxResultBytes: config.maxResultBytes, connectTimeoutMs: 10_000 }),
     ];
     const missing: string[] = [];
     const [python, bash] = await Promise.all([
-      answers(config.pythonExecutable, config.subprocessPath),
-      answers(config.bashExecutable, config.subprocessPath),
+      answers(config.pythonExecutable, config.subprocessPath, sandbox),
+      answers(config.bashExecutable, config.subprocessPath, sandbox),
     ]);
     if (python)
       runners.push(new PythonRunner({ ...processOptions, executable: config.pythonExecutable }, workdirs));
@@ -79,9 +106,20 @@ export class ScriptRunnersHost implements OnModuleDestroy {
   }
 }
 
-/** Whether the interpreter runs at all (`--version`), on the PATH jobs get. */
-function answers(executable: string, path: string): Promise<boolean> {
+/** Whether the interpreter runs at all (`--version`), as jobs run it: the PATH they get, the sandbox's user. */
+function answers(executable: string, path: string, sandbox: ScriptSandbox): Promise<boolean> {
+  const launch = sandboxLaunch(sandbox, executable, ['--version']);
   return new Promise((resolve) => {
-    execFile(executable, ['--version'], { timeout: 10_000, env: { PATH: path } }, (error) => resolve(!error));
+    execFile(
+      launch.command,
+      launch.args,
+      {
+        timeout: 10_000,
+        env: { PATH: path },
+        cwd: '/',
+        ...(launch.uid !== undefined ? { uid: launch.uid, gid: launch.gid } : {}),
+      },
+      (error) => resolve(!error),
+    );
   });
 }

@@ -20,11 +20,15 @@ export class ScriptRunnersModule {
           provide: ScriptRunnersHost,
           inject: [MeshClient],
           useFactory: async (mesh: MeshClient) => {
-            const host = await ScriptRunnersHost.start(config, deployment, createLockerClient(mesh));
+            const logger = new Logger(ScriptRunnersModule.name);
+            const log = (level: 'warn' | 'log', message: string): void => logger[level](message);
+            const host = await ScriptRunnersHost.start(
+              config,
+              { log, ...deployment },
+              createLockerClient(mesh),
+            );
             if (host.missing.length > 0) {
-              new Logger(ScriptRunnersModule.name).warn(
-                `not found, so their languages are not served here: ${host.missing.join(', ')}`,
-              );
+              logger.warn(`not found, so their languages are not served here: ${host.missing.join(', ')}`);
             }
             return host;
           },

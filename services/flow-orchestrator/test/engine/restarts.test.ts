@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   createOrchestratorJobsClient,
@@ -9,7 +8,14 @@ import {
   type OrchestratorJobsClient,
 } from '@flowmesh/contracts';
 import { connectMesh, MeshClient, type MeshConnection } from '@flowmesh/messaging';
-import { startMesh, startOwnProcess, waitFor, type OwnProcess, type TestMesh } from '@flowmesh/testing';
+import {
+  startMesh,
+  startOwnProcess,
+  waitFor,
+  type OwnProcess,
+  type TestMesh,
+  scriptScratchDir,
+} from '@flowmesh/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 /**
@@ -116,7 +122,7 @@ describe('SIGKILL mid-flow', () => {
   it('a script worker killed mid-step: the step runs again elsewhere, the steps done before it never do', async () => {
     const scheduler = await start('flow');
     let worker = await start('default');
-    const dir = mkdtempSync(join(tmpdir(), 'fm-kill-worker-'));
+    const dir = scriptScratchDir('fm-kill-worker-');
     const id = await run(dir, [
       ['s1', 10],
       ['s2', 2_000],
@@ -140,7 +146,7 @@ describe('SIGKILL mid-flow', () => {
   it('the scheduler killed while a step runs: a new one continues the flow from its flow_status', async () => {
     let scheduler = await start('flow');
     const worker = await start('default');
-    const dir = mkdtempSync(join(tmpdir(), 'fm-kill-scheduler-'));
+    const dir = scriptScratchDir('fm-kill-scheduler-');
     const id = await run(dir, [
       ['s1', 10],
       ['s2', 1_500],
@@ -159,7 +165,7 @@ describe('SIGKILL mid-flow', () => {
 
   it('one worker that drives and runs, killed mid-step: the flow resumes from its last committed step', async () => {
     let worker = await start('default,flow');
-    const dir = mkdtempSync(join(tmpdir(), 'fm-kill-both-'));
+    const dir = scriptScratchDir('fm-kill-both-');
     const id = await run(dir, [
       ['s1', 10],
       ['s2', 10],

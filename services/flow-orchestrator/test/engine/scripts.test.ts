@@ -1,5 +1,5 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { scriptScratchDir } from '@flowmesh/testing';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -26,7 +26,7 @@ describe('script steps', () => {
   let dir: string;
   const lines = (name: string) => readFileSync(join(dir, name), 'utf8').trim().split('\n');
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'fm-engine-scripts-'));
+    dir = scriptScratchDir('fm-engine-scripts-');
     // This worker serves `default` and `flow`; a second one serves only `other`.
     mesh = await startEngineMesh();
     await mesh.addWorker({ FLOWMESH_WORKER_TAGS: 'other' });

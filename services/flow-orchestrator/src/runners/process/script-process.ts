@@ -46,6 +46,7 @@ export async function runScriptProcess<T>(
       env: processEnv({ path: spec.path, workdir: workdir.path }, job.env, spec.env),
       timeoutMs: job.timeoutMs,
       memoryMb: job.memoryMb,
+      sandbox: workdirs.sandbox,
       onLog,
       ...(options.signal ? { signal: options.signal } : {}),
       ...(spec.input !== undefined ? { input: spec.input } : {}),

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 import type { LogLineSink } from '../../ports/script-runner.port.js';
 import { jobErrors } from '../job-errors.js';
+import { sandboxLaunch, type ScriptSandbox } from '../isolation/script-sandbox.js';
 import { jobOwnerEnv } from './orphan-reaper.js';
 
 export interface SubprocessSpec {
@@ -17,6 +18,8 @@ export interface SubprocessSpec {
    * own heap instead (its flags in `args`).
    */
   readonly limitAddressSpace?: boolean;
+  /** Who the process runs as, with which network (default: the worker's user and network). */
+  readonly sandbox?: ScriptSandbox;
   readonly onLog: LogLineSink;
   readonly signal?: AbortSignal;
   /** Written to fd 3 of the child, then closed (the job's arguments). */
@@ -54,8 +57,10 @@ export function runSubprocess(spec: SubprocessSpec): Promise<SubprocessOutcome> 
     spec.limitAddressSpace === false
       ? [spec.command, spec.args]
       : ['/bin/sh', ['-c', 'ulimit -v "$0" && exec "$@"', String(limitKb), spec.command, ...spec.args]];
-  const child = spawn(command, args, {
+  const launch = spec.sandbox ? sandboxLaunch(spec.sandbox, command, args) : { command, args };
+  const child = spawn(launch.command, launch.args, {
     cwd: spec.cwd,
+    ...(launch.uid !== undefined ? { uid: launch.uid, gid: launch.gid } : {}),
     // The worker's mark: its watchdog kills what carries it when the worker dies.
     env: { ...spec.env, ...jobOwnerEnv() },
     detached: true,

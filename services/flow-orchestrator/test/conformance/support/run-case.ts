@@ -1,8 +1,7 @@
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MeshError, type Job } from '@flowmesh/contracts';
-import { waitFor } from '@flowmesh/testing';
+import { waitFor, scriptScratchDir } from '@flowmesh/testing';
 import { fillTemplates, runsOf, type ActorName, type FlowCase, type RegistryFixtures } from './flow-case.js';
 import { WORKSPACE, type FlowMesh } from './flow-mesh.js';
 import { isPlainObject, mismatches } from './value-match.js';
@@ -32,7 +31,7 @@ export function pgResourceValue(databaseUrl = process.env.DATABASE_URL ?? ''): R
 
 /** Runs one conformance case against the mesh and checks every expectation it states. */
 export async function runCase(fm: FlowMesh, flowCase: FlowCase): Promise<CaseOutcome> {
-  const dir = mkdtempSync(join(tmpdir(), `fm-conf-${flowCase.name.slice(0, 3)}-`));
+  const dir = scriptScratchDir(`fm-conf-${flowCase.name.slice(0, 3)}-`);
   const vars: Record<string, unknown> = {
     dir,
     registry_url: fm.registryUrl,
