@@ -1,6 +1,6 @@
 // Clears what a test run killed midway (kill -9 of vitest) leaves behind, so the next run starts
 // clean: mesh processes it had started (they carry FLOWMESH_TEST_RUN in their environment),
-// JetStream streams of test prefixes, and databases named by tests (`fmt_...`). The default `fm`
+// JetStream streams of test prefixes, and databases named by tests (`fmt_...`) with their roles. The default `fm`
 // prefix and every other database are kept. Run only where no other test run shares the servers.
 import { readdirSync, readFileSync } from 'node:fs';
 import { connect } from '@nats-io/transport-node';
@@ -56,7 +56,13 @@ async function dropTestDatabases() {
     const schemas = await client.query('SELECT nspname FROM pg_namespace');
     const leftoverSchemas = schemas.rows.map((row) => row.nspname).filter((name) => TEST_MARK.test(name));
     for (const name of leftoverSchemas) await client.query(`DROP SCHEMA IF EXISTS "${name}" CASCADE`);
-    return leftovers.length + leftoverSchemas.length;
+    // Roles `flowmesh start` made for a test database (`<database>_<schema>`), once it is gone.
+    const roles = await client.query('SELECT rolname FROM pg_roles');
+    const leftoverRoles = roles.rows
+      .map((row) => row.rolname)
+      .filter((name) => TEST_MARK.test(name.split('_').slice(0, 2).join('_')) && name.split('_').length > 2);
+    for (const name of leftoverRoles) await client.query(`DROP ROLE IF EXISTS "${name}"`);
+    return leftovers.length + leftoverSchemas.length + leftoverRoles.length;
   } finally {
     await client.end();
   }
@@ -67,5 +73,5 @@ const streams = await deleteTestStreams();
 const databases = await dropTestDatabases();
 console.log(
   `left by earlier test runs: ${processes} process(es) killed, ${streams} stream(s) and ` +
-    `${databases} database(s) or schema(s) removed`,
+    `${databases} database(s), schema(s) or role(s) removed`,
 );

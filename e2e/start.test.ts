@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { httpPortVariable, MESH_PROCESSES } from '@flowmesh/contracts';
+import { httpPortVariable, MESH_PROCESSES, SERVICE_SCHEMAS } from '@flowmesh/contracts';
 import { MeshChild } from '@flowmesh/cli';
 import {
   ensureBuilt,
@@ -140,6 +140,13 @@ describe('flowmesh start (npm start)', () => {
       expect(environOf(processOf('resource-registry')!.pid)).toContain('FLOWMESH_JOB_TOKEN_KEY=');
       for (const c of children.filter((c) => !c.args.includes('resource-registry')))
         expect(environOf(c.pid)).not.toMatch(/FLOWMESH_ADMIN_TOKEN|FLOWMESH_JOB_TOKEN_KEY/);
+      // Each service logs in to PostgreSQL as a role of its own (the worker as the orchestrator).
+      for (const p of MESH_PROCESSES) {
+        const url = /(?:^|\0)DATABASE_URL=([^\0]*)/.exec(environOf(processOf(p.service)!.pid))?.[1];
+        expect(new URL(url ?? 'x:').username, p.name).toBe(
+          `${database.name.toLowerCase()}_${SERVICE_SCHEMAS[p.service]}`,
+        );
+      }
 
       const { username } = JSON.parse(await api('users/whoami')) as { username: string };
       await api('variables/create', { path: `u/${username}/greeting`, value: 'hello', is_secret: false });

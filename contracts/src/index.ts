@@ -3,6 +3,7 @@ export * from './messaging/subject-prefix.js';
 export * from './messaging/streams.js';
 export * from './messaging/contract.js';
 export * from './services/service-names.js';
+export * from './services/service-schemas.js';
 export * from './services/ping.contract.js';
 export * from './services/mesh-processes.js';
 export * from './services/orchestrator-work.contract.js';

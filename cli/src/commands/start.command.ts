@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { MESH_PROCESSES } from '@flowmesh/contracts';
+import { MESH_PROCESSES, type MeshProcess } from '@flowmesh/contracts';
 import { Option, type Command } from 'commander';
 import { readCliSettings } from '../cli.config.js';
 import { exampleLlmFrom, saveExampleLlm } from '../jobs/example-llm.js';
@@ -10,6 +10,7 @@ import {
   sessionJobTokenKey,
   type SessionAdminToken,
 } from '../jobs/session-admin-token.js';
+import { localDatabaseRoles } from '../mesh/local-database-roles.js';
 import { createLogFormatter } from '../mesh/log-line.formatter.js';
 import { LocalMeshError, startLocalMesh } from '../mesh/local-mesh.js';
 import { MAX_RESTARTS, MeshStartError } from '../mesh/mesh-runner.js';
@@ -78,19 +79,24 @@ async function runStart(options: StartOptions): Promise<number> {
     );
     const admin = await sessionAdminToken(settings.env, process.cwd());
     const jobTokenKey = await sessionJobTokenKey(settings.env, process.cwd());
+    const registryOrApiEnv = (meshProcess: MeshProcess): NodeJS.ProcessEnv => {
+      // Only the registry reads it; workers, which run user code, never see it.
+      if (meshProcess.name === 'resource-registry')
+        return { FLOWMESH_ADMIN_TOKEN: admin.token, FLOWMESH_JOB_TOKEN_KEY: jobTokenKey };
+      // Approval links point at the entry point users reach, wherever it listens.
+      if (meshProcess.name === 'flow-orchestrator' && !settings.env.FLOWMESH_PUBLIC_URL) {
+        return { FLOWMESH_PUBLIC_URL: `http://${settings.httpHost}:${settings.httpPort}` };
+      }
+      return {};
+    };
+    const databaseUrlOf = await localDatabaseRoles(settings.databaseUrl, process.cwd(), say);
     const local = await startLocalMesh({
       settings,
       startNats: options.startNats,
-      envOf: (meshProcess) => {
-        // Only the registry reads it; workers, which run user code, never see it.
-        if (meshProcess.name === 'resource-registry')
-          return { FLOWMESH_ADMIN_TOKEN: admin.token, FLOWMESH_JOB_TOKEN_KEY: jobTokenKey };
-        // Approval links point at the entry point users reach, wherever it listens.
-        if (meshProcess.name === 'flow-orchestrator' && !settings.env.FLOWMESH_PUBLIC_URL) {
-          return { FLOWMESH_PUBLIC_URL: `http://${settings.httpHost}:${settings.httpPort}` };
-        }
-        return {};
-      },
+      envOf: (meshProcess) => ({
+        ...(databaseUrlOf ? { DATABASE_URL: databaseUrlOf(meshProcess.service) } : {}),
+        ...registryOrApiEnv(meshProcess),
+      }),
       workDir: process.cwd(),
       readyTimeoutMs: options.readyTimeout,
       onLine: (name, line) => process.stdout.write(`${format(name, line)}\n`),

@@ -4,6 +4,12 @@ export { checkDatabase } from './check-database.js';
 export { migrateSchema } from './migrate-schema.js';
 export { migrationLockKey } from './migration-lock.js';
 export {
+  databaseUrlAs,
+  provisionServiceRoles,
+  serviceRoleName,
+  type ServiceRoleSpec,
+} from './service-roles.js';
+export {
   PersistenceModule,
   type PersistenceModuleAsyncOptions,
   type PersistenceModuleOptions,

@@ -17,7 +17,12 @@ export async function migrateSchema(
   try {
     await runner.connect();
     return await withAdvisoryLock(runner, migrationLockKey(schema), async () => {
-      await runner.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdentifier(schema)}`);
+      // Looked up first: a service role owning its schema may not create schemas (and Postgres
+      // checks that before IF NOT EXISTS).
+      const found = (await runner.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [
+        schema,
+      ])) as unknown[];
+      if (found.length === 0) await runner.query(`CREATE SCHEMA ${quoteIdentifier(schema)}`);
       const executor = new MigrationExecutor(dataSource, runner);
       executor.transaction = 'each';
       const applied = await executor.executePendingMigrations();

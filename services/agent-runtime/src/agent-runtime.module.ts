@@ -1,3 +1,4 @@
+import { SERVICE_SCHEMAS } from '@flowmesh/contracts';
 import { MessagingModule } from '@flowmesh/messaging';
 import { PersistenceModule } from '@flowmesh/persistence';
 import type { Logger } from '@flowmesh/telemetry';
@@ -14,7 +15,7 @@ import { AgentTelemetry } from './telemetry/agent.telemetry.js';
 import { OutboundClient } from './tools/outbound-client.js';
 
 /** Postgres schema that holds agent-runtime's tables; no other service reads it. */
-export const AGENT_RUNTIME_SCHEMA = 'agent_runtime';
+export const AGENT_RUNTIME_SCHEMA = SERVICE_SCHEMAS['agent-runtime'];
 
 /** agent-runtime: runs `aiagent` steps: the agent loop, its tools and its memory. */
 @Module({})

@@ -1,3 +1,4 @@
+import { SERVICE_SCHEMAS } from '@flowmesh/contracts';
 import { MessagingModule } from '@flowmesh/messaging';
 import { PersistenceModule } from '@flowmesh/persistence';
 import type { Logger } from '@flowmesh/telemetry';
@@ -9,7 +10,7 @@ import { TypescriptLocks } from './locks/typescript-locks.service.js';
 import { DEPENDENCY_LOCKER_MIGRATIONS } from './migrations/index.js';
 
 /** Postgres schema that holds dependency-locker's tables; no other service reads it. */
-export const DEPENDENCY_LOCKER_SCHEMA = 'dependency_locker';
+export const DEPENDENCY_LOCKER_SCHEMA = SERVICE_SCHEMAS['dependency-locker'];
 
 /** dependency-locker: locks of scripts' dependencies, resolved once and kept. */
 @Module({})

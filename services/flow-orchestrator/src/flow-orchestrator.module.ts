@@ -1,3 +1,4 @@
+import { SERVICE_SCHEMAS } from '@flowmesh/contracts';
 import { MessagingModule } from '@flowmesh/messaging';
 import { PersistenceModule } from '@flowmesh/persistence';
 import type { Logger } from '@flowmesh/telemetry';
@@ -10,7 +11,7 @@ import { AgentStepsHandler } from './jobs/agent-steps.handler.js';
 import { RunApiModule } from './run-api/run-api.module.js';
 
 /** Postgres schema that holds flow-orchestrator's tables; no other service reads it. */
-export const FLOW_ORCHESTRATOR_SCHEMA = 'orchestrator';
+export const FLOW_ORCHESTRATOR_SCHEMA = SERVICE_SCHEMAS['flow-orchestrator'];
 
 /**
  * flow-orchestrator: runs flows and scripts: the OpenFlow state machine, the job queue and the

@@ -1,3 +1,4 @@
+import { SERVICE_SCHEMAS } from '@flowmesh/contracts';
 import { MessagingModule } from '@flowmesh/messaging';
 import { PersistenceModule } from '@flowmesh/persistence';
 import type { Logger } from '@flowmesh/telemetry';
@@ -34,7 +35,7 @@ import { ProviderRegistry } from './providers/provider-registry.js';
 import { WorkspaceProxyService } from './proxy/workspace-proxy.service.js';
 
 /** Postgres schema that holds llm-gateway's tables; no other service reads it. */
-export const LLM_GATEWAY_SCHEMA = 'llm_gateway';
+export const LLM_GATEWAY_SCHEMA = SERVICE_SCHEMAS['llm-gateway'];
 
 /** llm-gateway: every call to an AI provider; the only service that holds provider credentials. */
 @Module({})

@@ -1,3 +1,4 @@
+import { SERVICE_SCHEMAS } from '@flowmesh/contracts';
 import { MeshClient, MessagingModule } from '@flowmesh/messaging';
 import { PersistenceModule } from '@flowmesh/persistence';
 import type { Logger } from '@flowmesh/telemetry';
@@ -28,7 +29,7 @@ import { ObjectStorage } from './storage/object-storage.port.js';
 import { S3ObjectStorage } from './storage/s3-object-storage.js';
 
 /** Postgres schema that holds memory-service's tables; no other service reads it. */
-export const MEMORY_SERVICE_SCHEMA = 'memory';
+export const MEMORY_SERVICE_SCHEMA = SERVICE_SCHEMAS['memory-service'];
 
 /** memory-service: agent memory and conversation transcripts. */
 @Module({})

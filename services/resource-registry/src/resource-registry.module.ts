@@ -1,3 +1,4 @@
+import { SERVICE_SCHEMAS } from '@flowmesh/contracts';
 import { MessagingModule } from '@flowmesh/messaging';
 import { PersistenceModule } from '@flowmesh/persistence';
 import type { Logger } from '@flowmesh/telemetry';
@@ -12,7 +13,7 @@ import { DeployModule } from './deploy/deploy.module.js';
 import { REPLICA_STALE_MS, replicaStaleMs } from './item-events/replica-staleness.js';
 
 /** Postgres schema that holds resource-registry's tables; no other service reads it. */
-export const RESOURCE_REGISTRY_SCHEMA = 'registry';
+export const RESOURCE_REGISTRY_SCHEMA = SERVICE_SCHEMAS['resource-registry'];
 
 /** resource-registry: workspaces, users, resources, variables, scripts and flows, with permissions. */
 @Module({})

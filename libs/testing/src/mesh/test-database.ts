@@ -22,6 +22,12 @@ export function withTestDatabase(label = 'db', baseUrl = requiredEnv('DATABASE_U
       await client.connect();
       try {
         await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+        // The roles `flowmesh start` made for it (`<database>_<schema>`, the server's, not the database's).
+        const roles = await client.query<{ rolname: string }>(
+          `SELECT rolname FROM pg_roles WHERE starts_with(rolname, $1)`,
+          [`${name.toLowerCase()}_`],
+        );
+        for (const { rolname } of roles.rows) await client.query(`DROP ROLE IF EXISTS "${rolname}"`);
       } finally {
         await client.end();
       }

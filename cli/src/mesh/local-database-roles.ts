@@ -1,0 +1,49 @@
+import { randomBytes } from 'node:crypto';
+import { SERVICE_NAMES, SERVICE_SCHEMAS, type ServiceName } from '@flowmesh/contracts';
+import { keptSecret } from '../jobs/session-admin-token.js';
+
+const INSUFFICIENT_PRIVILEGE = '42501';
+
+/**
+ * Each service's own `DATABASE_URL` for `flowmesh start`: a role per service (owning its schema
+ * and nothing else, no superuser) made through the given `DATABASE_URL`, its password generated
+ * once and kept in `.flowmesh/database-role-<service>` (mode 0600). The worker logs in as the
+ * orchestrator (it reads and writes the same job tables). Undefined, with `warn` told why, when
+ * the given user may not create roles: then every service uses the given URL, as before.
+ */
+export async function localDatabaseRoles(
+  adminUrl: string,
+  workDir: string,
+  warn: (message: string) => void,
+): Promise<((service: ServiceName) => string) | undefined> {
+  // Loaded here, not with the CLI: only `flowmesh start` needs TypeORM's and pg's modules.
+  const { databaseUrlAs, parseDatabaseUrl, provisionServiceRoles, serviceRoleName } =
+    await import('@flowmesh/persistence');
+  const { database } = parseDatabaseUrl(adminUrl);
+  const specs = await Promise.all(
+    SERVICE_NAMES.map(async (service) => ({
+      service,
+      role: serviceRoleName(database, SERVICE_SCHEMAS[service]),
+      schema: SERVICE_SCHEMAS[service],
+      password: (
+        await keptSecret(workDir, `database-role-${service}`, () => randomBytes(24).toString('base64url'))
+      ).token,
+    })),
+  );
+  try {
+    await provisionServiceRoles(adminUrl, specs);
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    // PostgreSQL not answering is said by the start-up's own check, with how to start it.
+    if (code === undefined || !/^[0-9A-Z]{5}$/.test(code) || code.startsWith('08')) return undefined;
+    if (code !== INSUFFICIENT_PRIVILEGE) throw error;
+    warn(
+      `${parseDatabaseUrl(adminUrl).user} may not create roles (${(error as Error).message}), so every service logs in as it; give it CREATEROLE (or use a superuser) for a role per service`,
+    );
+    return undefined;
+  }
+  const urls = new Map(
+    specs.map((spec) => [spec.service, databaseUrlAs(adminUrl, spec.role, spec.password)]),
+  );
+  return (service) => urls.get(service)!;
+}
