@@ -16,6 +16,7 @@ import { AgentRunRepository, type AgentRunRow, type AgentStepOutcome } from './a
 import type { ResumedAgent } from '../loop/agent-loop.js';
 import type { AgentCheckpoint, AgentProgress, CallProgress } from '../pause/agent-checkpoint.js';
 import { AGENT_LOGGER, AgentStepExecutor } from './agent-step.executor.js';
+import { SerialWrites } from './serial-writes.js';
 
 /**
  * The agent steps this replica runs. A step is written to `agent_run` before the orchestrator
@@ -164,23 +165,22 @@ export class AgentRuns implements OnApplicationBootstrap, OnApplicationShutdown 
     // Kept on the row while this replica owns it, so one that takes it over goes on from there.
     // One write at a time, in order: a call's result the loop did not wait for lands before the
     // next turn replaces the calls.
-    let written: Promise<unknown> = Promise.resolve();
-    const inOrder = (write: () => Promise<unknown>): Promise<void> => {
-      const next = written.then(write);
-      written = next.catch(() => undefined);
-      return next.then(() => undefined);
-    };
+    const writes = new SerialWrites();
     const progress = {
-      turn: (state: AgentProgress) =>
-        inOrder(() => this.repository.saveProgress(this.owner, request.job_id, state)),
+      turn: async (state: AgentProgress) => {
+        await writes.enqueue(() => this.repository.saveProgress(this.owner, request.job_id, state));
+      },
       call: (callId: string, call: CallProgress) =>
-        inOrder(() => this.repository.saveCall(this.owner, request.job_id, callId, call)).catch(
-          (error: unknown) =>
-            this.logger.warn(
-              { err: error, job_id: request.job_id, call_id: callId },
-              'the progress of a tool call could not be kept; a replica taking over runs it again',
-            ),
-        ),
+        writes
+          .enqueue(() => this.repository.saveCall(this.owner, request.job_id, callId, call))
+          .then(
+            () => undefined,
+            (error: unknown) =>
+              this.logger.warn(
+                { err: error, job_id: request.job_id, call_id: callId },
+                'the progress of a tool call could not be kept; a replica taking over runs it again',
+              ),
+          ),
     };
     void this.executor
       .execute(request, controller.signal, resumed, { waitingOnTools, progress })

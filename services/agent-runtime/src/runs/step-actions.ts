@@ -1,5 +1,6 @@
 import type { AgentAction, createOrchestratorAgentStepClient } from '@flowmesh/contracts';
 import type { Logger } from '@flowmesh/telemetry';
+import { SerialWrites } from './serial-writes.js';
 
 type AgentStepClient = ReturnType<typeof createOrchestratorAgentStepClient>;
 
@@ -10,7 +11,7 @@ type AgentStepClient = ReturnType<typeof createOrchestratorAgentStepClient>;
  * reported after its last action (the orchestrator takes none once the step has ended).
  */
 export class StepActions {
-  private last: Promise<void> = Promise.resolve();
+  private readonly writes = new SerialWrites();
 
   constructor(
     private readonly steps: AgentStepClient,
@@ -20,18 +21,15 @@ export class StepActions {
 
   /** Queues the action after the ones before it; resolves at once. */
   readonly report = (action: AgentAction, success: boolean): Promise<void> => {
-    this.last = this.last.then(() =>
-      this.steps
-        .reportAction({ ...this.step, action, success })
-        .then(() => undefined)
-        .catch((error: unknown) =>
-          this.logger.warn({ err: error }, 'an action of the step could not be reported'),
-        ),
-    );
+    this.writes
+      .enqueue(() => this.steps.reportAction({ ...this.step, action, success }))
+      .catch((error: unknown) =>
+        this.logger.warn({ err: error }, 'an action of the step could not be reported'),
+      );
     return Promise.resolve();
   };
 
   flushed(): Promise<void> {
-    return this.last;
+    return this.writes.flushed();
   }
 }

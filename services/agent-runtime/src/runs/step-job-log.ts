@@ -1,16 +1,18 @@
 import type { createOrchestratorAgentStepClient } from '@flowmesh/contracts';
 import type { Logger } from '@flowmesh/telemetry';
+import { SerialWrites } from './serial-writes.js';
 
 type AgentStepClient = ReturnType<typeof createOrchestratorAgentStepClient>;
 
 /**
  * The step's job log, where the flow's user reads what the agent decided on its own (an input
  * ignored, a stateless fallback, a compaction, a memory not saved); each line is also logged by
- * the service. Lines are written in the background; `flushed` waits for them before the step ends,
- * since the orchestrator takes no line once the step has ended.
+ * the service. Lines are written in the background, one after the other so they keep their order;
+ * `flushed` waits for them before the step ends, since the orchestrator takes no line once the step
+ * has ended.
  */
 export class StepJobLog {
-  private readonly pending = new Set<Promise<void>>();
+  private readonly writes = new SerialWrites();
 
   constructor(
     private readonly steps: AgentStepClient,
@@ -20,17 +22,14 @@ export class StepJobLog {
 
   readonly write = (line: string): void => {
     this.logger.info(line);
-    const written = this.steps
-      .log({ ...this.step, line })
-      .then(() => undefined)
+    this.writes
+      .enqueue(() => this.steps.log({ ...this.step, line }))
       .catch((error: unknown) =>
         this.logger.warn({ err: error }, 'a line of the job log could not be written'),
-      )
-      .finally(() => this.pending.delete(written));
-    this.pending.add(written);
+      );
   };
 
-  async flushed(): Promise<void> {
-    await Promise.all([...this.pending]);
+  flushed(): Promise<void> {
+    return this.writes.flushed();
   }
 }

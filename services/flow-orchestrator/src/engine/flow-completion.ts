@@ -193,16 +193,16 @@ export class FlowCompletion {
   ): Promise<StopAfterIf | undefined> {
     const type = module.value.type;
     const aggregate = type === 'forloopflow' || type === 'whileloopflow' || type === 'branchall';
-    const checksStop = !outcome.stopHandled && module.stop_after_if;
+    // A stop its body already handled (a branch that stopped the flow) is not checked again.
+    const stopAfterIf = outcome.stopHandled ? undefined : module.stop_after_if;
     // Most steps have no stop condition: their completion reads no flow_env.
-    if (!checksStop && !(aggregate && module.stop_after_all_iters_if)) return undefined;
+    if (!stopAfterIf && !(aggregate && module.stop_after_all_iters_if)) return undefined;
     const scope = await this.scopeOf(run, { result: outcome.result, previous_result: outcome.result });
-    if (checksStop && module.stop_after_if) {
-      if (
-        await this.evaluator.predicate(module.stop_after_if.expr, scope, `${fieldPath}.stop_after_if.expr`)
-      ) {
-        return module.stop_after_if;
-      }
+    if (
+      stopAfterIf &&
+      (await this.evaluator.predicate(stopAfterIf.expr, scope, `${fieldPath}.stop_after_if.expr`))
+    ) {
+      return stopAfterIf;
     }
     if (aggregate && module.stop_after_all_iters_if) {
       const condition = module.stop_after_all_iters_if;

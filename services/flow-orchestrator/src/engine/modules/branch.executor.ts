@@ -173,7 +173,7 @@ export class BranchExecutor {
       recordChildEnd(status, position, outcome.record);
       if (!outcome.success && !skips[position]) return done(failed(status, ends.slice(0, position + 1)));
       if (outcome.stop) {
-        if (position < bodies.length - 1) return done(stoppedBefore(status, outcome));
+        if (position < bodies.length - 1) return done(stoppedBefore(status, outcome, outcome.stop));
         break;
       }
     }
@@ -188,14 +188,18 @@ export class BranchExecutor {
  * result while the branchall is still in progress (worker_flow.rs, stop_early_override and
  * should_continue_flow false). A stop in the last branch completes the branchall first (157).
  */
-function stoppedBefore(status: FlowStatusModule, outcome: EndedChild): ModuleOutcome {
+function stoppedBefore(
+  status: FlowStatusModule,
+  outcome: EndedChild,
+  stop: NonNullable<EndedChild['stop']>,
+): ModuleOutcome {
   return {
     success: true,
     result: outcome.result,
     status: fields(status),
     statements: [],
     stopHandled: true,
-    ...(outcome.stop ? { stop: outcome.stop } : {}),
+    stop,
   };
 }
 
