@@ -38,10 +38,16 @@ export function natsAuthorizationBlock(users: readonly MeshNatsUser[]): string {
   return `authorization: ${JSON.stringify(block, null, 2)}\n`;
 }
 
-/** `nats://user:password@host:port`, the form `connectMesh` takes credentials in. */
+/**
+ * `nats://user:password@host:port`, the form `connectMesh` takes credentials in. Users are process
+ * names and passwords URL-safe, so nothing needs escaping (the NATS client does not unescape).
+ */
 export function natsUrlWithCredentials(url: string, user: string, password: string): string {
+  if (!/^[A-Za-z0-9_.-]+$/.test(user) || !/^[A-Za-z0-9_.~-]+$/.test(password)) {
+    throw new Error(`NATS user ${user}: user and password must be URL-safe`);
+  }
   const parsed = new URL(url);
-  parsed.username = encodeURIComponent(user);
-  parsed.password = encodeURIComponent(password);
+  parsed.username = user;
+  parsed.password = password;
   return parsed.toString().replace(/\/$/, '');
 }

@@ -2,6 +2,7 @@ import { meshInboxPrefix, SubjectSpace } from '@flowmesh/contracts';
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
+import { splitNatsUrl } from './nats-url-credentials.util.js';
 import { redactUrl } from './redact-url.util.js';
 
 export interface MeshConnectionOptions {
@@ -29,11 +30,13 @@ export interface MeshConnection {
 
 export async function connectMesh(options: MeshConnectionOptions): Promise<MeshConnection> {
   const space = new SubjectSpace(options.prefix);
-  const servers = options.url.split(',').map((server) => server.trim());
+  const { servers, user, pass } = splitNatsUrl(options.url);
   let nc: NatsConnection;
   try {
     nc = await connect({
       servers,
+      ...(user !== undefined ? { user } : {}),
+      ...(pass !== undefined ? { pass } : {}),
       name: options.name,
       inboxPrefix: meshInboxPrefix(space.prefix, options.name),
       // Reconnect forever: a NATS restart must not take a service down with it.
