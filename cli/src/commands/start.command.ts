@@ -97,10 +97,14 @@ async function runStart(options: StartOptions): Promise<number> {
       onNotice: say,
     });
 
+    // Started processes must not outlive a failure to ask them how they are.
     const statuses = await queryMeshStatus({
       natsUrl: local.natsUrl,
       subjectPrefix: settings.subjectPrefix,
       timeoutMs: 2_000,
+    }).catch(async (error: unknown) => {
+      await local.stop();
+      throw error;
     });
     process.stdout.write(`\n${renderStatusTable(statuses)}\n\n`);
     say(describeAdminToken(admin));

@@ -75,7 +75,11 @@ export function operatorNatsPermissions(prefix: string): NatsPermissions {
   );
   return {
     publish: {
-      allow: unique([...pings, registryIdentityContract.adminInit.subject].map((s) => space.subject(s))),
+      // `$JS.API.INFO`: connecting checks that the server has JetStream (account figures only).
+      allow: unique([
+        ...[...pings, registryIdentityContract.adminInit.subject].map((s) => space.subject(s)),
+        '$JS.API.INFO',
+      ]),
     },
     subscribe: { allow: [`${meshInboxPrefix(prefix, MESH_OPERATOR_USER)}.>`] },
     allow_responses: false,
