@@ -73,7 +73,7 @@ export const SERVICE_TRAFFIC: Readonly<Record<ServiceName, ServiceTraffic>> = {
     ...NONE,
     emits: [...ITEM_KINDS, 'identity'],
     // Its caches follow its own events, so every replica drops what another changed.
-    hears: [...ITEM_KINDS, 'identity'],
+    hears: ['resource', 'variable', 'identity'],
     ...SIGNALS_NONE,
   },
   'dependency-locker': { ...NONE, ...SIGNALS_NONE },
