@@ -57,13 +57,13 @@ function serviceOfClientFactory(name: string): ServiceName | undefined {
 function callsIn(service: ServiceName, source: string): Set<ServiceName> {
   const called = new Set<ServiceName>();
   for (const [, factory] of source.matchAll(/\b(create\w+Client)\(/g)) {
-    const target = serviceOfClientFactory(factory!);
+    const target = serviceOfClientFactory(factory);
     if (target) called.add(target);
   }
   for (const [, group, name] of source.matchAll(/\.request\(\s*(\w+)\.(\w+)/g)) {
     const contract = (
-      (contracts as Record<string, unknown>)[group!] as Record<string, RequestContract> | undefined
-    )?.[name!];
+      (contracts as Record<string, unknown>)[group] as Record<string, RequestContract> | undefined
+    )?.[name];
     const target = contract && serviceAnswering(contract.subject);
     if (target) called.add(target);
   }
@@ -76,9 +76,9 @@ function eventDomainsIn(source: string): Set<string> {
   const domains = new Set<string>();
   if (/\bjobEvents\b/.test(source)) domains.add('job');
   if (/\bIDENTITY_EVENTS/.test(source)) domains.add('identity');
-  for (const [, kind] of source.matchAll(/\bITEM_EVENTS\.(\w+)/g)) domains.add(kind!);
+  for (const [, kind] of source.matchAll(/\bITEM_EVENTS\.(\w+)/g)) domains.add(kind);
   if (/\bITEM_EVENTS\[/.test(source)) for (const kind of ITEM_KINDS) domains.add(kind);
-  for (const [, domain] of source.matchAll(/['`]evt\.(\w+)\./g)) domains.add(domain!);
+  for (const [, domain] of source.matchAll(/['`]evt\.(\w+)\./g)) domains.add(domain);
   return domains;
 }
 
@@ -109,7 +109,7 @@ describe.each(SERVICE_NAMES)('SERVICE_TRAFFIC of %s matches its sources', (servi
   it('reads the streams it names', () => {
     const named = new Set(
       [...source.matchAll(/\bSTREAMS\.(\w+)/g)]
-        .map(([, key]) => key!)
+        .map(([, key]) => key)
         .filter((key) => key !== 'events' && key !== 'work'),
     );
     expect(sorted(traffic.reads)).toEqual(sorted(named));
