@@ -14,7 +14,8 @@ describe('NATS permissions derived from the contracts', () => {
   it('lets a process subscribe to its own requests, its events and its own inbox, never to everything', () => {
     for (const p of MESH_PROCESSES) {
       const { subscribe } = processNatsPermissions(p, PREFIX);
-      expect(subscribe.allow).toContain(`fm.${SERVICES[p.service].subjectRoot}.>`);
+      const served = p.role === 'worker' ? 'worker.>' : '>';
+      expect(subscribe.allow).toContain(`fm.${SERVICES[p.service].subjectRoot}.${served}`);
       expect(subscribe.allow).toContain(`${meshInboxPrefix(PREFIX, p.name)}.>`);
       for (const subject of subscribe.allow) {
         expect(subject).not.toMatch(/^(>|\*|fm\.>|_INBOX\.>|_INBOX\.fm\.>|\$JS\.)/);

@@ -33,7 +33,7 @@ export function meshInboxPrefix(prefix: string, connectionName: string): string 
  * The permissions of one mesh process, derived from `SERVICE_TRAFFIC`: it subscribes to its own
  * requests, the events it hears and its inbox; publishes requests to the services it calls, the
  * events it emits, the work it enqueues; and uses JetStream's API only on the streams it needs.
- * A worker has its service's permissions (it is the same code) but its own user and inbox.
+ * A worker sends what its service sends (it is the same code), with its own user and inbox.
  */
 export function processNatsPermissions(process: MeshProcess, prefix: string): NatsPermissions {
   const space = new SubjectSpace(prefix);
@@ -54,8 +54,11 @@ export function processNatsPermissions(process: MeshProcess, prefix: string): Na
     ...jetStreamManagement(space),
     ...consumed.flatMap((key) => jetStreamConsumption(space.streamName(STREAMS[key].name))),
   ];
+  const root = SERVICES[process.service].subjectRoot;
   const subscribe = [
-    space.subject(`${SERVICES[process.service].subjectRoot}.>`),
+    // A worker answers only its own ping: the service's requests (job tokens among them) are
+    // not for the process that runs user code.
+    space.subject(process.role === 'worker' ? `${root}.worker.>` : `${root}.>`),
     ...traffic.hears.map((domain) => space.subject(`evt.${domain}.>`)),
     ...traffic.subscribes.map((subject) => space.subject(subject)),
     `${meshInboxPrefix(prefix, process.name)}.>`,
