@@ -1,26 +1,14 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import {
-  accessSync,
-  constants,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { MESH_OPERATOR_USER, MESH_PROCESSES, STREAMS } from '@flowmesh/contracts';
 import { connectMesh, ensureStreams, natsUrlWithCredentials } from '@flowmesh/messaging';
-import { TEST_STREAMS, waitFor } from '@flowmesh/testing';
+import { natsServerInstalled, startOwnNatsServer, TEST_STREAMS, type OwnNatsServer } from '@flowmesh/testing';
 import { parseAllDocuments } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NATS_PERMISSIONS_FILE, renderNatsPermissionsFile } from '../scripts/sync-nats-permissions.js';
 import { runHelm } from './helm-binary.js';
 
 const chart = fileURLToPath(new URL('../flowmesh', import.meta.url));
-const NATS_SERVER = '/usr/sbin/nats-server';
 
 interface K8sObject {
   kind: string;
@@ -73,7 +61,7 @@ describe('the chart’s NATS users', () => {
     expect(deployments).toHaveLength(MESH_PROCESSES.length);
     for (const deployment of deployments) {
       const process = deployment.metadata.name.replace(/^rel-flowmesh-/, '');
-      const env = deployment.spec!.template.spec.containers[0]!.env;
+      const env = deployment.spec!.template.spec.containers[0].env;
       const names = env.map((e) => e.name);
       // $(NATS_PASSWORD) expands only when NATS_PASSWORD is defined before NATS_URL.
       expect(names.indexOf('NATS_PASSWORD')).toBeLessThan(names.indexOf('NATS_URL'));
@@ -92,7 +80,7 @@ describe('the chart’s NATS users', () => {
     expect(secret(objects, 'rel-flowmesh-nats-users')).toBeUndefined();
     expect(secret(objects, 'rel-flowmesh-nats-authorization')).toBeUndefined();
     for (const deployment of objects.filter((o) => o.kind === 'Deployment')) {
-      const env = deployment.spec!.template.spec.containers[0]!.env;
+      const env = deployment.spec!.template.spec.containers[0].env;
       expect(env.find((e) => e.name === 'NATS_PASSWORD')?.valueFrom?.secretKeyRef?.name).toBe(
         'my-nats-users',
       );
@@ -105,7 +93,7 @@ describe('the chart’s NATS users', () => {
       'rel-flowmesh-secrets',
     ]);
     for (const deployment of objects.filter((o) => o.kind === 'Deployment')) {
-      const names = deployment.spec!.template.spec.containers[0]!.env.map((e) => e.name);
+      const names = deployment.spec!.template.spec.containers[0].env.map((e) => e.name);
       expect(names).not.toContain('NATS_URL');
       expect(names).not.toContain('NATS_PASSWORD');
     }
@@ -114,10 +102,9 @@ describe('the chart’s NATS users', () => {
 
 // The rendered authorization block in a real nats-server: the chart's passwords log in, with the
 // permissions of the release's prefix; anyone else is refused.
-describe.skipIf(!isExecutable(NATS_SERVER))('the chart’s authorization.conf in a nats-server', () => {
+describe.skipIf(!natsServerInstalled())('the chart’s authorization.conf in a nats-server', () => {
   const prefix = `helmauth${process.pid}`;
-  let dir: string;
-  let server: ChildProcess;
+  let server: OwnNatsServer;
   let serverUrl: string;
   let passwords: Record<string, string>;
 
@@ -132,31 +119,19 @@ describe.skipIf(!isExecutable(NATS_SERVER))('the chart’s authorization.conf in
     );
     const authorization = secret(objects, 'rel-flowmesh-nats-authorization')!.stringData![
       'authorization.conf'
-    ]!;
-    dir = mkdtempSync(join(tmpdir(), 'fm-helm-nats-'));
-    writeFileSync(join(dir, 'flowmesh-authorization.conf'), authorization);
-    writeFileSync(
-      join(dir, 'nats.conf'),
-      `listen: 127.0.0.1:-1\nports_file_dir: "${dir}"\njetstream { store_dir: "${dir}/js" }\ninclude ./flowmesh-authorization.conf\n`,
-    );
-    server = spawn(NATS_SERVER, ['-c', join(dir, 'nats.conf')], { stdio: 'ignore' });
-    serverUrl = await waitFor(
-      () => {
-        const file = readdirSync(dir).find((name) => name.endsWith('.ports'));
-        if (!file) return undefined;
-        return (JSON.parse(readFileSync(join(dir, file), 'utf8')) as { nats: string[] }).nats[0];
-      },
-      { timeoutMs: 30_000, intervalMs: 50, description: 'the NATS server to listen' },
-    );
+    ];
+    // As an operator would: the chart's block in a file the server's configuration includes.
+    server = await startOwnNatsServer({
+      files: { 'flowmesh-authorization.conf': authorization },
+      config: 'include ./flowmesh-authorization.conf',
+    });
+    serverUrl = server.url;
   }, 120_000);
 
-  afterAll(() => {
-    server?.kill('SIGKILL');
-    if (dir) rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => server?.stop());
 
   it('admits the registry with its password, which may create the release’s streams', async () => {
-    const url = natsUrlWithCredentials(serverUrl, 'resource-registry', passwords['resource-registry']!);
+    const url = natsUrlWithCredentials(serverUrl, 'resource-registry', passwords['resource-registry']);
     const conn = await connectMesh({ url, name: 'resource-registry', prefix });
     try {
       const results = await ensureStreams(conn, TEST_STREAMS);
@@ -172,7 +147,7 @@ describe.skipIf(!isExecutable(NATS_SERVER))('the chart’s authorization.conf in
     await expect(connectMesh({ url: serverUrl, name: 'anonymous', prefix })).rejects.toThrow(
       /Authorization Violation/i,
     );
-    const url = natsUrlWithCredentials(serverUrl, 'llm-gateway', passwords['llm-gateway']!);
+    const url = natsUrlWithCredentials(serverUrl, 'llm-gateway', passwords['llm-gateway']);
     const gateway = await connectMesh({ url, name: 'llm-gateway', prefix });
     try {
       const refusal = await new Promise<string>((resolve) =>
@@ -186,12 +161,3 @@ describe.skipIf(!isExecutable(NATS_SERVER))('the chart’s authorization.conf in
     }
   });
 });
-
-function isExecutable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}

@@ -1,15 +1,3 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import {
-  accessSync,
-  constants,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import {
   meshInboxPrefix,
   ORCHESTRATOR_WORKER_DURABLE,
@@ -30,14 +18,19 @@ import {
   natsUrlWithCredentials,
   type MeshConnection,
 } from '@flowmesh/messaging';
-import { TEST_STREAMS, uniqueTestId, waitFor } from '@flowmesh/testing';
+import {
+  natsServerInstalled,
+  startOwnNatsServer,
+  TEST_STREAMS,
+  uniqueTestId,
+  waitFor,
+  type OwnNatsServer,
+} from '@flowmesh/testing';
 import { Controller, Module, type INestMicroservice, type Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Payload } from '@nestjs/microservices';
 import { AckPolicy } from '@nats-io/jetstream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-
-const NATS_SERVER = '/usr/sbin/nats-server';
 
 const received: RunJobWork[] = [];
 
@@ -59,11 +52,10 @@ class Worker {
 
 // A nats-server of its own, configured with the users `flowmesh start` and the chart create
 // (a process each, permissions derived from the contracts): what each may and may not do.
-describe.skipIf(!isExecutable(NATS_SERVER))('NATS users of a mesh', () => {
+describe.skipIf(!natsServerInstalled())('NATS users of a mesh', () => {
   const prefix = uniqueTestId('auth');
   const users = meshNatsCredentials(prefix, (user) => `pw-${user}-${prefix}`);
-  let dir: string;
-  let server: ChildProcess;
+  let server: OwnNatsServer;
   let serverUrl: string;
   const connections: MeshConnection[] = [];
   const apps: INestMicroservice[] = [];
@@ -87,29 +79,14 @@ describe.skipIf(!isExecutable(NATS_SERVER))('NATS users of a mesh', () => {
   };
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'fm-nats-auth-'));
-    const config = join(dir, 'nats.conf');
-    writeFileSync(
-      config,
-      `listen: 127.0.0.1:-1\nports_file_dir: "${dir}"\njetstream { store_dir: "${dir}/js" }\n${natsAuthorizationBlock(users)}`,
-    );
-    server = spawn(NATS_SERVER, ['-c', config], { stdio: 'ignore' });
-    // The server writes its port to <dir>/nats-server_<pid>.ports once it listens (-1: any port).
-    serverUrl = await waitFor(
-      () => {
-        const file = readdirSync(dir).find((name) => name.endsWith('.ports'));
-        if (!file) return undefined;
-        return (JSON.parse(readFileSync(join(dir, file), 'utf8')) as { nats: string[] }).nats[0];
-      },
-      { timeoutMs: 30_000, intervalMs: 50, description: 'the NATS server to listen' },
-    );
+    server = await startOwnNatsServer({ config: natsAuthorizationBlock(users) });
+    serverUrl = server.url;
   }, 60_000);
 
   afterAll(async () => {
     for (const app of apps) await app.close().catch(() => undefined);
     for (const conn of connections) await conn.drain().catch(() => undefined);
-    server?.kill('SIGKILL');
-    rmSync(dir, { recursive: true, force: true });
+    server?.stop();
   });
 
   it('refuses a client without credentials, or with another user’s password', async () => {
@@ -177,13 +154,4 @@ function subscriptionRefusal(conn: MeshConnection, subject: string): Promise<str
       },
     });
   });
-}
-
-function isExecutable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
 }
