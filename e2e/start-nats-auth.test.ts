@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,6 +5,7 @@ import { httpPortVariable, MESH_PROCESSES } from '@flowmesh/contracts';
 import { MeshChild } from '@flowmesh/cli';
 import { connectMesh } from '@flowmesh/messaging';
 import {
+  childrenOf,
   ensureBuilt,
   REPO_ROOT,
   testRunEnv,
@@ -129,15 +129,4 @@ describe('flowmesh start with its own authenticated NATS', () => {
 function envNatsUser(pid: number): string {
   const environ = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
   return new URL(environ.find((v) => v.startsWith('NATS_URL='))!.slice('NATS_URL='.length)).username;
-}
-
-/** Direct children of `pid`, with their command lines. */
-function childrenOf(pid: number): Array<{ pid: number; args: string }> {
-  const out = execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(pid)], { encoding: 'utf8' }).trim();
-  return out
-    ? out.split('\n').map((line) => {
-        const [, childPid = '0', args = ''] = /^\s*(\d+)\s+(.*)$/.exec(line) ?? [];
-        return { pid: Number(childPid), args };
-      })
-    : [];
 }

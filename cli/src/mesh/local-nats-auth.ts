@@ -1,6 +1,6 @@
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { MESH_OPERATOR_USER } from '@flowmesh/contracts';
+import { MESH_OPERATOR_USER, meshNatsUsers } from '@flowmesh/contracts';
 import {
   generateNatsPassword,
   meshNatsCredentials,
@@ -38,20 +38,10 @@ export async function prepareLocalNatsAuth(options: {
   await mkdir(dir, { recursive: true, mode: 0o700 });
   await chmod(dir, 0o700);
   const passwords = new Map<string, string>();
-  const users = meshNatsCredentials(options.prefix, (user) => {
-    const password = generateNatsPassword();
-    passwords.set(user, password);
-    return password;
-  });
-  for (const user of users) {
-    const file = join(dir, `${user.user}.password`);
-    const kept = await readFile(file, 'utf8').then(
-      (text) => text.trim(),
-      () => '',
-    );
-    if (/^[A-Za-z0-9_-]{32,}$/.test(kept)) passwords.set(user.user, kept);
-    else await writeSecret(file, passwords.get(user.user) ?? '');
+  for (const { user } of meshNatsUsers(options.prefix)) {
+    passwords.set(user, await keptOrNewPassword(join(dir, `${user}.password`)));
   }
+  const users = meshNatsCredentials(options.prefix, (user) => passwords.get(user) ?? '');
   const server = `nats://${options.host}:${options.port}`;
   const urlOf = (user: string): string => {
     const password = passwords.get(user);
@@ -59,10 +49,7 @@ export async function prepareLocalNatsAuth(options: {
     return natsUrlWithCredentials(server, user, password);
   };
   const configFile = join(dir, 'nats.conf');
-  await writeSecret(
-    configFile,
-    natsAuthorizationBlock(users.map((user) => ({ ...user, password: passwords.get(user.user) ?? '' }))),
-  );
+  await writeSecret(configFile, natsAuthorizationBlock(users));
   await writeSecret(join(dir, `${MESH_OPERATOR_USER}.url`), urlOf(MESH_OPERATOR_USER));
   return { configFile, urlOf };
 }
@@ -73,6 +60,17 @@ export async function keptOperatorNatsUrl(workDir: string): Promise<string | und
     () => '',
   );
   return text.trim() || undefined;
+}
+
+async function keptOrNewPassword(file: string): Promise<string> {
+  const kept = await readFile(file, 'utf8').then(
+    (text) => text.trim(),
+    () => '',
+  );
+  if (/^[A-Za-z0-9_-]{32,}$/.test(kept)) return kept;
+  const password = generateNatsPassword();
+  await writeSecret(file, password);
+  return password;
 }
 
 async function writeSecret(file: string, text: string): Promise<void> {
