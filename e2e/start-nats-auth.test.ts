@@ -8,6 +8,7 @@ import {
   childrenOf,
   ensureBuilt,
   REPO_ROOT,
+  startFakeOpenAI,
   testRunEnv,
   testSubjectPrefix,
   waitFor,
@@ -28,10 +29,11 @@ describe('flowmesh start with its own authenticated NATS', () => {
 
   beforeAll(() => {
     mkdirSync(join(workDir, 'examples', 'flows'), { recursive: true });
-    copyFileSync(
-      join(REPO_ROOT, 'examples', 'flows', 'hello.yaml'),
-      join(workDir, 'examples', 'flows', 'hello.yaml'),
-    );
+    for (const example of ['hello.yaml', 'agent.yaml'])
+      copyFileSync(
+        join(REPO_ROOT, 'examples', 'flows', example),
+        join(workDir, 'examples', 'flows', example),
+      );
     return ensureBuilt();
   }, 300_000);
 
@@ -40,7 +42,11 @@ describe('flowmesh start with its own authenticated NATS', () => {
     rmSync(workDir, { recursive: true, force: true });
   });
 
-  it('gives each process its own NATS user, refuses anyone else, and runs the example', async () => {
+  it('gives each process its own NATS user, refuses anyone else, and runs the examples', async () => {
+    // The agent example crosses most of the mesh: agent-runtime, the gateway (its token stream,
+    // a secret interpolated by the registry), the orchestrator and its worker.
+    const llm = await startFakeOpenAI({ apiKey: 'sk-example' });
+    llm.setDefaultReply({ text: '19 plus 23 is 42.' });
     const mesh = await withFreePorts(2 + MESH_PROCESSES.length, async ([entryPort, natsPort, ...ports]) => {
       const lines: string[] = [];
       const child = new MeshChild(
@@ -57,6 +63,9 @@ describe('flowmesh start with its own authenticated NATS', () => {
             FLOWMESH_SUBJECT_PREFIX: prefix,
             FLOWMESH_HTTP_PORT: String(entryPort),
             FLOWMESH_LOCAL_NATS_PORT: String(natsPort),
+            FLOWMESH_EXAMPLE_LLM_URL: `${llm.url}/v1`,
+            FLOWMESH_EXAMPLE_LLM_KEY: 'sk-example',
+            FLOWMESH_OUTBOUND_ALLOW_CIDRS: '127.0.0.1/32',
             ...Object.fromEntries(MESH_PROCESSES.map((p, i) => [httpPortVariable(p.name), String(ports[i])])),
           },
         },
@@ -69,6 +78,9 @@ describe('flowmesh start with its own authenticated NATS', () => {
       if (!child.running)
         throw new Error(`flowmesh start ended before the mesh was ready:\n${lines.join('\n')}`);
       return { child, lines, natsUrl: `nats://127.0.0.1:${natsPort}` };
+    }).catch(async (error: unknown) => {
+      await llm.close();
+      throw error;
     });
 
     try {
@@ -76,7 +88,10 @@ describe('flowmesh start with its own authenticated NATS', () => {
       for (const p of MESH_PROCESSES)
         expect(output).toMatch(new RegExp(`^${p.name}\\s+0\\.1\\.0\\s+up\\s`, 'm'));
       expect(output).toContain('flowmesh: example examples/flows/hello.yaml returned "Hello, world!"');
-      expect(output).not.toMatch(/Permissions Violation/i);
+      expect(output).toContain('flowmesh: example examples/flows/agent.yaml returned');
+      expect(output).toContain('19 plus 23 is 42.');
+      // The server logs every refused publish or subscription ("Publish Violation - User ...").
+      expect(output).not.toMatch(/Violation/i);
 
       // The users' secrets are readable by their owner only.
       const authDir = join(workDir, '.flowmesh', 'nats-auth');
@@ -120,6 +135,7 @@ describe('flowmesh start with its own authenticated NATS', () => {
       }
     } finally {
       mesh.child.signal('SIGTERM');
+      await llm.close();
     }
     expect(await mesh.child.exited).toEqual({ code: 0, signal: null });
     expect(mesh.lines.at(-1)).toBe('flowmesh: stopped');

@@ -3,12 +3,15 @@ import {
   ORCHESTRATOR_WORKER_DURABLE,
   pingContract,
   runJobWork,
+  runStreamSubject,
+  stepStreamSubject,
   STREAMS,
   type PingReply,
   type RunJobWork,
 } from '@flowmesh/contracts';
 import {
   connectMesh,
+  ensureStreams,
   HandleRequest,
   HandleWork,
   meshNatsCredentials,
@@ -142,6 +145,36 @@ describe.skipIf(!natsServerInstalled())('NATS users of a mesh', () => {
         ack_policy: AckPolicy.Explicit,
       }),
     ).rejects.toThrow();
+  });
+
+  it('lets agent-runtime say what a step streams and the orchestrator replay it, not the gateway', async () => {
+    const agent = await connectAs('agent-runtime');
+    await ensureStreams(agent, TEST_STREAMS);
+    const runStreams = agent.space.streamName(STREAMS.runStreams.name);
+    const step = agent.space.subject(stepStreamSubject('run1', 'step1'));
+    // Core publish, kept by the stream; a replica taking the step over reads the last one back.
+    agent.nc.publish(step, JSON.stringify({ seq: 0 }));
+    await agent.nc.flush();
+    await waitFor(
+      () => agent.jsm.streams.getMessage(runStreams, { last_by_subj: step }).catch(() => undefined),
+      {
+        timeoutMs: 30_000,
+        description: 'the step stream to be stored',
+      },
+    );
+
+    const orchestrator = await connectAs('flow-orchestrator');
+    const replay = await orchestrator.js.consumers.get(runStreams, {
+      filter_subjects: orchestrator.space.subject(runStreamSubject('run1')),
+    });
+    const first = await replay.next({ expires: 30_000 });
+    expect(first?.subject).toBe(step);
+    await replay.delete().catch(() => undefined);
+
+    const gateway = await connectAs('llm-gateway');
+    await expect(gateway.jsm.streams.getMessage(runStreams, { last_by_subj: step })).rejects.toThrow(
+      /permissions violation/i,
+    );
   });
 });
 
