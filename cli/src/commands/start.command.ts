@@ -15,7 +15,7 @@ import { LocalMeshError, startLocalMesh } from '../mesh/local-mesh.js';
 import { MAX_RESTARTS, MeshStartError } from '../mesh/mesh-runner.js';
 import { RegistryHttp } from '../sync/registry-connection.js';
 import { describeExit } from '../mesh/wait-ready.js';
-import { redactUrl } from '../mesh/infrastructure-check.js';
+import { redactUrls } from '../mesh/infrastructure-check.js';
 import { queryMeshStatus } from '../status/query-status.js';
 import { renderStatusTable } from '../status/status-table.js';
 import { parsePositiveInt } from './option-parsers.js';
@@ -74,7 +74,7 @@ async function runStart(options: StartOptions): Promise<number> {
   for (const signal of STOP_SIGNALS) process.on(signal, onSignal);
 
   try {
-    const nats = settings.natsUrlGiven ? `NATS ${redactUrl(settings.natsUrl)}` : "the mesh's own NATS";
+    const nats = settings.natsUrlGiven ? `NATS ${redactUrls(settings.natsUrl)}` : "the mesh's own NATS";
     say(`starting ${MESH_PROCESSES.length} processes against ${nats} (prefix ${settings.subjectPrefix})`);
     const admin = await sessionAdminToken(settings.env, process.cwd());
     const jobTokenKey = await sessionJobTokenKey(settings.env, process.cwd());
