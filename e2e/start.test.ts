@@ -1,9 +1,9 @@
-import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { httpPortVariable, MESH_PROCESSES, SERVICE_SCHEMAS } from '@flowmesh/contracts';
 import { MeshChild } from '@flowmesh/cli';
 import {
+  childrenOf,
   ensureBuilt,
   processAlive,
   REPO_ROOT,
@@ -52,17 +52,6 @@ function startCommand(env: NodeJS.ProcessEnv) {
       throw new Error(`flowmesh start ended before the mesh was ready:\n${lines.join('\n')}`);
     return { child, lines, entryUrl: `http://127.0.0.1:${entryPort}` };
   });
-}
-
-/** Direct children of `pid`, with their command lines. */
-function childrenOf(pid: number): Array<{ pid: number; args: string }> {
-  const out = execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(pid)], { encoding: 'utf8' }).trim();
-  return out
-    ? out.split('\n').map((line) => {
-        const [, childPid = '0', args = ''] = /^\s*(\d+)\s+(.*)$/.exec(line) ?? [];
-        return { pid: Number(childPid), args };
-      })
-    : [];
 }
 
 describe('flowmesh start (npm start)', () => {

@@ -6,6 +6,13 @@ import { z } from 'zod';
  */
 export interface CliSettings {
   readonly natsUrl: string;
+  /**
+   * NATS_URL was set: `flowmesh start` uses that server as given. Unset, it runs a nats-server of
+   * its own that admits only the mesh's users (`localNatsPort`).
+   */
+  readonly natsUrlGiven: boolean;
+  /** Port of the authenticated nats-server `flowmesh start` runs when NATS_URL is unset. */
+  readonly localNatsPort: number;
   readonly databaseUrl: string;
   readonly subjectPrefix: string;
   /** The entry point's address (`http://127.0.0.1:8000`). */
@@ -28,6 +35,7 @@ const schema = z.object({
   FLOWMESH_SUBJECT_PREFIX: z.string().min(1).default('fm'),
   FLOWMESH_HTTP_HOST: z.string().min(1).default('127.0.0.1'),
   FLOWMESH_HTTP_PORT: port.default(8000),
+  FLOWMESH_LOCAL_NATS_PORT: port.default(4322),
   FLOWMESH_SHUTDOWN_TIMEOUT_MS: z
     .string()
     .regex(/^[1-9]\d*$/, 'must be a positive whole number')
@@ -49,6 +57,8 @@ export function readCliSettings(env: NodeJS.ProcessEnv): CliSettings {
   const settings = result.data;
   return {
     natsUrl: settings.NATS_URL,
+    natsUrlGiven: present.NATS_URL !== undefined,
+    localNatsPort: settings.FLOWMESH_LOCAL_NATS_PORT,
     databaseUrl: settings.DATABASE_URL,
     subjectPrefix: settings.FLOWMESH_SUBJECT_PREFIX,
     httpHost: settings.FLOWMESH_HTTP_HOST,

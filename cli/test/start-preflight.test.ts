@@ -14,6 +14,16 @@ describe('flowmesh start, before anything starts', () => {
     );
   });
 
+  it('says NATS is not reachable without printing the password in NATS_URL', async () => {
+    const natsUrl = `nats://resource-registry:s3cret@127.0.0.1:${await freePort()}`;
+    const result = await runFlowmesh(['start', '--no-start-nats'], {
+      env: { NATS_URL: natsUrl, DATABASE_URL: process.env.DATABASE_URL },
+    });
+    expect(result.code).toBe(1);
+    expect(result.stdout + result.stderr).not.toContain('s3cret');
+    expect(result.stderr).toContain(`NATS is not reachable at ${natsUrl.replace('s3cret', '***')};`);
+  });
+
   it('says PostgreSQL is not reachable, and how to start it, without printing its password', async () => {
     const databaseUrl = `postgres://app:s3cret@127.0.0.1:${await freePort()}/flowmesh`;
     const result = await runFlowmesh(['start'], {

@@ -7,6 +7,8 @@ export * from './services/service-schemas.js';
 export * from './services/ping.contract.js';
 export * from './services/mesh-processes.js';
 export * from './services/orchestrator-work.contract.js';
+export * from './services/service-traffic.js';
+export * from './services/nats-permissions.js';
 export * from './http/routes.js';
 export * from './messaging/reply-envelope.js';
 export * from './messaging/dead-letter.js';

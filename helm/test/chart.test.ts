@@ -383,7 +383,11 @@ describe('helm template with values set', () => {
 
   it('uses an existing Secret instead of creating one', () => {
     const objects = template('--set', 'secret.existingSecret=flowmesh-managed');
-    expect(ofKind(objects, 'Secret')).toHaveLength(0);
+    // Only the NATS users' Secrets (nats.auth, on by default) remain the chart's.
+    expect(ofKind(objects, 'Secret').map((s) => s.metadata.name)).toEqual([
+      `${prefix}-nats-users`,
+      `${prefix}-nats-authorization`,
+    ]);
     for (const deployment of ofKind<DeploymentObject>(objects, 'Deployment')) {
       const env = envOf(mainContainer(deployment));
       expect(env.get('DATABASE_URL')?.valueFrom?.secretKeyRef?.name).toBe('flowmesh-managed');

@@ -3,6 +3,7 @@ import { connectMesh, MeshClient } from '@flowmesh/messaging';
 import type { Command } from 'commander';
 import { readCliSettings } from '../cli.config.js';
 import { parsePositiveInt } from './option-parsers.js';
+import { cliNatsUrl } from '../mesh/local-nats-auth.js';
 
 interface AdminInitOptions {
   json?: boolean;
@@ -23,13 +24,16 @@ export function registerAdminCommands(program: Command): void {
     .description('create the workspace "main" and its first admin if the registry has none (idempotent)')
     .option('--json', 'print JSON instead of text')
     .option('--timeout <ms>', 'how long to wait for the registry', parsePositiveInt, 5_000)
-    .option('--nats-url <url>', 'NATS server (default: $NATS_URL or nats://127.0.0.1:4222)')
+    .option(
+      '--nats-url <url>',
+      'NATS server (default: $NATS_URL, else the mesh flowmesh start runs here, else nats://127.0.0.1:4222)',
+    )
     .option('--prefix <prefix>', 'subject prefix of the mesh (default: $FLOWMESH_SUBJECT_PREFIX or fm)')
     .action(async (options: AdminInitOptions) => {
       const settings = readCliSettings(process.env);
       const adminToken = process.env.FLOWMESH_ADMIN_TOKEN || undefined;
       const conn = await connectMesh({
-        url: options.natsUrl ?? settings.natsUrl,
+        url: options.natsUrl ?? (await cliNatsUrl(settings, process.cwd())),
         name: 'flowmesh-cli',
         prefix: options.prefix ?? settings.subjectPrefix,
       });

@@ -16,6 +16,7 @@ import { LocalMeshError, startLocalMesh } from '../mesh/local-mesh.js';
 import { MAX_RESTARTS, MeshStartError } from '../mesh/mesh-runner.js';
 import { RegistryHttp } from '../sync/registry-connection.js';
 import { describeExit } from '../mesh/wait-ready.js';
+import { redactUrls } from '../mesh/infrastructure-check.js';
 import { queryMeshStatus } from '../status/query-status.js';
 import { renderStatusTable } from '../status/status-table.js';
 import { parsePositiveInt } from './option-parsers.js';
@@ -74,9 +75,8 @@ async function runStart(options: StartOptions): Promise<number> {
   for (const signal of STOP_SIGNALS) process.on(signal, onSignal);
 
   try {
-    say(
-      `starting ${MESH_PROCESSES.length} processes against NATS ${settings.natsUrl} (prefix ${settings.subjectPrefix})`,
-    );
+    const nats = settings.natsUrlGiven ? `NATS ${redactUrls(settings.natsUrl)}` : "the mesh's own NATS";
+    say(`starting ${MESH_PROCESSES.length} processes against ${nats} (prefix ${settings.subjectPrefix})`);
     const admin = await sessionAdminToken(settings.env, process.cwd());
     const jobTokenKey = await sessionJobTokenKey(settings.env, process.cwd());
     const registryOrApiEnv = (meshProcess: MeshProcess): NodeJS.ProcessEnv => {
@@ -103,10 +103,14 @@ async function runStart(options: StartOptions): Promise<number> {
       onNotice: say,
     });
 
+    // Started processes must not outlive a failure to ask them how they are.
     const statuses = await queryMeshStatus({
-      natsUrl: settings.natsUrl,
+      natsUrl: local.natsUrl,
       subjectPrefix: settings.subjectPrefix,
       timeoutMs: 2_000,
+    }).catch(async (error: unknown) => {
+      await local.stop();
+      throw error;
     });
     process.stdout.write(`\n${renderStatusTable(statuses)}\n\n`);
     say(describeAdminToken(admin));

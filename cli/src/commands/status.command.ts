@@ -3,6 +3,7 @@ import { readCliSettings } from '../cli.config.js';
 import { queryMeshStatus } from '../status/query-status.js';
 import { renderStatusTable } from '../status/status-table.js';
 import { parsePositiveInt } from './option-parsers.js';
+import { cliNatsUrl } from '../mesh/local-nats-auth.js';
 
 interface StatusOptions {
   json?: boolean;
@@ -23,12 +24,15 @@ export function registerStatusCommand(program: Command): void {
     )
     .option('--json', 'print JSON instead of a table')
     .option('--timeout <ms>', 'how long to wait for each answer', parsePositiveInt, 2_000)
-    .option('--nats-url <url>', 'NATS server (default: $NATS_URL or nats://127.0.0.1:4222)')
+    .option(
+      '--nats-url <url>',
+      'NATS server (default: $NATS_URL, else the mesh flowmesh start runs here, else nats://127.0.0.1:4222)',
+    )
     .option('--prefix <prefix>', 'subject prefix of the mesh (default: $FLOWMESH_SUBJECT_PREFIX or fm)')
     .action(async (options: StatusOptions) => {
       const settings = readCliSettings(process.env);
       const rows = await queryMeshStatus({
-        natsUrl: options.natsUrl ?? settings.natsUrl,
+        natsUrl: options.natsUrl ?? (await cliNatsUrl(settings, process.cwd())),
         subjectPrefix: options.prefix ?? settings.subjectPrefix,
         timeoutMs: options.timeout,
       });

@@ -36,7 +36,7 @@ export async function checkInfrastructure(
   if (!nats) {
     problems.push({
       dependency: 'nats',
-      message: `NATS is not reachable at ${targets.natsUrl}; start it with \`${HOW_TO_START.nats}\` or set NATS_URL`,
+      message: `NATS is not reachable at ${redactUrls(targets.natsUrl)}; start it with \`${HOW_TO_START.nats}\` or set NATS_URL`,
     });
   }
   if (!postgres) {
@@ -78,6 +78,14 @@ export function tcpReachable(url: string, defaultPort: number, timeoutMs: number
     socket.once('connect', () => done(true));
     socket.once('error', () => done(false));
   });
+}
+
+/** Every URL of a comma-separated list, redacted: NATS_URL may carry a user's password. */
+export function redactUrls(urls: string): string {
+  return urls
+    .split(',')
+    .map((url) => redactUrl(url.trim()))
+    .join(',');
 }
 
 export function redactUrl(url: string): string {

@@ -1,17 +1,27 @@
 import { join } from 'node:path';
-import { httpPortVariable, MESH_PROCESSES, type MeshProcess, type ServiceName } from '@flowmesh/contracts';
+import {
+  httpPortVariable,
+  MESH_OPERATOR_USER,
+  MESH_PROCESSES,
+  type MeshProcess,
+  type ServiceName,
+} from '@flowmesh/contracts';
 import type { CliSettings } from '../cli.config.js';
 import { startEntryProxy, type EntryProxy } from '../entry/entry-proxy.js';
-import { checkInfrastructure, tcpReachable } from './infrastructure-check.js';
+import { checkInfrastructure, redactUrl, tcpReachable } from './infrastructure-check.js';
+import { prepareLocalNatsAuth, type LocalNatsAuth } from './local-nats-auth.js';
 import { findNatsServerBinary, localNatsAddress, startLocalNatsServer } from './local-nats-server.js';
 import type { MeshChild } from './mesh-child.js';
 import { startMeshProcesses, type RunningMesh, type StopReport } from './mesh-runner.js';
 
 export interface LocalMeshOptions {
   readonly settings: CliSettings;
-  /** Start a local `nats-server` when none answers at a loopback NATS_URL and one is installed. */
+  /**
+   * Start a local `nats-server`: with NATS_URL unset, an authenticated one of its own
+   * (`settings.localNatsPort`); with NATS_URL set, a plain one only when none answers there.
+   */
   readonly startNats: boolean;
-  /** Where `.flowmesh/` (the local NATS data) lives. */
+  /** Where `.flowmesh/` (the local NATS data and users) lives. */
   readonly workDir: string;
   readonly processes?: readonly MeshProcess[];
   /** Environment for one process only (the registry's FLOWMESH_ADMIN_TOKEN). */
@@ -25,6 +35,8 @@ export interface LocalMeshOptions {
 
 export interface LocalMesh {
   readonly entryUrl: string;
+  /** The URL the CLI reaches the mesh's NATS at (with its own credentials when the mesh has users). */
+  readonly natsUrl: string;
   readonly mesh: RunningMesh;
   /** Stops the entry point, every process, then the NATS server it started, if any. */
   stop(): Promise<StopReport[]>;
@@ -36,7 +48,9 @@ export class LocalMeshError extends Error {}
 export async function startLocalMesh(options: LocalMeshOptions): Promise<LocalMesh> {
   const { settings } = options;
   const processes = options.processes ?? MESH_PROCESSES;
-  const nats = await ensureInfrastructure(options);
+  const { child: nats, auth } = await ensureInfrastructure(options);
+  // With users, each process gets its own NATS credentials and no one else's.
+  const natsUrlOf = (meshProcess: MeshProcess) => auth?.urlOf(meshProcess.name) ?? settings.natsUrl;
 
   const ports = Object.fromEntries(processes.map((p) => [p.name, portOf(p, settings.env)]));
   const busy = await findBusyPorts(ports, settings.httpHost);
@@ -54,12 +68,11 @@ export async function startLocalMesh(options: LocalMeshOptions): Promise<LocalMe
       ports,
       env: {
         ...sharedEnv(settings.env),
-        NATS_URL: settings.natsUrl,
         DATABASE_URL: settings.databaseUrl,
         FLOWMESH_SUBJECT_PREFIX: settings.subjectPrefix,
         FLOWMESH_SHUTDOWN_TIMEOUT_MS: String(settings.shutdownTimeoutMs),
       },
-      ...(options.envOf ? { envOf: options.envOf } : {}),
+      envOf: (meshProcess) => ({ ...options.envOf?.(meshProcess), NATS_URL: natsUrlOf(meshProcess) }),
       host: settings.httpHost,
       onLine: (name, line) => options.onLine(name, line),
       onRestart: options.onNotice,
@@ -89,6 +102,7 @@ export async function startLocalMesh(options: LocalMeshOptions): Promise<LocalMe
 
   return {
     entryUrl: entry.url,
+    natsUrl: auth?.urlOf(MESH_OPERATOR_USER) ?? settings.natsUrl,
     mesh,
     stop: async () => {
       await entry.close();
@@ -112,33 +126,96 @@ function sharedEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return shared;
 }
 
-async function ensureInfrastructure(options: LocalMeshOptions): Promise<MeshChild | undefined> {
+interface LocalNats {
+  /** The nats-server this start runs, if any. */
+  readonly child?: MeshChild;
+  /** Its users, when it runs one that admits only them. */
+  readonly auth?: LocalNatsAuth;
+}
+
+async function ensureInfrastructure(options: LocalMeshOptions): Promise<LocalNats> {
   const { settings } = options;
+  const binary = findNatsServerBinary();
+  if (!settings.natsUrlGiven && options.startNats && binary) return startAuthenticatedNats(options, binary);
+
   const problems = await checkInfrastructure(settings);
   const natsDown = problems.find((p) => p.dependency === 'nats');
   const postgresDown = problems.find((p) => p.dependency === 'postgres');
   if (postgresDown) throw new LocalMeshError(postgresDown.message);
-  if (!natsDown) return undefined;
+  warnWithoutCredentials(options);
+  if (!natsDown) return {};
 
   const address = localNatsAddress(settings.natsUrl);
-  const binary = findNatsServerBinary();
   if (!options.startNats || !address || !binary) throw new LocalMeshError(natsDown.message);
   const dataDir = join(options.workDir, '.flowmesh', 'nats');
   options.onNotice(
     `NATS is not running at ${settings.natsUrl}; starting ${binary} (JetStream data in ${dataDir})`,
   );
   try {
-    return await startLocalNatsServer({
-      binary,
-      ...address,
-      dataDir,
-      onLine: (line) => options.onLine('nats-server', line),
-    });
+    return {
+      child: await startLocalNatsServer({
+        binary,
+        ...address,
+        dataDir,
+        onLine: (line) => options.onLine('nats-server', line),
+      }),
+    };
   } catch (error) {
     throw new LocalMeshError(
       `${error instanceof Error ? error.message : String(error)}; ${natsDown.message}`,
     );
   }
+}
+
+/**
+ * NATS_URL unset: a nats-server of this mesh's own, on its own port, that admits only the mesh's
+ * users (a process each, and the CLI), each allowed only its service's subjects; so a script on
+ * this machine cannot connect and read the mesh's tokens and secrets.
+ */
+async function startAuthenticatedNats(options: LocalMeshOptions, binary: string): Promise<LocalNats> {
+  const { settings } = options;
+  const host = '127.0.0.1';
+  const port = settings.localNatsPort;
+  const problems = await checkInfrastructure({ ...settings, natsUrl: `nats://${host}:${port}` });
+  const postgresDown = problems.find((p) => p.dependency === 'postgres');
+  if (postgresDown) throw new LocalMeshError(postgresDown.message);
+  if (!problems.some((p) => p.dependency === 'nats')) {
+    throw new LocalMeshError(
+      `port ${port} (the mesh's nats-server) already in use; is a mesh already running? (flowmesh status), or set FLOWMESH_LOCAL_NATS_PORT`,
+    );
+  }
+  const auth = await prepareLocalNatsAuth({
+    workDir: options.workDir,
+    prefix: settings.subjectPrefix,
+    host,
+    port,
+  });
+  const dataDir = join(options.workDir, '.flowmesh', 'nats');
+  options.onNotice(
+    `starting ${binary} on ${host}:${port} for this mesh only: a NATS user per process (in .flowmesh/nats-auth), JetStream data in ${dataDir}`,
+  );
+  try {
+    const child = await startLocalNatsServer({
+      binary,
+      host,
+      port,
+      dataDir,
+      configFile: auth.configFile,
+      onLine: (line) => options.onLine('nats-server', line),
+    });
+    return { child, auth };
+  } catch (error) {
+    throw new LocalMeshError(error instanceof Error ? error.message : String(error));
+  }
+}
+
+/** A NATS that takes anyone lets any local process read the mesh's traffic: say so once. */
+function warnWithoutCredentials(options: LocalMeshOptions): void {
+  const { natsUrl } = options.settings;
+  if (natsUrl.split(',').some((url) => /\/\/[^/@]+@/.test(url))) return;
+  options.onNotice(
+    `NATS at ${redactUrl(natsUrl)} is used without credentials: if it admits anyone, any process on this machine can read the mesh's messages, tokens and secrets included (unset NATS_URL to let flowmesh start run a nats-server that admits only the mesh)`,
+  );
 }
 
 function portOf(meshProcess: MeshProcess, env: NodeJS.ProcessEnv): number {

@@ -46,18 +46,29 @@ export interface LocalNatsOptions {
   readonly port: number;
   /** JetStream storage, kept between runs (`.flowmesh/nats`). */
   readonly dataDir: string;
+  /** A configuration file (users and permissions) on top of the flags. */
+  readonly configFile?: string;
   readonly onLine: (line: string) => void;
   readonly readyTimeoutMs?: number;
 }
 
-/** Starts `nats-server -js` and resolves once it accepts connections. */
+/** Starts `nats-server -js` (with `configFile` when given) and resolves once it accepts connections. */
 export async function startLocalNatsServer(options: LocalNatsOptions): Promise<MeshChild> {
   mkdirSync(options.dataDir, { recursive: true });
   const child = new MeshChild(
     {
       name: 'nats-server',
       command: options.binary,
-      args: ['-js', '-a', options.host, '-p', String(options.port), '-sd', options.dataDir],
+      args: [
+        ...(options.configFile ? ['-c', options.configFile] : []),
+        '-js',
+        '-a',
+        options.host,
+        '-p',
+        String(options.port),
+        '-sd',
+        options.dataDir,
+      ],
       env: process.env,
     },
     options.onLine,

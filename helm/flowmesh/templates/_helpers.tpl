@@ -153,6 +153,16 @@ spec:
             secretKeyRef:
               name: {{ include "flowmesh.secretName" $root }}
               key: FLOWMESH_ADMIN_TOKEN
+        {{- if $values.nats.auth.enabled }}
+        {{- /* The process's own NATS user; NATS_PASSWORD must come first for $(NATS_PASSWORD) to expand. */}}
+        - name: NATS_PASSWORD
+          valueFrom:
+            secretKeyRef:
+              name: {{ include "flowmesh.natsUsersSecretName" $root }}
+              key: {{ .process }}
+        - name: NATS_URL
+          value: {{ include "flowmesh.natsUrlOf" (dict "root" $root "process" .process) | quote }}
+        {{- end }}
         {{- /* Each key reaches only the service that uses it. */}}
         {{- $keys := dict "resource-registry" (list "FLOWMESH_SECRET_KEYS" "FLOWMESH_JOB_TOKEN_KEY") "flow-orchestrator" (list "FLOWMESH_RESUME_KEY" "FLOWMESH_JOB_TOKEN_STORE_KEYS") "agent-runtime" (list "FLOWMESH_JOB_TOKEN_STORE_KEYS") }}
         {{- range $key := get $keys .service | default list }}
@@ -219,4 +229,33 @@ spec:
   tolerations:
     {{- toYaml . | nindent 4 }}
   {{- end }}
+{{- end }}
+
+{{/* The Secret holding each NATS user's password, a key per user (process name, flowmesh-cli). */}}
+{{- define "flowmesh.natsUsersSecretName" -}}
+{{- .Values.nats.auth.existingSecret | default (printf "%s-nats-users" (include "flowmesh.fullname" .)) }}
+{{- end }}
+
+{{- define "flowmesh.natsAuthorizationSecretName" -}}
+{{- printf "%s-nats-authorization" (include "flowmesh.fullname" .) }}
+{{- end }}
+
+{{/*
+The NATS users and their permissions from files/nats-permissions.json (generated from the
+contracts by `npm run nats:sync`), with the release's subject prefix in place of the marker:
+upper-cased in stream names, as the services name their streams.
+*/}}
+{{- define "flowmesh.natsUsers" -}}
+{{- $streamPrefix := regexReplaceAll "[^A-Z0-9_-]" (upper .Values.subjectPrefix) "_" }}
+{{- .Files.Get "files/nats-permissions.json" | replace "FMPREFIX" $streamPrefix | replace "fmprefix" .Values.subjectPrefix }}
+{{- end }}
+
+{{/* NATS_URL with the process's own user and its password from the environment (each URL of a list). */}}
+{{- define "flowmesh.natsUrlOf" -}}
+{{- $user := .process }}
+{{- $urls := list }}
+{{- range $url := splitList "," .root.Values.nats.url }}
+{{- $urls = append $urls (regexReplaceAll "^([a-z]+)://([^@]*@)?" (trim $url) (printf "${1}://%s:$(NATS_PASSWORD)@" $user)) }}
+{{- end }}
+{{- join "," $urls }}
 {{- end }}

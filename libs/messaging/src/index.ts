@@ -41,3 +41,10 @@ export { outboxTablePath } from './outbox/outbox-table.util.js';
 export { captureTraceHeaders } from './tracing/message-tracing.js';
 export { listenToEvent } from './client/listen-to-event.js';
 export { gatewayChat, type GatewayChatOptions, type GatewayChatStream } from './client/gateway-chat.js';
+export {
+  generateNatsPassword,
+  meshNatsCredentials,
+  natsAuthorizationBlock,
+  natsUrlWithCredentials,
+  type MeshNatsUser,
+} from './auth/nats-server-authorization.js';

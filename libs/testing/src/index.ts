@@ -5,6 +5,8 @@ export * from './mesh/test-database.js';
 export * from './mesh/test-streams.js';
 export * from './mesh/free-port.js';
 export * from './mesh/own-process.js';
+export * from './mesh/own-nats-server.js';
+export * from './mesh/child-processes.js';
 export * from './mesh/ensure-built.js';
 export * from './wait/wait-for.js';
 export * from './service/start-test-service.js';

@@ -1,13 +1,18 @@
-import { SubjectSpace } from '@flowmesh/contracts';
+import { meshInboxPrefix, SubjectSpace } from '@flowmesh/contracts';
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
+import { splitNatsUrl } from './nats-url-credentials.util.js';
 import { redactUrl } from './redact-url.util.js';
 
 export interface MeshConnectionOptions {
   /** One NATS URL, or several separated by commas. May carry credentials; they are never logged. */
   url: string;
-  /** Client name shown by the server's monitoring (`resource-registry`, `bench`, ...). */
+  /**
+   * Client name shown by the server's monitoring (`resource-registry`, `bench`, ...); it also
+   * names the connection's reply inbox (`_INBOX.<prefix>.<name>`), which a NATS user's
+   * permissions allow to that process alone.
+   */
   name: string;
   /** Deployment-wide subject prefix (default `fm`); tests pass their own to isolate themselves. */
   prefix?: string;
@@ -25,12 +30,15 @@ export interface MeshConnection {
 
 export async function connectMesh(options: MeshConnectionOptions): Promise<MeshConnection> {
   const space = new SubjectSpace(options.prefix);
-  const servers = options.url.split(',').map((server) => server.trim());
+  const { servers, user, pass } = splitNatsUrl(options.url);
   let nc: NatsConnection;
   try {
     nc = await connect({
       servers,
+      ...(user !== undefined ? { user } : {}),
+      ...(pass !== undefined ? { pass } : {}),
       name: options.name,
+      inboxPrefix: meshInboxPrefix(space.prefix, options.name),
       // Reconnect forever: a NATS restart must not take a service down with it.
       maxReconnectAttempts: -1,
       // The async stack traces cost an Error per request; callers get a MeshError anyway.
