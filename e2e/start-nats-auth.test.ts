@@ -17,6 +17,44 @@ import {
 } from '@flowmesh/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+/** A step that tries the mesh's NATS without credentials, the users' files and every environment. */
+const SNOOP = `
+import { connect } from 'node:net';
+import { readdirSync, readFileSync } from 'node:fs';
+export async function main(port: number, dir: string) {
+  const nats = await new Promise<string>((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    let seen = '';
+    let sent = false;
+    socket.on('data', (chunk) => {
+      seen += chunk;
+      if (!sent && seen.includes('\\r\\n')) {
+        sent = true;
+        socket.write('CONNECT {"verbose":false}\\r\\nPING\\r\\n');
+      }
+      const answer = seen.split('\\r\\n').find((line) => line.startsWith('-ERR') || line === 'PONG');
+      if (answer) {
+        socket.destroy();
+        resolve(answer);
+      }
+    });
+    socket.on('error', (error) => resolve(String(error)));
+  });
+  let users = 'readable';
+  try {
+    readdirSync(dir);
+  } catch (error) {
+    users = (error as NodeJS.ErrnoException).code ?? String(error);
+  }
+  const environs: string[] = [];
+  for (const pid of readdirSync('/proc').filter((p) => /^\\d+$/.test(p))) {
+    try {
+      if (/(^|\\0)(NATS_URL|DATABASE_URL)=/.test(readFileSync('/proc/' + pid + '/environ', 'utf8'))) environs.push(pid);
+    } catch {}
+  }
+  return { nats, users, environs };
+}`;
+
 /**
  * `flowmesh start` with NATS_URL unset: it runs a nats-server of its own that admits only the
  * mesh's users, each process logging in as itself. Run in a directory of its own, so its
@@ -77,7 +115,13 @@ describe('flowmesh start with its own authenticated NATS', () => {
       });
       if (!child.running)
         throw new Error(`flowmesh start ended before the mesh was ready:\n${lines.join('\n')}`);
-      return { child, lines, natsUrl: `nats://127.0.0.1:${natsPort}` };
+      return {
+        child,
+        lines,
+        natsUrl: `nats://127.0.0.1:${natsPort}`,
+        natsPort,
+        entryUrl: `http://127.0.0.1:${entryPort}`,
+      };
     }).catch(async (error: unknown) => {
       await llm.close();
       throw error;
@@ -133,6 +177,38 @@ describe('flowmesh start with its own authenticated NATS', () => {
       } finally {
         await worker.drain();
       }
+
+      // A script the worker runs has nothing to log in with either: it runs as the sandbox's user,
+      // reads no process's environment and none of the users' files, and NATS refuses it.
+      const token = readFileSync(join(workDir, '.flowmesh', 'admin-token'), 'utf8').trim();
+      const response = await fetch(`${mesh.entryUrl}/api/w/main/jobs/run_wait_result/preview_flow`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          value: {
+            modules: [
+              {
+                id: 'snoop',
+                value: {
+                  type: 'rawscript',
+                  language: 'bun',
+                  content: SNOOP,
+                  input_transforms: {
+                    port: { type: 'static', value: mesh.natsPort },
+                    dir: { type: 'static', value: authDir },
+                  },
+                },
+              },
+            ],
+          },
+          args: {},
+        }),
+      });
+      const snooped = (await response.json()) as { nats: string; users: string; environs: string[] };
+      expect(response.status, JSON.stringify(snooped)).toBe(200);
+      expect(snooped.nats).toMatch(/^-ERR 'Authorization Violation'/);
+      expect(snooped.users).toBe('EACCES');
+      expect(snooped.environs).toEqual([]);
     } finally {
       mesh.child.signal('SIGTERM');
       await llm.close();
