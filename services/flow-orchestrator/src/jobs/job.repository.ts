@@ -71,6 +71,17 @@ const SELECT_COLUMNS = [...COLUMNS, 'wake_seq'].join(', ');
  */
 export const WORK_SUBJECT_SQL = `'work.' || tag || CASE WHEN priority > 0 THEN '.${runPriorityJobWork.workKind}' ELSE '.${runJobWork.workKind}' END`;
 
+/** How a job ends (`finish`). */
+export interface JobEnd {
+  readonly status: JobStatus;
+  readonly result: unknown;
+  readonly skipped?: boolean;
+  readonly flow_status?: unknown;
+  readonly runtime?: JobRuntime;
+  /** When it started, if the row does not say yet. */
+  readonly startedAt?: Date;
+}
+
 export type NewJob = Omit<JobRecord, 'wake_seq' | 'created_at'> & { created_at?: Date };
 export type JobUpdate = Partial<Omit<JobRecord, 'id' | 'wake_seq'>>;
 
@@ -282,18 +293,19 @@ export class JobRepository implements BeforeApplicationShutdown {
   }
 
   /** The job ends: its terminal fields, and the lease it held is released. */
-  finish(
-    id: string,
-    fields: {
-      status: JobStatus;
-      result: unknown;
-      skipped?: boolean;
-      flow_status?: unknown;
-      runtime?: JobRuntime;
-      /** When it started, if the row does not say yet. */
-      startedAt?: Date;
-    },
-  ): SqlStatement {
+  finish(id: string, fields: JobEnd): SqlStatement {
+    return { ...this.ending(id, 'id = $1', fields), jobRow: id };
+  }
+
+  /**
+   * Many jobs end cancelled at once, each as `finish` ends one (a tree's queued jobs and AI steps
+   * when it is cancelled): one statement however many there are.
+   */
+  finishCancelled(ids: readonly string[], result: unknown): SqlStatement {
+    return this.ending(ids, 'id = ANY($1::uuid[])', { status: 'cancelled', result });
+  }
+
+  private ending(id: string | readonly string[], where: string, fields: JobEnd): SqlStatement {
     const params: unknown[] = [
       id,
       fields.status,
@@ -324,11 +336,30 @@ export class JobRepository implements BeforeApplicationShutdown {
       sets.push(`runtime = $${params.length}::jsonb`);
     }
     return {
-      sql: `UPDATE job SET ${sets.join(', ')} WHERE id = $1 AND status NOT IN ('completed','failed','cancelled')
+      sql: `UPDATE job SET ${sets.join(', ')} WHERE ${where} AND status NOT IN ('completed','failed','cancelled')
             RETURNING id, status, duration_ms, completed_at`,
       params,
-      jobRow: id,
     };
+  }
+
+  /** `wake` for many jobs at once: one statement each for the counts and the messages. */
+  wakeAll(jobIds: readonly string[], reason: string): SqlStatement[] {
+    return [
+      {
+        sql: `UPDATE job SET wake_seq = wake_seq + 1 WHERE id = ANY($1::uuid[]) AND status NOT IN ('completed','failed','cancelled')`,
+        params: [jobIds],
+      },
+      {
+        sql: `INSERT INTO outbox_message (id, subject, payload, headers, msg_id)
+              SELECT gen_random_uuid(), ${WORK_SUBJECT_SQL},
+                     jsonb_build_object('jobId', id, 'workspace', workspace), '{}'::jsonb,
+                     'wake:' || id || ':' || $2 || ':' || gen_random_uuid()
+              FROM job WHERE id = ANY($1::uuid[]) AND status NOT IN ('completed','failed','cancelled')
+              ON CONFLICT (msg_id) DO NOTHING`,
+        params: [jobIds, reason],
+        relay: true,
+      },
+    ];
   }
 
   /**
