@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { registerAdminCommands } from './commands/admin.command.js';
+import { registerDbCommands } from './commands/db.command.js';
 import { registerFlowCommands } from './commands/flow.command.js';
 import { registerJobsCommands } from './commands/jobs.command.js';
 import { registerPullCommand } from './commands/pull.command.js';
@@ -25,5 +26,6 @@ export function createProgram(version: string): Command {
   registerVersionsCommand(program);
   registerRunCommand(program);
   registerJobsCommands(program);
+  registerDbCommands(program);
   return program;
 }

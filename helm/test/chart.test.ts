@@ -3,23 +3,25 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { HTTP_ROUTES, MESH_PROCESSES, routePattern, SERVICE_NAMES } from '@flowmesh/contracts';
 import { Deployment } from 'kubernetes-models/apps/v1/Deployment';
+import { Job } from 'kubernetes-models/batch/v1/Job';
 import { Ingress } from 'kubernetes-models/networking.k8s.io/v1/Ingress';
 import { ConfigMap } from 'kubernetes-models/v1/ConfigMap';
 import { Secret } from 'kubernetes-models/v1/Secret';
 import { Service } from 'kubernetes-models/v1/Service';
 import { ServiceAccount } from 'kubernetes-models/v1/ServiceAccount';
-import { parseAllDocuments } from 'yaml';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { helmBinary, runHelm } from './helm-binary.js';
+import { renderChart } from './render-chart.js';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 const chart = join(repoRoot, 'helm/flowmesh');
-const RELEASE = 'rel';
-const prefix = `${RELEASE}-flowmesh`;
+// renderChart names the release `rel`.
+const prefix = 'rel-flowmesh';
 
 /** Every kind the chart may render, with the model that validates it. A new kind must be added here. */
 const MODELS: Record<string, new (data: never) => { validate(): void }> = {
   'apps/v1/Deployment': Deployment,
+  'batch/v1/Job': Job,
   'networking.k8s.io/v1/Ingress': Ingress,
   'v1/ConfigMap': ConfigMap,
   'v1/Secret': Secret,
@@ -85,14 +87,7 @@ interface IngressObject extends K8sObject {
   };
 }
 
-function template(...args: string[]): K8sObject[] {
-  const result = runHelm(['template', RELEASE, chart, '--namespace', 'flowmesh-test', ...args]);
-  expect(result.stderr, 'helm template stderr').toBe('');
-  expect(result.status).toBe(0);
-  return parseAllDocuments(result.stdout)
-    .map((doc) => doc.toJS() as K8sObject | null)
-    .filter((obj): obj is K8sObject => obj !== null);
-}
+const template = (...args: string[]) => renderChart<K8sObject>(...args);
 
 /** `--set key=value` arguments for helm. */
 const set = (values: Record<string, string | number>) =>
@@ -306,9 +301,12 @@ describe('helm template with the default values', () => {
       const container = mainContainer(deployment);
       expect(container.envFrom.map((e) => e.configMapRef?.name)).toContain(configMap.metadata.name);
       const env = envOf(container);
-      for (const key of ['DATABASE_URL', 'FLOWMESH_ADMIN_TOKEN']) {
-        expect(env.get(key)?.valueFrom?.secretKeyRef).toEqual({ name: secret.metadata.name, key });
-      }
+      expect(env.get('FLOWMESH_ADMIN_TOKEN')?.valueFrom?.secretKeyRef).toEqual({
+        name: secret.metadata.name,
+        key: 'FLOWMESH_ADMIN_TOKEN',
+      });
+      // DATABASE_URL is the service's own role's (database-roles.test.ts), not the Secret's.
+      expect(env.get('DATABASE_URL')?.valueFrom).toBeUndefined();
     }
   });
 });
@@ -383,14 +381,14 @@ describe('helm template with values set', () => {
 
   it('uses an existing Secret instead of creating one', () => {
     const objects = template('--set', 'secret.existingSecret=flowmesh-managed');
-    // Only the NATS users' Secrets (nats.auth, on by default) remain the chart's.
+    // Only the NATS users' and the database roles' Secrets (both on by default) remain the chart's.
     expect(ofKind(objects, 'Secret').map((s) => s.metadata.name)).toEqual([
       `${prefix}-nats-users`,
       `${prefix}-nats-authorization`,
+      `${prefix}-database-roles`,
     ]);
     for (const deployment of ofKind<DeploymentObject>(objects, 'Deployment')) {
       const env = envOf(mainContainer(deployment));
-      expect(env.get('DATABASE_URL')?.valueFrom?.secretKeyRef?.name).toBe('flowmesh-managed');
       expect(env.get('FLOWMESH_ADMIN_TOKEN')?.valueFrom?.secretKeyRef?.name).toBe('flowmesh-managed');
     }
   });

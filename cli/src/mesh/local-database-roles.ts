@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { SERVICE_NAMES, SERVICE_SCHEMAS, type ServiceName } from '@flowmesh/contracts';
+import type { ServiceName } from '@flowmesh/contracts';
 import { keptSecret } from '../jobs/session-admin-token.js';
+import { serviceRoleSpecs } from './service-role-specs.js';
 
 const INSUFFICIENT_PRIVILEGE = '42501';
 
@@ -17,18 +18,12 @@ export async function localDatabaseRoles(
   warn: (message: string) => void,
 ): Promise<((service: ServiceName) => string) | undefined> {
   // Loaded here, not with the CLI: only `flowmesh start` needs TypeORM's and pg's modules.
-  const { databaseUrlAs, parseDatabaseUrl, provisionServiceRoles, serviceRoleName } =
-    await import('@flowmesh/persistence');
-  const { database } = parseDatabaseUrl(adminUrl);
-  const specs = await Promise.all(
-    SERVICE_NAMES.map(async (service) => ({
-      service,
-      role: serviceRoleName(database, SERVICE_SCHEMAS[service]),
-      schema: SERVICE_SCHEMAS[service],
-      password: (
-        await keptSecret(workDir, `database-role-${service}`, () => randomBytes(24).toString('base64url'))
-      ).token,
-    })),
+  const { databaseUrlAs, parseDatabaseUrl, provisionServiceRoles } = await import('@flowmesh/persistence');
+  const specs = await serviceRoleSpecs(
+    adminUrl,
+    async (service) =>
+      (await keptSecret(workDir, `database-role-${service}`, () => randomBytes(24).toString('base64url')))
+        .token,
   );
   try {
     await provisionServiceRoles(adminUrl, specs);

@@ -143,11 +143,15 @@ spec:
           value: {{ .spec.port | quote }}
         - name: OTEL_SERVICE_NAME
           value: {{ .process | quote }}
+        {{- if include "flowmesh.databaseRolesEnabled" $root }}
+        {{- include "flowmesh.databaseRoleEnv" (dict "root" $root "service" .service) | nindent 8 }}
+        {{- else }}
         - name: DATABASE_URL
           valueFrom:
             secretKeyRef:
               name: {{ include "flowmesh.secretName" $root }}
               key: DATABASE_URL
+        {{- end }}
         - name: FLOWMESH_ADMIN_TOKEN
           valueFrom:
             secretKeyRef:
