@@ -77,8 +77,12 @@ describe('the chart’s NATS users', () => {
     }
   });
 
-  it('leaves NATS_URL to the ConfigMap when auth is off', () => {
-    const objects = template('--set', 'nats.auth.enabled=false');
+  it.each([
+    ['auth is off', 'nats.auth.enabled=false'],
+    // An upgrade with --reuse-values from a release older than nats.auth: off, as it was.
+    ['the values predate nats.auth', 'nats.auth=null'],
+  ])('leaves NATS_URL to the ConfigMap when %s', (_, setting) => {
+    const objects = template('--set', setting);
     const secrets = objects.filter((o) => o.kind === 'Secret').map((o) => o.metadata.name);
     expect(secrets.filter((name) => name.includes('nats'))).toEqual([]);
     for (const deployment of objects.filter((o) => o.kind === 'Deployment')) {

@@ -157,7 +157,7 @@ spec:
             secretKeyRef:
               name: {{ include "flowmesh.secretName" $root }}
               key: FLOWMESH_ADMIN_TOKEN
-        {{- if $values.nats.auth.enabled }}
+        {{- if include "flowmesh.natsAuthEnabled" $root }}
         {{- /* The process's own NATS user; NATS_PASSWORD must come first for $(NATS_PASSWORD) to expand. */}}
         - name: NATS_PASSWORD
           valueFrom:
@@ -235,9 +235,21 @@ spec:
   {{- end }}
 {{- end }}
 
+{{/*
+NATS users per process (nats.auth). An upgrade with --reuse-values from a release older than
+nats.auth has no such value: off, as that release was (and no nil pointer to render).
+*/}}
+{{- define "flowmesh.natsAuthEnabled" -}}
+{{- if ((.Values.nats | default dict).auth | default dict).enabled }}true{{- end }}
+{{- end }}
+
+{{- define "flowmesh.natsAuthExistingSecret" -}}
+{{- ((.Values.nats | default dict).auth | default dict).existingSecret }}
+{{- end }}
+
 {{/* The Secret holding each NATS user's password, a key per user (process name, flowmesh-cli). */}}
 {{- define "flowmesh.natsUsersSecretName" -}}
-{{- .Values.nats.auth.existingSecret | default (printf "%s-nats-users" (include "flowmesh.fullname" .)) }}
+{{- include "flowmesh.natsAuthExistingSecret" . | default (printf "%s-nats-users" (include "flowmesh.fullname" .)) }}
 {{- end }}
 
 {{- define "flowmesh.natsAuthorizationSecretName" -}}
