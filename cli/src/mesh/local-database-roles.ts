@@ -29,8 +29,14 @@ export async function localDatabaseRoles(
     await provisionServiceRoles(adminUrl, specs);
   } catch (error) {
     const code = (error as { code?: string }).code;
-    // PostgreSQL not answering is said by the start-up's own check, with how to start it.
-    if (code === undefined || !/^[0-9A-Z]{5}$/.test(code) || code.startsWith('08')) return undefined;
+    // PostgreSQL not answering is said by the start-up's own check, with how to start it; if it
+    // answers by then, the services share the given URL, and the user is told.
+    if (code === undefined || !/^[0-9A-Z]{5}$/.test(code) || code.startsWith('08')) {
+      warn(
+        `no role per service (${(error as Error).message}): every service logs in as ${parseDatabaseUrl(adminUrl).user}`,
+      );
+      return undefined;
+    }
     if (code !== INSUFFICIENT_PRIVILEGE) throw error;
     warn(
       `${parseDatabaseUrl(adminUrl).user} may not create roles (${(error as Error).message}), so every service logs in as it; give it CREATEROLE (or use a superuser) for a role per service`,

@@ -79,7 +79,7 @@ export class ScriptRunnersHost implements OnModuleDestroy {
     );
     await threads.ready().catch((error: Error) => {
       throw new Error(
-        `${error.message} (FLOWMESH_SANDBOX_USER=${config.scriptSandbox.user}: that user must be able to read Node (${process.execPath}) and this service's files; FLOWMESH_SANDBOX_USER=off runs scripts as the worker's own user)`,
+        `${error.message} (FLOWMESH_SANDBOX_USER=${config.scriptSandbox.user}: that user must be able to read Node (${process.execPath}) and this service's files, and to enter ${config.jobDir}; FLOWMESH_SANDBOX_USER=off runs scripts as the worker's own user)`,
       );
     });
     const runners: ScriptRunner[] = [

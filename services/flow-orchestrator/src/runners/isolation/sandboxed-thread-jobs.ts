@@ -91,8 +91,10 @@ export class SandboxedThreadJobs implements TypeScriptThreads {
         },
       });
       if (!child.connected) {
+        this.pending
+          .get(id)
+          ?.reject(new JobError('ExecutionErr', 'the script sandbox exited before the job could start'));
         this.pending.delete(id);
-        reject(new JobError('ExecutionErr', 'the script sandbox exited before the job could start'));
         return;
       }
       this.send(child, { type: 'run', id, request });
@@ -167,6 +169,8 @@ export class SandboxedThreadJobs implements TypeScriptThreads {
       });
       child.on('error', (error) => {
         clearTimeout(timer);
+        // A spawn that failed has no exit to come: the next job tries again.
+        if (!started) this.child = undefined;
         reject(new Error(`the script sandbox could not start: ${error.message}`));
       });
       child.on('exit', (code, signal) => {
