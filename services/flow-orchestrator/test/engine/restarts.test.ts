@@ -78,6 +78,25 @@ describe('SIGKILL mid-flow', () => {
         args: { x: 0 },
       })
     ).job_id;
+  /**
+   * The flow's status, as committed, shows its first `steps` steps done. A flow may run one step
+   * ahead of its commits (FlowStateStore.saveInBackground): a step that ended within that window
+   * (milliseconds) may run again after a crash; one whose end is committed never does, which is
+   * what these tests kill after.
+   */
+  const committed = (id: string, steps: number) =>
+    waitFor(
+      async () => {
+        const job = await jobs.get({ actor, workspace: 'main', id });
+        const modules = job.flow_status?.modules ?? [];
+        return modules.slice(0, steps).every((module) => module.type === 'Success') || undefined;
+      },
+      {
+        timeoutMs: 30_000,
+        intervalMs: 20,
+        description: `flow ${id}'s first ${steps} step(s) to be committed`,
+      },
+    );
   const ended = (id: string) =>
     waitFor(
       async () => {
@@ -129,6 +148,7 @@ describe('SIGKILL mid-flow', () => {
       ['s3', 10],
     ]);
     await started(dir, 's2');
+    await committed(id, 1);
     await worker.kill();
     worker = await start('default');
     const job: Job = await ended(id);
@@ -153,6 +173,7 @@ describe('SIGKILL mid-flow', () => {
       ['s3', 10],
     ]);
     await started(dir, 's2');
+    await committed(id, 1);
     await scheduler.kill();
     // s2 ends and wakes its flow while no scheduler runs; the wake-up waits in the work stream.
     await waitFor(() => effects(dir).includes('s2 end'), { timeoutMs: 30_000, description: 's2 to end' });
@@ -173,6 +194,7 @@ describe('SIGKILL mid-flow', () => {
       ['s4', 10],
     ]);
     await started(dir, 's3');
+    await committed(id, 2);
     await worker.kill();
     worker = await start('default,flow');
     const job = await ended(id);
