@@ -113,17 +113,8 @@ export class SandboxedThreadJobs implements TypeScriptThreads {
   }
 
   private launch(): Promise<ChildProcess> {
-    const { sandbox, path, workdir } = this.options;
-    const poolOptions: ThreadJobsOptions = {
-      warmThreads: this.options.warmThreads,
-      defaultMemoryMb: this.options.defaultMemoryMb,
-      jobsPerThread: this.options.jobsPerThread,
-      coreThreads: this.options.coreThreads,
-      maxThreads: this.options.maxThreads,
-      idleMs: this.options.idleMs,
-      maxResultBytes: this.options.maxResultBytes,
-      ...(this.options.realmHoldMs !== undefined ? { realmHoldMs: this.options.realmHoldMs } : {}),
-    };
+    // The rest of the options are the pool's, which the sandbox builds.
+    const { sandbox, path, workdir, onOutput: _onOutput, ...poolOptions } = this.options;
     const nodeArgs = [
       // Run from sources (tests), the sandbox's own files need more than type stripping.
       ...(FROM_SOURCES ? ['--experimental-transform-types', '--disable-warning=ExperimentalWarning'] : []),

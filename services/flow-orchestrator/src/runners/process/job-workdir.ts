@@ -26,7 +26,7 @@ export class JobWorkdirs {
 
   async create(job: ScriptJob): Promise<JobWorkdir> {
     const jobs = join(this.root, 'jobs');
-    await (this.ready ??= this.passable([this.root, jobs]));
+    await this.rootReady();
     const path = await mkdtemp(join(jobs, `${safeName(job.id)}-`));
     await this.own(path);
     if (job.workdirKey) {
@@ -42,11 +42,16 @@ export class JobWorkdirs {
 
   /** The thread sandbox's working directory and home, the sandbox's user's own. */
   async sandboxHome(): Promise<string> {
-    await (this.ready ??= this.passable([this.root, join(this.root, 'jobs')]));
+    await this.rootReady();
     const home = join(this.root, 'sandbox');
     await mkdir(home, { recursive: true, mode: 0o700 });
     await this.own(home);
     return home;
+  }
+
+  /** The root and its `jobs`, made passable once per process. */
+  private rootReady(): Promise<void> {
+    return (this.ready ??= this.passable([this.root, join(this.root, 'jobs')]));
   }
 
   /** Made (or, left by an older worker, set) passable but not listable: `rwx--x--x`. */
