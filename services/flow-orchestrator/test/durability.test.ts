@@ -177,7 +177,26 @@ async function replace(role: 'service' | 'worker'): Promise<void> {
   }
 }
 
-async function runWithKills(role: 'service' | 'worker', kills: number): Promise<void> {
+/**
+ * The kill a step's first run belongs to: a run written between a kill and its replacement's
+ * start is the killed worker's script, still running (it dies with its worker, within
+ * milliseconds, but may write first); any other ended that long before the next kill.
+ */
+function killOf(
+  kills: ReadonlyArray<{ at: number; replacedAt: number }>,
+  at: number,
+): { kill: number; when: string } {
+  const during = kills.findIndex((kill) => kill.at <= at && at < kill.replacedAt);
+  if (during >= 0)
+    return { kill: during, when: `written ${at - kills[during].at} ms after kill ${during + 1}` };
+  const next = kills.findIndex((kill) => kill.at >= at);
+  return {
+    kill: next,
+    when: next < 0 ? 'after the last kill' : `ended ${kills[next].at - at} ms before kill ${next + 1}`,
+  };
+}
+
+async function runWithKills(role: 'service' | 'worker', killCount: number): Promise<void> {
   if (!h) throw new Error('the mesh did not start');
   const harness = h;
   const dir = scriptScratchDir(`fm-durability-${role}-`);
@@ -197,12 +216,14 @@ async function runWithKills(role: 'service' | 'worker', kills: number): Promise<
   }
   // Kill at random moments while the flows run, replacing the process each time.
   const killedAt: number[] = [];
-  for (let k = 0; k < kills; k++) {
+  const kills: Array<{ at: number; replacedAt: number }> = [];
+  for (let k = 0; k < killCount; k++) {
     await new Promise((resolve) => setTimeout(resolve, 300 + Math.floor(next() * 2_500)));
-    killedAt.push(Date.now() - started);
+    const at = Date.now();
+    killedAt.push(at - started);
     await replace(role);
+    kills.push({ at, replacedAt: Date.now() });
   }
-  const killTimes = killedAt.map((at) => started + at);
 
   const finished = new Map<string, Job>();
   const get = (id: string) => harness.jobs.get({ actor, workspace: WORKSPACE, id });
@@ -217,7 +238,7 @@ async function runWithKills(role: 'service' | 'worker', kills: number): Promise<
     {
       timeoutMs: 300_000,
       intervalMs: 1_000,
-      description: `all ${FLOWS} flows to end after ${kills} ${role} kills`,
+      description: `all ${FLOWS} flows to end after ${killCount} ${role} kills`,
     },
   ).catch((error: unknown) => {
     throw new Error(
@@ -273,9 +294,8 @@ async function runWithKills(role: 'service' | 'worker', kills: number): Promise<
       if (succeeded && stamps.length === 0) missing.push(name);
       if (succeeded && done === undefined) missing.push(`${name} (no completed job in flow_status)`);
       if (stamps.length > 1) {
-        const kill = killTimes.findIndex((at) => at >= stamps[0]);
-        const before = kill < 0 ? '?' : killTimes[kill] - stamps[0];
-        inFlightReruns.push(`${name} x${stamps.length} (ended ${before} ms before a kill)`);
+        const { kill, when } = killOf(kills, stamps[0]);
+        inFlightReruns.push(`${name} x${stamps.length} (${when})`);
         const key = `f${i} kill ${kill}`;
         rerunsByKill.set(key, [...(rerunsByKill.get(key) ?? []), label]);
       }
@@ -293,7 +313,7 @@ async function runWithKills(role: 'service' | 'worker', kills: number): Promise<
   ).toEqual({ wrongResults: [], missing: [], ranAfterCompletion: [], lateReruns: [] });
   // Reported for the record: re-runs of steps that were in flight when their process died.
   console.info(
-    `durability (${role}): ${FLOWS} flows, ${kills} SIGKILLs at ${killedAt.join(', ')} ms, seed ${seed}, ` +
+    `durability (${role}): ${FLOWS} flows, ${killCount} SIGKILLs at ${killedAt.join(', ')} ms, seed ${seed}, ` +
       `${Date.now() - started} ms; in-flight re-runs: ${inFlightReruns.length ? inFlightReruns.join(', ') : 'none'}`,
   );
 }

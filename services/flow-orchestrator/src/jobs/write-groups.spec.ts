@@ -15,6 +15,11 @@ class HeldJobs extends JobRepository {
     super(undefined as unknown as DataSource);
   }
 
+  /** Two groups in flight at once (a pool of ten). */
+  override get apartLanes(): number {
+    return 2;
+  }
+
   override query<Row>(sql: string, params: readonly unknown[]): Promise<Row[]> {
     return this.hold(sql, params);
   }
@@ -191,5 +196,18 @@ describe('WriteGroups', () => {
     for (let i = 0; i < 5; i++) await jobs.release();
     expect(await Promise.all(outcomes)).toEqual([[{ id: 'a' }], 'check constraint violated']);
     expect(jobs.batches.slice(2)).toEqual([['a', 'bad'], ['a'], ['bad']]);
+  });
+});
+
+describe('JobRepository.apartLanes', () => {
+  const withPool = (max: number | undefined) =>
+    new JobRepository({ driver: { master: { options: { max } } } } as unknown as DataSource).apartLanes;
+
+  it('holds a fifth of the pool apart for groups of writes, from one to four', () => {
+    expect(withPool(20)).toBe(4);
+    expect(withPool(10)).toBe(2);
+    expect(withPool(3)).toBe(1);
+    expect(withPool(100)).toBe(4);
+    expect(withPool(undefined)).toBe(2);
   });
 });

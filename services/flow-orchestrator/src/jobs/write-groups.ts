@@ -13,8 +13,6 @@ export interface GroupedWrite {
   readonly rows: ReadonlySet<string> | undefined;
 }
 
-/** Groups in flight at once: one commits while the next one gathers. */
-const GROUPS_IN_FLIGHT = 2;
 /**
  * Planning a statement of many CTEs grows faster than their number (16 writes: ~20 ms, once per
  * connection; 32: ~65 ms), and groups of 16 already share most of what there is to share.
@@ -68,7 +66,7 @@ export class WriteGroups {
   }
 
   private pump(): void {
-    while (this.queue.length > 0 && this.inFlight < GROUPS_IN_FLIGHT && !this.exclusive) {
+    while (this.queue.length > 0 && this.inFlight < this.jobs.apartLanes && !this.exclusive) {
       const head = this.queue[0];
       if (!head.write.rows) {
         if (this.inFlight > 0) return;
@@ -125,7 +123,7 @@ export class WriteGroups {
 
   private launch(group: Pending[]): void {
     this.inFlight++;
-    const lane = [...Array(GROUPS_IN_FLIGHT).keys()].find((index) => !this.lanes.has(index))!;
+    const lane = [...Array(this.jobs.apartLanes).keys()].find((index) => !this.lanes.has(index))!;
     this.lanes.add(lane);
     const rows = group.flatMap((pending) => [...(pending.write.rows ?? [])]);
     for (const row of rows) this.busyRows.set(row, (this.busyRows.get(row) ?? 0) + 1);

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { dyingWithParent, PARENT_DEATH_LAUNCHER } from '../process/orphan-reaper.js';
 
 /** `host`: scripts use the machine's network; `none`: a network namespace of their own, with nothing in it. */
 export type SandboxNetwork = 'host' | 'none';
@@ -82,19 +83,22 @@ export interface SandboxLaunch {
 
 /**
  * How to start `command` inside the sandbox: as its user, and in a network namespace of its own
- * when the network is `none` (`unshare`, which then switches to the user itself).
+ * when the network is `none` (`unshare`, which then switches to the user itself); killed by the
+ * kernel when the worker dies (`launcher`, run last: a change of user clears that setting).
  */
 export function sandboxLaunch(
   sandbox: ScriptSandbox,
   command: string,
   args: readonly string[],
+  launcher: string | null = PARENT_DEATH_LAUNCHER,
 ): SandboxLaunch {
   const { user } = sandbox;
+  const dying = dyingWithParent(command, args, launcher);
   if (sandbox.network === 'none') {
     const identity = user
       ? ['--setuid', String(user.uid), '--setgid', String(user.gid)]
       : ['--user', '--map-current-user'];
-    return { command: 'unshare', args: ['--net', ...identity, '--', command, ...args] };
+    return { command: 'unshare', args: ['--net', ...identity, '--', dying.command, ...dying.args] };
   }
-  return { command, args, ...(user ? { uid: user.uid, gid: user.gid } : {}) };
+  return { ...dying, ...(user ? { uid: user.uid, gid: user.gid } : {}) };
 }

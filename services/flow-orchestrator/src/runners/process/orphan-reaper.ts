@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { accessSync, constants } from 'node:fs';
 
 /** Every process a job starts carries this variable, set to its worker's pid. */
 export const JOB_OWNER_VARIABLE = 'FLOWMESH_JOB_OWNER';
@@ -47,4 +48,31 @@ export function jobOwnerEnv(): Record<string, string> {
     }
   }
   return { [JOB_OWNER_VARIABLE]: String(process.pid) };
+}
+
+/**
+ * `setpriv` (util-linux) where the system has it. A job's process started through it asks the
+ * kernel to SIGKILL it the moment its parent, the worker, dies (PR_SET_PDEATHSIG): at once, where
+ * the watchdog's walk over `/proc` took a loaded machine hundreds of milliseconds, during which a
+ * dead worker's scripts went on writing. The watchdog still reaps what a job's process started.
+ */
+export const PARENT_DEATH_LAUNCHER: string | null =
+  ['/usr/bin/setpriv', '/bin/setpriv'].find((path) => {
+    try {
+      accessSync(path, constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  }) ?? null;
+
+/** `command` started so that it dies with its parent (as it is, without a launcher). */
+export function dyingWithParent(
+  command: string,
+  args: readonly string[],
+  launcher: string | null = PARENT_DEATH_LAUNCHER,
+): { command: string; args: readonly string[] } {
+  return launcher
+    ? { command: launcher, args: ['--pdeathsig', 'KILL', '--', command, ...args] }
+    : { command, args };
 }

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 import type { LogLineSink } from '../../ports/script-runner.port.js';
 import { jobErrors } from '../job-errors.js';
-import { sandboxLaunch, type ScriptSandbox } from '../isolation/script-sandbox.js';
+import { NO_SANDBOX, sandboxLaunch, type ScriptSandbox } from '../isolation/script-sandbox.js';
 import { jobOwnerEnv } from './orphan-reaper.js';
 
 export interface SubprocessSpec {
@@ -57,7 +57,7 @@ export function runSubprocess(spec: SubprocessSpec): Promise<SubprocessOutcome> 
     spec.limitAddressSpace === false
       ? [spec.command, spec.args]
       : ['/bin/sh', ['-c', 'ulimit -v "$0" && exec "$@"', String(limitKb), spec.command, ...spec.args]];
-  const launch = spec.sandbox ? sandboxLaunch(spec.sandbox, command, args) : { command, args };
+  const launch = sandboxLaunch(spec.sandbox ?? NO_SANDBOX, command, args);
   const child = spawn(launch.command, launch.args, {
     cwd: spec.cwd,
     ...(launch.uid !== undefined ? { uid: launch.uid, gid: launch.gid } : {}),
