@@ -129,11 +129,19 @@ describe('flowmesh start (npm start)', () => {
       expect(environOf(processOf('resource-registry')!.pid)).toContain('FLOWMESH_JOB_TOKEN_KEY=');
       for (const c of children.filter((c) => !c.args.includes('resource-registry')))
         expect(environOf(c.pid)).not.toMatch(/FLOWMESH_ADMIN_TOKEN|FLOWMESH_JOB_TOKEN_KEY/);
-      // Each service logs in to PostgreSQL as a role of its own (the worker as the orchestrator).
+      // Each process logs in to PostgreSQL as a role of its own: the worker's has the rows only.
       for (const p of MESH_PROCESSES) {
-        const url = /(?:^|\0)DATABASE_URL=([^\0]*)/.exec(environOf(processOf(p.service)!.pid))?.[1];
+        const environ = children
+          .filter((c) => c.args.includes(join('services', p.service, 'dist', 'main.js')))
+          .map((c) => environOf(c.pid))
+          .find(
+            (text) =>
+              text.includes(`\0FLOWMESH_ROLE=${p.role}\0`) || text.startsWith(`FLOWMESH_ROLE=${p.role}\0`),
+          );
+        const url = /(?:^|\0)DATABASE_URL=([^\0]*)/.exec(environ ?? '')?.[1];
+        const suffix = p.role === 'worker' ? '_worker' : '';
         expect(new URL(url ?? 'x:').username, p.name).toBe(
-          `${database.name.toLowerCase()}_${SERVICE_SCHEMAS[p.service]}`,
+          `${database.name.toLowerCase()}_${SERVICE_SCHEMAS[p.service]}${suffix}`,
         );
       }
 

@@ -1,5 +1,5 @@
-import { SERVICE_NAMES, SERVICE_SCHEMAS } from '@flowmesh/contracts';
-import { serviceRoleName } from '@flowmesh/persistence';
+import { MESH_PROCESSES, SERVICE_NAMES, SERVICE_SCHEMAS, type MeshProcess } from '@flowmesh/contracts';
+import { serviceRoleName, workerRoleName } from '@flowmesh/persistence';
 import { runFlowmesh, withTestDatabase } from '@flowmesh/testing';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -13,8 +13,16 @@ import { rolePasswordVariable } from '../src/db/role-passwords.js';
 /** `flowmesh db provision-roles` on the real PostgreSQL, as the Helm chart's hook Job runs it. */
 const database = withTestDatabase('dbroles');
 const passwords = Object.fromEntries(
-  SERVICE_NAMES.map((service) => [rolePasswordVariable(service), `pw-${service}-${database.name}`]),
+  MESH_PROCESSES.map(({ name }) => [rolePasswordVariable(name), `pw-${name}-${database.name}`]),
 );
+
+/** The role each process logs in as: a service's owns its schema, a worker's has its rows. */
+function roleOf(meshProcess: MeshProcess): string {
+  const schema = SERVICE_SCHEMAS[meshProcess.service];
+  return meshProcess.role === 'worker'
+    ? workerRoleName(database.name, schema)
+    : serviceRoleName(database.name, schema);
+}
 const env = { DATABASE_URL: database.url, ...passwords };
 
 afterAll(() => database.drop());
@@ -30,11 +38,11 @@ async function queryAdmin<T extends pg.QueryResultRow>(sql: string, values: unkn
 }
 
 describe('flowmesh db provision-roles', () => {
-  it('makes a login role per service that owns its schema and may do nothing else, and says so', async () => {
+  it('makes a login role per service that owns its schema, and per worker, and says so', async () => {
     const result = await runFlowmesh(['db', 'provision-roles', '--expect-endpoint', database.url], { env });
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
-    const expected = SERVICE_NAMES.map((service) => serviceRoleName(database.name, SERVICE_SCHEMAS[service]));
+    const expected = MESH_PROCESSES.map(roleOf);
     expect(
       result.stdout
         .trim()
@@ -48,7 +56,7 @@ describe('flowmesh db provision-roles', () => {
          FROM pg_roles WHERE rolname = ANY($1) ORDER BY rolname`,
       [expected],
     );
-    expect(roles).toHaveLength(SERVICE_NAMES.length);
+    expect(roles).toHaveLength(MESH_PROCESSES.length);
     for (const role of roles) {
       expect(role).toMatchObject({
         rolcanlogin: true,
@@ -68,6 +76,16 @@ describe('flowmesh db provision-roles', () => {
         SERVICE_NAMES.map((s) => [SERVICE_SCHEMAS[s], serviceRoleName(database.name, SERVICE_SCHEMAS[s])]),
       ),
     );
+    // The worker's role reaches the orchestrator's rows, and may not change its schema.
+    expect(result.stdout).toContain(
+      `${workerRoleName(database.name, 'orchestrator')}: login role of flow-orchestrator-worker, rows of schema orchestrator`,
+    );
+    const [usage] = await queryAdmin<{ usage: boolean; create: boolean }>(
+      `SELECT has_schema_privilege($1, 'orchestrator', 'USAGE') AS usage,
+              has_schema_privilege($1, 'orchestrator', 'CREATE') AS create`,
+      [workerRoleName(database.name, 'orchestrator')],
+    );
+    expect(usage).toEqual({ usage: true, create: false });
   });
 
   it('is idempotent, and a second run with a new password resets it', async () => {
@@ -94,10 +112,8 @@ describe('flowmesh db provision-roles', () => {
       const urlOf = await localDatabaseRoles(database.url, workDir, (message) => {
         throw new Error(message);
       });
-      for (const service of SERVICE_NAMES) {
-        expect(new URL(urlOf!(service)).username).toBe(
-          serviceRoleName(database.name, SERVICE_SCHEMAS[service]),
-        );
+      for (const meshProcess of MESH_PROCESSES) {
+        expect(new URL(urlOf!(meshProcess)).username).toBe(roleOf(meshProcess));
       }
     } finally {
       rmSync(workDir, { recursive: true, force: true });
@@ -110,6 +126,11 @@ describe('flowmesh db provision-roles', () => {
       { [rolePasswordVariable('memory-service')]: undefined },
       {},
       /^FLOWMESH_DB_PASSWORD_MEMORY_SERVICE not set/,
+    ],
+    [
+      { [rolePasswordVariable('flow-orchestrator-worker')]: undefined },
+      {},
+      /^FLOWMESH_DB_PASSWORD_FLOW_ORCHESTRATOR_WORKER not set/,
     ],
     [
       { [rolePasswordVariable('llm-gateway')]: 'a/b@c' },

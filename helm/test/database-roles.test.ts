@@ -1,5 +1,5 @@
-import { MESH_PROCESSES, SERVICE_NAMES, SERVICE_SCHEMAS } from '@flowmesh/contracts';
-import { serviceRoleName } from '@flowmesh/persistence';
+import { MESH_PROCESSES, SERVICE_SCHEMAS } from '@flowmesh/contracts';
+import { serviceRoleName, workerRoleName } from '@flowmesh/persistence';
 import { runFlowmesh, withTestDatabase } from '@flowmesh/testing';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -57,31 +57,34 @@ describe('the chart’s PostgreSQL role per service', () => {
   it('gives each pod its own role and password only, composed into its DATABASE_URL', () => {
     expect(deployments(objects)).toHaveLength(MESH_PROCESSES.length);
     for (const deployment of deployments(objects)) {
-      const { service } = processOf(deployment);
+      const { service, role, name } = processOf(deployment);
       const env = envOf(deployment);
       const names = env.map((e) => e.name);
       // $(VAR) expands only from variables defined before it.
       expect(names.indexOf('DATABASE_USER')).toBeLessThan(names.indexOf('DATABASE_URL'));
       expect(names.indexOf('DATABASE_PASSWORD')).toBeLessThan(names.indexOf('DATABASE_URL'));
       const byName = new Map(env.map((e) => [e.name, e]));
-      // The role names match serviceRoleName and SERVICE_SCHEMAS (the worker is the orchestrator).
-      expect(byName.get('DATABASE_USER')?.value).toBe(serviceRoleName('flowmesh', SERVICE_SCHEMAS[service]));
+      // The role names match serviceRoleName/workerRoleName and SERVICE_SCHEMAS.
+      const schema = SERVICE_SCHEMAS[service];
+      expect(byName.get('DATABASE_USER')?.value).toBe(
+        role === 'worker' ? workerRoleName('flowmesh', schema) : serviceRoleName('flowmesh', schema),
+      );
       expect(byName.get('DATABASE_PASSWORD')?.valueFrom?.secretKeyRef).toEqual({
         name: rolesSecret,
-        key: service,
+        key: name,
       });
       expect(byName.get('DATABASE_URL')?.value).toBe(
         'postgres://$(DATABASE_USER):$(DATABASE_PASSWORD)@postgres:5432/flowmesh',
       );
       const refs = env.flatMap((e) => (e.valueFrom?.secretKeyRef ? [e.valueFrom.secretKeyRef] : []));
-      expect(refs.filter((r) => r.name === rolesSecret)).toEqual([{ name: rolesSecret, key: service }]);
+      expect(refs.filter((r) => r.name === rolesSecret)).toEqual([{ name: rolesSecret, key: name }]);
       expect(refs.filter((r) => r.name === adminSecret || r.key === 'DATABASE_URL')).toEqual([]);
     }
   });
 
-  it('keeps a URL-safe password per service in a hook Secret made before the Job', () => {
+  it('keeps a URL-safe password per service and worker in a hook Secret made before the Job', () => {
     const secret = find(objects, 'Secret', rolesSecret)!;
-    expect(Object.keys(secret.data!).sort()).toEqual([...SERVICE_NAMES].sort());
+    expect(Object.keys(secret.data!).sort()).toEqual(MESH_PROCESSES.map((p) => p.name).sort());
     for (const value of Object.values(secret.data!)) expect(decode(value)).toMatch(/^[A-Za-z0-9]{43}$/);
     expect(secret.metadata.annotations).toMatchObject({
       'helm.sh/hook': 'pre-install,pre-upgrade',
@@ -104,7 +107,7 @@ describe('the chart’s PostgreSQL role per service', () => {
     const env = expandEnv(envOf(job), objects);
     expect(env.DATABASE_URL).toBe('postgres://flowmesh@postgres:5432/flowmesh');
     expect(Object.keys(env).filter((name) => name.startsWith('FLOWMESH_DB_PASSWORD_'))).toHaveLength(
-      SERVICE_NAMES.length,
+      MESH_PROCESSES.length,
     );
     const admin = find(objects, 'Secret', adminSecret)!;
     expect(admin.metadata.annotations?.['helm.sh/hook-delete-policy']).toContain('hook-succeeded');
@@ -147,7 +150,7 @@ describe('the chart’s PostgreSQL role per service', () => {
         e.valueFrom?.secretKeyRef ? [e.valueFrom.secretKeyRef] : [],
       );
       expect(refs.find((r) => r.key === 'DATABASE_URL')).toBeUndefined();
-      expect(refs).toContainEqual({ name: 'managed-roles', key: processOf(deployment).service });
+      expect(refs).toContainEqual({ name: 'managed-roles', key: processOf(deployment).name });
     }
   });
 
@@ -186,7 +189,7 @@ describe('the chart’s provisioning Job on a real PostgreSQL', () => {
     });
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
-    expect(result.stdout.trim().split('\n')).toHaveLength(SERVICE_NAMES.length);
+    expect(result.stdout.trim().split('\n')).toHaveLength(MESH_PROCESSES.length);
 
     const gateway = expandEnv(envOf(find(objects, 'Deployment', `${prefix}-llm-gateway`)!), objects);
     const client = new pg.Client({ connectionString: gateway.DATABASE_URL });
@@ -200,6 +203,23 @@ describe('the chart’s provisioning Job on a real PostgreSQL', () => {
       });
     } finally {
       await client.end();
+    }
+
+    // The worker's pod logs in as the rows-only role of the orchestrator's schema.
+    const worker = expandEnv(
+      envOf(find(objects, 'Deployment', `${prefix}-flow-orchestrator-worker`)!),
+      objects,
+    );
+    const workerClient = new pg.Client({ connectionString: worker.DATABASE_URL });
+    await workerClient.connect();
+    try {
+      const { rows } = await workerClient.query<{ user: string }>('SELECT current_user AS user');
+      expect(rows[0].user).toBe(workerRoleName(database.name, 'orchestrator'));
+      await expect(workerClient.query('CREATE TABLE orchestrator.probe (id int)')).rejects.toMatchObject({
+        code: '42501',
+      });
+    } finally {
+      await workerClient.end();
     }
   });
 });

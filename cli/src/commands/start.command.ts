@@ -94,7 +94,7 @@ async function runStart(options: StartOptions): Promise<number> {
       settings,
       startNats: options.startNats,
       envOf: (meshProcess) => ({
-        ...(databaseUrlOf ? { DATABASE_URL: databaseUrlOf(meshProcess.service) } : {}),
+        ...(databaseUrlOf ? { DATABASE_URL: databaseUrlOf(meshProcess) } : {}),
         ...registryOrApiEnv(meshProcess),
       }),
       workDir: process.cwd(),

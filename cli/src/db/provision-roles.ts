@@ -8,7 +8,7 @@ export interface ProvisionRolesOptions {
 }
 
 /**
- * `flowmesh db provision-roles`: a role per service through the administrator's `DATABASE_URL`,
+ * `flowmesh db provision-roles`: a role per service and worker through the administrator's `DATABASE_URL`,
  * each with its password from the environment. Returns one line per role, never a password.
  */
 export async function provisionRolesFromEnv(
@@ -29,7 +29,7 @@ export async function provisionRolesFromEnv(
     }
   }
   const passwords = rolePasswordsFromEnv(env);
-  const specs = await serviceRoleSpecs(adminUrl, (service) => passwords.get(service)!);
+  const specs = await serviceRoleSpecs(adminUrl, (name) => passwords.get(name)!);
   try {
     await provisionServiceRoles(adminUrl, specs);
   } catch (error) {
@@ -41,7 +41,10 @@ export async function provisionRolesFromEnv(
       { cause: error },
     );
   }
-  return specs.map((spec) => `${spec.role}: login role of ${spec.service}, owner of schema ${spec.schema}`);
+  return specs.map(
+    (spec) =>
+      `${spec.role}: login role of ${spec.process}, ${spec.rowsOnly ? 'rows of' : 'owner of'} schema ${spec.schema}`,
+  );
 }
 
 function parseConfigured<T>(parse: (url: string) => T, url: string, name: string): T {

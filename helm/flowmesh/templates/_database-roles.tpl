@@ -8,6 +8,20 @@ contracts (helm/test/database-roles.test.ts fails when these differ).
 {{- end }}
 
 {{/*
+The processes with a role of their own, each with its service: the services (owners of their
+schemas), and the workers (`<database>_<schema>_worker`, the rows of their service's schema only),
+as MESH_PROCESSES lists them.
+*/}}
+{{- define "flowmesh.databaseRoleProcesses" -}}
+{{- $processes := dict }}
+{{- range $service, $schema := include "flowmesh.serviceSchemas" . | fromJson }}
+{{- $_ := set $processes $service $service }}
+{{- end }}
+{{- $_ := set $processes "flow-orchestrator-worker" "flow-orchestrator" }}
+{{- $processes | toJson }}
+{{- end }}
+
+{{/*
 "true" when on. Values kept from a release before this option (`helm upgrade --reuse-values`) have
 no postgres.serviceRoles: off, as that release was.
 */}}
@@ -15,7 +29,7 @@ no postgres.serviceRoles: off, as that release was.
 {{- if (.Values.postgres.serviceRoles | default dict).enabled }}true{{- end }}
 {{- end }}
 
-{{/* The Secret of the roles' passwords, a key per service name. */}}
+{{/* The Secret of the roles' passwords, a key per process name (services and workers). */}}
 {{- define "flowmesh.databaseRolesSecretName" -}}
 {{- (.Values.postgres.serviceRoles | default dict).existingSecret | default (printf "%s-database-roles" (include "flowmesh.fullname" .)) }}
 {{- end }}
@@ -48,15 +62,17 @@ no postgres.serviceRoles: off, as that release was.
 {{- (urlParse (include "flowmesh.databaseEndpoint" .)).path | trimPrefix "/" | default "postgres" }}
 {{- end }}
 
-{{/* The role of a service: (dict "root" $ "service" "flow-orchestrator"). */}}
+{{/* The role of a process: (dict "root" $ "service" "flow-orchestrator" "role" "worker"). */}}
 {{- define "flowmesh.databaseRoleOf" -}}
 {{- $schema := index (include "flowmesh.serviceSchemas" .root | fromJson) .service }}
+{{- if eq (.role | default "service") "worker" }}{{- $schema = printf "%s_worker" $schema }}{{- end }}
 {{- regexReplaceAll "[^A-Za-z0-9_]" (printf "%s_%s" (include "flowmesh.databaseName" .root) $schema) "_" | lower | trunc 63 }}
 {{- end }}
 
 {{/*
-A pod's DATABASE_URL as its service's role: user and password first, so Kubernetes expands
-$(DATABASE_USER) and $(DATABASE_PASSWORD) in the URL. (dict "root" $ "service" "llm-gateway").
+A pod's DATABASE_URL as its process's role: user and password first, so Kubernetes expands
+$(DATABASE_USER) and $(DATABASE_PASSWORD) in the URL.
+(dict "root" $ "service" "flow-orchestrator" "process" "flow-orchestrator-worker" "role" "worker").
 */}}
 {{- define "flowmesh.databaseRoleEnv" -}}
 {{- $endpoint := include "flowmesh.databaseEndpoint" .root }}
@@ -66,7 +82,7 @@ $(DATABASE_USER) and $(DATABASE_PASSWORD) in the URL. (dict "root" $ "service" "
   valueFrom:
     secretKeyRef:
       name: {{ include "flowmesh.databaseRolesSecretName" .root }}
-      key: {{ .service }}
+      key: {{ .process }}
 - name: DATABASE_URL
   value: {{ regexReplaceAll "^([a-z]+)://" $endpoint "${1}://$(DATABASE_USER):$(DATABASE_PASSWORD)@" | quote }}
 {{- end }}

@@ -144,7 +144,7 @@ spec:
         - name: OTEL_SERVICE_NAME
           value: {{ .process | quote }}
         {{- if include "flowmesh.databaseRolesEnabled" $root }}
-        {{- include "flowmesh.databaseRoleEnv" (dict "root" $root "service" .service) | nindent 8 }}
+        {{- include "flowmesh.databaseRoleEnv" (dict "root" $root "service" .service "process" .process "role" .role) | nindent 8 }}
         {{- else }}
         - name: DATABASE_URL
           valueFrom:

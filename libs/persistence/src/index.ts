@@ -7,6 +7,7 @@ export {
   databaseUrlAs,
   provisionServiceRoles,
   serviceRoleName,
+  workerRoleName,
   type ServiceRoleSpec,
 } from './service-roles.js';
 export {

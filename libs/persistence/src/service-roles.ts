@@ -3,11 +3,16 @@ import { assertSchemaName } from './schema-name.js';
 import { parseDatabaseUrl, quoteIdentifier } from './database-url.util.js';
 import { ensureDatabase } from './ensure-database.js';
 
-/** One service's login role and the schema it owns. */
+/** A login role and its schema: the schema's owner, or (`rowsOnly`) a user of its rows. */
 export interface ServiceRoleSpec {
   readonly role: string;
   readonly password: string;
   readonly schema: string;
+  /**
+   * Reads and writes the rows of the schema's tables, and may not change the schema (no table
+   * made, altered or dropped): a service's workers, which run user code beside them.
+   */
+  readonly rowsOnly?: boolean;
 }
 
 /**
@@ -19,6 +24,11 @@ export function serviceRoleName(database: string, schema: string): string {
     .replace(/[^A-Za-z0-9_]/g, '_')
     .toLowerCase()
     .slice(0, 63);
+}
+
+/** The role of a service's workers: `<database>_<schema>_worker`. */
+export function workerRoleName(database: string, schema: string): string {
+  return serviceRoleName(database, `${schema}_worker`);
 }
 
 /** The same server and database, logging in as `role`. */
@@ -47,7 +57,9 @@ export async function provisionServiceRoles(
   const client = new pg.Client({ connectionString: adminUrl, connectionTimeoutMillis: 10_000 });
   await client.connect();
   try {
-    for (const spec of specs) {
+    // Owners first: a role of rows is granted what the schema's owner makes.
+    const ordered = [...specs.filter((spec) => !spec.rowsOnly), ...specs.filter((spec) => spec.rowsOnly)];
+    for (const spec of ordered) {
       assertSchemaName(spec.schema);
       const role = quoteIdentifier(spec.role);
       const schema = quoteIdentifier(spec.schema);
@@ -58,6 +70,10 @@ export async function provisionServiceRoles(
         exists.rowCount ? `ALTER ROLE ${role} WITH ${attributes}` : `CREATE ROLE ${role} WITH ${attributes}`,
       );
       await client.query(`GRANT CONNECT ON DATABASE ${quoteIdentifier(database)} TO ${role}`);
+      if (spec.rowsOnly) {
+        await grantRows(client, spec.schema, spec.role);
+        continue;
+      }
       await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema} AUTHORIZATION ${role}`);
       await client.query(`ALTER SCHEMA ${schema} OWNER TO ${role}`);
       await client.query(`REVOKE ALL ON SCHEMA ${schema} FROM PUBLIC`);
@@ -94,4 +110,26 @@ async function handOver(client: pg.Client, schema: string, role: string): Promis
               : 'TABLE';
     await client.query(`ALTER ${what} ${quoteIdentifier(schema)}.${quoteIdentifier(name)} OWNER TO ${owner}`);
   }
+}
+
+/**
+ * `role` may read and write the rows of every table of the schema, those its owner makes later
+ * too (default privileges), and use its sequences; it may not create anything in it, nor alter
+ * or drop what is there (only an owner may).
+ */
+async function grantRows(client: pg.Client, schemaName: string, roleName: string): Promise<void> {
+  const { rows } = await client.query<{ owner: string }>(
+    'SELECT pg_get_userbyid(nspowner) AS owner FROM pg_namespace WHERE nspname = $1',
+    [schemaName],
+  );
+  if (rows.length === 0)
+    throw new Error(`schema "${schemaName}" does not exist: provision the role that owns it first`);
+  const [schema, role, owner] = [schemaName, roleName, rows[0].owner].map(quoteIdentifier);
+  await client.query(`REVOKE CREATE ON SCHEMA ${schema} FROM ${role}`);
+  await client.query(`GRANT USAGE ON SCHEMA ${schema} TO ${role}`);
+  await client.query(`GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA ${schema} TO ${role}`);
+  await client.query(`GRANT USAGE, SELECT, UPDATE ON ALL SEQUENCES IN SCHEMA ${schema} TO ${role}`);
+  const later = `ALTER DEFAULT PRIVILEGES FOR ROLE ${owner} IN SCHEMA ${schema} GRANT`;
+  await client.query(`${later} SELECT, INSERT, UPDATE, DELETE ON TABLES TO ${role}`);
+  await client.query(`${later} USAGE, SELECT, UPDATE ON SEQUENCES TO ${role}`);
 }

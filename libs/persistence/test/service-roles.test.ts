@@ -1,8 +1,14 @@
-import { uniqueTestId } from '@flowmesh/testing';
+import { uniqueTestId, waitFor } from '@flowmesh/testing';
 import pg from 'pg';
 import type { DataSource } from 'typeorm';
 import { afterAll, describe, expect, it } from 'vitest';
-import { databaseUrlAs, prepareDatabase, provisionServiceRoles, serviceRoleName } from '../src/index.js';
+import {
+  databaseUrlAs,
+  prepareDatabase,
+  provisionServiceRoles,
+  serviceRoleName,
+  workerRoleName,
+} from '../src/index.js';
 import {
   AddWidgetColor1700000000001,
   CreateWidgets1700000000000,
@@ -20,24 +26,34 @@ const roles = ['alpha', 'beta'].map((schema) => ({
   password: `pw-${schema}-${database}`,
   schema,
 }));
+/** The workers of each: rows of the schema only. */
+const workers = roles.map(({ schema }) => ({
+  role: workerRoleName(database, schema),
+  password: `pw-${schema}-worker-${database}`,
+  schema,
+  rowsOnly: true,
+}));
 const open: DataSource[] = [];
 
+type RoleSpec = { role: string; password: string; schema: string };
+
 async function startAs(
-  spec: (typeof roles)[number],
+  spec: RoleSpec,
   migrations: Array<new () => object>,
+  logger = recordingLogger(),
 ): Promise<DataSource> {
   const dataSource = await prepareDatabase({
     databaseUrl: databaseUrlAs(databaseUrlFor(database), spec.role, spec.password),
     schema: spec.schema,
     entities: [Widget],
     migrations,
-    logger: recordingLogger(),
+    logger,
   });
   open.push(dataSource);
   return dataSource;
 }
 
-async function sqlStateAs(spec: (typeof roles)[number], sql: string): Promise<string | undefined> {
+async function sqlStateAs(spec: RoleSpec, sql: string): Promise<string | undefined> {
   const client = new pg.Client({
     connectionString: databaseUrlAs(databaseUrlFor(database), spec.role, spec.password),
   });
@@ -55,7 +71,10 @@ async function sqlStateAs(spec: (typeof roles)[number], sql: string): Promise<st
 afterAll(async () => {
   await Promise.all(open.map((dataSource) => dataSource.destroy()));
   await dropDatabase(database);
-  for (const { role } of roles) await queryAdmin(`DROP ROLE IF EXISTS "${role}"`);
+  for (const { role } of [...workers, ...roles]) {
+    await queryAdmin(`DROP OWNED BY "${role}"`).catch(() => undefined);
+    await queryAdmin(`DROP ROLE IF EXISTS "${role}"`);
+  }
 });
 
 describe('provisionServiceRoles', () => {
@@ -98,5 +117,54 @@ describe('provisionServiceRoles', () => {
     expect(await sqlStateAs(roles[0], 'CREATE SCHEMA elsewhere')).toBe(denied);
     expect(await sqlStateAs(roles[0], 'CREATE ROLE intruder')).toBe(denied);
     expect(await sqlStateAs(roles[0], 'SELECT * FROM alpha.widget')).toBeUndefined();
+  });
+
+  it("gives a service's workers its rows and nothing more: no table made, altered or dropped; tables made later included", async () => {
+    await provisionServiceRoles(databaseUrlFor(database), [...workers, ...roles]);
+    await provisionServiceRoles(databaseUrlFor(database), [...workers, ...roles]);
+    const worker = await startAs(workers[0], [CreateWidgets1700000000000, AddWidgetColor1700000000001]);
+    await worker.query(`INSERT INTO alpha.widget (display_name, color) VALUES ('w', 'blue')`);
+    await worker.query(`UPDATE alpha.widget SET color = 'green' WHERE display_name = 'w'`);
+    expect(await worker.query(`SELECT color FROM alpha.widget WHERE display_name = 'w'`)).toEqual([
+      { color: 'green' },
+    ]);
+    await worker.query(`DELETE FROM alpha.widget WHERE display_name = 'w'`);
+
+    const denied = '42501'; // insufficient_privilege (must be owner: the same code)
+    expect(await sqlStateAs(workers[0], 'CREATE TABLE alpha.intruder (id int)')).toBe(denied);
+    expect(await sqlStateAs(workers[0], 'ALTER TABLE alpha.widget ADD COLUMN x int')).toBe(denied);
+    expect(await sqlStateAs(workers[0], 'DROP TABLE alpha.widget')).toBe(denied);
+    expect(await sqlStateAs(workers[0], 'TRUNCATE alpha.widget')).toBe(denied);
+    expect(await sqlStateAs(workers[0], 'SELECT * FROM beta.widget')).toBe(denied);
+    expect(await sqlStateAs(workers[0], 'CREATE SCHEMA elsewhere')).toBe(denied);
+
+    // A table the owner makes after the grants is the workers' to use too.
+    expect(await sqlStateAs(roles[0], 'CREATE TABLE alpha.later (id int)')).toBeUndefined();
+    expect(await sqlStateAs(workers[0], 'INSERT INTO alpha.later VALUES (1)')).toBeUndefined();
+  });
+
+  it('a worker that may not migrate waits for the owner to apply what it knows, then starts', async () => {
+    // beta's owner applied only the first migration; its worker knows two.
+    const logger = recordingLogger();
+    let started = false;
+    const starting = startAs(
+      workers[1],
+      [CreateWidgets1700000000000, AddWidgetColor1700000000001],
+      logger,
+    ).then((dataSource) => {
+      started = true;
+      return dataSource;
+    });
+    await waitFor(() => logger.entries.some((entry) => entry.message.includes('waiting for the owner')), {
+      timeoutMs: 20_000,
+      description: 'the worker to wait for the owner',
+    });
+    expect(started).toBe(false);
+    await startAs(roles[1], [CreateWidgets1700000000000, AddWidgetColor1700000000001]);
+    const worker = await starting;
+    await worker.query(`INSERT INTO beta.widget (display_name, color) VALUES ('w', 'red')`);
+    expect(logger.entries.map((entry) => entry.message)).toContain(
+      'the schema owner has applied the migrations',
+    );
   });
 });
