@@ -301,10 +301,12 @@ describe('helm template with the default values', () => {
       const container = mainContainer(deployment);
       expect(container.envFrom.map((e) => e.configMapRef?.name)).toContain(configMap.metadata.name);
       const env = envOf(container);
-      expect(env.get('FLOWMESH_ADMIN_TOKEN')?.valueFrom?.secretKeyRef).toEqual({
-        name: secret.metadata.name,
-        key: 'FLOWMESH_ADMIN_TOKEN',
-      });
+      // The admin token reaches the registry only (issue 21): no other pod, so no script, has it.
+      expect(env.get('FLOWMESH_ADMIN_TOKEN')?.valueFrom?.secretKeyRef).toEqual(
+        deployment.metadata.name === `${prefix}-resource-registry`
+          ? { name: secret.metadata.name, key: 'FLOWMESH_ADMIN_TOKEN' }
+          : undefined,
+      );
       // DATABASE_URL is the service's own role's (database-roles.test.ts), not the Secret's.
       expect(env.get('DATABASE_URL')?.valueFrom).toBeUndefined();
     }
@@ -387,10 +389,12 @@ describe('helm template with values set', () => {
       `${prefix}-nats-authorization`,
       `${prefix}-database-roles`,
     ]);
-    for (const deployment of ofKind<DeploymentObject>(objects, 'Deployment')) {
-      const env = envOf(mainContainer(deployment));
-      expect(env.get('FLOWMESH_ADMIN_TOKEN')?.valueFrom?.secretKeyRef?.name).toBe('flowmesh-managed');
-    }
+    const registry = ofKind<DeploymentObject>(objects, 'Deployment').find(
+      (deployment) => deployment.metadata.name === `${prefix}-resource-registry`,
+    )!;
+    expect(envOf(mainContainer(registry)).get('FLOWMESH_ADMIN_TOKEN')?.valueFrom?.secretKeyRef?.name).toBe(
+      'flowmesh-managed',
+    );
   });
 
   it('applies per-service replicas and env, global extraEnv, and the image', () => {

@@ -126,7 +126,11 @@ spec:
       image: {{ include "flowmesh.image" $root | quote }}
       imagePullPolicy: {{ $values.image.pullPolicy }}
       securityContext:
+        {{- if and (eq .role "worker") (include "flowmesh.workerSandboxEnabled" $root) }}
+        {{- include "flowmesh.workerSandboxSecurityContext" $root | nindent 8 }}
+        {{- else }}
         {{- toYaml $values.securityContext | nindent 8 }}
+        {{- end }}
       ports:
         - name: http
           containerPort: {{ .spec.port }}
@@ -143,6 +147,14 @@ spec:
           value: {{ .spec.port | quote }}
         - name: OTEL_SERVICE_NAME
           value: {{ .process | quote }}
+        {{- if eq .role "worker" }}
+        - name: FLOWMESH_SANDBOX_USER
+          {{- if include "flowmesh.workerSandboxEnabled" $root }}
+          value: {{ ($values.worker.sandbox | default dict).user | default "nobody" | quote }}
+          {{- else }}
+          value: "off"
+          {{- end }}
+        {{- end }}
         {{- if include "flowmesh.databaseRolesEnabled" $root }}
         {{- include "flowmesh.databaseRoleEnv" (dict "root" $root "service" .service "process" .process "role" .role) | nindent 8 }}
         {{- else }}
@@ -152,11 +164,14 @@ spec:
               name: {{ include "flowmesh.secretName" $root }}
               key: DATABASE_URL
         {{- end }}
+        {{- /* The first admin's token: the registry makes that admin; no other pod (no script) gets it. */}}
+        {{- if eq .service "resource-registry" }}
         - name: FLOWMESH_ADMIN_TOKEN
           valueFrom:
             secretKeyRef:
               name: {{ include "flowmesh.secretName" $root }}
               key: FLOWMESH_ADMIN_TOKEN
+        {{- end }}
         {{- if include "flowmesh.natsAuthEnabled" $root }}
         {{- /* The process's own NATS user; NATS_PASSWORD must come first for $(NATS_PASSWORD) to expand. */}}
         - name: NATS_PASSWORD
@@ -274,4 +289,27 @@ upper-cased in stream names, as the services name their streams.
 {{- $urls = append $urls (regexReplaceAll "^([a-z]+)://([^@]*@)?" (trim $url) (printf "${1}://%s:$(NATS_PASSWORD)@" $user)) }}
 {{- end }}
 {{- join "," $urls }}
+{{- end }}
+
+{{/*
+"true" when the worker runs scripts as worker.sandbox.user. Values kept from a release before this
+option (`helm upgrade --reuse-values`) have no worker.sandbox: on, the safer default.
+*/}}
+{{- define "flowmesh.workerSandboxEnabled" -}}
+{{- if (.Values.worker.sandbox | default (dict "enabled" true)).enabled }}true{{- end }}
+{{- end }}
+
+{{/*
+The worker's container with the sandbox: root, to start scripts as the sandbox's user, with no
+capability but those it needs for that (switch user, hand job directories over and clean them up,
+signal the scripts' processes); the rest of securityContext as given.
+*/}}
+{{- define "flowmesh.workerSandboxSecurityContext" -}}
+{{- $context := deepCopy .Values.securityContext }}
+{{- $_ := set $context "runAsUser" 0 }}
+{{- $_ := set $context "runAsGroup" 0 }}
+{{- $_ := set $context "runAsNonRoot" false }}
+{{- $_ := set $context "allowPrivilegeEscalation" false }}
+{{- $_ := set $context "capabilities" (dict "drop" (list "ALL") "add" (list "SETUID" "SETGID" "CHOWN" "DAC_OVERRIDE" "FOWNER" "KILL")) }}
+{{- toYaml $context }}
 {{- end }}

@@ -26,10 +26,16 @@ export async function startOwnProcess(
   name: string,
   env: NodeJS.ProcessEnv,
   onLine?: (line: string) => void,
+  options: OwnProcessOptions = {},
 ): Promise<OwnProcess> {
   const meshProcess = MESH_PROCESSES.find((p) => p.name === name);
   if (!meshProcess) throw new Error(`${name} is not a mesh process`);
-  return withFreePorts(1, ([port]) => startOn(mesh, meshProcess, port, env, onLine));
+  return withFreePorts(1, ([port]) => startOn(mesh, meshProcess, port, env, onLine, options));
+}
+
+export interface OwnProcessOptions {
+  /** A command that runs Node for it (`setpriv --bounding-set ... --`, as a container would). */
+  readonly launcher?: readonly string[];
 }
 
 async function startOn(
@@ -37,12 +43,19 @@ async function startOn(
   meshProcess: MeshProcess,
   port: number,
   env: NodeJS.ProcessEnv,
-  onLine?: (line: string) => void,
+  onLine: ((line: string) => void) | undefined,
+  { launcher = [] }: OwnProcessOptions,
 ): Promise<OwnProcess> {
   const { name, role } = meshProcess;
-  const child = spawn(
+  const node = [
     process.execPath,
-    ['--enable-source-maps', join(REPO_ROOT, 'services', meshProcess.service, 'dist', 'main.js')],
+    '--enable-source-maps',
+    join(REPO_ROOT, 'services', meshProcess.service, 'dist', 'main.js'),
+  ];
+  const [command, ...args] = [...launcher, ...node];
+  const child = spawn(
+    command,
+    args,
     {
       env: {
         ...process.env,
