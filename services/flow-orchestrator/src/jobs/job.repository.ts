@@ -494,6 +494,14 @@ export class JobRepository implements BeforeApplicationShutdown {
     return rows.length > 0;
   }
 
+  /** A stopping process lets go of a flow it drove, whatever woke it meanwhile (its message comes back). */
+  async handBackLease(id: string, owner: string): Promise<void> {
+    await this.rows<unknown>(
+      `UPDATE job SET lease_owner = NULL, lease_until = NULL WHERE id = $1 AND lease_owner = $2 RETURNING id`,
+      [id, owner],
+    );
+  }
+
   /**
    * Extends the leases `owner` holds. A row locked at that moment (a group of flows' writes
    * commits it) is passed over until the next renewal, a third of a lease later: waiting for it
