@@ -4,6 +4,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { JobRecord } from '../jobs/job.record.js';
 import { JobRepository } from '../jobs/job.repository.js';
 import { ENGINE_CONFIG, type EngineConfig } from './engine.config.js';
+import { EngineOutbox } from './engine-outbox.js';
 import type { ResultsReader } from './expressions/expression-scope.js';
 import { FlowCompletion } from './flow-completion.js';
 import { FlowFinisher, type DriveEnd } from './flow-finisher.js';
@@ -64,6 +65,7 @@ export class FlowDriver implements ChildDriver {
     private readonly subflows: SubflowExecutor,
     private readonly agents: AgentStepExecutor,
     private readonly items: ExpressionItems,
+    private readonly outbox: EngineOutbox,
     @Inject(ENGINE_CONFIG) private readonly config: EngineConfig,
   ) {}
 
@@ -252,7 +254,9 @@ export class FlowDriver implements ChildDriver {
    */
   private async handBack(run: FlowRun): Promise<never> {
     await run.settled();
-    await this.jobs.handBackLease(run.id, this.owner);
+    const statements = this.jobs.handBack(run.id, this.owner);
+    await this.jobs.execute(statements);
+    this.outbox.afterCommit(statements);
     throw new HandBackError(`flow ${run.id} handed back after its step in progress: this worker is stopping`);
   }
 

@@ -494,12 +494,21 @@ export class JobRepository implements BeforeApplicationShutdown {
     return rows.length > 0;
   }
 
-  /** A stopping process lets go of a flow it drove, whatever woke it meanwhile (its message comes back). */
-  async handBackLease(id: string, owner: string): Promise<void> {
-    await this.rows<unknown>(
-      `UPDATE job SET lease_owner = NULL, lease_until = NULL WHERE id = $1 AND lease_owner = $2 RETURNING id`,
-      [id, owner],
-    );
+  /**
+   * A stopping process lets go of a job it drove or ran, whatever woke it meanwhile, and queues a
+   * work message for it besides the one it hands back: that one may be settled already (handed
+   * back at the end of the grace), and a wake-up taken meanwhile by another process was counted
+   * for this driver, which no longer looks. A second message finds the job driven and only counts.
+   */
+  handBack(id: string, owner: string): SqlStatement[] {
+    return [
+      {
+        sql: `UPDATE job SET lease_owner = NULL, lease_until = NULL WHERE id = $1 AND lease_owner = $2`,
+        params: [id, owner],
+        jobRow: id,
+      },
+      ...this.wake(id, 'handed-back'),
+    ];
   }
 
   /**

@@ -74,7 +74,9 @@ export class ScriptJobExecutor {
     );
     // It may have failed of the stop (its runner closed under it): another worker runs it again.
     if (!outcome.success && stopping?.aborted) {
-      await this.jobs.handBackLease(record.id, this.config.instanceId);
+      const statements = this.jobs.handBack(record.id, this.config.instanceId);
+      await this.jobs.execute(statements);
+      this.outbox.afterCommit(statements);
       throw new HandBackError(`job ${record.id} handed back: it failed while this worker stops`);
     }
     const status: JobStatus = outcome.success ? 'completed' : 'failed';
