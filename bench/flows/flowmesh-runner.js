@@ -10,17 +10,17 @@ process.env.DATABASE_URL ??= 'postgres://postgres@127.0.0.1:5432/postgres';
 // `npm run build` comes first (README); the mesh runs the build output as it is.
 process.env.FLOWMESH_SKIP_BUILD ??= '1';
 
-/** A flow of `steps` trivial TypeScript steps, each adding one to the previous result. */
-export function chainFlow(steps) {
+/** A flow of `steps` trivial TypeScript steps (or steps of `content`), each adding one to the previous result. */
+export function chainFlow(steps, content = 'export function main(x: number) { return x + 1; }') {
   return {
-    summary: `${steps} trivial steps`,
+    summary: `${steps} steps`,
     value: {
       modules: Array.from({ length: steps }, (_, i) => ({
         id: `s${i + 1}`,
         value: {
           type: 'rawscript',
           language: 'bun',
-          content: 'export function main(x: number) { return x + 1; }',
+          content,
           input_transforms: {
             x: { type: 'javascript', expr: i === 0 ? 'flow_input.n' : 'previous_result' },
           },

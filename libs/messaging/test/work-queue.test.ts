@@ -6,7 +6,7 @@ import {
   STREAMS,
   workSubject,
 } from '@flowmesh/contracts';
-import { HandleWork, MeshClient, MeshContext } from '@flowmesh/messaging';
+import { HandBackError, HandleWork, MeshClient, MeshContext } from '@flowmesh/messaging';
 import { expectEventually, waitFor } from '@flowmesh/testing';
 import { Controller } from '@nestjs/common';
 import { Ctx, Payload } from '@nestjs/microservices';
@@ -16,7 +16,7 @@ import { gate, MeshFixture } from './support/mesh-fixture.js';
 
 const JobSchema = z.object({
   jobId: z.string(),
-  mode: z.enum(['hang', 'ok', 'flaky', 'reject', 'slow', 'long']),
+  mode: z.enum(['hang', 'ok', 'flaky', 'reject', 'slow', 'long', 'handback']),
 });
 type Job = z.output<typeof JobSchema>;
 const runJob = defineWork('run', JobSchema);
@@ -53,6 +53,11 @@ class WorkerA {
   @HandleWork(runJob, workOptions)
   async run(@Payload() job: Job, @Ctx() ctx: MeshContext) {
     record('A', job, ctx);
+    // Holds on until its transport stops taking work, then gives the message back.
+    if (job.mode === 'handback') {
+      await new Promise((resolve) => ctx.stopping?.addEventListener('abort', resolve, { once: true }));
+      throw new HandBackError();
+    }
     await handle(job);
   }
 }
@@ -80,6 +85,7 @@ async function handle(job: Job): Promise<void> {
       // A job that outlives ack_wait (1 s here) several times over: the time is the behaviour.
       return new Promise((resolve) => setTimeout(resolve, 2_500));
     case 'ok':
+    case 'handback':
       return;
   }
 }
@@ -225,6 +231,28 @@ describe('work queue: retries, dead letters, graceful close', () => {
     await closing;
     await expectEventually(async () => expect(await fresh.streamMessages(STREAMS.work.name)).toBe(0));
     expect(of('job-slow')).toHaveLength(1);
+    await fresh.dispose();
+  });
+
+  it('a handler told its transport is closing hands its message back: another instance takes it', async () => {
+    const fresh = await MeshFixture.create('workhandback');
+    // A grace far beyond the test's time: the close ends because the handler gave up its message.
+    const stopping = await fresh.startApp([WorkerA], { shutdownGraceMs: 600_000 });
+    await new MeshClient(await fresh.connect('producer')).enqueueWork(runJob, 'default', {
+      jobId: 'job-handback',
+      mode: 'handback',
+    });
+    await waitFor(() => of('job-handback').length === 1, { description: 'worker A to take the job' });
+    await fresh.startApp([WorkerB]);
+    await stopping.app.close();
+    await waitFor(() => of('job-handback').some((d) => d.instance === 'B'), {
+      description: 'worker B to get the handed-back job',
+    });
+    expect(of('job-handback')).toEqual([
+      expect.objectContaining({ instance: 'A', deliveryCount: 1 }),
+      expect.objectContaining({ instance: 'B', deliveryCount: 2 }),
+    ]);
+    await expectEventually(async () => expect(await fresh.streamMessages(STREAMS.work.name)).toBe(0));
     await fresh.dispose();
   });
 });

@@ -14,6 +14,7 @@ import type { MeshConnection } from '../connection/mesh-connection.js';
 import { traceProcess } from '../tracing/message-tracing.js';
 import type { DeadLetterPublisher, DeadLetterSource } from './dead-letter.publisher.js';
 import { exhaustedReason, settleFailure } from './delivery-settlement.js';
+import { HandBackError } from './hand-back.error.js';
 import { InflightTracker } from './inflight.tracker.js';
 import { invokeHandler } from './invoke-handler.js';
 import type { Listener } from './listener.js';
@@ -45,6 +46,8 @@ export class JetStreamListener implements Listener {
   /** Resolves when the listener stops taking work: unparks a loop waiting for a free slot. */
   private readonly stopped: Promise<void>;
   private signalStopped!: () => void;
+  /** Tells running handlers the listener stopped taking work (`MeshContext.stopping`). */
+  private readonly stoppingSignal = new AbortController();
   private readonly inflight = new InflightTracker<Delivery>();
   private readonly heartbeatMs: number;
   /** One timer per listener, not one per message: it sends `working()` for every running handler. */
@@ -103,6 +106,7 @@ export class JetStreamListener implements Listener {
 
   async stopTaking(): Promise<void> {
     this.stopping = true;
+    this.stoppingSignal.abort();
     // stop() unsubscribes at once but ends the iterator through its queue, so the loop must run
     // to see it: unpark it even while every slot is busy. Messages already buffered get nak'ed.
     this.messages?.stop();
@@ -203,6 +207,7 @@ export class JetStreamListener implements Listener {
           durable: this.source.durable,
           deliveryCount,
           streamSequence: message.seq,
+          stopping: this.stoppingSignal.signal,
         },
       },
     ]);
@@ -210,6 +215,11 @@ export class JetStreamListener implements Listener {
       await invokeHandler(this.handler, checked.data, context);
     } catch (error) {
       delivery.running = false;
+      if (error instanceof HandBackError) {
+        // Not a failure: another instance takes it at once, from what the handler committed.
+        this.settle(delivery, (m) => m.nak());
+        return;
+      }
       const settlement = settleFailure(error, deliveryCount, this.binding);
       if (settlement.kind === 'retry') {
         this.settle(delivery, (m) => m.nak(settlement.delayMs));

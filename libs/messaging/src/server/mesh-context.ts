@@ -13,6 +13,8 @@ export interface MeshMessageInfo {
     durable: string;
     deliveryCount: number;
     streamSequence: number;
+    /** Aborted when the listener stops taking messages: the process is stopping. */
+    stopping: AbortSignal;
   };
 }
 
@@ -41,5 +43,14 @@ export class MeshContext extends BaseRpcContext<[MeshMessageInfo]> {
 
   getMessageId(): string | undefined {
     return this.info.headers?.get('Nats-Msg-Id') || undefined;
+  }
+
+  /**
+   * Aborted once this process stops taking work (JetStream deliveries; never for requests): a
+   * long handler may then finish what it is doing and throw `HandBackError`, so the message goes
+   * to another instance at once.
+   */
+  get stopping(): AbortSignal | undefined {
+    return this.info.jetstream?.stopping;
   }
 }

@@ -13,6 +13,11 @@ export interface OwnProcess {
   readonly url: string;
   kill(): Promise<void>;
   stop(): Promise<void>;
+  /**
+   * SIGTERM, then how it exited: its own graceful stop decides (SIGKILL only if it is still there
+   * after `killAfterMs`, 60 s, which the exit then shows).
+   */
+  terminate(killAfterMs?: number): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
 /**
@@ -71,9 +76,11 @@ async function startOn(
     },
   );
   let exit: string | undefined;
+  let exitStatus: { code: number | null; signal: NodeJS.Signals | null } = { code: null, signal: null };
   const exited = new Promise<void>((resolve) =>
     child.once('close', (code, signal) => {
       exit = signal ?? `code ${String(code)}`;
+      exitStatus = { code, signal };
       resolve();
     }),
   );
@@ -124,6 +131,15 @@ async function startOn(
       const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
       await exited;
       clearTimeout(timer);
+    },
+    terminate: async (killAfterMs = 60_000) => {
+      if (!exit) {
+        child.kill('SIGTERM');
+        const timer = setTimeout(() => child.kill('SIGKILL'), killAfterMs);
+        await exited;
+        clearTimeout(timer);
+      }
+      return exitStatus;
     },
   };
 }

@@ -4,6 +4,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { JobRecord } from '../jobs/job.record.js';
 import { JobRepository } from '../jobs/job.repository.js';
 import { ENGINE_CONFIG, type EngineConfig } from './engine.config.js';
+import { EngineOutbox } from './engine-outbox.js';
 import type { ResultsReader } from './expressions/expression-scope.js';
 import { FlowCompletion } from './flow-completion.js';
 import { FlowFinisher, type DriveEnd } from './flow-finisher.js';
@@ -32,6 +33,7 @@ import { FlowEnvResolver } from './steps/flow-env.resolver.js';
 import { errorObject } from './steps/leaf-step.runner.js';
 import { ExpressionError } from '../ports/expression-sandbox.port.js';
 import { JobError } from '../ports/script-runner.port.js';
+import { HandBackError } from '@flowmesh/messaging';
 
 type StepProgress = 'continue' | 'parked';
 
@@ -63,14 +65,18 @@ export class FlowDriver implements ChildDriver {
     private readonly subflows: SubflowExecutor,
     private readonly agents: AgentStepExecutor,
     private readonly items: ExpressionItems,
+    private readonly outbox: EngineOutbox,
     @Inject(ENGINE_CONFIG) private readonly config: EngineConfig,
   ) {}
 
   /**
    * A work message for job `jobId`: when it is a flow job no one drives (here or elsewhere),
-   * drives it until it ends or parks and answers true; false when it is not a flow job.
+   * drives it until it ends or parks and answers true; false when it is not a flow job. Once
+   * `stopping` aborts (the worker stops), the flow is handed back after the step in progress:
+   * its writes landed and its lease released, it throws `HandBackError`, so the message goes to
+   * another worker at once, which carries on from the next step.
    */
-  async driveFromMessage(jobId: string): Promise<boolean> {
+  async driveFromMessage(jobId: string, stopping?: AbortSignal): Promise<boolean> {
     // Driven here already: that driver looks again before it lets go. In this process, not
     // through wake_seq: its lease may be released already while it has not yet let go of the
     // claim, and a bump landing after that release would be seen by no one.
@@ -93,7 +99,7 @@ export class FlowDriver implements ChildDriver {
           await this.jobs.releaseLease(jobId, this.owner, record.wake_seq);
           return true;
         }
-        const end = await this.drive(this.open(record, undefined), true);
+        const end = await this.drive(this.open(record, undefined), true, stopping);
         if (end) return true;
         if (
           (await this.jobs.releaseLease(jobId, this.owner, record.wake_seq)) &&
@@ -218,23 +224,45 @@ export class FlowDriver implements ChildDriver {
     };
   }
 
-  /** Drives until the flow ends (its end) or parks (undefined). */
-  private async drive(run: FlowRun, wakeParent: boolean): Promise<DriveEnd | undefined> {
+  /** Drives until the flow ends (its end) or parks (undefined), or `stopping` hands it back. */
+  private async drive(
+    run: FlowRun,
+    wakeParent: boolean,
+    stopping?: AbortSignal,
+  ): Promise<DriveEnd | undefined> {
     if (!run.cancelRequest && (await this.starter.start(run)) === 'parked') return undefined;
     for (;;) {
       if (run.writeError) throw run.writeError;
       if (run.cancelRequest && !run.ending) run.ending = this.finisher.cancelled(run);
       if (run.ending) return this.finisher.finish(run, wakeParent);
-      if ((await this.step(run)) === 'parked') {
+      if (stopping?.aborted && !this.holdsBackWrites(run)) return this.handBack(run);
+      if ((await this.step(run, stopping)) === 'parked') {
         await run.settled();
         return undefined;
       }
     }
   }
 
-  private async step(run: FlowRun): Promise<StepProgress> {
+  /** Writes kept in memory for the flow's next commit (its start goes with its first step). */
+  private holdsBackWrites(run: FlowRun): boolean {
+    return run.pending.statements.length > 0 || Object.keys(run.pending.fields).length > 0;
+  }
+
+  /**
+   * Between two steps of a stopping worker: once the flow's writes have landed (the next driver
+   * reads them), its lease goes and the message goes back (`HandBackError`: nak'ed at once).
+   */
+  private async handBack(run: FlowRun): Promise<never> {
+    await run.settled();
+    const statements = this.jobs.handBack(run.id, this.owner);
+    await this.jobs.execute(statements);
+    this.outbox.afterCommit(statements);
+    throw new HandBackError(`flow ${run.id} handed back after its step in progress: this worker is stopping`);
+  }
+
+  private async step(run: FlowRun, stopping?: AbortSignal): Promise<StepProgress> {
     const index = run.status.step;
-    if (index < run.modules.length) return this.advance(run, index);
+    if (index < run.modules.length) return this.advance(run, index, stopping);
     if (run.runtime.failure) return this.runFailureModule(run);
     // Every module ran: a `suspend` on the last one still waits for its approvals.
     const gate = await this.approvals.decide(run, index);
@@ -248,7 +276,7 @@ export class FlowDriver implements ChildDriver {
     return 'continue';
   }
 
-  private async advance(run: FlowRun, index: number): Promise<StepProgress> {
+  private async advance(run: FlowRun, index: number, stopping?: AbortSignal): Promise<StepProgress> {
     const module = run.modules[index];
     let status = run.status.modules[index];
     const previousResult = await this.results.previousResult(run, index);
@@ -281,6 +309,10 @@ export class FlowDriver implements ChildDriver {
     }
     const ctx = await this.context(run, index, module, status, previousResult, resume);
     const progress = await this.execute(ctx);
+    // A step that failed while this worker stops may have failed of the stop (its runner closed
+    // under it): not recorded, it runs again on the worker the flow goes to, as after a crash.
+    if (stopping?.aborted && progress.kind !== 'parked' && !progress.outcome.success)
+      return this.handBack(run);
     if (progress.kind === 'parked')
       return progress.wakeAt ? this.sleeps.parkUntil(run, progress.wakeAt) : 'parked';
     return this.completion.complete(run, index, module, progress.outcome);

@@ -504,6 +504,23 @@ export class JobRepository implements BeforeApplicationShutdown {
   }
 
   /**
+   * A stopping process lets go of a job it drove or ran, whatever woke it meanwhile, and queues a
+   * work message for it besides the one it hands back: that one may be settled already (handed
+   * back at the end of the grace), and a wake-up taken meanwhile by another process was counted
+   * for this driver, which no longer looks. A second message finds the job driven and only counts.
+   */
+  handBack(id: string, owner: string): SqlStatement[] {
+    return [
+      {
+        sql: `UPDATE job SET lease_owner = NULL, lease_until = NULL WHERE id = $1 AND lease_owner = $2`,
+        params: [id, owner],
+        jobRow: id,
+      },
+      ...this.wake(id, 'handed-back'),
+    ];
+  }
+
+  /**
    * Extends the leases `owner` holds. A row locked at that moment (a group of flows' writes
    * commits it) is passed over until the next renewal, a third of a lease later: waiting for it
    * while holding the others could deadlock with such a group, which locks its rows in no set order.

@@ -1,4 +1,5 @@
 import { isTerminalJobStatus, MeshError, type RunJobWork } from '@flowmesh/contracts';
+import { HandBackError } from '@flowmesh/messaging';
 import { Injectable, Logger } from '@nestjs/common';
 import { FlowDriver } from '../engine/flow-driver.js';
 import { JobRepository } from '../jobs/job.repository.js';
@@ -21,12 +22,13 @@ export class JobRunner {
 
   private readonly log = new Logger(JobRunner.name);
 
-  async run(work: RunJobWork): Promise<void> {
+  /** `stopping`: the worker stops taking work; a flow driven here is handed back after its current step. */
+  async run(work: RunJobWork, stopping?: AbortSignal): Promise<void> {
     try {
-      await this.take(work);
+      await this.take(work, stopping);
     } catch (error) {
       // A MeshError is a verdict on the message; anything else is the engine's own failure, retried.
-      if (!(error instanceof MeshError)) {
+      if (!(error instanceof MeshError) && !(error instanceof HandBackError)) {
         this.log.error(
           `job ${work.jobId}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
         );
@@ -35,11 +37,11 @@ export class JobRunner {
     }
   }
 
-  private async take(work: RunJobWork): Promise<void> {
+  private async take(work: RunJobWork, stopping: AbortSignal | undefined): Promise<void> {
     if (!UUID.test(work.jobId))
       throw new MeshError('NOT_FOUND', `job ${work.jobId} not found in workspace ${work.workspace}`);
     // Most messages are for flow jobs: taking the lease reads the row too.
-    if (await this.flows.driveFromMessage(work.jobId)) return;
+    if (await this.flows.driveFromMessage(work.jobId, stopping)) return;
     const record = await this.jobs.load(work.jobId);
     if (!record || record.workspace !== work.workspace) {
       throw new MeshError('NOT_FOUND', `job ${work.jobId} not found in workspace ${work.workspace}`);
@@ -47,6 +49,6 @@ export class JobRunner {
     if (isTerminalJobStatus(record.status)) return;
     // AI steps are agent-runtime's: it completes them itself.
     if (record.kind === 'aiagent' || record.kind === 'aidecision') return;
-    return this.scripts.execute(record);
+    return this.scripts.execute(record, stopping);
   }
 }

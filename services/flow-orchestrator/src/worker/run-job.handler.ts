@@ -5,9 +5,9 @@ import {
   runPriorityJobWork,
   type RunJobWork,
 } from '@flowmesh/contracts';
-import { HandleWork } from '@flowmesh/messaging';
+import { HandleWork, MeshContext } from '@flowmesh/messaging';
 import { Controller, type Type } from '@nestjs/common';
-import { Payload } from '@nestjs/microservices';
+import { Ctx, Payload } from '@nestjs/microservices';
 import type { EngineConfig } from '../engine/engine.config.js';
 import { JobRunner } from './job-runner.service.js';
 
@@ -35,13 +35,13 @@ export function createRunJobHandler(
     constructor(private readonly jobs: JobRunner) {}
 
     @HandleWork(runJobWork, lane(ORCHESTRATOR_WORKER_DURABLE))
-    run(@Payload() job: RunJobWork): Promise<void> {
-      return this.jobs.run(job);
+    run(@Payload() job: RunJobWork, @Ctx() context: MeshContext): Promise<void> {
+      return this.jobs.run(job, context.stopping);
     }
 
     @HandleWork(runPriorityJobWork, lane(ORCHESTRATOR_PRIORITY_DURABLE))
-    runPriority(@Payload() job: RunJobWork): Promise<void> {
-      return this.jobs.run(job);
+    runPriority(@Payload() job: RunJobWork, @Ctx() context: MeshContext): Promise<void> {
+      return this.jobs.run(job, context.stopping);
     }
   }
   return RunJobHandler;

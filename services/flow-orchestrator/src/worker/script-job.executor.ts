@@ -9,6 +9,7 @@ import { LeafStepRunner } from '../engine/steps/leaf-step.runner.js';
 import type { JobRecord } from '../jobs/job.record.js';
 import { JobRepository } from '../jobs/job.repository.js';
 import type { SqlStatement } from '../jobs/sql-batch.js';
+import { HandBackError } from '@flowmesh/messaging';
 
 /**
  * Runs a script job that came through the work stream: a flow step whose tag another worker
@@ -26,20 +27,21 @@ export class ScriptJobExecutor {
     @Inject(ENGINE_CONFIG) private readonly config: EngineConfig,
   ) {}
 
-  async execute(queued: JobRecord): Promise<void> {
+  /** `stopping`: the worker stops; a job that fails meanwhile is handed back, not recorded as failed. */
+  async execute(queued: JobRecord, stopping?: AbortSignal): Promise<void> {
     // One execution at a time: a second delivery while a live worker runs it is dropped (that
     // worker wakes the flow); once its worker died, its lease lapses and the job runs again.
     if (!this.claims.claim(queued.id)) return;
     try {
       const record = await this.jobs.acquireLease(queued.id, this.config.instanceId, this.config.leaseTtlMs);
       if (!record || isTerminalJobStatus(record.status)) return;
-      await this.run(record);
+      await this.run(record, stopping);
     } finally {
       this.claims.release(queued.id);
     }
   }
 
-  private async run(record: JobRecord): Promise<void> {
+  private async run(record: JobRecord, stopping: AbortSignal | undefined): Promise<void> {
     const root = record.parent_job === null;
     const start: SqlStatement[] = [
       {
@@ -70,6 +72,13 @@ export class ScriptJobExecutor {
       leafJobOf(record, { timeoutMs: this.config.defaultTimeoutMs, memoryMb: this.config.defaultMemoryMb }),
       this.cancels.signalFor(record.root_job),
     );
+    // It may have failed of the stop (its runner closed under it): another worker runs it again.
+    if (!outcome.success && stopping?.aborted) {
+      const statements = this.jobs.handBack(record.id, this.config.instanceId);
+      await this.jobs.execute(statements);
+      this.outbox.afterCommit(statements);
+      throw new HandBackError(`job ${record.id} handed back: it failed while this worker stops`);
+    }
     const status: JobStatus = outcome.success ? 'completed' : 'failed';
     const end: SqlStatement[] = [this.jobs.finish(record.id, { status, result: outcome.result })];
     if (outcome.logs) end.push(outcome.logs);

@@ -5,6 +5,7 @@ import {
   TypeScriptThreadPool,
   type JobThread,
   type ThreadEvent,
+  type PoolCounters,
   type TypeScriptPoolOptions,
 } from './typescript-thread.pool.js';
 
@@ -18,6 +19,9 @@ import {
  */
 const MEMORY_CHECK_MS = 100;
 const MiB = 1024 * 1024;
+
+/** What becomes of a thread after its job: reused by anyone, kept for the job's run, or ended. */
+type Afterwards = 'reuse' | 'keep-for-run' | 'retire';
 
 /** One TypeScript job for a thread: the script already converted, with its limits. */
 export interface ThreadJobRequest {
@@ -45,6 +49,10 @@ export interface TypeScriptThreads {
 export interface ThreadStats {
   readonly threads: number;
   readonly waiting: number;
+  /** Threads started and free for any job (spares). */
+  readonly ready?: number;
+  /** Threads started, jobs that waited for one to start, jobs run on their run's kept thread. */
+  readonly counters?: PoolCounters;
 }
 
 export interface ThreadJobsOptions extends TypeScriptPoolOptions {
@@ -68,7 +76,12 @@ export class ThreadJobs implements TypeScriptThreads {
   }
 
   stats(): ThreadStats {
-    return { threads: this.pool.size, waiting: this.pool.waiting };
+    return {
+      threads: this.pool.size,
+      waiting: this.pool.waiting,
+      ready: this.pool.ready,
+      counters: { ...this.pool.counters },
+    };
   }
 
   async run(request: ThreadJobRequest, onLog: LogLineSink, options: ScriptRunOptions = {}): Promise<string> {
@@ -87,19 +100,20 @@ export class ThreadJobs implements TypeScriptThreads {
     onStart?.();
     return new Promise<string>((resolve, reject) => {
       let settled = false;
-      const finish = (outcome: { json: string } | { error: JobError }, reusable: boolean): void => {
+      const finish = (outcome: { json: string } | { error: JobError }, afterwards: Afterwards): void => {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
         clearInterval(memoryCheck);
         signal?.removeEventListener('abort', onAbort);
-        if (reusable) this.pool.release(thread, true);
+        if (afterwards === 'reuse') this.pool.release(thread, true);
+        else if (afterwards === 'keep-for-run') this.pool.keepForRun(thread, request.realmKey);
         else this.pool.retire(thread);
         if ('error' in outcome) reject(outcome.error);
         else resolve(outcome.json);
       };
       const timer = setTimeout(
-        () => finish({ error: jobErrors.timeout(request.timeoutMs) }, false),
+        () => finish({ error: jobErrors.timeout(request.timeoutMs) }, 'retire'),
         request.timeoutMs,
       );
       const memoryCheck = setInterval(() => {
@@ -109,13 +123,13 @@ export class ThreadJobs implements TypeScriptThreads {
             // Named as V8 names its own stop when the heap is most of it, so either says the same.
             const detail =
               heap.external_memory > heap.used_heap_size ? 'heap and buffers' : 'JavaScript heap';
-            finish({ error: jobErrors.memory(request.memoryMb, detail) }, false);
+            finish({ error: jobErrors.memory(request.memoryMb, detail) }, 'retire');
           },
           () => undefined, // the thread ended meanwhile: its exit says why
         );
       }, MEMORY_CHECK_MS);
       memoryCheck.unref();
-      const onAbort = (): void => finish({ error: jobErrors.canceled() }, false);
+      const onAbort = (): void => finish({ error: jobErrors.canceled() }, 'retire');
       signal?.addEventListener('abort', onAbort, { once: true });
       thread.listener = (event) => this.onEvent(event, request, thread, onLog, finish);
       thread.post(request.job);
@@ -127,27 +141,26 @@ export class ThreadJobs implements TypeScriptThreads {
     request: ThreadJobRequest,
     thread: JobThread,
     onLog: LogLineSink,
-    finish: (outcome: { json: string } | { error: JobError }, reusable: boolean) => void,
+    finish: (outcome: { json: string } | { error: JobError }, afterwards: Afterwards) => void,
   ): void {
     switch (event.type) {
       case 'log':
         onLog(event.line);
         return;
-      case 'done':
+      case 'done': {
+        const afterwards: Afterwards = event.reusable ? 'reuse' : event.keepsRun ? 'keep-for-run' : 'retire';
         if (!event.ok) {
           finish(
             { error: new JobError(event.error.name, event.error.message, event.error.stack) },
-            event.reusable,
+            afterwards,
           );
         } else if (event.json === undefined) {
-          finish(
-            { error: jobErrors.resultTooLarge(event.bytes, this.options.maxResultBytes) },
-            event.reusable,
-          );
+          finish({ error: jobErrors.resultTooLarge(event.bytes, this.options.maxResultBytes) }, afterwards);
         } else {
-          finish({ json: event.json }, event.reusable);
+          finish({ json: event.json }, afterwards);
         }
         return;
+      }
       case 'exit':
         finish(
           {
@@ -155,7 +168,7 @@ export class ThreadJobs implements TypeScriptThreads {
               ? jobErrors.memory(thread.memoryMb, 'JavaScript heap')
               : new JobError('ExecutionErr', `job ${request.jobId}: ${event.message}`),
           },
-          false,
+          'retire',
         );
         return;
       case 'ready':

@@ -9,9 +9,10 @@ import type * as SiblingsHook from '../../typescript-siblings.hook.js';
  * A warm TypeScript worker thread. Each job runs in a V8 context of its own (its own globals and
  * intrinsics), its ES module run as a function (`esm-to-script.util.ts`), so a job never sees
  * another run's globals: jobs with the same `realmKey` (the steps of one run, acting with one
- * token) reuse their context in turn, because making one costs more than a light step. The thread itself is reused only after jobs that touched nothing of
- * the thread's realm (no import, no host global such as `fetch` or `Buffer`, no error escaping
- * the job). See `job-realm.prelude.ts`.
+ * token) reuse their context in turn, because making one costs more than a light step. The
+ * thread itself is reused by any job only after jobs that touched nothing of the thread's realm
+ * (no import, no host global such as `fetch` or `Buffer`, no error escaping the job); a thread a
+ * run's job touched serves that run's later jobs only. See `job-realm.prelude.ts`.
  */
 
 // Run from its TypeScript sources (tests): siblings are imported as `.js`, which only a build makes.
@@ -121,6 +122,13 @@ function dropRealmsIfHeavy(): void {
   if (keptRealms.size > 0 && usedHeapBytes() > KEEP_HEAP_BYTES) keptRealms.clear();
 }
 
+/**
+ * A realm made ahead, while the thread had nothing to do (at its start, after a job), for the
+ * next job that needs a new one: a new thread's first job, a new run's first step. Making one is
+ * ~0.3-0.7 ms of a light job's ~1 ms.
+ */
+let spareRealm: Realm | undefined;
+
 function realmFor(key: string | undefined): Realm {
   if (key !== undefined) {
     const kept = keptRealms.get(key);
@@ -130,7 +138,8 @@ function realmFor(key: string | undefined): Realm {
       return kept;
     }
   }
-  const realm = newRealm();
+  const realm = spareRealm ?? newRealm();
+  spareRealm = undefined;
   if (key !== undefined) {
     keptRealms.set(key, realm);
     if (keptRealms.size > REALMS_PER_THREAD) keptRealms.delete(keptRealms.keys().next().value!);
@@ -163,6 +172,16 @@ function newRealm(): Realm {
 function send(message: ThreadOutbound): void {
   port!.postMessage(message);
 }
+
+/**
+ * The run (`realmKey`) one of whose jobs reached into this thread's realm (an import, a host
+ * global): what it may have changed there (a built-in module, a prototype of the thread) is now
+ * that run's, so the thread serves that run's jobs only until the pool retires it. A job of
+ * another run is refused, should the pool ever send one.
+ */
+let ownedBy: string | undefined;
+/** An error escaped a job, or a job without a run reached into the thread: nothing runs here again. */
+let spoiled = false;
 
 /** Fails the running job; an error after a job ended leaves the thread unusable, so it exits. */
 let failRunning: ((error: unknown) => void) | undefined;
@@ -231,6 +250,8 @@ async function hostModule(specifier: string, packages: JobPackages | undefined):
 interface RunningJob {
   readonly job: Extract<ThreadInbound, { type: 'run' }>['job'];
   tainted: boolean;
+  /** An error escaped the job (a throwing timer, an unhandled rejection). */
+  escaped: boolean;
   /** Set when the job has its outcome: what its leftovers do after that reaches nobody. */
   finished: boolean;
   realm?: RealmApi;
@@ -333,12 +354,37 @@ async function run(running: RunningJob): Promise<ThreadOutbound> {
   }
 }
 
+/** What the thread is after a job: clean for anyone, kept for its run's jobs, or done. */
+function settleOwnership(running: RunningJob): { reusable: boolean; keepsRun: boolean } {
+  if (running.escaped) spoiled = true;
+  else if (running.tainted) {
+    if (running.job.realmKey === undefined) spoiled = true;
+    else ownedBy = running.job.realmKey;
+  }
+  if (spoiled) return { reusable: false, keepsRun: false };
+  if (ownedBy === undefined) return { reusable: true, keepsRun: false };
+  // Other runs' realms and the spare are of no use to a thread only this run may have.
+  for (const key of [...keptRealms.keys()]) if (key !== ownedBy) keptRealms.delete(key);
+  spareRealm = undefined;
+  return { reusable: false, keepsRun: true };
+}
+
 port.on('message', (message: ThreadInbound) => {
   if (message.type !== 'run') return;
-  const running: RunningJob = { job: message.job, tainted: false, finished: false };
+  if (spoiled || (ownedBy !== undefined && message.job.realmKey !== ownedBy)) {
+    send({
+      type: 'done',
+      ok: false,
+      error: { name: 'ExecutionErr', message: 'the script thread was not clean; the job did not run' },
+      reusable: false,
+    });
+    return;
+  }
+  const running: RunningJob = { job: message.job, tainted: false, escaped: false, finished: false };
   const escapedError = new Promise<ThreadOutbound>((resolve) => {
     failRunning = (error) => {
       running.tainted = true;
+      running.escaped = true;
       resolve({ type: 'done', ok: false, error: describeFailure(error, running.realm), reusable: false });
     };
   });
@@ -349,8 +395,12 @@ port.on('message', (message: ThreadInbound) => {
   const answer = (reply: ThreadOutbound): void => {
     failRunning = undefined;
     dropRealmsIfHeavy();
-    // A job that failed after touching the thread's realm may have left anything behind.
-    send(reply.type === 'done' ? { ...reply, reusable: reply.reusable && !running.tainted } : reply);
+    send(reply.type === 'done' ? { ...reply, ...settleOwnership(running) } : reply);
+    // The next new run's realm, made while the thread waits for its next job.
+    if (!spoiled && ownedBy === undefined && spareRealm === undefined)
+      setImmediate(() => {
+        if (!spoiled && ownedBy === undefined) spareRealm ??= newRealm();
+      });
   };
   // Runs once the job's first turn and the promise jobs it queued are done. A job that ended in
   // that turn (most do) answers now: no timer to set and clear. One still running awaits
@@ -376,4 +426,5 @@ port.on('message', (message: ThreadInbound) => {
     else finishedInTurn = reply;
   });
 });
+spareRealm = newRealm();
 send({ type: 'ready' });

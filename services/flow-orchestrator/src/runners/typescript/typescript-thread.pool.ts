@@ -16,6 +16,8 @@ export interface TypeScriptPoolOptions {
   readonly idleMs: number;
   /** How long a job waits for the busy thread keeping its realm (ms); REALM_HOLD_MS unless set (tests). */
   readonly realmHoldMs?: number;
+  /** How long a thread waits for its run's next step (ms); RUN_THREAD_KEEP_MS unless set (tests). */
+  readonly runThreadKeepMs?: number;
 }
 
 /** What a job's thread reported, or how the thread ended. */
@@ -37,6 +39,11 @@ export class JobThread {
   awaiting = false;
   /** Not ready yet: it runs no job while it starts. */
   booting = true;
+  /**
+   * The run (realm key) whose job reached into this thread's realm: the thread serves that run's
+   * jobs only, and is never idle for others.
+   */
+  keptFor: string | undefined;
   private exited = false;
 
   constructor(
@@ -118,6 +125,23 @@ const AFFINITY_WAIT_MS = 250;
 const REALM_HOLD_MS = 5;
 
 /**
+ * How long a thread a run's step reached into (an import) waits for that run's next step. Steps
+ * of a run follow each other within milliseconds unless one waits (a sleep, an approval), when
+ * keeping the thread buys nothing. A waiting job of another run that needs room ends it sooner.
+ */
+const RUN_THREAD_KEEP_MS = 1_000;
+
+/** What the pool counted, for metrics and tests. */
+export interface PoolCounters {
+  /** Threads started. */
+  started: number;
+  /** Jobs whose thread was still starting when they got it: they waited for a start. */
+  bootWaits: number;
+  /** Jobs that ran on a thread an earlier step of their run reached into, instead of a new one. */
+  runThreadReuses: number;
+}
+
+/**
  * A job waiting for a thread: every thread the pool may have is busy, or the thread keeping its
  * realm is (`keeper`, until REALM_HOLD_MS runs out).
  */
@@ -155,12 +179,17 @@ export class TypeScriptThreadPool {
   private readonly all = new Set<JobThread>();
   private readonly idleTimers = new Map<JobThread, NodeJS.Timeout>();
   private readonly waiters: Waiter[] = [];
+  /** Threads kept for their run's next step (`JobThread.keptFor`), one a run, with their end. */
+  private readonly runThreads = new Map<string, { thread: JobThread; timer: NodeJS.Timeout }>();
+  /** Memory limits whose spare threads are to be topped up once the current job is on its way. */
+  private readonly refillDue = new Set<number>();
   private closed = false;
+  readonly counters: PoolCounters = { started: 0, bootWaits: 0, runThreadReuses: 0 };
 
   constructor(private readonly options: TypeScriptPoolOptions) {}
 
   start(): void {
-    this.refill(this.options.defaultMemoryMb);
+    this.fill(this.options.defaultMemoryMb);
   }
 
   /** Jobs waiting for a thread (a gauge for the worker's metrics and tests). */
@@ -173,6 +202,13 @@ export class TypeScriptThreadPool {
     return this.all.size;
   }
 
+  /** Threads started and free for any job: the spares a job takes without waiting for a start. */
+  get ready(): number {
+    let ready = 0;
+    for (const list of this.idle.values()) ready += list.filter((thread) => thread.alive).length;
+    return ready;
+  }
+
   /**
    * A ready thread with this heap limit: a warm one, else a new one while the pool has room,
    * else the next one released. A job whose realm a computing thread keeps waits a little for
@@ -181,6 +217,9 @@ export class TypeScriptThreadPool {
    */
   async acquire(memoryMb: number, signal?: AbortSignal, realmKey?: string, priority = 0): Promise<JobThread> {
     if (this.closed) throw new Error('the TypeScript runner is closed');
+    // A thread an earlier step of this run reached into serves no one else: taking it passes no one.
+    const kept = this.takeRunThread(memoryMb, realmKey);
+    if (kept) return kept;
     const keeper = this.busyKeeper(memoryMb, realmKey);
     let thread =
       this.waiters.length === 0 && !keeper
@@ -221,12 +260,15 @@ export class TypeScriptThreadPool {
       });
     }
     this.refill(memoryMb);
+    if (thread.booting) this.counters.bootWaits += 1;
     await thread.ready;
     return thread;
   }
 
   /** Back to the pool when clean and young enough, else ended and replaced. */
   release(thread: JobThread, reusable: boolean): void {
+    // Once a run's, never anyone else's.
+    if (thread.keptFor !== undefined) return this.keepForRun(thread, thread.keptFor);
     thread.listener = undefined;
     if (this.closed || !reusable || !thread.alive || thread.jobs >= this.options.jobsPerThread) {
       this.retire(thread);
@@ -257,8 +299,49 @@ export class TypeScriptThreadPool {
     this.serveWaiters();
   }
 
+  /**
+   * A thread whose job reached into its realm, kept for the next step of the same run (the steps
+   * of a run share its trust, as they share its realm): a waiting step of that run gets it now,
+   * else it waits a while (RUN_THREAD_KEEP_MS) and ends. A thread without a run is retired.
+   */
+  keepForRun(thread: JobThread, realmKey: string | undefined): void {
+    thread.listener = undefined;
+    if (this.closed || realmKey === undefined || !thread.alive || thread.jobs >= this.options.jobsPerThread) {
+      this.retire(thread);
+      this.refill(thread.memoryMb);
+      return;
+    }
+    if (thread.keptFor !== undefined && thread.keptFor !== realmKey) {
+      this.retire(thread);
+      return;
+    }
+    thread.keptFor = realmKey;
+    // The thread dropped the other runs' realms: no other run's job is to wait for it.
+    thread.realms.clear();
+    thread.realms.add(realmKey);
+    const waiter = this.waiters.find(
+      (queued) => queued.realmKey === realmKey && queued.memoryMb === thread.memoryMb,
+    );
+    if (waiter) {
+      this.waiters.splice(this.waiters.indexOf(waiter), 1);
+      this.counters.runThreadReuses += 1;
+      waiter.resolve(thread);
+      return;
+    }
+    const previous = this.runThreads.get(realmKey);
+    if (previous) this.retire(previous.thread);
+    // Bounded: a run that ended leaves its thread here until its time runs out or room is needed.
+    if (this.runThreads.size >= this.options.coreThreads) this.endOldestRunThread();
+    const timer = setTimeout(() => this.retire(thread), this.options.runThreadKeepMs ?? RUN_THREAD_KEEP_MS);
+    timer.unref();
+    this.runThreads.set(realmKey, { thread, timer });
+    // Waiting jobs of other runs may need the room it takes.
+    this.serveWaiters();
+  }
+
   retire(thread: JobThread): void {
     thread.listener = undefined;
+    this.forgetRunThread(thread);
     this.all.delete(thread);
     const idle = this.idle.get(thread.memoryMb);
     const index = idle?.indexOf(thread) ?? -1;
@@ -273,6 +356,8 @@ export class TypeScriptThreadPool {
     this.closed = true;
     const threads = [...this.all];
     this.idle.clear();
+    for (const { timer } of this.runThreads.values()) clearTimeout(timer);
+    this.runThreads.clear();
     for (const waiter of this.waiters.splice(0)) waiter.reject(new Error('the TypeScript runner is closed'));
     await Promise.all(threads.map((thread) => thread.worker.terminate()));
   }
@@ -332,6 +417,7 @@ export class TypeScriptThreadPool {
     let busy: JobThread | undefined;
     for (const thread of this.all) {
       if (thread.memoryMb !== memoryMb || !thread.alive || !thread.realms.has(realmKey)) continue;
+      if (thread.keptFor !== undefined && thread.keptFor !== realmKey) continue;
       if (this.isIdle(thread)) return undefined;
       if (!thread.awaiting) busy ??= thread;
     }
@@ -382,14 +468,42 @@ export class TypeScriptThreadPool {
     return Math.min(maxThreads, coreThreads + awaiting + Math.min(booting, coreThreads));
   }
 
-  /** A new thread if the pool has room, making room by ending an idle thread of another limit. */
+  /**
+   * A new thread if the pool has room, making room by ending a thread kept for a run's next step
+   * (the oldest kept), else an idle thread of another limit.
+   */
   private spawnWithinLimit(memoryMb: number): JobThread | undefined {
-    if (this.all.size >= this.limit()) {
+    if (this.all.size >= this.limit() && !this.endOldestRunThread()) {
       const other = [...this.idle.entries()].find(([limit, list]) => limit !== memoryMb && list.length > 0);
       if (!other) return undefined;
       this.retireQuietly(other[1].pop()!);
     }
     return this.spawn(memoryMb);
+  }
+
+  /** Ends the thread kept longest for a run's next step, if any: room for a thread anyone may use. */
+  private endOldestRunThread(): boolean {
+    const oldest = this.runThreads.values().next().value?.thread;
+    if (oldest) this.retireQuietly(oldest);
+    return oldest !== undefined;
+  }
+
+  /** The thread kept for this run's next step, if it has one of this limit. */
+  private takeRunThread(memoryMb: number, realmKey: string | undefined): JobThread | undefined {
+    if (realmKey === undefined) return undefined;
+    const kept = this.runThreads.get(realmKey);
+    if (!kept || kept.thread.memoryMb !== memoryMb || !kept.thread.alive) return undefined;
+    this.forgetRunThread(kept.thread);
+    this.counters.runThreadReuses += 1;
+    return kept.thread;
+  }
+
+  private forgetRunThread(thread: JobThread): void {
+    if (thread.keptFor === undefined) return;
+    const kept = this.runThreads.get(thread.keptFor);
+    if (kept?.thread !== thread) return;
+    clearTimeout(kept.timer);
+    this.runThreads.delete(thread.keptFor);
   }
 
   /**
@@ -409,16 +523,32 @@ export class TypeScriptThreadPool {
   }
 
   private retireQuietly(thread: JobThread): void {
+    this.forgetRunThread(thread);
     this.all.delete(thread);
     clearTimeout(this.idleTimers.get(thread));
     this.idleTimers.delete(thread);
     void thread.worker.terminate();
   }
 
+  /**
+   * Tops up the spare threads of this limit once the job at hand is on its way: a thread's
+   * construction takes ~0.3 ms of the caller's thread, which the job would otherwise wait for.
+   */
   private refill(memoryMb: number): void {
+    if (this.closed || this.refillDue.has(memoryMb)) return;
+    this.refillDue.add(memoryMb);
+    setImmediate(() => {
+      this.refillDue.delete(memoryMb);
+      this.fill(memoryMb);
+    });
+  }
+
+  private fill(memoryMb: number): void {
     if (this.closed) return;
     const have = (this.idle.get(memoryMb)?.length ?? 0) + (this.starting.get(memoryMb) ?? 0);
-    for (let i = have; i < this.options.warmThreads && this.all.size < this.limit(); i++) {
+    for (let i = have; i < this.options.warmThreads; i++) {
+      // A spare serves any job; a thread kept for a run, only that run's next step.
+      if (this.all.size >= this.limit() && !this.endOldestRunThread()) return;
       const thread = this.spawn(memoryMb);
       this.starting.set(memoryMb, (this.starting.get(memoryMb) ?? 0) + 1);
       const settle = (): void => {
@@ -445,6 +575,7 @@ export class TypeScriptThreadPool {
       worker,
       memoryMb,
       (ended) => {
+        this.forgetRunThread(ended);
         this.all.delete(ended);
         const idle = this.idle.get(ended.memoryMb);
         const index = idle?.indexOf(ended) ?? -1;
@@ -469,6 +600,7 @@ export class TypeScriptThreadPool {
       });
     }
     this.all.add(thread);
+    this.counters.started += 1;
     return thread;
   }
 }

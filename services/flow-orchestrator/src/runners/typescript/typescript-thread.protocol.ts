@@ -42,6 +42,11 @@ export type ThreadInbound = { readonly type: 'run'; readonly job: ThreadJob };
 /** A job still running this long while its thread is free awaits something outside it (ms). */
 export const AWAITING_AFTER_MS = 10;
 
+/**
+ * `reusable`: the thread is clean, any job may run there next. `keepsRun`: the job (or an earlier
+ * one of its run) reached into the thread's realm (an import, a host global) and ended without an
+ * escaped error: the thread may still serve later jobs of the same `realmKey`, never another's.
+ */
 export type ThreadOutbound =
   | { readonly type: 'ready' }
   /** The running job awaits I/O or a timer (sent once per job, `AWAITING_AFTER_MS` after it began). */
@@ -54,5 +59,12 @@ export type ThreadOutbound =
       readonly json?: string;
       readonly bytes: number;
       readonly reusable: boolean;
+      readonly keepsRun?: boolean;
     }
-  | { readonly type: 'done'; readonly ok: false; readonly error: JobFailure; readonly reusable: boolean };
+  | {
+      readonly type: 'done';
+      readonly ok: false;
+      readonly error: JobFailure;
+      readonly reusable: boolean;
+      readonly keepsRun?: boolean;
+    };

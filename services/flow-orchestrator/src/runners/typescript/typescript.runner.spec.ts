@@ -457,7 +457,7 @@ describe('TypeScriptRunner: a bounded thread pool', () => {
       await waitFor(() => started === 3 && growing.stats().waiting === 2, {
         description: 'three jobs running and two waiting',
       });
-      expect(growing.stats()).toEqual({ threads: 3, waiting: 2 });
+      expect(growing.stats()).toMatchObject({ threads: 3, waiting: 2 });
       controller.abort();
       expect((await Promise.all(runs)).map((error) => error.name)).toEqual(runs.map(() => 'Canceled'));
     });
@@ -689,6 +689,107 @@ describe('TypeScriptRunner: a bounded thread pool', () => {
         expect(pool.stats().waiting).toBe(0);
         expect(lines).toEqual([]);
       });
+    });
+  });
+});
+
+describe('TypeScriptRunner: threads a job reached into (imports)', () => {
+  const withRunner = async (
+    options: { coreThreads: number; maxThreads: number; warmThreads: number },
+    use: (pool: TypeScriptRunner) => Promise<void>,
+  ) => {
+    const pool = new TypeScriptRunner({
+      defaultMemoryMb: 128,
+      jobsPerThread: 1_000,
+      idleMs: 60_000,
+      maxResultBytes: 64 * 1024,
+      // Kept far longer than the test: no timing in it decides which thread a step gets.
+      runThreadKeepMs: 600_000,
+      ...options,
+    });
+    pool.start();
+    try {
+      await use(pool);
+    } finally {
+      await pool.close();
+    }
+  };
+  // Monkeypatches node:fs in the thread's realm and leaves a global there, then says where it ran.
+  const patchFs = `import fs from 'node:fs';
+    import { threadId } from 'node:worker_threads';
+    export function main() {
+      (fs as any).readFileSync = () => 'patched';
+      (globalThis as any).leftBehind = 'yes';
+      return threadId;
+    }`;
+  const lookAtFs = `import fs from 'node:fs';
+    import { threadId } from 'node:worker_threads';
+    export function main() {
+      const patched = (fs as any).readFileSync('/dev/null', 'utf8') === 'patched';
+      return [patched ? 'patched' : 'clean', threadId];
+    }`;
+  const counters = (pool: TypeScriptRunner) => pool.stats().counters!;
+
+  it('a job of another run gets a thread of its own, started ahead: it sees no change of the importing job and waits for no start', async () => {
+    await withRunner({ coreThreads: 4, maxThreads: 8, warmThreads: 2 }, async (pool) => {
+      for (const realmKey of [undefined, 'run-a']) {
+        const first = await pool.run(job(patchFs, realmKey ? { realmKey } : {}), () => {});
+        // The spares are topped up in the background; once they are there, the next job takes one.
+        await waitFor(() => pool.stats().ready! >= 2, { description: 'two spare threads started' });
+        const before = counters(pool);
+        const [state, thread] = (await pool.run(
+          job(lookAtFs, { realmKey: `next-of-${realmKey}` }),
+          () => {},
+        )) as [string, number];
+        expect(state).toBe('clean');
+        expect(thread).not.toBe(first);
+        expect(counters(pool).bootWaits).toBe(before.bootWaits);
+        expect(counters(pool).runThreadReuses).toBe(before.runThreadReuses);
+      }
+    });
+  });
+
+  it("the same run's next step runs on that thread (a run's steps share its trust); another run's never does", async () => {
+    // One thread at most: the other run's job must end the kept thread and start its own.
+    await withRunner({ coreThreads: 1, maxThreads: 1, warmThreads: 1 }, async (pool) => {
+      const first = await pool.run(job(patchFs, { realmKey: 'run-x', env: { STEP: 'a' } }), () => {});
+      const started = counters(pool).started;
+      const sameRun = `import fs from 'node:fs';
+        import nodeProcess from 'node:process';
+        import { threadId } from 'node:worker_threads';
+        export function main() {
+          return [(fs as any).readFileSync('/dev/null', 'utf8'), (globalThis as any).leftBehind ?? null, nodeProcess.env.STEP, threadId];
+        }`;
+      // Its realm is the run's too (a global it left is there), and the thread's env is the step's own.
+      await expect(
+        pool.run(job(sameRun, { realmKey: 'run-x', env: { STEP: 'b' } }), () => {}),
+      ).resolves.toEqual(['patched', 'yes', 'b', first]);
+      expect(counters(pool)).toMatchObject({ started, runThreadReuses: 1 });
+      // A step that touches nothing does not make the thread anyone else's again.
+      await expect(
+        pool.run(job('export function main() { return 1 }', { realmKey: 'run-x' }), () => {}),
+      ).resolves.toBe(1);
+      expect(counters(pool).runThreadReuses).toBe(2);
+      for (const realmKey of ['run-y', undefined]) {
+        const [state, thread] = (await pool.run(job(lookAtFs, realmKey ? { realmKey } : {}), () => {})) as [
+          string,
+          number,
+        ];
+        expect(state).toBe('clean');
+        expect(thread).not.toBe(first);
+      }
+      expect(counters(pool).runThreadReuses).toBe(2);
+    });
+  });
+
+  it('a thread whose job let an error escape is not kept, not even for its run', async () => {
+    await withRunner({ coreThreads: 2, maxThreads: 2, warmThreads: 1 }, async (pool) => {
+      const escapes = `import { threadId } from 'node:worker_threads';
+        export function main() { setTimeout(() => { throw new Error('late') }, 1); return new Promise(() => {}) }`;
+      expect((await failure(pool.run(job(escapes, { realmKey: 'run-z' }), () => {}))).message).toBe('late');
+      const [state] = (await pool.run(job(lookAtFs, { realmKey: 'run-z' }), () => {})) as [string, number];
+      expect(state).toBe('clean');
+      expect(counters(pool).runThreadReuses).toBe(0);
     });
   });
 });
