@@ -75,6 +75,31 @@ describe('ContextCompactor', () => {
     expect(subject.projected(shorter ?? [], {})).toBeLessThan(100);
   });
 
+  it("sends the summarized messages' media with the transcript, and counts them in the projection", async () => {
+    const { subject, requests } = compactor(['A photo of a cat, then a lookup.']);
+    const photo = { type: 'attachment' as const, object: { key: 'u/ann/cat.png' }, mediaType: 'image/png' };
+    const context: ChatMessage[] = [
+      { role: 'user', content: [{ type: 'text', text: 'what is it?' }, photo] },
+      says('a cat'),
+      user('look it up'),
+      calls('a'),
+      result('a', kb(1)),
+      says('found'),
+    ];
+    // Under 1 000 bytes of JSON here, but the photo's allowance (1 600) puts it past half the budget.
+    expect(subject.projected(context, {})).toBeGreaterThan(1_600);
+    subject.recordUsage(3_100, 2);
+    // Measured 3 100 + the appended round (about 330 tokens) reaches the 3 200 input budget.
+    const shorter = await subject.beforeRequest(context, {});
+    expect(shorter?.[0]).toEqual({
+      role: 'summary',
+      text: 'A photo of a cat, then a lookup.',
+      replacedMessages: 2,
+    });
+    expect(requests[0]?.attachments).toEqual([photo]);
+    expect(requests[0]?.transcript).toContain('[user]\nwhat is it?\n(attachment u/ann/cat.png, image/png)');
+  });
+
   it('an empty, failed or too long summary leaves the context; three failures in a row stop asking', async () => {
     const { subject, requests, logs } = compactor([undefined, '   ', kb(4)]);
     for (let attempt = 0; attempt < MAX_SUMMARY_FAILURES + 1; attempt++)
