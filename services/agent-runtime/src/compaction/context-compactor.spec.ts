@@ -108,6 +108,19 @@ describe('ContextCompactor', () => {
     expect(logs.at(-1)).toMatch(/longer than its budget; 3 failures in a row/);
   });
 
+  it('installs a summary only when it shortens the context and the result fits the input budget', async () => {
+    const { subject, requests, logs } = compactor(['s'.repeat(300), 'short']);
+    // A 2-message prefix of about 30 tokens: a 75-token summary (within its 800) is no shorter.
+    const tiny = [user('q'), says('a'), user('q2'), says('a2')];
+    expect(await subject.afterOverflow(tiny, {})).toBeUndefined();
+    expect(logs.at(-1)).toMatch(/does not shorten the context/);
+    // The newest exchange alone (3 250 tokens) is over the 3 200 budget: the summary cannot help.
+    const huge = [user(kb(1)), says('a'), user(kb(13))];
+    expect(await subject.afterOverflow(huge, {})).toBeUndefined();
+    expect(logs.at(-1)).toMatch(/still exceeds the input budget/);
+    expect(requests).toHaveLength(2);
+  });
+
   it('on overflow summarizes every older exchange; the newest is always kept', async () => {
     const { subject } = compactor(['all of it']);
     const context = [user('q'), says('a'), user('q2'), calls('z'), result('z', 'r')];
