@@ -2239,6 +2239,34 @@ describe('agent-runtime: aiagent steps end to end', () => {
       expect(bodies(before)).toHaveLength(3);
     });
 
+    it('a memory still over the limit after its checkpoint failed keeps the largest suffix starting with a user message, and says what it left out', async () => {
+      const runSaved = await savedCompactionFlow('f/ai/suffix', 'suffix-1');
+      const before = fake.chatRequests().length;
+      fake.reply(
+        { text: 'First read.' },
+        { text: 'Second read.' },
+        { error: { status: 400, message: 'Invalid request', code: 'invalid_request_error' } }, // the checkpoint
+        { text: 'You sent two texts.' },
+      );
+      // 60 KB each: one fits memory-service's 100 KB, both do not.
+      expect((await runSaved(`First: ${'a'.repeat(60_000)}`)).status).toBe('completed');
+      const second = await runSaved(`Second: ${'b'.repeat(60_000)}`);
+      expect(second.result).toMatchObject({ output: 'Second read.' });
+      const log = (await jobs.logs({ ...inMain, id: second.flow_status!.modules[0].job! })).logs;
+      expect(log).toMatch(
+        /the 1 oldest exchange\(s\) \(2 messages, \d+ bytes\) were left out of the saved memory/,
+      );
+      expect((await runSaved('How many?')).result).toMatchObject({ output: 'You sent two texts.' });
+      const sent = bodies(before);
+      expect(sequenceOf(sent)).toBe('step step summary step');
+      // The saved suffix: the second exchange, then this run's prompt.
+      expect(sent[3]?.messages).toEqual([
+        { role: 'user', content: `Second: ${'b'.repeat(60_000)}` },
+        { role: 'assistant', content: 'Second read.' },
+        { role: 'user', content: 'How many?' },
+      ]);
+    });
+
     it('a memory whose newest exchange alone is over the limit is not saved: the answer succeeds, the log says the previous memory stays', async () => {
       const runSaved = await savedCompactionFlow('f/ai/huge', 'huge-1');
       const before = fake.chatRequests().length;
