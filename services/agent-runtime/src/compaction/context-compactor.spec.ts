@@ -108,6 +108,28 @@ describe('ContextCompactor', () => {
     expect(logs.at(-1)).toMatch(/longer than its budget; 3 failures in a row/);
   });
 
+  it('counts failures in a row only: a summary that works starts the count again', async () => {
+    const { subject, requests } = compactor([
+      undefined,
+      undefined,
+      'fine',
+      undefined,
+      undefined,
+      'fine again',
+    ]);
+    const results = [];
+    for (let attempt = 0; attempt < 6; attempt++) results.push(await subject.beforeRequest(longRun(), {}));
+    expect(results.map((result) => (result ? 'installed' : 'unchanged'))).toEqual([
+      'unchanged',
+      'unchanged',
+      'installed',
+      'unchanged',
+      'unchanged',
+      'installed',
+    ]);
+    expect(requests).toHaveLength(6);
+  });
+
   it('installs a summary only when it shortens the context and the result fits the input budget', async () => {
     const { subject, requests, logs } = compactor(['s'.repeat(300), 'short']);
     // A 2-message prefix of about 30 tokens: a 75-token summary (within its 800) is no shorter.
