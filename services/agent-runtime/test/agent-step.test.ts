@@ -185,6 +185,25 @@ describe('agent-runtime: aiagent steps end to end', () => {
     fake.setDefaultReply(undefined);
   });
 
+  /** A client of the mesh's object storage (s3rver), where steps' attachments live. */
+  const objectStorage = () =>
+    new S3Client({
+      region: 'us-east-1',
+      endpoint: s3.endpoint,
+      forcePathStyle: true,
+      credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+    });
+  const putObject = async (key: string, body: Buffer, contentType: string) => {
+    const storage = objectStorage();
+    try {
+      await storage.send(
+        new PutObjectCommand({ Bucket: s3.bucket, Key: key, Body: body, ContentType: contentType }),
+      );
+    } finally {
+      storage.destroy();
+    }
+  };
+
   /** The chat requests the fake got since `before`. */
   const sentSince = (before: number) =>
     fake
@@ -703,12 +722,7 @@ describe('agent-runtime: aiagent steps end to end', () => {
     const PNG =
       'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
     const PDF = Buffer.from('%PDF-1.4\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n').toString('base64');
-    const storage = new S3Client({
-      region: 'us-east-1',
-      endpoint: s3.endpoint,
-      forcePathStyle: true,
-      credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
-    });
+    const storage = objectStorage();
     const put = (key: string, body: string, contentType: string) =>
       storage.send(
         new PutObjectCommand({
@@ -785,12 +799,7 @@ describe('agent-runtime: aiagent steps end to end', () => {
       'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
     const DRAWN =
       'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==';
-    const storage = new S3Client({
-      region: 'us-east-1',
-      endpoint: s3.endpoint,
-      forcePathStyle: true,
-      credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
-    });
+    const storage = objectStorage();
     try {
       await storage.send(
         new PutObjectCommand({
@@ -1940,6 +1949,15 @@ describe('agent-runtime: aiagent steps end to end', () => {
       content: `[Summary of the earlier conversation]\n${text}`,
     });
 
+    /** One agent step with `compaction` memory in a 2 000-token window (unless `inputs` set one), the lookup tool. */
+    const runCompacting = (inputs: Record<string, unknown>) =>
+      run([
+        agentStep(
+          { memory: fixed({ kind: 'compaction', context_window: 2_000 }), ...inputs },
+          { tools: [bigTool(2_400)] },
+        ),
+      ]);
+
     it('bounds a stateless run: at the input budget the older rounds become a summary, the record keeps them all', async () => {
       const before = fake.chatRequests().length;
       // A 2 000-token window: 400 reserved, compaction at 1 600, 800 retained.
@@ -1949,16 +1967,10 @@ describe('agent-runtime: aiagent steps end to end', () => {
         { text: 'The user asked for a lookup; it returned 2400 x.' },
         { text: 'Done: two lookups.' },
       );
-      const job = await run([
-        agentStep(
-          {
-            user_message: fixed('Look it up twice'),
-            temperature: fixed(0.3),
-            memory: fixed({ kind: 'compaction', context_window: 2_000 }),
-          },
-          { tools: [bigTool(2_400)] },
-        ),
-      ]);
+      const job = await runCompacting({
+        user_message: fixed('Look it up twice'),
+        temperature: fixed(0.3),
+      });
       expect(job.status, JSON.stringify(job.result)).toBe('completed');
       const [, second, summary, last] = bodies(before);
       // The summary request: the transcript as labelled text, no tools, none of the step's settings.
@@ -1988,6 +2000,12 @@ describe('agent-runtime: aiagent steps end to end', () => {
       const result = job.result as { messages: unknown[]; usage: { inputTokens: number } };
       expect(result.messages).toHaveLength(6);
       expect(result.usage.inputTokens).toBe(10 + 1_300 + 10 + 10);
+      // The flow viewer's actions are the run's own, in order: the summary is none of them.
+      expect(job.flow_status!.modules[0].agent_actions).toEqual([
+        expect.objectContaining({ type: 'tool_call', function_name: 'lookup' }),
+        expect.objectContaining({ type: 'tool_call', function_name: 'lookup' }),
+        { type: 'message', content: 'Done: two lookups.' },
+      ]);
     });
 
     it('a prompt the provider refuses as too long: older rounds summarized, the same call once more', async () => {
@@ -2019,27 +2037,265 @@ describe('agent-runtime: aiagent steps end to end', () => {
       expect(sent[4]?.messages).toHaveLength(3);
     });
 
-    it('a memory over its size limit is checkpointed into a summary, which the next run replays', async () => {
-      const items = createRegistryItemsClient(new MeshClient(conn));
-      await items.createFlow({
+    /**
+     * A saved flow of one agent step with `compaction` memory under `memoryId` (memory is kept per
+     * saved flow); the returned function runs it with `say` as the user message.
+     */
+    const savedCompactionFlow = async (path: string, memoryId: string, tools: unknown[] = []) => {
+      await createRegistryItemsClient(new MeshClient(conn)).createFlow({
         ...inMain,
-        path: 'f/ai/research',
-        summary: 'research',
+        path,
+        summary: path,
         value: {
           modules: [
             agentStep(
               {
                 user_message: { type: 'javascript', expr: 'flow_input.say' },
                 memory: fixed({ kind: 'compaction' }),
-                memory_id: fixed('research-1'),
+                memory_id: fixed(memoryId),
               },
-              { tools: [bigTool(60_000)] },
+              tools.length > 0 ? { tools } : {},
             ),
           ],
         },
       });
-      const runSaved = async (say: string) =>
-        ended((await jobs.runFlow({ ...inMain, path: 'f/ai/research', args: { say } })).job_id);
+      return async (say: string) => ended((await jobs.runFlow({ ...inMain, path, args: { say } })).job_id);
+    };
+
+    /** The summary requests among `sent`: no tools, the handoff instruction as system message. */
+    const isSummary = (body: { messages: Array<{ role: string; content: unknown }>; tools?: unknown }) =>
+      body.tools === undefined &&
+      body.messages[0]?.role === 'system' &&
+      /handoff summar/.test(String(body.messages[0].content));
+
+    /** The requests as `step` (the agent's own) and `summary`, in order. */
+    const sequenceOf = (sent: ReturnType<typeof bodies>) =>
+      sent.map((body) => (isSummary(body) ? 'summary' : 'step')).join(' ');
+
+    it("the summary request keeps the summarized messages' media; an attachment counts in the projection", async () => {
+      const PNG =
+        'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
+      await putObject('attachments/main/chart.png', Buffer.from(PNG, 'base64'), 'image/png');
+      const before = fake.chatRequests().length;
+      // A 4 000-token window: compaction at 3 200. The chart is counted at 1 600 tokens, so the
+      // prompt with its round is the older exchange that no longer fits the 1 600 retained.
+      fake.reply(
+        { ...lookup('m1'), usage: { prompt_tokens: 1_700, completion_tokens: 5 } },
+        { ...lookup('m2'), usage: { prompt_tokens: 2_700, completion_tokens: 5 } },
+        { text: 'A chart was shown; one lookup returned 2400 x.' },
+        { text: 'Done.' },
+      );
+      const job = await runCompacting({
+        user_message: fixed('Explain the chart'),
+        user_attachments: fixed([{ bucket: s3.bucket, key: 'attachments/main/chart.png' }]),
+        memory: fixed({ kind: 'compaction', context_window: 4_000 }),
+      });
+      expect(job.result).toMatchObject({ output: 'Done.' });
+      const sent = bodies(before);
+      expect(sequenceOf(sent)).toBe('step step summary step');
+      expect(sent[2]?.messages[1]?.content).toEqual([
+        {
+          type: 'text',
+          text: expect.stringMatching(
+            /^\[user\]\nExplain the chart\n\(attachment attachments\/main\/chart\.png, image\/png\)/,
+          ) as unknown,
+        },
+        { type: 'image_url', image_url: { url: `data:image/png;base64,${PNG}` } },
+      ]);
+      expect(sent[3]?.messages[0]).toEqual(summaryOf('A chart was shown; one lookup returned 2400 x.'));
+    });
+
+    it('an empty, failed or oversized summary changes nothing; after three in a row no summary is asked for again', async () => {
+      const before = fake.chatRequests().length;
+      // A 2 000-token window: compaction at 1 600 input tokens, each round about 640 tokens.
+      const over = { prompt_tokens: 1_900, completion_tokens: 5 };
+      fake.reply(
+        lookup('c1'),
+        { ...lookup('c2'), usage: over },
+        { text: '' }, // empty
+        { ...lookup('c3'), usage: over },
+        { error: { status: 400, message: 'Invalid request', code: 'invalid_request_error' } }, // failed
+        { ...lookup('c4'), usage: over },
+        { text: 'y'.repeat(2_000) }, // 500 tokens, over the 400 reserved for it
+        { ...lookup('c5'), usage: over },
+        { text: 'Done after five lookups.', usage: over },
+      );
+      const job = await runCompacting({
+        user_message: fixed('Look it up five times'),
+      });
+      expect(job.result).toMatchObject({ output: 'Done after five lookups.' });
+      const sent = bodies(before);
+      // Over the budget again at the last call, but three failed in a row: no fourth summary request.
+      expect(sequenceOf(sent)).toBe('step step summary step summary step summary step step');
+      // Nothing was evicted: the last call carries the prompt and all five rounds as they were.
+      expect(sent.at(-1)?.messages).toHaveLength(1 + 5 * 2);
+      expect(sent.at(-1)?.messages[0]).toEqual({ role: 'user', content: 'Look it up five times' });
+      const log = (await jobs.logs({ ...inMain, id: job.flow_status!.modules[0].job! })).logs;
+      expect(log).toContain('3 failures in a row, no more summaries this run');
+    });
+
+    it('a run stopped by max_iterations returns its whole execution record, not the compacted context', async () => {
+      const before = fake.chatRequests().length;
+      fake.reply(
+        lookup('i1'),
+        { ...lookup('i2'), usage: { prompt_tokens: 1_300, completion_tokens: 5 } },
+        { text: 'One lookup of 2400 x.' },
+        lookup('i3'),
+      );
+      const job = await runCompacting({
+        user_message: fixed('Keep looking'),
+        max_iterations: fixed(3),
+      });
+      expect(job.result).toMatchObject({ error: { name: 'MaxIterationsReached' } });
+      const sent = bodies(before);
+      expect(sequenceOf(sent)).toBe('step step summary step');
+      expect(sent[3]?.messages[0]).toEqual(summaryOf('One lookup of 2400 x.'));
+      // The step's partial result: the prompt and all three rounds, the summarized first one included.
+      const step = await jobs.getResult({ ...inMain, id: job.flow_status!.modules[0].job! });
+      const messages = (step.result as { messages: Array<{ role: string }> }).messages;
+      expect(messages.map((message) => message.role)).toEqual([
+        'user',
+        'assistant',
+        'tool',
+        'assistant',
+        'tool',
+        'assistant',
+        'tool',
+      ]);
+    });
+
+    it('a context-size refusal that a summary cannot cure returns the provider error, retried once, the memory unchanged', async () => {
+      const runSaved = await savedCompactionFlow('f/ai/overflow', 'overflow-1');
+      const tooLong = {
+        error: {
+          status: 400,
+          message: "This model's maximum context length is 128000 tokens.",
+          code: 'context_length_exceeded',
+        },
+      };
+      const before = fake.chatRequests().length;
+      fake.reply({ text: 'Noted.' }, tooLong, { text: 'The user said hello.' }, tooLong, {
+        text: 'Hi again.',
+      });
+      expect((await runSaved('Hello')).status).toBe('completed');
+      const refused = await runSaved('Tell me more');
+      expect(refused.status).toBe('failed');
+      expect(refused.result).toMatchObject({
+        error: {
+          name: 'AgentModelError',
+          message: expect.stringMatching(/maximum context length/) as unknown,
+        },
+      });
+      expect((await runSaved('Again')).result).toMatchObject({ output: 'Hi again.' });
+      const sent = bodies(before);
+      expect(sent).toHaveLength(5);
+      // The refused call, the summary of the older exchange, the same call once more (refused).
+      expect(isSummary(sent[2])).toBe(true);
+      expect(sent[2]?.messages[1]?.content).toMatch(/^\[user\]\nHello\n\n\[assistant\]\nNoted\./);
+      expect(sent[3]?.messages).toEqual([
+        summaryOf('The user said hello.'),
+        { role: 'user', content: 'Tell me more' },
+      ]);
+      // The failed run saved nothing: the next one replays the memory of the first, unsummarized.
+      expect(sent[4]?.messages).toEqual([
+        { role: 'user', content: 'Hello' },
+        { role: 'assistant', content: 'Noted.' },
+        { role: 'user', content: 'Again' },
+      ]);
+    });
+
+    it('only a context-size refusal is answered with a summary, and only when something older can be summarized', async () => {
+      const before = fake.chatRequests().length;
+      fake.reply(
+        lookup('u1'),
+        { error: { status: 400, message: 'Invalid tool schema', code: 'invalid_request_error' } },
+        {
+          error: {
+            status: 400,
+            message: "This model's maximum context length is 128000 tokens.",
+            code: 'context_length_exceeded',
+          },
+        },
+      );
+      const step = (say: string) =>
+        agentStep(
+          { user_message: fixed(say), memory: fixed({ kind: 'compaction' }) },
+          { tools: [bigTool(10)] },
+        );
+      // An unrelated error after a tool round: no summary, no retry.
+      const unrelated = await run([step('Look up')]);
+      expect(unrelated.result).toMatchObject({
+        error: { message: expect.stringMatching(/Invalid tool schema/) as unknown },
+      });
+      // A refusal of the prompt alone: nothing older to summarize, the error as the provider gave it.
+      const alone = await run([step('Just this')]);
+      expect(alone.result).toMatchObject({
+        error: {
+          message: expect.stringMatching(/maximum context length/) as unknown,
+          class: 'context_window_exceeded',
+        },
+      });
+      expect(bodies(before).filter(isSummary)).toHaveLength(0);
+      expect(bodies(before)).toHaveLength(3);
+    });
+
+    it('a memory still over the limit after its checkpoint failed keeps the largest suffix starting with a user message, and says what it left out', async () => {
+      const runSaved = await savedCompactionFlow('f/ai/suffix', 'suffix-1');
+      const before = fake.chatRequests().length;
+      fake.reply(
+        { text: 'First read.' },
+        { text: 'Second read.' },
+        { error: { status: 400, message: 'Invalid request', code: 'invalid_request_error' } }, // the checkpoint
+        { text: 'You sent two texts.' },
+      );
+      // 60 KB each: one fits memory-service's 100 KB, both do not.
+      expect((await runSaved(`First: ${'a'.repeat(60_000)}`)).status).toBe('completed');
+      const second = await runSaved(`Second: ${'b'.repeat(60_000)}`);
+      expect(second.result).toMatchObject({ output: 'Second read.' });
+      const log = (await jobs.logs({ ...inMain, id: second.flow_status!.modules[0].job! })).logs;
+      expect(log).toMatch(
+        /the 1 oldest exchange\(s\) \(2 messages, \d+ bytes\) were left out of the saved memory/,
+      );
+      expect((await runSaved('How many?')).result).toMatchObject({ output: 'You sent two texts.' });
+      const sent = bodies(before);
+      expect(sequenceOf(sent)).toBe('step step summary step');
+      // The saved suffix: the second exchange, then this run's prompt.
+      expect(sent[3]?.messages).toEqual([
+        { role: 'user', content: `Second: ${'b'.repeat(60_000)}` },
+        { role: 'assistant', content: 'Second read.' },
+        { role: 'user', content: 'How many?' },
+      ]);
+    });
+
+    it('a memory whose newest exchange alone is over the limit is not saved: the answer succeeds, the log says the previous memory stays', async () => {
+      const runSaved = await savedCompactionFlow('f/ai/huge', 'huge-1');
+      const before = fake.chatRequests().length;
+      // The checkpoint summarizes the older exchange, but the newest alone is still over the limit.
+      fake.reply(
+        { text: 'Short.' },
+        { text: 'Read it.' },
+        { text: 'The user said hi.' },
+        { text: 'You said hi.' },
+      );
+      expect((await runSaved('hi')).status).toBe('completed');
+      // 120 KB in one user message: over memory-service's 100 KB even after a checkpoint.
+      const huge = await runSaved(`Read this: ${'z'.repeat(120_000)}`);
+      expect(huge.result).toMatchObject({ output: 'Read it.' });
+      const log = (await jobs.logs({ ...inMain, id: huge.flow_status!.modules[0].job! })).logs;
+      expect(log).toMatch(/memory not saved: .*the next run loads the previous memory/);
+      expect((await runSaved('What did I say?')).result).toMatchObject({ output: 'You said hi.' });
+      const sent = bodies(before);
+      expect(sequenceOf(sent)).toBe('step step summary step');
+      expect(sent[2]?.messages[1]?.content).toBe('[user]\nhi\n\n[assistant]\nShort.');
+      expect(sent[3]?.messages).toEqual([
+        { role: 'user', content: 'hi' },
+        { role: 'assistant', content: 'Short.' },
+        { role: 'user', content: 'What did I say?' },
+      ]);
+    });
+
+    it('a memory over its size limit is checkpointed into a summary, which the next run replays', async () => {
+      const runSaved = await savedCompactionFlow('f/ai/research', 'research-1', [bigTool(60_000)]);
       const before = fake.chatRequests().length;
       // Two 60 KB results: 120 KB of memory, over memory-service's 100 KB.
       fake.reply(
@@ -2048,7 +2304,10 @@ describe('agent-runtime: aiagent steps end to end', () => {
         { text: 'Both came back.' },
         { text: 'Two lookups of 60000 x.' },
       );
-      expect((await runSaved('Research it')).status).toBe('completed');
+      const researched = await runSaved('Research it');
+      expect(researched.status).toBe('completed');
+      // Three model calls and the checkpoint's summary, 10 input tokens each, in the step's usage.
+      expect(researched.result).toMatchObject({ usage: { inputTokens: 4 * 10 } });
       fake.reply({ text: 'You researched twice.' });
       expect((await runSaved('What did I do?')).result).toMatchObject({ output: 'You researched twice.' });
       const sent = bodies(before);

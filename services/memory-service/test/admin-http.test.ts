@@ -96,6 +96,32 @@ describe('memory-service: admin HTTP', () => {
     expect((await http('GET', `/ai_memory/get/${shared.memoryId}/agent`, 'reader')).status).toBe(404);
   });
 
+  it('shows a compaction memory as it was saved, its summary marked as one with the count it replaced', async () => {
+    const summary = {
+      role: 'summary' as const,
+      text: 'Alice asked for the Q3 numbers.',
+      replacedMessages: 6,
+    };
+    const saved = await memory.save({
+      ...team,
+      memoryKey: 'compacted',
+      stepId: 'agent',
+      mode: 'compaction',
+      messages: [summary, answer('Q3 was up 4 %.'), user('and Q4?'), answer('Not closed yet.')],
+    });
+    const read = await http('GET', `/ai_memory/get/${saved.memoryId}/agent`, 'reader');
+    expect(read).toMatchObject({ status: 200, body: { messageCount: 4 } });
+    expect((read.body.messages as unknown[])[0]).toEqual(summary);
+    expect((read.body.messages as Array<{ role: string }>).map((message) => message.role)).toEqual([
+      'summary',
+      'assistant',
+      'user',
+      'assistant',
+    ]);
+    // The tests below list this flow's memories: none is left behind.
+    expect((await http('DELETE', `/ai_memory/delete/${saved.memoryId}`, 'job-token')).status).toBe(200);
+  });
+
   it('answers a missing or unknown bearer with 401, and bad parameters with 400 naming them', async () => {
     expect(await http('GET', '/ai_memory/list')).toMatchObject({
       status: 401,

@@ -31,7 +31,7 @@ export function compactorFor(
   const summaryTokens = Math.min(budget.reserve, brain.maxCompletionTokens ?? DEFAULT_SUMMARY_CAP);
   return new ContextCompactor(
     budget,
-    async ({ system, transcript, maxOutputTokens }) => {
+    async ({ system, transcript, attachments, maxOutputTokens }) => {
       const final = await ports.chat(
         {
           provider: {
@@ -40,7 +40,8 @@ export function compactorFor(
             model: brain.provider.model,
           },
           system,
-          messages: [{ role: 'user', content: [{ type: 'text', text: transcript }] }],
+          // The media stay available: the gateway reads them from object storage as for any prompt.
+          messages: [{ role: 'user', content: [{ type: 'text', text: transcript }, ...attachments] }],
           maxOutputTokens,
         },
         signal,

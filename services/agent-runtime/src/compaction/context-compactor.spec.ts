@@ -75,12 +75,72 @@ describe('ContextCompactor', () => {
     expect(subject.projected(shorter ?? [], {})).toBeLessThan(100);
   });
 
+  it("sends the summarized messages' media with the transcript, and counts them in the projection", async () => {
+    const { subject, requests } = compactor(['A photo of a cat, then a lookup.']);
+    const photo = { type: 'attachment' as const, object: { key: 'u/ann/cat.png' }, mediaType: 'image/png' };
+    const context: ChatMessage[] = [
+      { role: 'user', content: [{ type: 'text', text: 'what is it?' }, photo] },
+      says('a cat'),
+      user('look it up'),
+      calls('a'),
+      result('a', kb(1)),
+      says('found'),
+    ];
+    // Under 1 000 bytes of JSON here, but the photo's allowance (1 600) puts it past half the budget.
+    expect(subject.projected(context, {})).toBeGreaterThan(1_600);
+    subject.recordUsage(3_100, 2);
+    // Measured 3 100 + the appended round (about 330 tokens) reaches the 3 200 input budget.
+    const shorter = await subject.beforeRequest(context, {});
+    expect(shorter?.[0]).toEqual({
+      role: 'summary',
+      text: 'A photo of a cat, then a lookup.',
+      replacedMessages: 2,
+    });
+    expect(requests[0]?.attachments).toEqual([photo]);
+    expect(requests[0]?.transcript).toContain('[user]\nwhat is it?\n(attachment u/ann/cat.png, image/png)');
+  });
+
   it('an empty, failed or too long summary leaves the context; three failures in a row stop asking', async () => {
     const { subject, requests, logs } = compactor([undefined, '   ', kb(4)]);
     for (let attempt = 0; attempt < MAX_SUMMARY_FAILURES + 1; attempt++)
       expect(await subject.beforeRequest(longRun(), {})).toBeUndefined();
     expect(requests).toHaveLength(MAX_SUMMARY_FAILURES);
     expect(logs.at(-1)).toMatch(/longer than its budget; 3 failures in a row/);
+  });
+
+  it('counts failures in a row only: a summary that works starts the count again', async () => {
+    const { subject, requests } = compactor([
+      undefined,
+      undefined,
+      'fine',
+      undefined,
+      undefined,
+      'fine again',
+    ]);
+    const results = [];
+    for (let attempt = 0; attempt < 6; attempt++) results.push(await subject.beforeRequest(longRun(), {}));
+    expect(results.map((result) => (result ? 'installed' : 'unchanged'))).toEqual([
+      'unchanged',
+      'unchanged',
+      'installed',
+      'unchanged',
+      'unchanged',
+      'installed',
+    ]);
+    expect(requests).toHaveLength(6);
+  });
+
+  it('installs a summary only when it shortens the context and the result fits the input budget', async () => {
+    const { subject, requests, logs } = compactor(['s'.repeat(300), 'short']);
+    // A 2-message prefix of about 30 tokens: a 75-token summary (within its 800) is no shorter.
+    const tiny = [user('q'), says('a'), user('q2'), says('a2')];
+    expect(await subject.afterOverflow(tiny, {})).toBeUndefined();
+    expect(logs.at(-1)).toMatch(/does not shorten the context/);
+    // The newest exchange alone (3 250 tokens) is over the 3 200 budget: the summary cannot help.
+    const huge = [user(kb(1)), says('a'), user(kb(13))];
+    expect(await subject.afterOverflow(huge, {})).toBeUndefined();
+    expect(logs.at(-1)).toMatch(/still exceeds the input budget/);
+    expect(requests).toHaveLength(2);
   });
 
   it('on overflow summarizes every older exchange; the newest is always kept', async () => {

@@ -1,5 +1,11 @@
-import type { ChatMessage, SummaryMessage, ToolDefinition } from '@flowmesh/contracts';
-import { estimateTokens, type ContextBudget } from './context-budget.js';
+import type { AttachmentPart, ChatMessage, SummaryMessage, ToolDefinition } from '@flowmesh/contracts';
+import {
+  ATTACHMENT_TOKENS,
+  attachmentPartsOf,
+  estimateMessages,
+  estimateTokens,
+  type ContextBudget,
+} from './context-budget.js';
 import { exchangesOf, keptFrom } from './exchanges.js';
 import { SUMMARY_INSTRUCTION, transcriptOf } from './summary-request.js';
 
@@ -7,6 +13,8 @@ import { SUMMARY_INSTRUCTION, transcriptOf } from './summary-request.js';
 export type Summarize = (request: {
   system: string;
   transcript: string;
+  /** The summarized messages' images and documents, sent with the transcript so the summary can describe them. */
+  attachments: AttachmentPart[];
   maxOutputTokens: number;
 }) => Promise<string | undefined>;
 
@@ -49,8 +57,8 @@ export class ContextCompactor {
    */
   projected(messages: readonly ChatMessage[], frame: PromptFrame): number {
     if (this.measured && this.measured.messages <= messages.length)
-      return this.measured.tokens + estimateTokens(messages.slice(this.measured.messages));
-    return estimateTokens({ system: frame.system ?? '', tools: frame.tools ?? [], messages });
+      return this.measured.tokens + estimateMessages(messages.slice(this.measured.messages));
+    return estimatePrompt(messages, frame);
   }
 
   /** Before a model call: a shorter context when the prompt reached the input budget and a summary helped. */
@@ -87,6 +95,7 @@ export class ContextCompactor {
       await this.summarize({
         system: SUMMARY_INSTRUCTION,
         transcript: transcriptOf(prefix),
+        attachments: attachmentPartsOf(prefix),
         maxOutputTokens: this.summaryTokens,
       }).catch(() => undefined)
     )?.trim();
@@ -99,8 +108,8 @@ export class ContextCompactor {
       ),
     };
     const replacement: ChatMessage[] = [summary, ...exchanges.slice(start).flat()];
-    const before = estimateTokens({ ...frame, messages });
-    const after = estimateTokens({ ...frame, messages: replacement });
+    const before = estimatePrompt(messages, frame);
+    const after = estimatePrompt(replacement, frame);
     const problem = !text
       ? 'the summary request failed or answered nothing'
       : estimateTokens(text) > this.summaryTokens
@@ -127,4 +136,12 @@ export class ContextCompactor {
     );
     return replacement;
   }
+}
+
+/** The whole prompt estimated: system text, tool definitions and messages, attachments at their allowance. */
+function estimatePrompt(messages: readonly ChatMessage[], frame: PromptFrame): number {
+  return (
+    estimateTokens({ system: frame.system ?? '', tools: frame.tools ?? [], messages }) +
+    ATTACHMENT_TOKENS * attachmentPartsOf(messages).length
+  );
 }

@@ -1,7 +1,7 @@
 import type { ChatMessage } from '@flowmesh/contracts';
 import { assistantCalls, assistantSays, toolResult, userSays } from '@flowmesh/testing';
 import { describe, expect, it } from 'vitest';
-import { contextBudget, estimateTokens } from './context-budget.js';
+import { ATTACHMENT_TOKENS, contextBudget, estimateMessages, estimateTokens } from './context-budget.js';
 import { exchangesOf, keptFrom } from './exchanges.js';
 import { contextWindowOf, DEFAULT_CONTEXT_WINDOW } from './model-context-windows.js';
 
@@ -54,6 +54,21 @@ describe('compaction: budget', () => {
 
   it('estimates a token per 4 bytes of JSON', () => {
     expect(estimateTokens('x'.repeat(398))).toBe(100);
+  });
+
+  it('counts an attachment at its nominal allowance, not at the size of its descriptor', () => {
+    const photo = { type: 'attachment' as const, object: { key: 'u/ann/photo.png' }, mediaType: 'image/png' };
+    const withPhoto: ChatMessage[] = [
+      { role: 'user', content: [{ type: 'text', text: 'what is this?' }, photo] },
+    ];
+    const fromTool: ChatMessage[] = [
+      { role: 'tool', toolCallId: 'a', name: 'shot', content: [photo, photo] },
+    ];
+    expect(estimateMessages(withPhoto)).toBe(estimateTokens(withPhoto) + ATTACHMENT_TOKENS);
+    expect(estimateMessages(fromTool)).toBe(estimateTokens(fromTool) + 2 * ATTACHMENT_TOKENS);
+    // The kept exchanges are sized the same way: a photo alone outweighs a retain of 1 000.
+    const exchanges = exchangesOf([...withPhoto, says('a cat'), user('and now?'), says('still a cat')]);
+    expect(keptFrom(exchanges, 1_000)).toBe(1);
   });
 
   it('looks a model up by its longest known prefix, the step overriding, 128 000 for the unknown', () => {

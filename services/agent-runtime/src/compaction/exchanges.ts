@@ -1,5 +1,5 @@
 import type { ChatMessage } from '@flowmesh/contracts';
-import { estimateTokens } from './context-budget.js';
+import { estimateMessages } from './context-budget.js';
 
 /**
  * The context cut into the pieces compaction keeps or summarizes whole: a user message with the
@@ -37,9 +37,9 @@ export function exchangesOf(messages: readonly ChatMessage[]): ChatMessage[][] {
 export function keptFrom(exchanges: readonly ChatMessage[][], retainTokens: number): number {
   let start = exchanges.length - 1;
   if (start <= 0) return Math.max(start, 0);
-  let kept = estimateTokens(exchanges[start]);
+  let kept = estimateMessages(exchanges[start] ?? []);
   while (start > 0) {
-    const older = estimateTokens(exchanges[start - 1]);
+    const older = estimateMessages(exchanges[start - 1] ?? []);
     if (kept + older > retainTokens) break;
     kept += older;
     start--;
