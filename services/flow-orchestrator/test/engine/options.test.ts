@@ -375,33 +375,17 @@ describe('cancel of a large run', () => {
 
   it('ends every one of 2 000 jobs below the run: queued ones at once, running ones stopped', async () => {
     const size = 2_000;
-    const id = await mesh.startFlow({
-      modules: [
-        {
-          id: 'loop',
-          value: {
-            type: 'forloopflow',
-            iterator: { type: 'javascript', expr: `Array.from({ length: ${size} }, (_, i) => i)` },
-            parallel: true,
-            // Every iteration a job of its own, queued at once (without it, 32 run inline at a time).
-            parallelism: size,
-            skip_failures: false,
-            modules: [
-              {
-                id: 'wait',
-                value: {
-                  type: 'rawscript',
-                  language: 'bun',
-                  content:
-                    'export async function main() { await new Promise((r) => setTimeout(r, 600_000)); }',
-                  input_transforms: {},
-                },
-              },
-            ],
-          },
+    const id = await mesh.startFlow(
+      wideLoop(size, {
+        id: 'wait',
+        value: {
+          type: 'rawscript',
+          language: 'bun',
+          content: 'export async function main() { await new Promise((r) => setTimeout(r, 600_000)); }',
+          input_transforms: {},
         },
-      ],
-    });
+      }),
+    );
     const db = mesh.orchestrator.running.app.get(DataSource);
     const statuses = async () =>
       Object.fromEntries(
@@ -447,7 +431,72 @@ describe('cancel of a large run', () => {
     // The steps end cancelled; the iterations around them end with their step's error.
     expect((await statuses()).cancelled).toBeGreaterThan(size);
   }, 300_000);
+
+  it('ends a loop’s parked iterations and their queued steps in the cancel itself, not a driver’s turn each', async () => {
+    const size = 300;
+    const id = await mesh.startFlow(
+      wideLoop(size, {
+        id: 'queued',
+        value: {
+          type: 'rawscript',
+          language: 'bun',
+          // No worker serves it: every iteration parks with its step queued.
+          tag: 'no-worker-serves-this',
+          content: 'export function main() { return 1; }',
+          input_transforms: {},
+        },
+      }),
+    );
+    const db = mesh.orchestrator.running.app.get(DataSource);
+    const open = async () =>
+      (
+        await db.query<Array<{ kind: string; n: number }>>(
+          `SELECT kind, count(*)::int AS n FROM job
+            WHERE root_job = $1 AND id <> $1 AND status NOT IN ('completed','failed','cancelled')
+            GROUP BY kind ORDER BY kind`,
+          [id],
+        )
+      ).map((row) => `${row.kind} ${row.n}`);
+    let seen: string[] = [];
+    await waitFor(
+      async () => (seen = await open()).join() === `flowpreview ${size},flowscript ${size}` || undefined,
+      {
+        timeoutMs: 120_000,
+        intervalMs: 250,
+        description: `${size} parked iterations, each with its step queued`,
+      },
+    ).catch((error: Error) => {
+      throw new Error(`${error.message}; open: ${seen.join(', ')}`);
+    });
+    expect(
+      (await mesh.jobs.cancel({ actor: mesh.admin, workspace: 'main', id, reason: 'wide' })).cancelled,
+    ).toBe(true);
+    // Already ended when the cancel answers: only the run itself is left to its driver.
+    expect(await open()).toEqual([]);
+    const job = await mesh.waitEnded(id, 60_000);
+    expect(job.status).toBe('cancelled');
+  }, 300_000);
 });
+
+/** A flow of one parallel loop of `size` iterations, each its own job (queued at once), of `step`. */
+function wideLoop(size: number, step: Record<string, unknown>): Record<string, unknown> {
+  return {
+    modules: [
+      {
+        id: 'loop',
+        value: {
+          type: 'forloopflow',
+          iterator: { type: 'javascript', expr: `Array.from({ length: ${size} }, (_, i) => i)` },
+          parallel: true,
+          // Every iteration a job of its own, queued at once (without it, 32 run inline at a time).
+          parallelism: size,
+          skip_failures: false,
+          modules: [step],
+        },
+      },
+    ],
+  };
+}
 
 async function waitForStatus(mesh: EngineMesh, id: string, test: (job: Job) => boolean): Promise<void> {
   await waitFor(async () => test(await mesh.get(id)), { description: `job ${id} to reach a state` });
