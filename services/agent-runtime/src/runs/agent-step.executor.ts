@@ -3,6 +3,7 @@ import {
   createGatewayClient,
   createRegistryItemsClient,
   MeshError,
+  type AgentAction,
   type AgentStepStartRequest,
   type AttachmentPart,
   type ChatRequestMessage,
@@ -191,7 +192,11 @@ export class AgentStepExecutor {
           log.warn({ err: error }, 'the messages of the step could not be added to the conversation');
           jobLog.write("the step's messages could not be added to the conversation's transcript");
         });
-      return ended(true, { output: outcome.output, messages: outcome.messages, usage: outcome.usage });
+      return ended(
+        true,
+        { output: outcome.output, messages: outcome.messages, usage: outcome.usage },
+        outcome.lastActions,
+      );
     } catch (error) {
       const input =
         (error instanceof MeshError && error.code === 'VALIDATION_FAILED') ||
@@ -329,6 +334,11 @@ export class AgentStepExecutor {
   }
 }
 
-function ended(success: boolean, result: { messages: unknown[] } & Record<string, unknown>): AgentStepResult {
-  return { outcome: { success, result: fitted(result) } };
+function ended(
+  success: boolean,
+  result: { messages: unknown[] } & Record<string, unknown>,
+  lastActions: readonly AgentAction[] = [],
+): AgentStepResult {
+  const actions = lastActions.map((action) => ({ action, success: true }));
+  return { outcome: { success, result: fitted(result), ...(actions.length > 0 ? { actions } : {}) } };
 }

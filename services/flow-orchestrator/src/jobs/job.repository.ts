@@ -78,6 +78,11 @@ export interface JobEnd {
   readonly skipped?: boolean;
   readonly flow_status?: unknown;
   readonly runtime?: JobRuntime;
+  /**
+   * An AI step's last actions, appended to `runtime.agentActions` / `agentActionsSuccess` by the
+   * same write that ends it (not with `runtime`, which replaces the whole of it).
+   */
+  readonly appendAgentActions?: readonly { readonly action: unknown; readonly success: boolean }[];
   /** When it started, if the row does not say yet. */
   readonly startedAt?: Date;
 }
@@ -334,6 +339,14 @@ export class JobRepository implements BeforeApplicationShutdown {
     if (fields.runtime !== undefined) {
       params.push(JSON.stringify(fields.runtime));
       sets.push(`runtime = $${params.length}::jsonb`);
+    } else if (fields.appendAgentActions?.length) {
+      params.push(
+        JSON.stringify(fields.appendAgentActions.map(({ action }) => action)),
+        JSON.stringify(fields.appendAgentActions.map(({ success }) => success)),
+      );
+      sets.push(`runtime = jsonb_set(
+          jsonb_set(COALESCE(runtime, '{}'::jsonb), '{agentActions}', COALESCE(runtime->'agentActions', '[]'::jsonb) || $${params.length - 1}::jsonb),
+          '{agentActionsSuccess}', COALESCE(runtime->'agentActionsSuccess', '[]'::jsonb) || $${params.length}::jsonb)`);
     }
     return {
       sql: `UPDATE job SET ${sets.join(', ')} WHERE ${where} AND status NOT IN ('completed','failed','cancelled')
