@@ -38,6 +38,8 @@ export class JobRunner {
   private async take(work: RunJobWork): Promise<void> {
     if (!UUID.test(work.jobId))
       throw new MeshError('NOT_FOUND', `job ${work.jobId} not found in workspace ${work.workspace}`);
+    // A script run (the message says so): its lease taken at once, the row read with it.
+    if (work.script === true && (await this.scripts.executeLeased(work.jobId, work.workspace))) return;
     // Most messages are for flow jobs: taking the lease reads the row too.
     if (await this.flows.driveFromMessage(work.jobId)) return;
     const record = await this.jobs.load(work.jobId);
