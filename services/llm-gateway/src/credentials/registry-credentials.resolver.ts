@@ -107,7 +107,11 @@ export class RegistryCredentialsResolver extends CredentialsResolver {
 
   /** One request: the registry authenticates the caller, checks its read and interpolates as it. */
   private async fetch(query: CredentialsQuery & { readonly resource: string }): Promise<ResolvedProvider> {
-    const { identity, resource_type: resourceType, value } = await this.items.resolveResource({
+    const {
+      identity,
+      resource_type: resourceType,
+      value,
+    } = await this.items.resolveResource({
       actor: query.actor,
       workspace: query.workspace,
       path: query.resource,
