@@ -81,10 +81,14 @@ export async function startFlowmesh({ processes = FLOW_PROCESSES, env = {} } = {
     });
 
   return {
-    /** Runs one flow; resolves with the wall time from request to the completion event. */
+    /**
+     * Runs one flow (a flow value, or `{ path }` of a saved one); resolves with the wall time from
+     * request to the completion event.
+     */
     async run(flow, args) {
       const started = performance.now();
-      const { job_id } = await jobs.runFlow({ actor, workspace: WORKSPACE, value: flow, args });
+      const which = typeof flow.path === 'string' ? { path: flow.path } : { value: flow };
+      const { job_id } = await jobs.runFlow({ actor, workspace: WORKSPACE, ...which, args });
       const { at, event } = await ended(job_id);
       if (!event.success) {
         const job = await jobs.get({ actor, workspace: WORKSPACE, id: job_id });

@@ -106,12 +106,21 @@ export const AgentStepActionRequestSchema = z.object({
   success: z.boolean().optional(),
 });
 
-/** Reported by agent-runtime when the step ends: its result, or `{ error }` with success false. */
+/** One action of a step as `complete` carries it. */
+export const ReportedAgentActionSchema = z.object({ action: AgentActionSchema, success: z.boolean() });
+export type ReportedAgentAction = z.infer<typeof ReportedAgentActionSchema>;
+
+/**
+ * Reported by agent-runtime when the step ends: its result, or `{ error }` with success false;
+ * `actions`, its last actions that were not reported on their own (the final answer's message),
+ * appended after those in the same write that ends the step.
+ */
 export const AgentStepCompleteRequestSchema = z.object({
   job_id: z.uuid(),
   workspace: z.string(),
   success: z.boolean(),
   result: z.unknown(),
+  actions: z.array(ReportedAgentActionSchema).max(100).optional(),
 });
 export type AgentStepCompleteRequest = z.infer<typeof AgentStepCompleteRequestSchema>;
 

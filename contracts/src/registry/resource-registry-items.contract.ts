@@ -24,6 +24,7 @@ import {
   ResourceTypeNameRequestSchema,
   ResourceTypeSchema,
   ResourceValueReplySchema,
+  ResolvedResourceReplySchema,
   UpdateResourceRequestSchema,
   UpdateResourceTypeRequestSchema,
   UpdateResourceValueRequestSchema,
@@ -68,6 +69,16 @@ export const registryItemsContract = {
     'registry.resource.get_value_interpolated',
     ResourcePathRequestSchema,
     ResourceValueReplySchema,
+  ),
+  /**
+   * `registry.auth.authenticate`, `registry.resource.get` and `get_value_interpolated` in one
+   * request, for a caller that uses a resource as itself (the llm-gateway's provider credentials):
+   * the same access checks, one authentication.
+   */
+  resolveResource: defineRequest(
+    'registry.resource.resolve',
+    ResourcePathRequestSchema,
+    ResolvedResourceReplySchema,
   ),
   resourceExists: defineRequest('registry.resource.exists', ResourcePathRequestSchema, ItemExistsReplySchema),
   createResource: defineRequest('registry.resource.create', CreateResourceRequestSchema, ResourceSchema),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ItemPathSchema, WorkspaceIdSchema } from './access-path.js';
-import { ActorSchema } from './identity.schema.js';
+import { ActorSchema, CallerIdentitySchema } from './identity.schema.js';
 
 /**
  * Resources and resource types over NATS. Items keep the field names of Windmill's REST API
@@ -80,6 +80,17 @@ export const ListResourcesRequestSchema = z
 export const ListResourcesReplySchema = z.object({ resources: z.array(ListedResourceSchema) });
 
 export const ResourceValueReplySchema = z.object({ value: z.unknown() });
+/**
+ * `registry.resource.resolve`: what a caller needs to use a resource, in one round trip: who its
+ * token says it is (`tokenExpiresAt` included: a decision made from it is kept no longer), the
+ * resource's type, and its value interpolated as that caller.
+ */
+export const ResolvedResourceReplySchema = z.object({
+  identity: CallerIdentitySchema,
+  resource_type: z.string(),
+  value: z.unknown(),
+});
+export type ResolvedResourceReply = z.infer<typeof ResolvedResourceReplySchema>;
 export const ItemExistsReplySchema = z.object({ exists: z.boolean() });
 export const ItemDeletedReplySchema = z.object({ deleted: z.literal(true) });
 

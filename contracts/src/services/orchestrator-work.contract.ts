@@ -9,6 +9,12 @@ import { defineWork } from '../messaging/contract.js';
 export const RunJobWorkSchema = z.looseObject({
   jobId: z.string().min(1),
   workspace: z.string().min(1),
+  /**
+   * A hint: the job runs a script (it is no flow and no AI step), so the worker takes its lease
+   * at once instead of first trying it as a flow. The row decides: a wrong hint costs only the
+   * usual path.
+   */
+  script: z.boolean().optional(),
 });
 export type RunJobWork = z.infer<typeof RunJobWorkSchema>;
 

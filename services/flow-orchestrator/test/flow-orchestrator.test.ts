@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import {
   DeadLetterSchema,
   MeshError,
@@ -55,6 +56,8 @@ describe('flow-orchestrator', () => {
   });
 });
 
+const NO_SUCH_JOB = randomUUID();
+
 describe('flow-orchestrator worker role', () => {
   let worker: TestService;
 
@@ -89,16 +92,26 @@ describe('flow-orchestrator worker role', () => {
 
     await worker.client.enqueueWork(runJobWork, 'gpu', { jobId: 'job-gpu-1', workspace: 'main' });
     await worker.client.enqueueWork(runJobWork, 'default', { jobId: 'job-default-1', workspace: 'main' });
+    // A message that says "script" for a job it does not name right goes the usual way all the same.
+    await worker.client.enqueueWork(runJobWork, 'default', {
+      jobId: NO_SUCH_JOB,
+      workspace: 'main',
+      script: true,
+    });
 
-    await expectEventually(() => expect(received).toHaveLength(2), { timeoutMs: 10_000 });
+    await expectEventually(() => expect(received).toHaveLength(3), { timeoutMs: 10_000 });
     deadLetters.unsubscribe();
     expect(received.map((letter) => [letter.subject, letter.reason.code]).sort()).toEqual([
       [worker.conn.space.subject('work.default.job'), 'NOT_FOUND'],
+      [worker.conn.space.subject('work.default.job'), 'NOT_FOUND'],
       [worker.conn.space.subject('work.gpu.job'), 'NOT_FOUND'],
     ]);
-    expect(received.map((letter) => letter.reason.message).sort()).toEqual([
-      'job job-default-1 not found in workspace main',
-      'job job-gpu-1 not found in workspace main',
-    ]);
+    expect(received.map((letter) => letter.reason.message).sort()).toEqual(
+      [
+        'job job-default-1 not found in workspace main',
+        `job ${NO_SUCH_JOB} not found in workspace main`,
+        'job job-gpu-1 not found in workspace main',
+      ].sort(),
+    );
   });
 });

@@ -1,4 +1,11 @@
-import { createOrchestratorJobsClient, MeshError } from '@flowmesh/contracts';
+import {
+  createOrchestratorJobsClient,
+  DeadLetterSchema,
+  MeshError,
+  runJobWork,
+  type DeadLetter,
+} from '@flowmesh/contracts';
+import { expectEventually } from '@flowmesh/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scriptStep, startRunApiMesh, type RunApiMesh } from './support/run-api-mesh.js';
 
@@ -59,4 +66,49 @@ describe('orchestrator.job.wait_result', () => {
       .catch((error: unknown) => error);
     expect((tooLong as MeshError).code).toBe('VALIDATION_FAILED');
   }, 180_000);
+
+  it('a work message that says "script" runs its job; one naming another workspace is refused as before', async () => {
+    const jobs = createOrchestratorJobsClient(mesh.registry.client);
+    const alice = { actor: { token: mesh.tokens.alice }, workspace: 'main' };
+    // Scheduled an hour ahead: queued, and no message sent for it yet.
+    const { job_id: id } = await jobs.runScript({
+      ...alice,
+      content: 'export function main() { return "ran"; }',
+      language: 'bun',
+      args: {},
+      scheduled_for: new Date(Date.now() + 3_600_000).toISOString(),
+    });
+    const conn = mesh.registry.conn;
+    const deadLetters = conn.nc.subscribe(conn.space.subject('dlq.>'));
+    const received: DeadLetter[] = [];
+    void (async () => {
+      for await (const message of deadLetters) received.push(DeadLetterSchema.parse(message.json()));
+    })();
+    await mesh.registry.client.enqueueWork(runJobWork, 'default', {
+      jobId: id,
+      workspace: 'other',
+      script: true,
+    });
+    await expectEventually(() => expect(received).toHaveLength(1), { timeoutMs: 10_000 });
+    deadLetters.unsubscribe();
+    expect(received[0].reason).toMatchObject({
+      code: 'NOT_FOUND',
+      message: `job ${id} not found in workspace other`,
+    });
+    expect(await jobs.waitResult({ ...alice, id, timeout_ms: 0 })).toMatchObject({
+      completed: false,
+      status: 'queued',
+    });
+
+    await mesh.registry.client.enqueueWork(runJobWork, 'default', {
+      jobId: id,
+      workspace: 'main',
+      script: true,
+    });
+    expect(await jobs.waitResult({ ...alice, id, timeout_ms: 20_000 })).toMatchObject({
+      completed: true,
+      success: true,
+      result: 'ran',
+    });
+  }, 60_000);
 });

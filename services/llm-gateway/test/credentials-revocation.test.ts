@@ -116,7 +116,7 @@ describe('llm-gateway: cached permission decisions end with a revocation', { tim
       gatewayEnv: { FLOWMESH_GATEWAY_CREDENTIALS_TTL_MS: CREDENTIALS_TTL_MS },
     });
     const conn = cast.registry.conn;
-    conn.nc.subscribe(conn.space.subject('registry.resource.get_value_interpolated'), {
+    conn.nc.subscribe(conn.space.subject('registry.resource.resolve'), {
       callback: () => {
         registryReads++;
       },

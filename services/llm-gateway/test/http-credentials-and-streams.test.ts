@@ -35,7 +35,7 @@ describe('llm-gateway HTTP: cached credentials, secrets out of logs, keepalives'
       },
     });
     const conn = cast.registry.conn;
-    conn.nc.subscribe(conn.space.subject('registry.resource.get_value_interpolated'), {
+    conn.nc.subscribe(conn.space.subject('registry.resource.resolve'), {
       callback: () => {
         registryReads++;
       },

@@ -338,6 +338,21 @@ describe('job tokens', () => {
     });
   });
 
+  it("a new job's token reads its principal as it is now: a group joined, then the workspace left", async () => {
+    const joining = await cast.addUser(cast.unique('joining'));
+    const principal = `u/${joining.username}`;
+    const first = await issue(joining.token, principal);
+    expect((await cast.registry.whoami(main(first.token))).groups).toEqual(['all']);
+    const group = (await cast.registry.createGroup({ ...main(adminToken()), name: cast.unique('g') })).name;
+    await cast.registry.addGroupMember({ ...main(adminToken()), name: group, username: joining.username });
+    // Another job acting as the same principal, after the change: not the principal read for the first.
+    const second = await issue(joining.token, principal);
+    expect((await cast.registry.whoami(main(second.token))).groups).toEqual(['all', group]);
+    await cast.registry.removeUser({ ...main(adminToken()), username: joining.username });
+    const third = cast.registry.whoami(main(second.token));
+    expect(await errorOf(() => third)).toMatchObject({ code: 'UNAUTHENTICATED' });
+  });
+
   it('scopes only narrow, and a job token cannot mint API tokens', async () => {
     const { token } = await issue(ownerToken(), 'u/owner', {
       scopes: ['resources:read:f/team/*', 'flows:write'],

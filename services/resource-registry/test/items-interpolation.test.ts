@@ -128,6 +128,33 @@ describe('interpolation', () => {
     ).toEqual({ key: 'owner-only' });
   });
 
+  it('resolve answers who the caller is, the type and the value as the caller, with the same checks', async () => {
+    const resolved = await items.resolveResource({ ...reader(), path: 'f/team/openai' });
+    expect(resolved).toEqual({
+      identity: expect.objectContaining({ kind: 'user', username: 'reader', tokenExpiresAt: null }),
+      resource_type: 'openai',
+      value: { api_key: 'team-openai-key' },
+    });
+    // A job token: its identity and expiry, as `registry.auth.authenticate` answers them.
+    const asJob = await items.resolveResource({ ...as(cast, cast.actors.job), path: 'f/team/openai' });
+    expect(asJob.identity).toMatchObject({ kind: 'job', username: 'owner', jobId: 'job-cast' });
+    expect(Date.parse(asJob.identity.tokenExpiresAt ?? '')).toBeGreaterThan(Date.now());
+    // Someone who may not read the resource learns no more than from a missing one.
+    const stranger = as(cast, cast.actors.stranger);
+    const hidden = await errorOf(() => items.resolveResource({ ...stranger, path: 'f/team/openai' }));
+    const missing = await errorOf(() => items.resolveResource({ ...stranger, path: 'f/team/nothing' }));
+    expect(hidden.code).toBe('NOT_FOUND');
+    expect(hidden.message).toBe(missing.message.replace('nothing', 'openai'));
+    expect(JSON.stringify(hidden.toEnvelope())).not.toContain('team-openai-key');
+    // A reference the caller may not read fails it, as it fails get_value_interpolated.
+    expect(await errorOf(() => items.resolveResource({ ...reader(), path: 'f/team/leaky' }))).toMatchObject({
+      code: 'NOT_FOUND',
+    });
+    expect(
+      await errorOf(() => items.resolveResource({ ...as(cast, cast.actors.revoked), path: 'f/team/openai' })),
+    ).toMatchObject({ code: 'UNAUTHENTICATED' });
+  });
+
   it('a cycle is an error naming the chain', async () => {
     expect(
       await errorOf(() => items.getResourceValueInterpolated({ ...reader(), path: 'f/team/c1' })),

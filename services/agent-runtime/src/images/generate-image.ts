@@ -93,9 +93,10 @@ export async function generateImage(
     ],
   };
   record.push(answer);
-  await ports.report({ type: 'message', content: said || `generated image ${target.key}` }, true);
   return {
     success: true,
+    // Reported with the step's outcome, as an agent's answer is.
+    lastActions: [{ type: 'message', content: said || `generated image ${target.key}` }],
     output: { s3: target.key, filename: GENERATED_IMAGE_FILENAME, bucket: target.bucket, key: target.key },
     messages: record,
     usage: { ...reply.usage },

@@ -71,6 +71,8 @@ export type AgentLoopOutcome =
       usage: TotalUsage;
       /** What the model saw last, answer included: the history with this run's part, as compacted. */
       context: ChatMessage[];
+      /** Actions not reported yet (the answer's message): reported with the step's outcome. */
+      lastActions: AgentAction[];
       /** With `compaction` memory: summarizes every older exchange (for a memory over its limit). */
       compactor?: ContextCompactor;
     }
@@ -262,16 +264,25 @@ export async function runAgentLoop(
     const answer = final.message;
     append(answer);
     const text = textOf(answer);
-    if (text) await ports.report({ type: 'message', content: text }, true);
+    const said: AgentAction | undefined = text ? { type: 'message', content: text } : undefined;
     const calls = answer.toolCalls ?? [];
     if (calls.length === 0) {
       const checked = brain.outputSchema
         ? checkOutput(brain.outputSchema, text)
         : { ok: true as const, output: text };
       if (checked.ok) {
-        const done = { success: true as const, output: checked.output, messages: record, usage, context };
+        // The answer's message goes with the step's outcome: no report of its own to wait for.
+        const done = {
+          success: true as const,
+          output: checked.output,
+          messages: record,
+          usage,
+          context,
+          lastActions: said ? [said] : [],
+        };
         return compactor ? { ...done, compactor } : done;
       }
+      if (said) await ports.report(said, true);
       // Once: the model is told what was wrong and asked again (it counts as a model call).
       if (!outputRetried && iteration < brain.maxIterations) {
         outputRetried = true;
@@ -292,6 +303,7 @@ export async function runAgentLoop(
       };
     }
 
+    if (said) await ports.report(said, true);
     // Kept before the calls run: a replica taking over goes on from this turn.
     await ports.progress?.turn({ record, context, usage, iteration, calls });
     const turn = await playTurn(calls, iteration);

@@ -1,4 +1,4 @@
-import type { AgentStepStartRequest } from '@flowmesh/contracts';
+import type { AgentStepStartRequest, ReportedAgentAction } from '@flowmesh/contracts';
 import { rowsOf } from '@flowmesh/persistence';
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
@@ -8,6 +8,8 @@ import type { AgentAnswer, AgentCheckpoint, AgentProgress, CallProgress } from '
 export interface AgentStepOutcome {
   readonly success: boolean;
   readonly result: unknown;
+  /** Its last actions, reported with it (and so stored with it: a replica resending it sends them too). */
+  readonly actions?: ReportedAgentAction[];
 }
 
 /** An accepted step as stored: the start request without its token, the token sealed apart. */

@@ -183,12 +183,16 @@ export class AgentRuns implements OnApplicationBootstrap, OnApplicationShutdown 
           ),
     };
     void this.executor
-      .execute(request, controller.signal, resumed, { waitingOnTools, progress })
+      .execute(request, controller.signal, resumed, {
+        waitingOnTools,
+        progress,
+        storeOutcome: (outcome) => this.repository.saveOutcome(request.job_id, outcome),
+      })
       .then(async (result) => {
         if (controller.signal.aborted) return; // stopping: the step was handed back
         if ('parked' in result) return this.park(request, result.parked);
         const { outcome } = result;
-        await this.repository.saveOutcome(request.job_id, outcome);
+        if (!result.stored) await this.repository.saveOutcome(request.job_id, outcome);
         // Ran to its end: no lease to renew any more; an outcome not confirmed is resent by a claim.
         this.running.delete(request.job_id);
         await this.report(request.job_id, request.workspace, outcome);

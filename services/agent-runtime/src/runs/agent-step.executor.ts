@@ -3,6 +3,7 @@ import {
   createGatewayClient,
   createRegistryItemsClient,
   MeshError,
+  type AgentAction,
   type AgentStepStartRequest,
   type AttachmentPart,
   type ChatRequestMessage,
@@ -34,13 +35,19 @@ import { StepJobLog } from './step-job-log.js';
 import { StepStream } from './step-stream.js';
 import { fitted } from './step-result.js';
 
-/** How a run of the step ended: with the step's outcome, or parked on its agent's request. */
-export type AgentStepResult = { readonly outcome: AgentStepOutcome } | { readonly parked: AgentCheckpoint };
+/**
+ * How a run of the step ended: with the step's outcome (`stored` once `StepHooks.storeOutcome`
+ * kept it), or parked on its agent's request.
+ */
+export type AgentStepResult =
+  { readonly outcome: AgentStepOutcome; readonly stored?: boolean } | { readonly parked: AgentCheckpoint };
 
 /** What the replica running a step learns from it: when it waits on its tools, and its progress. */
 export interface StepHooks {
   readonly waitingOnTools?: (waiting: boolean) => void;
   readonly progress?: AgentLoopPorts['progress'];
+  /** Keeps a successful outcome while the step's memory is written (the result says `stored`). */
+  readonly storeOutcome?: (outcome: AgentStepOutcome) => Promise<void>;
 }
 
 /** Nest token of agent-runtime's logger. */
@@ -70,7 +77,7 @@ export class AgentStepExecutor {
     resumed?: ResumedAgent,
     hooks: StepHooks = {},
   ): Promise<AgentStepResult> {
-    const { waitingOnTools, progress } = hooks;
+    const { waitingOnTools, progress, storeOutcome } = hooks;
     const log = this.logger.child({ job_id: request.job_id, step_id: request.step_id });
     const caller = { actor: { token: request.job_token }, workspace: request.workspace };
     const items = createRegistryItemsClient(this.mesh);
@@ -160,38 +167,65 @@ export class AgentStepExecutor {
       }
       // Memory is written only after a successful answer: a failed run leaves the stored one as it was.
       // A checkpoint's summary tokens join `outcome.usage` before it is read below.
-      await source
-        .save?.({
-          record: outcome.messages,
-          context: outcome.context,
-          ...(outcome.compactor ? { checkpoint: outcome.compactor.checkpoint.bind(outcome.compactor) } : {}),
-        })
-        .catch((error: unknown) => {
-          log.warn({ err: error }, 'the memory of the step could not be saved');
-          jobLog.write('the memory of the step could not be saved; the next run reads the previous one');
-        });
-      if (
-        request.chat &&
-        request.memory_id &&
-        request.flow_path &&
-        request.module.omit_output_from_conversation !== true
-      )
-        await appendToTranscript(
-          this.mesh,
-          {
-            token: request.job_token,
-            workspace: request.workspace,
-            flowPath: request.flow_path,
-            conversation: request.memory_id,
-            jobId: request.job_id,
-            stepId: request.step_id,
-          },
-          outcome.messages,
-        ).catch((error: unknown) => {
-          log.warn({ err: error }, 'the messages of the step could not be added to the conversation');
-          jobLog.write("the step's messages could not be added to the conversation's transcript");
-        });
-      return ended(true, { output: outcome.output, messages: outcome.messages, usage: outcome.usage });
+      const saveMemory = async () => {
+        await source
+          .save?.({
+            record: outcome.messages,
+            context: outcome.context,
+            ...(outcome.compactor
+              ? { checkpoint: outcome.compactor.checkpoint.bind(outcome.compactor) }
+              : {}),
+          })
+          .catch((error: unknown) => {
+            log.warn({ err: error }, 'the memory of the step could not be saved');
+            jobLog.write('the memory of the step could not be saved; the next run reads the previous one');
+          });
+        if (
+          request.chat &&
+          request.memory_id &&
+          request.flow_path &&
+          request.module.omit_output_from_conversation !== true
+        )
+          await appendToTranscript(
+            this.mesh,
+            {
+              token: request.job_token,
+              workspace: request.workspace,
+              flowPath: request.flow_path,
+              conversation: request.memory_id,
+              jobId: request.job_id,
+              stepId: request.step_id,
+            },
+            outcome.messages,
+          ).catch((error: unknown) => {
+            log.warn({ err: error }, 'the messages of the step could not be added to the conversation');
+            jobLog.write("the step's messages could not be added to the conversation's transcript");
+          });
+      };
+      const result = () =>
+        ended(
+          true,
+          { output: outcome.output, messages: outcome.messages, usage: outcome.usage },
+          outcome.lastActions,
+        );
+      if (outcome.compactor || !storeOutcome) {
+        await saveMemory();
+        return result();
+      }
+      // No summary can change the outcome now: it is stored while the memory is written (both
+      // before the orchestrator hears of it, so the next run reads this one's memory).
+      // A store that failed is tried again by the caller, as it would have been without this.
+      const done = result();
+      const [, stored] = await Promise.all([
+        saveMemory(),
+        'outcome' in done
+          ? storeOutcome(done.outcome).then(
+              () => true,
+              () => false,
+            )
+          : false,
+      ]);
+      return { ...done, stored };
     } catch (error) {
       const input =
         (error instanceof MeshError && error.code === 'VALIDATION_FAILED') ||
@@ -329,6 +363,11 @@ export class AgentStepExecutor {
   }
 }
 
-function ended(success: boolean, result: { messages: unknown[] } & Record<string, unknown>): AgentStepResult {
-  return { outcome: { success, result: fitted(result) } };
+function ended(
+  success: boolean,
+  result: { messages: unknown[] } & Record<string, unknown>,
+  lastActions: readonly AgentAction[] = [],
+): AgentStepResult {
+  const actions = lastActions.map((action) => ({ action, success: true }));
+  return { outcome: { success, result: fitted(result), ...(actions.length > 0 ? { actions } : {}) } };
 }

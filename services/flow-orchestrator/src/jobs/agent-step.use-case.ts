@@ -68,6 +68,7 @@ export class AgentStepUseCase {
     return rows.length > 0;
   }
 
+  /** The step's end, with the last actions it did not report on their own (kept in the same write). */
   async complete(request: AgentStepCompleteRequest): Promise<boolean> {
     const job = await this.jobs.load(request.job_id);
     if (
@@ -79,7 +80,13 @@ export class AgentStepUseCase {
     }
     if (isTerminalJobStatus(job.status)) return false;
     const statements = [
-      this.jobs.finish(job.id, { status: request.success ? 'completed' : 'failed', result: request.result }),
+      this.jobs.finish(job.id, {
+        status: request.success ? 'completed' : 'failed',
+        result: request.result,
+        ...(request.actions?.length
+          ? { appendAgentActions: request.actions.map(({ action, success }) => ({ action, success })) }
+          : {}),
+      }),
       ...(job.parent_job ? this.jobs.wake(job.parent_job, `agent-${job.id}`) : []),
     ];
     await this.jobs.execute(statements);

@@ -69,6 +69,9 @@ const SELECT_COLUMNS = [...COLUMNS, 'wake_seq'].join(', ');
  * A job row's work subject, in SQL (`runJobWorkFor`): `work.<tag>.job`, or the priority lane
  * for a priority above 0. Statements using it select the row's `tag` and `priority`.
  */
+/** Jobs a worker does not run as a script: flows (driven) and AI steps (agent-runtime's). */
+const NOT_SCRIPT_KINDS: ReadonlySet<string> = new Set(['flow', 'flowpreview', 'aiagent', 'aidecision']);
+
 export const WORK_SUBJECT_SQL = `'work.' || tag || CASE WHEN priority > 0 THEN '.${runPriorityJobWork.workKind}' ELSE '.${runJobWork.workKind}' END`;
 
 /** How a job ends (`finish`). */
@@ -78,6 +81,11 @@ export interface JobEnd {
   readonly skipped?: boolean;
   readonly flow_status?: unknown;
   readonly runtime?: JobRuntime;
+  /**
+   * An AI step's last actions, appended to `runtime.agentActions` / `agentActionsSuccess` by the
+   * same write that ends it (not with `runtime`, which replaces the whole of it).
+   */
+  readonly appendAgentActions?: readonly { readonly action: unknown; readonly success: boolean }[];
   /** When it started, if the row does not say yet. */
   readonly startedAt?: Date;
 }
@@ -343,6 +351,14 @@ export class JobRepository implements BeforeApplicationShutdown {
     if (fields.runtime !== undefined) {
       params.push(JSON.stringify(fields.runtime));
       sets.push(`runtime = $${params.length}::jsonb`);
+    } else if (fields.appendAgentActions?.length) {
+      params.push(
+        JSON.stringify(fields.appendAgentActions.map(({ action }) => action)),
+        JSON.stringify(fields.appendAgentActions.map(({ success }) => success)),
+      );
+      sets.push(`runtime = jsonb_set(
+          jsonb_set(COALESCE(runtime, '{}'::jsonb), '{agentActions}', COALESCE(runtime->'agentActions', '[]'::jsonb) || $${params.length - 1}::jsonb),
+          '{agentActionsSuccess}', COALESCE(runtime->'agentActionsSuccess', '[]'::jsonb) || $${params.length}::jsonb)`);
     }
     return {
       sql: `UPDATE job SET ${sets.join(', ')} WHERE ${where} AND status NOT IN ('completed','failed','cancelled')
@@ -398,13 +414,14 @@ export class JobRepository implements BeforeApplicationShutdown {
 
   /** A work message for a job on `tag` (`work.<tag>.job`, `work.<tag>.priority` for a priority above 0). */
   dispatch(
-    job: { id: string; workspace: string; tag: string; priority?: number | null },
+    job: { id: string; workspace: string; tag: string; priority?: number | null; kind?: string },
     msgId = `run:${job.id}`,
   ): SqlStatement {
     const work = runJobWorkFor(job.priority);
+    const script = job.kind !== undefined && !NOT_SCRIPT_KINDS.has(job.kind);
     return this.outbox(
       workSubject(job.tag, work.workKind),
-      work.payload.parse({ jobId: job.id, workspace: job.workspace }),
+      work.payload.parse({ jobId: job.id, workspace: job.workspace, ...(script ? { script } : {}) }),
       msgId,
     );
   }
@@ -470,17 +487,18 @@ export class JobRepository implements BeforeApplicationShutdown {
     id: string,
     owner: string,
     ttlMs: number,
-    options: { flowsOnly?: boolean } = {},
+    options: { flowsOnly?: boolean; scriptIn?: string } = {},
   ): Promise<JobRecord | undefined> {
     const rows = await this.rows<RawRow & { token_job: string; job_token: string | null }>(
       `UPDATE job SET lease_owner = $2, lease_until = now() + $3 * interval '1 millisecond'
        WHERE id = $1 AND (lease_owner IS NULL OR lease_owner = $2 OR lease_until < now())
          ${options.flowsOnly ? `AND kind IN ('flow','flowpreview')` : ''}
+         ${options.scriptIn !== undefined ? `AND kind NOT IN (${[...NOT_SCRIPT_KINDS].map((kind) => `'${kind}'`).join(',')}) AND workspace = $4` : ''}
        RETURNING ${SELECT_COLUMNS}, lease_owner,
          COALESCE(runtime->>'tokenJob', id::text) AS token_job,
          (SELECT t.token FROM job_token t
           WHERE t.job_id = COALESCE((job.runtime->>'tokenJob')::uuid, job.id)) AS job_token`,
-      [id, owner, ttlMs],
+      options.scriptIn !== undefined ? [id, owner, ttlMs, options.scriptIn] : [id, owner, ttlMs],
     );
     const row = rows[0];
     if (!row) return undefined;

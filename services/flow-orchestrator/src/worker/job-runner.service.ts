@@ -40,6 +40,9 @@ export class JobRunner {
   private async take(work: RunJobWork, stopping: AbortSignal | undefined): Promise<void> {
     if (!UUID.test(work.jobId))
       throw new MeshError('NOT_FOUND', `job ${work.jobId} not found in workspace ${work.workspace}`);
+    // A script run (the message says so): its lease taken at once, the row read with it.
+    if (work.script === true && (await this.scripts.executeLeased(work.jobId, work.workspace, stopping)))
+      return;
     // Most messages are for flow jobs: taking the lease reads the row too.
     if (await this.flows.driveFromMessage(work.jobId, stopping)) return;
     const record = await this.jobs.load(work.jobId);

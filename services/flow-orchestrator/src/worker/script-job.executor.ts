@@ -41,6 +41,25 @@ export class ScriptJobExecutor {
     }
   }
 
+  /**
+   * A script job taken in one query: its lease (only if it is a script job of `workspace`) and
+   * its row. False when that query took nothing (a flow, an AI step, another workspace, a job
+   * another worker runs, none): the caller then goes the usual way, which tells these apart.
+   */
+  async executeLeased(jobId: string, workspace: string, stopping?: AbortSignal): Promise<boolean> {
+    if (!this.claims.claim(jobId)) return false;
+    try {
+      const record = await this.jobs.acquireLease(jobId, this.config.instanceId, this.config.leaseTtlMs, {
+        scriptIn: workspace,
+      });
+      if (!record) return false;
+      if (!isTerminalJobStatus(record.status)) await this.run(record, stopping);
+      return true;
+    } finally {
+      this.claims.release(jobId);
+    }
+  }
+
   private async run(record: JobRecord, stopping: AbortSignal | undefined): Promise<void> {
     const root = record.parent_job === null;
     const start: SqlStatement[] = [

@@ -33,8 +33,8 @@ const PROVIDER_KINDS: ReadonlySet<string> = new Set(AI_PROVIDER_KINDS);
 /**
  * Credentials read from the registry as the caller, so the registry decides what the caller
  * may read and resolves `$var:` secrets itself: the caller's token authenticates, the resource
- * (its type) and its interpolated value are fetched in one round trip of three parallel
- * requests, and the result is cached (see `CredentialsCache`). An unreadable resource is
+ * (its type) and its interpolated value are fetched in one request (`registry.resource.resolve`),
+ * and the result is cached (see `CredentialsCache`). An unreadable resource is
  * NOT_FOUND, exactly as a missing one. Nothing here logs: the value is a credential.
  */
 @Injectable()
@@ -105,21 +105,25 @@ export class RegistryCredentialsResolver extends CredentialsResolver {
     return { kind, credentials, identity };
   }
 
+  /** One request: the registry authenticates the caller, checks its read and interpolates as it. */
   private async fetch(query: CredentialsQuery & { readonly resource: string }): Promise<ResolvedProvider> {
-    const request = { actor: query.actor, workspace: query.workspace, path: query.resource };
-    const [identity, resource, value] = await Promise.all([
-      this.identityClient.authenticate({ token: query.actor.token, workspace: query.workspace }),
-      this.items.getResource(request),
-      this.items.getResourceValueInterpolated(request),
-    ]);
-    if (!PROVIDER_KINDS.has(resource.resource_type)) {
+    const {
+      identity,
+      resource_type: resourceType,
+      value,
+    } = await this.items.resolveResource({
+      actor: query.actor,
+      workspace: query.workspace,
+      path: query.resource,
+    });
+    if (!PROVIDER_KINDS.has(resourceType)) {
       throw new MeshError(
         'VALIDATION_FAILED',
-        `the resource ${query.resource} is a ${resource.resource_type} resource, not an AI provider`,
-        { resource: query.resource, resourceType: resource.resource_type },
+        `the resource ${query.resource} is a ${resourceType} resource, not an AI provider`,
+        { resource: query.resource, resourceType },
       );
     }
-    const kind = resource.resource_type as AIProviderKind;
-    return { kind, credentials: credentialsFromResourceValue(kind, value.value), identity };
+    const kind = resourceType as AIProviderKind;
+    return { kind, credentials: credentialsFromResourceValue(kind, value), identity };
   }
 }

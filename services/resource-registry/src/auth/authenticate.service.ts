@@ -7,6 +7,8 @@ import { ALL_GROUP, type AccountIdentity, type Authenticated } from './authentic
 import { IdentityRepository, type StoredApiToken, type StoredMember } from './identity.repository.js';
 
 const INVALID = 'the token is invalid';
+/** Keys of cached principals: no workspace id or token hash starts with a NUL. */
+const PRINCIPAL_KEY = '\u0000principal\n';
 
 /**
  * Turns a token into an identity. A bad, expired or revoked token is UNAUTHENTICATED (the token is
@@ -77,7 +79,7 @@ export class AuthenticateService {
     if (claims.workspace !== workspace) {
       throw notValidIn(workspace);
     }
-    const principal = await this.resolvePrincipal(workspace, claims.onBehalfOf);
+    const principal = await this.cachedPrincipal(workspace, claims.onBehalfOf, now);
     if (!principal) {
       throw new MeshError(
         'UNAUTHENTICATED',
@@ -85,6 +87,36 @@ export class AuthenticateService {
       );
     }
     return { identity: jobIdentity(workspace, claims, principal), expiresAt };
+  }
+
+  /**
+   * `resolvePrincipal`, kept in the authentication cache: each job has a token of its own, most
+   * used by a few requests, and all of a run's act as one principal. Dropped with the
+   * authentications whenever someone's membership, groups or admin flag change (here, or on any
+   * replica through the identity events); a principal that is not there is never kept.
+   */
+  private async cachedPrincipal(
+    workspace: string,
+    onBehalfOf: string,
+    now: Date,
+  ): Promise<PrincipalFields | undefined> {
+    const key = `${PRINCIPAL_KEY}${workspace}\n${onBehalfOf}`;
+    const cached = this.cache.get(key, now.getTime());
+    if (cached) {
+      const { username, email, isAdmin, groups } = cached.identity;
+      return { username, email, isAdmin, groups };
+    }
+    // Taken before reading: a change committed meanwhile clears the cache, and this read is not kept.
+    const readSince = this.cache.generation;
+    const fields = await this.resolvePrincipal(workspace, onBehalfOf);
+    if (fields)
+      this.cache.set(
+        key,
+        { identity: { workspace, kind: 'user', ...fields }, expiresAt: null },
+        now.getTime(),
+        readSince,
+      );
+    return fields;
   }
 
   /** The identity fields of `u/<user>`, `g/<group>` or an email in `workspace`, or undefined. */

@@ -33,6 +33,23 @@ export class InterpolationService {
     return this.interpolator(identity).resolveResource(path, resource.resourceType, resource.value);
   }
 
+  /**
+   * `registry.resource.resolve`: the caller, the resource's type and its value resolved as the
+   * caller, from one read of the row (the access check runs as for `resourceValue`).
+   */
+  async resolvedResource(
+    identity: CallerIdentity,
+    path: string,
+  ): Promise<{ identity: CallerIdentity; resource_type: string; value: unknown }> {
+    const resource = await this.resources.requireValue(identity, path);
+    const value = await this.interpolator(identity).resolveResource(
+      path,
+      resource.resourceType,
+      resource.value,
+    );
+    return { identity, resource_type: resource.resourceType, value };
+  }
+
   private interpolator(identity: CallerIdentity): Interpolator {
     const reader: ReferenceReader = {
       readVariable: (path) => this.variables.getValue(identity, path),

@@ -1,4 +1,9 @@
-import { registryItemsContract as contract, type ListedResource, type Resource } from '@flowmesh/contracts';
+import {
+  registryItemsContract as contract,
+  type ListedResource,
+  type ResolvedResourceReply,
+  type Resource,
+} from '@flowmesh/contracts';
 import { HandleRequest } from '@flowmesh/messaging';
 import { Controller } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
@@ -43,6 +48,12 @@ export class ResourcesHandler {
         req.path,
       ),
     };
+  }
+
+  @HandleRequest(contract.resolveResource)
+  async resolve(@Payload() req: Req<'resolveResource'>): Promise<ResolvedResourceReply> {
+    const identity = await this.access.authenticateWithExpiry(req.actor.token, req.workspace);
+    return this.interpolation.resolvedResource(identity, req.path);
   }
 
   @HandleRequest(contract.resourceExists)
