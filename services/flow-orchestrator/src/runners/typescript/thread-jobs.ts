@@ -119,6 +119,10 @@ export class ThreadJobs implements TypeScriptThreads {
       const memoryCheck = setInterval(() => {
         thread.worker.getHeapStatistics().then(
           (heap) => {
+            // The heap alone is V8's to bound (the thread's own limit, which collects garbage
+            // first): counted here only beside buffers of some size, or an earlier run's dropped
+            // realm, not yet collected, would count against this job.
+            if (heap.external_memory < (request.memoryMb * MiB) / 8) return;
             if (heap.used_heap_size + heap.external_memory <= request.memoryMb * MiB) return;
             // Named as V8 names its own stop when the heap is most of it, so either says the same.
             const detail =

@@ -122,13 +122,6 @@ function dropRealmsIfHeavy(): void {
   if (keptRealms.size > 0 && usedHeapBytes() > KEEP_HEAP_BYTES) keptRealms.clear();
 }
 
-/**
- * A realm made ahead, while the thread had nothing to do (at its start, after a job), for the
- * next job that needs a new one: a new thread's first job, a new run's first step. Making one is
- * ~0.3-0.7 ms of a light job's ~1 ms.
- */
-let spareRealm: Realm | undefined;
-
 function realmFor(key: string | undefined): Realm {
   if (key !== undefined) {
     const kept = keptRealms.get(key);
@@ -138,8 +131,9 @@ function realmFor(key: string | undefined): Realm {
       return kept;
     }
   }
-  const realm = spareRealm ?? newRealm();
-  spareRealm = undefined;
+  // Not made ahead while the thread waits: a realm made right after a heavy job's was dropped
+  // kept that one's memory alive (a next run's job then ran out of heap, flakily).
+  const realm = newRealm();
   if (key !== undefined) {
     keptRealms.set(key, realm);
     if (keptRealms.size > REALMS_PER_THREAD) keptRealms.delete(keptRealms.keys().next().value!);
@@ -363,9 +357,8 @@ function settleOwnership(running: RunningJob): { reusable: boolean; keepsRun: bo
   }
   if (spoiled) return { reusable: false, keepsRun: false };
   if (ownedBy === undefined) return { reusable: true, keepsRun: false };
-  // Other runs' realms and the spare are of no use to a thread only this run may have.
+  // Other runs' realms are of no use to a thread only this run may have.
   for (const key of [...keptRealms.keys()]) if (key !== ownedBy) keptRealms.delete(key);
-  spareRealm = undefined;
   return { reusable: false, keepsRun: true };
 }
 
@@ -396,11 +389,6 @@ port.on('message', (message: ThreadInbound) => {
     failRunning = undefined;
     dropRealmsIfHeavy();
     send(reply.type === 'done' ? { ...reply, ...settleOwnership(running) } : reply);
-    // The next new run's realm, made while the thread waits for its next job.
-    if (!spoiled && ownedBy === undefined && spareRealm === undefined)
-      setImmediate(() => {
-        if (!spoiled && ownedBy === undefined) spareRealm ??= newRealm();
-      });
   };
   // Runs once the job's first turn and the promise jobs it queued are done. A job that ended in
   // that turn (most do) answers now: no timer to set and clear. One still running awaits
@@ -426,5 +414,4 @@ port.on('message', (message: ThreadInbound) => {
     else finishedInTurn = reply;
   });
 });
-spareRealm = newRealm();
 send({ type: 'ready' });
