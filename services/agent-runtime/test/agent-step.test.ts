@@ -1703,6 +1703,68 @@ describe('agent-runtime: aiagent steps end to end', () => {
       expect(fake.chatRequests().length).toBe(asked);
       expect((await jobs.get({ ...inMain, id: step.id })).status).toBe('cancelled');
     });
+
+    it('killed while the approved calls run: the next replica does not run again a call that ended, and waits for the one whose job started', async () => {
+      const dir = scriptScratchDir('fm-agent-approved-');
+      const log = join(dir, 'runs');
+      // Each run appends its label; the second one lasts long enough to be killed in.
+      const note = {
+        id: 'note',
+        summary: 'note',
+        requires_approval: true,
+        value: {
+          tool_type: 'flowmodule',
+          type: 'rawscript',
+          language: 'bun',
+          content: [
+            "import { appendFileSync } from 'node:fs';",
+            'export async function main(label: string) {',
+            `  appendFileSync(${JSON.stringify(log)}, label + '\\n');`,
+            "  if (label === 'slow') await new Promise((r) => setTimeout(r, 3000));",
+            '  return label;',
+            '}',
+          ].join('\n'),
+          input_transforms: { label: { type: 'ai' } },
+        },
+      };
+      const before = fake.chatRequests().length;
+      fake.reply(
+        {
+          toolCalls: [
+            { id: 'call_fast', name: 'note', arguments: '{"label":"fast"}' },
+            { id: 'call_slow', name: 'note', arguments: '{"label":"slow"}' },
+          ],
+        },
+        { text: 'Noted twice.' },
+      );
+      const flowId = await start([note]);
+      const step = await parked(flowId);
+      expect((await answer(step.id, true, { call_id: 'call_fast' })).status).toBe(200);
+      // The calls run one after the other: the second's job shows once the first has ended.
+      await waitFor(
+        async () =>
+          (await jobs.get({ ...inMain, id: step.id })).agent_actions?.filter(
+            (action) => action.type === 'tool_call',
+          ).length === 2,
+        { timeoutMs: 60_000, intervalMs: 50, description: 'the second approved call to start' },
+      );
+      await runtime.kill();
+      runtime = await startOwnProcess(mesh, 'agent-runtime', runtimeEnv, keep);
+      const job = await ended(flowId);
+      expect([job.status, job.result]).toEqual([
+        'completed',
+        expect.objectContaining({ output: 'Noted twice.' }),
+      ]);
+      // Each approved call ran once; the model got both results and was asked once more only.
+      expect(readFileSync(log, 'utf8')).toBe('fast\nslow\n');
+      expect(fake.chatRequests().length - before).toBe(2);
+      expect(lastToolResults(2)).toEqual([
+        { role: 'tool', tool_call_id: 'call_fast', content: '"fast"' },
+        { role: 'tool', tool_call_id: 'call_slow', content: '"slow"' },
+      ]);
+      const actions = job.flow_status!.modules[0].agent_actions!.map((action) => action.type);
+      expect(actions).toEqual(['approval_request', 'answer', 'tool_call', 'tool_call', 'message']);
+    }, 120_000);
   });
 
   describe('MCP tools', () => {

@@ -350,9 +350,12 @@ export class AgentRuns implements OnApplicationBootstrap, OnApplicationShutdown 
     if (row.progress)
       return this.start({ ...row.request, job_token: token }, { progress: row.progress, calls: row.calls });
     if (row.checkpoint && !(await this.unpark(row))) return;
+    // Claimed before (attempts counts claims since it parked): a replica took the answer up and
+    // stopped while the approved calls ran; what became of them is in `calls`.
+    const retaken = row.checkpoint && row.attempts > 1 ? { calls: row.calls } : {};
     this.start(
       { ...row.request, job_token: token },
-      row.checkpoint ? { checkpoint: row.checkpoint, answer: row.answer } : undefined,
+      row.checkpoint ? { checkpoint: row.checkpoint, answer: row.answer, ...retaken } : undefined,
     );
   }
 }
