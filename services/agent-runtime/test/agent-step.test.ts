@@ -1590,18 +1590,42 @@ describe('agent-runtime: aiagent steps end to end', () => {
       expect((await answer(step.id, true, { call_id: 'call_add' })).status).toBe(404);
     });
 
-    it('a rejected call is not run: the model is told who rejected it and why', async () => {
+    it("a rejected call is not run: the model is told who rejected it and why (Windmill's resume_suspended; only who may read the job answers)", async () => {
       fake.reply(
         { toolCalls: [{ id: 'call_add', name: 'add', arguments: '{"a":1,"b":1}' }] },
         { text: 'Understood.' },
       );
       const flowId = await start([gatedAdd]);
       const step = await parked(flowId);
-      expect(
-        await (await answer(step.id, false, { call_id: 'call_add', comment: 'not today' })).json(),
-      ).toEqual({
-        outcome: 'resumed',
+      const resumeSuspended = (body: unknown, token = actor.token) =>
+        fetch(`${mesh.urls['flow-orchestrator']}/api/w/main/jobs_u/flow/resume_suspended/${step.id}`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
+      // A member who may not read the admin's run may not answer it: as if it did not wait.
+      const identity = createRegistryIdentityClient(new MeshClient(conn));
+      const member = `member${randomBytes(3).toString('hex')}`;
+      await identity.addUser({ ...inMain, email: `${member}@example.test`, username: member });
+      const memberToken = (await identity.createApiToken({ ...inMain, username: member, label: 'test' }))
+        .token;
+      const stranger = await resumeSuspended(
+        { payload: { call_id: 'call_add' }, approved: true },
+        memberToken,
+      );
+      expect(stranger.status).toBe(404);
+      // Windmill's approval_token is not offered: refused naming the field.
+      const tokened = await resumeSuspended({ payload: { call_id: 'call_add' }, approval_token: 'x' });
+      expect([tokened.status, ((await tokened.json()) as { message: string }).message]).toEqual([
+        400,
+        expect.stringContaining('approval_token: is not supported') as unknown,
+      ]);
+      expect((await jobs.get({ ...inMain, id: step.id })).status).toBe('suspended');
+      const rejected = await resumeSuspended({
+        payload: { call_id: 'call_add', comment: 'not today' },
+        approved: false,
       });
+      expect([rejected.status, await rejected.text()]).toEqual([201, 'job resumed']);
       const job = await ended(flowId);
       expect(job.status, JSON.stringify(job.result)).toBe('completed');
       const [result] = lastToolResults(1) as { content: string }[];
@@ -1653,11 +1677,23 @@ describe('agent-runtime: aiagent steps end to end', () => {
         400,
         'payload.answer: is required to answer a question',
       ]);
-      expect((await answer(step.id, true, { call_id: 'call_q', answer: 'blue' })).status).toBe(200);
+      // From a terminal: flags that contradict each other are refused, then the answer is given.
+      const cli = (...args: string[]) =>
+        runFlowmesh(['jobs', 'resume', step.id, ...args], {
+          env: { FLOWMESH_URL: mesh.urls['flow-orchestrator'], FLOWMESH_TOKEN: actor.token },
+          timeoutMs: 60_000,
+        });
+      const contradicted = await cli('--reject', '--answer', 'blue');
+      expect([contradicted.code, contradicted.stderr]).toEqual([
+        1,
+        'INVALID_ARGUMENT: --answer answers a question: it cannot --reject\n',
+      ]);
+      const answered = await cli('--answer', 'blue', '--comment', 'my favourite');
+      expect([answered.code, answered.stdout]).toEqual([0, '{"outcome":"resumed"}\n']);
       const job = await ended(flowId);
       expect(job.result).toMatchObject({ output: 'Blue it is.' });
       expect(lastToolResults(1)).toEqual([
-        { role: 'tool', tool_call_id: 'call_q', content: '{"answer":"blue"}' },
+        { role: 'tool', tool_call_id: 'call_q', content: '{"answer":"blue","comment":"my favourite"}' },
       ]);
     });
 
