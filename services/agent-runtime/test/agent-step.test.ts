@@ -1697,6 +1697,66 @@ describe('agent-runtime: aiagent steps end to end', () => {
       ]);
     });
 
+    it('a linked agent edited while parked resumes with its new definition: an approved call whose tool left it is no longer available', async () => {
+      const items = createRegistryItemsClient(new MeshClient(conn));
+      const path = `f/ai/gated_${randomBytes(3).toString('hex')}`;
+      const definition = (prompt: string, tools: unknown[]) => ({
+        provider: PROVIDER,
+        system_prompt: prompt,
+        tools,
+      });
+      await items.createResource({
+        ...inMain,
+        path,
+        resource_type: 'ai_agent',
+        value: definition('You add, once approved.', [gatedAdd, multiply]),
+      });
+      const before = fake.chatRequests().length;
+      fake.reply(
+        { toolCalls: [{ id: 'call_add', name: 'add', arguments: '{"a":2,"b":3}' }] },
+        { text: 'Adding is gone.' },
+      );
+      const flowId = (
+        await jobs.runFlow({
+          ...inMain,
+          value: {
+            modules: [
+              {
+                id: 'agent',
+                value: { type: 'aiagent', agent: path, input_transforms: { user_message: fixed('Add.') } },
+              },
+            ],
+          },
+        })
+      ).job_id;
+      const step = await parked(flowId);
+      await items.updateResourceValue({
+        ...inMain,
+        path,
+        value: definition('You only multiply now.', [multiply]),
+      });
+      expect((await answer(step.id, true, { call_id: 'call_add' })).status).toBe(200);
+      const job = await ended(flowId);
+      expect(job.status, JSON.stringify(job.result)).toBe('completed');
+      const [, resumed] = sentSince(before);
+      // The new brain and roster; the conversation goes on (no prompt again), the call not run.
+      expect(resumed.messages[0]).toEqual({ role: 'system', content: 'You only multiply now.' });
+      expect(resumed.tools!.map((tool) => tool.function.name)).toEqual(['multiply']);
+      expect(
+        resumed.messages.filter((message) => (message as { role: string }).role === 'user'),
+      ).toHaveLength(1);
+      const [result] = lastToolResults(1) as { content: string }[];
+      expect(JSON.parse(result.content.replace(/^Error: /, ''))).toEqual({
+        error:
+          "not run: the tool add is no longer available (it left the agent's tools while the call waited for approval)",
+      });
+      expect(job.flow_status!.modules[0].agent_actions!.map((action) => action.type)).toEqual([
+        'approval_request',
+        'answer',
+        'message',
+      ]);
+    });
+
     it('nobody answers: at the timeout the step resumes on its own and the model is told', async () => {
       const question = { id: 'ask', value: { tool_type: 'question', timeout_s: 1 } };
       fake.reply(

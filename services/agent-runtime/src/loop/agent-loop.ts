@@ -238,7 +238,7 @@ export async function runAgentLoop(
           : `nobody answered ${checkpoint.waiting.callId} within ${checkpoint.waiting.timeoutS} s: the agent goes on without it`,
       );
     }
-    const settled = settleWaitingCalls(checkpoint, answer);
+    const settled = settleWaitingCalls(checkpoint, answer, new Set(byName.keys()));
     const results = new Map(Object.entries(checkpoint.results));
     const approved = checkpoint.calls.filter((call) => settled.get(call.id)?.run === true);
     for (const result of await runCalls(approved, known)) results.set(result.toolCallId, result);
