@@ -57,6 +57,8 @@ export const AgentStepStartRequestSchema = z.object({
   pinned_agents: PinnedAgentsSchema.optional(),
   /** The saved flows the step runs inside, outermost first: the flows its tools run nest under them. */
   flow_chain: z.array(z.string()).optional(),
+  /** The run is a nested agent tool (`RunFlowRequest.agent_tool`): no question tool, no approvals. */
+  agent_tool: z.boolean().optional(),
 });
 export type AgentStepStartRequest = z.infer<typeof AgentStepStartRequestSchema>;
 export const AgentStepStartReplySchema = z.object({ accepted: z.boolean() });

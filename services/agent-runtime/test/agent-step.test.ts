@@ -699,6 +699,65 @@ describe('agent-runtime: aiagent steps end to end', () => {
     });
   });
 
+  it('a nested agent tool linking an ai_agent is offered none of its tools a person answers (question, requires_approval)', async () => {
+    const items = createRegistryItemsClient(new MeshClient(conn));
+    const path = `f/ai/nested_${randomBytes(3).toString('hex')}`;
+    await items.createResource({
+      ...inMain,
+      path,
+      resource_type: 'ai_agent',
+      value: {
+        provider: PROVIDER,
+        system_prompt: 'You help.',
+        tools: [
+          addTool,
+          {
+            ...scaleTool({ n: { type: 'ai' }, factor: fixed(2), offset: fixed(0) }),
+            requires_approval: true,
+          },
+          { id: 'ask', value: { tool_type: 'question' } },
+        ],
+      },
+    });
+    const helper = {
+      id: 'helper',
+      summary: 'helper',
+      value: {
+        tool_type: 'flowmodule',
+        type: 'aiagent',
+        agent: path,
+        input_transforms: { user_message: { type: 'ai' } },
+      },
+    };
+    const before = fake.chatRequests().length;
+    fake.reply(
+      { toolCalls: [{ id: 'call_h', name: 'helper', arguments: '{"user_message":"Help."}' }] },
+      { text: 'Helped.' },
+      { text: 'Done.' },
+    );
+    const job = await run([agentStep({ user_message: fixed('Go.') }, { tools: [helper] })]);
+    expect(job.status, JSON.stringify(job.result)).toBe('completed');
+    const [, nested] = sentSince(before);
+    expect(nested.messages[0]).toEqual({ role: 'system', content: 'You help.' });
+    expect(nested.tools!.map((tool) => tool.function.name)).toEqual(['add']);
+    // The same agent linked by a step of its own is offered all three.
+    fake.reply({ text: 'Alone.' });
+    const alone = await run([
+      {
+        id: 'agent',
+        value: { type: 'aiagent', agent: path, input_transforms: { user_message: fixed('Hi.') } },
+      },
+    ]);
+    expect(alone.status, JSON.stringify(alone.result)).toBe('completed');
+    expect(fake.chatRequests().at(-1)!.body).toMatchObject({
+      tools: [
+        { function: { name: 'add' } },
+        { function: { name: 'scale' } },
+        { function: { name: 'ask_question' } },
+      ],
+    });
+  });
+
   it("user_attachments: the workspace's images and PDFs reach the model with the message; the record keeps references; others are refused naming the field", async () => {
     const PNG =
       'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
