@@ -1699,22 +1699,32 @@ describe('agent-runtime: aiagent steps end to end', () => {
       ]);
     });
 
-    it('ask_question parks the step until the user answers; an answer naming an earlier request is ignored', async () => {
+    it('ask_question parks the step, holding no process nor slot (kill -9 meanwhile), until the user answers; an answer naming an earlier request is ignored', async () => {
       const question = { id: 'ask', summary: 'Ask', value: { tool_type: 'question', timeout_s: 600 } };
-      fake.reply(
-        {
-          toolCalls: [
-            {
-              id: 'call_q',
-              name: 'ask_question',
-              arguments: '{"question":"Which colour?","choices":["red","blue"]}',
-            },
-          ],
-        },
-        { text: 'Blue it is.' },
-      );
+      fake.reply({
+        toolCalls: [
+          {
+            id: 'call_q',
+            name: 'ask_question',
+            arguments: '{"question":"Which colour?","choices":["red","blue"]}',
+          },
+        ],
+      });
       const flowId = await start([question]);
       const step = await parked(flowId);
+      const asked = fake.chatRequests().at(-1)!.body as SentChat;
+      // Parked, it holds no process: agent-runtime killed and started again, and its only slot
+      // (FLOWMESH_AGENT_MAX_RUNS=1) runs another step meanwhile.
+      await runtime.kill();
+      runtime = await startOwnProcess(mesh, 'agent-runtime', runtimeEnv, keep);
+      fake.reply({ text: 'Meanwhile.' });
+      const meanwhile = await run([agentStep({ user_message: fixed('Meanwhile?') })]);
+      expect([meanwhile.status, meanwhile.result]).toEqual([
+        'completed',
+        expect.objectContaining({ output: 'Meanwhile.' }),
+      ]);
+      expect((await jobs.get({ ...inMain, id: step.id })).status).toBe('suspended');
+      fake.reply({ text: 'Blue it is.' });
       expect(step.agent_actions).toEqual([
         {
           type: 'question',
@@ -1725,8 +1735,7 @@ describe('agent-runtime: aiagent steps end to end', () => {
         },
       ]);
       // The model was offered the built-in tool.
-      const offered = (fake.chatRequests().at(-1)!.body as { tools: { function: { name: string } }[] }).tools;
-      expect(offered.map((tool) => tool.function.name)).toEqual(['ask_question']);
+      expect(asked.tools!.map((tool) => tool.function.name)).toEqual(['ask_question']);
 
       expect(await (await answer(step.id, true, { call_id: 'call_old', answer: 'red' })).json()).toEqual({
         outcome: 'waiting',
@@ -1817,7 +1826,8 @@ describe('agent-runtime: aiagent steps end to end', () => {
     });
 
     it('nobody answers: at the timeout the step resumes on its own and the model is told', async () => {
-      const question = { id: 'ask', value: { tool_type: 'question', timeout_s: 1 } };
+      // `timeout`, as issue 22 spells Windmill's field; `timeout_s` is read first (the test above).
+      const question = { id: 'ask', value: { tool_type: 'question', timeout: 1 } };
       fake.reply(
         { toolCalls: [{ id: 'call_q', name: 'ask_question', arguments: '{"question":"Anyone?"}' }] },
         { text: 'Nobody is there.' },
@@ -1993,6 +2003,64 @@ describe('agent-runtime: aiagent steps end to end', () => {
       // The secret header reached the server, interpolated as the step's identity.
       expect(mcp.requests.length).toBeGreaterThan(0);
       expect(mcp.requests.every((headers) => headers['x-api-key'] === MCP_KEY)).toBe(true);
+    });
+
+    it('an MCP server entry with requires_approval: each of its calls parks the step until approved, then runs on the server', async () => {
+      const before = mcp.requests.length;
+      fake.reply(
+        { toolCalls: [{ id: 'call_w', name: 'get_weather', arguments: '{"city":"Oslo"}' }] },
+        { text: 'Oslo is sunny.' },
+      );
+      const gated = {
+        ...mcpTool('f/ai/weather_mcp', { exclude_tools: ['forecast'] }),
+        requires_approval: true,
+      };
+      const flowId = (
+        await jobs.runFlow({
+          ...inMain,
+          value: { modules: [agentStep({ user_message: fixed('Weather in Oslo?') }, { tools: [gated] })] },
+        })
+      ).job_id;
+      const step = await waitFor(
+        async () => {
+          const stepJob = (await jobs.get({ ...inMain, id: flowId })).flow_status?.modules[0]?.job;
+          const found = stepJob ? await jobs.get({ ...inMain, id: stepJob }) : undefined;
+          return found?.status === 'suspended' ? found : undefined;
+        },
+        { timeoutMs: 30_000, intervalMs: 100, description: 'the agent step to park' },
+      );
+      expect(step.agent_actions).toEqual([
+        {
+          type: 'approval_request',
+          call_id: 'call_w',
+          calls: [{ call_id: 'call_w', function_name: 'get_weather', arguments: { city: 'Oslo' } }],
+          timeout_s: 1800,
+        },
+      ]);
+      const callsWhileParked = mcp.requests.length;
+      const approved = await fetch(
+        `${mesh.urls['flow-orchestrator']}/api/w/main/jobs/flow/resume/${step.id}?approve=true`,
+        {
+          method: 'POST',
+          headers: { authorization: `Bearer ${actor.token}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ call_id: 'call_w' }),
+        },
+      );
+      expect(approved.status).toBe(200);
+      const job = await ended(flowId);
+      expect(job.status, JSON.stringify(job.result)).toBe('completed');
+      expect(callsWhileParked).toBeGreaterThan(before); // the server was listed before it parked
+      expect((fake.chatRequests().at(-1)!.body as SentChat).messages.at(-1)).toEqual({
+        role: 'tool',
+        tool_call_id: 'call_w',
+        content: 'Sunny in Oslo',
+      });
+      expect(job.flow_status!.modules[0].agent_actions!.map((action) => action.type)).toEqual([
+        'approval_request',
+        'answer',
+        'mcp_tool_call',
+        'message',
+      ]);
     });
 
     it('a server at an internal address the outbound guard refuses fails the step before any model call, naming the tool', async () => {
