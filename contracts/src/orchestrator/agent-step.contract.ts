@@ -146,6 +146,17 @@ export const orchestratorAgentStepContract = {
     AgentStepCompleteRequestSchema,
     z.object({ accepted: z.boolean() }),
   ),
+  /**
+   * Which of these AI step jobs left the queue (ended, or unknown): agent-runtime's periodic sweep
+   * drops their parked checkpoints, whose cancel it may have missed. A read: it changes nothing.
+   */
+  ended: defineRequest(
+    'orchestrator.agent_step.ended',
+    z.object({
+      steps: z.array(z.object({ job_id: z.uuid(), workspace: z.string() })).max(500),
+    }),
+    z.object({ ended: z.array(z.uuid()) }),
+  ),
 } as const;
 
 export function createAgentStepClient(transport: RequestTransport) {

@@ -1851,20 +1851,45 @@ describe('agent-runtime: aiagent steps end to end', () => {
       });
     });
 
-    it('a step cancelled while parked is dropped at once: nothing more runs', async () => {
+    /** A step parked on a question nobody answers (for 600 s); how many model calls were made by then. */
+    const parkOnQuestion = async () => {
       const question = { id: 'ask', value: { tool_type: 'question', timeout_s: 600 } };
       fake.reply({
         toolCalls: [{ id: 'call_q', name: 'ask_question', arguments: '{"question":"Still there?"}' }],
       });
       const flowId = await start([question]);
       const step = await parked(flowId);
-      const asked = fake.chatRequests().length;
+      return { flowId, step, asked: fake.chatRequests().length };
+    };
+
+    it('a step cancelled while parked is dropped at once: nothing more runs', async () => {
+      const { flowId, step, asked } = await parkOnQuestion();
       await jobs.cancel({ ...inMain, id: flowId, reason: 'gave up' });
       expect((await ended(flowId)).status).not.toBe('completed');
       await waitFor(() => output.some((line) => line.includes(step.id) && line.includes('it is dropped')), {
         timeoutMs: 20_000,
         description: 'agent-runtime to drop the cancelled step',
       });
+      expect(fake.chatRequests().length).toBe(asked);
+      expect((await jobs.get({ ...inMain, id: step.id })).status).toBe('cancelled');
+    });
+
+    it('a parked step whose job left the queue unheard (cancelled while no agent-runtime ran) is swept: its checkpoint is dropped', async () => {
+      const { flowId, step, asked } = await parkOnQuestion();
+      // No replica runs to hear the cancel; the one started after sweeps often.
+      await runtime.kill();
+      await jobs.cancel({ ...inMain, id: flowId, reason: 'gave up' });
+      expect((await ended(flowId)).status).not.toBe('completed');
+      runtime = await startOwnProcess(
+        mesh,
+        'agent-runtime',
+        { ...runtimeEnv, FLOWMESH_AGENT_SWEEP_MS: '500' },
+        keep,
+      );
+      await waitFor(
+        () => output.some((line) => line.includes(step.id) && line.includes('its checkpoint is dropped')),
+        { timeoutMs: 30_000, description: 'agent-runtime to sweep the checkpoint of the cancelled step' },
+      );
       expect(fake.chatRequests().length).toBe(asked);
       expect((await jobs.get({ ...inMain, id: step.id })).status).toBe('cancelled');
     });

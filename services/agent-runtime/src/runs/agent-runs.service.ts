@@ -37,6 +37,7 @@ export class AgentRuns implements OnApplicationBootstrap, OnApplicationShutdown 
   private readonly onTools = new Set<string>();
   private readonly sealer: JobTokenSealer;
   private timer: NodeJS.Timeout | undefined;
+  private sweepTimer: NodeJS.Timeout | undefined;
   private polling = false;
   private stopping = false;
 
@@ -60,11 +61,14 @@ export class AgentRuns implements OnApplicationBootstrap, OnApplicationShutdown 
     this.timer = setInterval(() => void this.poll(), Math.max(100, Math.floor(this.settings.leaseMs / 3)));
     this.timer.unref();
     void this.poll();
+    this.sweepTimer = setInterval(() => void this.sweep(), this.settings.sweepMs);
+    this.sweepTimer.unref();
   }
 
   async onApplicationShutdown(): Promise<void> {
     this.stopping = true;
     clearInterval(this.timer);
+    clearInterval(this.sweepTimer);
     const ids = [...this.running.keys()];
     for (const controller of this.running.values()) controller.abort();
     // Handed back at once: another replica starts them again instead of waiting for the lease.
@@ -89,6 +93,25 @@ export class AgentRuns implements OnApplicationBootstrap, OnApplicationShutdown 
     for (const jobId of await this.repository.removeAll(jobIds))
       if (!stopped.has(jobId))
         this.logger.info({ job_id: jobId }, 'agent step cancelled while it waited; it is dropped');
+  }
+
+  /**
+   * Drops the checkpoints of parked steps whose job left the queue (000's monitor sweep): a cancel
+   * this mesh's replicas did not hear (none was running), a job removed. The orchestrator says
+   * which; a step answered or claimed meanwhile is left alone. Every replica sweeps; it is a read
+   * and a guarded delete, so two at once do no harm.
+   */
+  private async sweep(): Promise<void> {
+    if (this.stopping) return;
+    try {
+      const parked = await this.repository.parked(500);
+      if (parked.length === 0) return;
+      const { ended } = await createOrchestratorAgentStepClient(this.mesh).ended({ steps: parked });
+      for (const jobId of await this.repository.removeParked(ended))
+        this.logger.info({ job_id: jobId }, 'the parked step left the queue; its checkpoint is dropped');
+    } catch (error) {
+      this.logger.warn({ err: error }, 'parked agent steps could not be swept; the next sweep tries again');
+    }
   }
 
   /** Steps holding a slot: running, and not waiting on their tools. */
