@@ -1649,6 +1649,47 @@ describe('agent-runtime: aiagent steps end to end', () => {
       expect((await answer(step.id, true, { call_id: 'call_add' })).status).toBe(404);
     });
 
+    it('a streaming step goes on with its stream where it parked: one seq run, the approved call announced once', async () => {
+      // Said before it parks (the first segment) and after (the second).
+      fake.reply(
+        {
+          text: 'Let me add. ',
+          toolCalls: [{ id: 'call_add', name: 'add', arguments: '{"a":2,"b":3}' }],
+          deltaSize: 4,
+        },
+        { text: 'The sum is 5.', deltaSize: 3 },
+      );
+      const flowId = (
+        await jobs.runFlow({
+          ...inMain,
+          value: {
+            modules: [
+              agentStep({ user_message: fixed('Add.'), streaming: fixed(true) }, { tools: [gatedAdd] }),
+            ],
+          },
+        })
+      ).job_id;
+      const step = await parked(flowId);
+      expect((await answer(step.id, true, { call_id: 'call_add' })).status).toBe(200);
+      const job = await ended(flowId);
+      expect(job.status, JSON.stringify(job.result)).toBe('completed');
+      const streamed = (await readStream(flowId))
+        .slice(0, -1)
+        .map(
+          (message) =>
+            message.data as { seq: number; event: { type: string; call_id?: string; content?: string } },
+        );
+      expect(streamed.map((envelope) => envelope.seq)).toEqual(streamed.map((_, i) => i));
+      const of = (type: string) => streamed.filter((envelope) => envelope.event.type === type);
+      expect(of('tool_execution').map((envelope) => envelope.event.call_id)).toEqual(['call_add']);
+      expect(of('tool_result').map((envelope) => envelope.event.call_id)).toEqual(['call_add']);
+      expect(
+        of('token_delta')
+          .map((envelope) => envelope.event.content)
+          .join(''),
+      ).toBe('Let me add. The sum is 5.');
+    });
+
     it("a rejected call is not run: the model is told who rejected it and why (Windmill's resume_suspended; only who may read the job answers)", async () => {
       fake.reply(
         { toolCalls: [{ id: 'call_add', name: 'add', arguments: '{"a":1,"b":1}' }] },
