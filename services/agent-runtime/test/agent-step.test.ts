@@ -1903,6 +1903,38 @@ describe('agent-runtime: aiagent steps end to end', () => {
       return { flowId, step, asked: fake.chatRequests().length };
     };
 
+    it('an approval nobody gives within FLOWMESH_AGENT_APPROVAL_TIMEOUT_S: the call is not run and the model is told', async () => {
+      // A runtime whose approvals wait 1 s; the usual one afterwards.
+      const restart = async (env: Record<string, string>) => {
+        await runtime.stop();
+        runtime = await startOwnProcess(mesh, 'agent-runtime', env, keep);
+      };
+      await restart({ ...runtimeEnv, FLOWMESH_AGENT_APPROVAL_TIMEOUT_S: '1' });
+      try {
+        fake.reply(
+          { toolCalls: [{ id: 'call_add', name: 'add', arguments: '{"a":1,"b":2}' }] },
+          { text: 'Nobody approved.' },
+        );
+        const flowId = await start([gatedAdd]);
+        const job = await ended(flowId);
+        expect(job.status, JSON.stringify(job.result)).toBe('completed');
+        expect(lastToolResults(1)).toEqual([
+          {
+            role: 'tool',
+            tool_call_id: 'call_add',
+            content: `Error: ${JSON.stringify({ error: 'not run: nobody approved the call within 1 s' })}`,
+          },
+        ]);
+        expect(job.flow_status!.modules[0].agent_actions!).toEqual([
+          expect.objectContaining({ type: 'approval_request', call_id: 'call_add', timeout_s: 1 }),
+          { type: 'answer', call_id: 'call_add', approved: false, timed_out: true },
+          expect.objectContaining({ type: 'message' }),
+        ]);
+      } finally {
+        await restart(runtimeEnv);
+      }
+    });
+
     it('a step cancelled while parked is dropped at once: nothing more runs', async () => {
       const { flowId, step, asked } = await parkOnQuestion();
       await jobs.cancel({ ...inMain, id: flowId, reason: 'gave up' });
