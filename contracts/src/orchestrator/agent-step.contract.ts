@@ -80,6 +80,11 @@ export type AgentStepAnswerRequest = z.infer<typeof AgentStepAnswerRequestSchema
 /** The resume body an answer to a parked step carries. */
 export const AgentAnswerPayloadSchema = z.looseObject({
   call_id: z.string().optional(),
+  /**
+   * The approval's own verdict, as issue 22 gives Windmill's payload `{call_id, approved, comment}`:
+   * false rejects even when the resume itself approves (a call runs only when both say so).
+   */
+  approved: z.boolean().optional(),
   comment: z.string().max(10_000).optional(),
   answer: z.union([z.string(), z.array(z.string())]).optional(),
 });

@@ -1721,9 +1721,9 @@ describe('agent-runtime: aiagent steps end to end', () => {
         expect.stringContaining('approval_token: is not supported') as unknown,
       ]);
       expect((await jobs.get({ ...inMain, id: step.id })).status).toBe('suspended');
+      // As issue 22 gives Windmill's payload: its own `approved: false` rejects (the body's defaults to true).
       const rejected = await resumeSuspended({
-        payload: { call_id: 'call_add', comment: 'not today' },
-        approved: false,
+        payload: { call_id: 'call_add', approved: false, comment: 'not today' },
       });
       expect([rejected.status, await rejected.text()]).toEqual([201, 'job resumed']);
       const job = await ended(flowId);

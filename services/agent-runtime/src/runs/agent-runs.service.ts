@@ -156,12 +156,14 @@ export class AgentRuns implements OnApplicationBootstrap, OnApplicationShutdown 
     }
     const payload = parsed.data;
     if (payload.call_id !== undefined && payload.call_id !== waiting.callId) return 'waiting';
-    if (waiting.kind === 'question' && request.approve && payload.answer === undefined)
+    // The resume approves, unless its payload says otherwise (Windmill's `{call_id, approved}`).
+    const approved = request.approve && payload.approved !== false;
+    if (waiting.kind === 'question' && approved && payload.answer === undefined)
       throw new MeshError('VALIDATION_FAILED', 'payload.answer: is required to answer a question', {
         param: 'payload.answer',
       });
     const stored = await this.repository.answer(request.job_id, waiting.callId, {
-      approved: request.approve,
+      approved,
       approver: request.approver,
       ...(payload.comment !== undefined ? { comment: payload.comment } : {}),
       ...(payload.answer !== undefined ? { answer: payload.answer } : {}),
