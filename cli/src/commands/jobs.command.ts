@@ -1,5 +1,5 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import { JobsApi } from '../jobs/jobs-api.js';
+import { JobsApi, type ResumeRequest } from '../jobs/jobs-api.js';
 import { RegistryHttp, RegistryRequestError } from '../sync/registry-connection.js';
 import { processIo, type SyncCommandIo } from './push.command.js';
 
@@ -9,7 +9,11 @@ interface JobsOptions {
 
 interface ResumeOptions extends JobsOptions {
   payload: unknown;
+  approve?: boolean;
+  reject?: boolean;
   deny?: boolean;
+  comment?: string;
+  answer?: string[];
   resumeId?: number;
 }
 
@@ -63,24 +67,33 @@ export function registerJobsCommands(program: Command, io: SyncCommandIo = proce
 
   jobs
     .command('resume')
-    .description('approve (or with --deny, disapprove) a flow waiting on an approval step, as yourself')
-    .argument('<id>', 'the suspended flow job id')
+    .description(
+      "approve (or reject) a flow waiting on an approval step, or an AI step's approval request, or answer its question, as yourself",
+    )
+    .argument('<id>', 'the suspended flow job id, or the parked AI step job id')
     .option(
       '-p, --payload <json>',
       'the resume payload (JSON), seen by the next step as `resume`',
       parseJson,
       {},
     )
-    .option('--deny', 'disapprove: the flow fails with SuspendedDisapproved')
+    .option('--approve', 'approve (the default)')
+    .option(
+      '--reject',
+      'disapprove: a flow fails with SuspendedDisapproved; an AI step tells its model "not run"',
+    )
+    .option('--deny', 'the same as --reject')
+    .option('--comment <text>', "the approver's comment (payload.comment): an AI step's model reads it")
+    .option(
+      '--answer <text>',
+      "answer an AI step's question (payload.answer); repeat it to pick several choices",
+      (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
+    )
     .option('--resume-id <n>', 'the resume id of the approval link to answer', parseResumeId)
     .option(...workspace)
     .action(async (id: string, options: ResumeOptions) => {
       process.exitCode = await withApi(io, options, async (api) => {
-        const reply = await api.resume(id, {
-          payload: options.payload,
-          approve: !options.deny,
-          ...(options.resumeId === undefined ? {} : { resumeId: options.resumeId }),
-        });
+        const reply = await api.resume(id, resumeRequest(options));
         io.stdout(`${typeof reply === 'string' ? reply : JSON.stringify(reply)}\n`);
       });
     });
@@ -120,6 +133,35 @@ function printStreamEvent(io: SyncCommandIo, data: unknown): void {
   else if (event.type === 'tool_execution') io.stderr(`\n→ ${String(event.function_name)}\n`);
   else if (event.type === 'tool_result')
     io.stderr(`${event.success ? '✓' : '✗'} ${String(event.function_name)}\n`);
+}
+
+/** The answer the flags say: `--comment` and `--answer` join the payload, which must then be an object. */
+function resumeRequest(options: ResumeOptions): ResumeRequest {
+  const reject = options.reject === true || options.deny === true;
+  if (reject && options.approve)
+    throw new RegistryRequestError(0, 'INVALID_ARGUMENT', '--approve and --reject: give one of them');
+  if (reject && options.answer)
+    throw new RegistryRequestError(0, 'INVALID_ARGUMENT', '--answer answers a question: it cannot --reject');
+  let payload = options.payload;
+  if (options.comment !== undefined || options.answer) {
+    if (typeof payload !== 'object' || payload === null || Array.isArray(payload))
+      throw new RegistryRequestError(
+        0,
+        'INVALID_ARGUMENT',
+        '--payload must be a JSON object to take --comment or --answer',
+      );
+    const answer = options.answer?.length === 1 ? options.answer[0] : options.answer;
+    payload = {
+      ...payload,
+      ...(options.comment === undefined ? {} : { comment: options.comment }),
+      ...(answer === undefined ? {} : { answer }),
+    };
+  }
+  return {
+    payload,
+    approve: !reject,
+    ...(options.resumeId === undefined ? {} : { resumeId: options.resumeId }),
+  };
 }
 
 function parseJson(text: string): unknown {

@@ -30,6 +30,8 @@ export const QuestionToolValueSchema = named(
      * 1800, at most a day: the run's job token must outlive the wait).
      */
     timeout_s: z.int().min(1).max(86_400).optional(),
+    /** The same in seconds, as issue 22 spells Windmill's `{tool_type: question, timeout?}`; `timeout_s` wins. */
+    timeout: z.int().min(1).max(86_400).optional(),
   }),
 );
 

@@ -57,6 +57,8 @@ export const AgentStepStartRequestSchema = z.object({
   pinned_agents: PinnedAgentsSchema.optional(),
   /** The saved flows the step runs inside, outermost first: the flows its tools run nest under them. */
   flow_chain: z.array(z.string()).optional(),
+  /** The run is a nested agent tool (`RunFlowRequest.agent_tool`): no question tool, no approvals. */
+  agent_tool: z.boolean().optional(),
 });
 export type AgentStepStartRequest = z.infer<typeof AgentStepStartRequestSchema>;
 export const AgentStepStartReplySchema = z.object({ accepted: z.boolean() });
@@ -78,6 +80,11 @@ export type AgentStepAnswerRequest = z.infer<typeof AgentStepAnswerRequestSchema
 /** The resume body an answer to a parked step carries. */
 export const AgentAnswerPayloadSchema = z.looseObject({
   call_id: z.string().optional(),
+  /**
+   * The approval's own verdict, as issue 22 gives Windmill's payload `{call_id, approved, comment}`:
+   * false rejects even when the resume itself approves (a call runs only when both say so).
+   */
+  approved: z.boolean().optional(),
   comment: z.string().max(10_000).optional(),
   answer: z.union([z.string(), z.array(z.string())]).optional(),
 });
@@ -152,6 +159,17 @@ export const orchestratorAgentStepContract = {
     'orchestrator.agent_step.complete',
     AgentStepCompleteRequestSchema,
     z.object({ accepted: z.boolean() }),
+  ),
+  /**
+   * Which of these AI step jobs left the queue (ended, or unknown): agent-runtime's periodic sweep
+   * drops their parked checkpoints, whose cancel it may have missed. A read: it changes nothing.
+   */
+  ended: defineRequest(
+    'orchestrator.agent_step.ended',
+    z.object({
+      steps: z.array(z.object({ job_id: z.uuid(), workspace: z.string() })).max(500),
+    }),
+    z.object({ ended: z.array(z.uuid()) }),
   ),
 } as const;
 

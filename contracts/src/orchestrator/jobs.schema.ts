@@ -75,6 +75,12 @@ export const RunFlowRequestSchema = z
      * run's), outermost first: the run's nesting counts from there (`FLOWMESH_MAX_FLOW_DEPTH`).
      */
     flow_chain: z.array(z.string().min(1).max(1000)).max(1000).optional(),
+    /**
+     * The run is a nested agent tool, started by an agent step: its AI steps are offered neither
+     * the question tool nor tools that require approval, linked agents' included (000, Limits: it
+     * writes no flow status a person answers, and its parent waits on it). It only takes away.
+     */
+    agent_tool: z.boolean().optional(),
     ...runOptions,
   })
   .strict()

@@ -45,6 +45,11 @@ export const agentRuntimeConfigSchema = z
       .positiveInt()
       .refine((seconds) => seconds <= 86_400, 'must be at most 86400 (a day)')
       .default(1_800),
+    /**
+     * How often a replica drops the checkpoints of parked steps whose job left the queue (a cancel
+     * it did not hear, a job removed): without it they would wait out their timeout.
+     */
+    FLOWMESH_AGENT_SWEEP_MS: settings.positiveInt().default(60_000),
     /** A step whose replica died this many times is failed instead of started again. */
     FLOWMESH_AGENT_MAX_ATTEMPTS: settings.positiveInt().default(3),
     /** Internal ranges MCP servers may be reached at (all of them are refused otherwise). */
@@ -72,6 +77,7 @@ export const agentRuntimeConfigSchema = z
       toolTimeoutMs: env.FLOWMESH_AGENT_TOOL_TIMEOUT_S * 1000,
       maxAttempts: env.FLOWMESH_AGENT_MAX_ATTEMPTS,
       approvalTimeoutS: env.FLOWMESH_AGENT_APPROVAL_TIMEOUT_S,
+      sweepMs: env.FLOWMESH_AGENT_SWEEP_MS,
       outboundAllowCidrs: env[OUTBOUND_ALLOW_CIDRS_SETTING],
       jobTokenKeys: secretKeyringOf(JOB_TOKEN_KEYS_SETTING, env[JOB_TOKEN_KEYS_SETTING], 'job token key'),
       attachments: attachmentsOf(s3ConnectionOf(env), env.FLOWMESH_AGENT_ATTACHMENTS),
@@ -126,6 +132,8 @@ export interface AgentsSettings {
   readonly toolTimeoutMs: number;
   readonly maxAttempts: number;
   readonly approvalTimeoutS: number;
+  /** How often parked checkpoints whose job left the queue are swept. */
+  readonly sweepMs: number;
   readonly outboundAllowCidrs: readonly AllowedCidr[];
   readonly jobTokenKeys: SecretKeyring;
   /** Null: no object storage configured, a step with attachments fails saying so. */

@@ -718,6 +718,65 @@ describe('agent-runtime: aiagent steps end to end', () => {
     });
   });
 
+  it('a nested agent tool linking an ai_agent is offered none of its tools a person answers (question, requires_approval)', async () => {
+    const items = createRegistryItemsClient(new MeshClient(conn));
+    const path = `f/ai/nested_${randomBytes(3).toString('hex')}`;
+    await items.createResource({
+      ...inMain,
+      path,
+      resource_type: 'ai_agent',
+      value: {
+        provider: PROVIDER,
+        system_prompt: 'You help.',
+        tools: [
+          addTool,
+          {
+            ...scaleTool({ n: { type: 'ai' }, factor: fixed(2), offset: fixed(0) }),
+            requires_approval: true,
+          },
+          { id: 'ask', value: { tool_type: 'question' } },
+        ],
+      },
+    });
+    const helper = {
+      id: 'helper',
+      summary: 'helper',
+      value: {
+        tool_type: 'flowmodule',
+        type: 'aiagent',
+        agent: path,
+        input_transforms: { user_message: { type: 'ai' } },
+      },
+    };
+    const before = fake.chatRequests().length;
+    fake.reply(
+      { toolCalls: [{ id: 'call_h', name: 'helper', arguments: '{"user_message":"Help."}' }] },
+      { text: 'Helped.' },
+      { text: 'Done.' },
+    );
+    const job = await run([agentStep({ user_message: fixed('Go.') }, { tools: [helper] })]);
+    expect(job.status, JSON.stringify(job.result)).toBe('completed');
+    const [, nested] = sentSince(before);
+    expect(nested.messages[0]).toEqual({ role: 'system', content: 'You help.' });
+    expect(nested.tools!.map((tool) => tool.function.name)).toEqual(['add']);
+    // The same agent linked by a step of its own is offered all three.
+    fake.reply({ text: 'Alone.' });
+    const alone = await run([
+      {
+        id: 'agent',
+        value: { type: 'aiagent', agent: path, input_transforms: { user_message: fixed('Hi.') } },
+      },
+    ]);
+    expect(alone.status, JSON.stringify(alone.result)).toBe('completed');
+    expect(fake.chatRequests().at(-1)!.body).toMatchObject({
+      tools: [
+        { function: { name: 'add' } },
+        { function: { name: 'scale' } },
+        { function: { name: 'ask_question' } },
+      ],
+    });
+  });
+
   it("user_attachments: the workspace's images and PDFs reach the model with the message; the record keeps references; others are refused naming the field", async () => {
     const PNG =
       'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
@@ -1599,18 +1658,83 @@ describe('agent-runtime: aiagent steps end to end', () => {
       expect((await answer(step.id, true, { call_id: 'call_add' })).status).toBe(404);
     });
 
-    it('a rejected call is not run: the model is told who rejected it and why', async () => {
+    it('a streaming step goes on with its stream where it parked: one seq run, the approved call announced once', async () => {
+      // Said before it parks (the first segment) and after (the second).
+      fake.reply(
+        {
+          text: 'Let me add. ',
+          toolCalls: [{ id: 'call_add', name: 'add', arguments: '{"a":2,"b":3}' }],
+          deltaSize: 4,
+        },
+        { text: 'The sum is 5.', deltaSize: 3 },
+      );
+      const flowId = (
+        await jobs.runFlow({
+          ...inMain,
+          value: {
+            modules: [
+              agentStep({ user_message: fixed('Add.'), streaming: fixed(true) }, { tools: [gatedAdd] }),
+            ],
+          },
+        })
+      ).job_id;
+      const step = await parked(flowId);
+      expect((await answer(step.id, true, { call_id: 'call_add' })).status).toBe(200);
+      const job = await ended(flowId);
+      expect(job.status, JSON.stringify(job.result)).toBe('completed');
+      const streamed = (await readStream(flowId))
+        .slice(0, -1)
+        .map(
+          (message) =>
+            message.data as { seq: number; event: { type: string; call_id?: string; content?: string } },
+        );
+      expect(streamed.map((envelope) => envelope.seq)).toEqual(streamed.map((_, i) => i));
+      const of = (type: string) => streamed.filter((envelope) => envelope.event.type === type);
+      expect(of('tool_execution').map((envelope) => envelope.event.call_id)).toEqual(['call_add']);
+      expect(of('tool_result').map((envelope) => envelope.event.call_id)).toEqual(['call_add']);
+      expect(
+        of('token_delta')
+          .map((envelope) => envelope.event.content)
+          .join(''),
+      ).toBe('Let me add. The sum is 5.');
+    });
+
+    it("a rejected call is not run: the model is told who rejected it and why (Windmill's resume_suspended; only who may read the job answers)", async () => {
       fake.reply(
         { toolCalls: [{ id: 'call_add', name: 'add', arguments: '{"a":1,"b":1}' }] },
         { text: 'Understood.' },
       );
       const flowId = await start([gatedAdd]);
       const step = await parked(flowId);
-      expect(
-        await (await answer(step.id, false, { call_id: 'call_add', comment: 'not today' })).json(),
-      ).toEqual({
-        outcome: 'resumed',
+      const resumeSuspended = (body: unknown, token = actor.token) =>
+        fetch(`${mesh.urls['flow-orchestrator']}/api/w/main/jobs_u/flow/resume_suspended/${step.id}`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
+      // A member who may not read the admin's run may not answer it: as if it did not wait.
+      const identity = createRegistryIdentityClient(new MeshClient(conn));
+      const member = `member${randomBytes(3).toString('hex')}`;
+      await identity.addUser({ ...inMain, email: `${member}@example.test`, username: member });
+      const memberToken = (await identity.createApiToken({ ...inMain, username: member, label: 'test' }))
+        .token;
+      const stranger = await resumeSuspended(
+        { payload: { call_id: 'call_add' }, approved: true },
+        memberToken,
+      );
+      expect(stranger.status).toBe(404);
+      // Windmill's approval_token is not offered: refused naming the field.
+      const tokened = await resumeSuspended({ payload: { call_id: 'call_add' }, approval_token: 'x' });
+      expect([tokened.status, ((await tokened.json()) as { message: string }).message]).toEqual([
+        400,
+        expect.stringContaining('approval_token: is not supported') as unknown,
+      ]);
+      expect((await jobs.get({ ...inMain, id: step.id })).status).toBe('suspended');
+      // As issue 22 gives Windmill's payload: its own `approved: false` rejects (the body's defaults to true).
+      const rejected = await resumeSuspended({
+        payload: { call_id: 'call_add', approved: false, comment: 'not today' },
       });
+      expect([rejected.status, await rejected.text()]).toEqual([201, 'job resumed']);
       const job = await ended(flowId);
       expect(job.status, JSON.stringify(job.result)).toBe('completed');
       const [result] = lastToolResults(1) as { content: string }[];
@@ -1625,22 +1749,32 @@ describe('agent-runtime: aiagent steps end to end', () => {
       ]);
     });
 
-    it('ask_question parks the step until the user answers; an answer naming an earlier request is ignored', async () => {
+    it('ask_question parks the step, holding no process nor slot (kill -9 meanwhile), until the user answers; an answer naming an earlier request is ignored', async () => {
       const question = { id: 'ask', summary: 'Ask', value: { tool_type: 'question', timeout_s: 600 } };
-      fake.reply(
-        {
-          toolCalls: [
-            {
-              id: 'call_q',
-              name: 'ask_question',
-              arguments: '{"question":"Which colour?","choices":["red","blue"]}',
-            },
-          ],
-        },
-        { text: 'Blue it is.' },
-      );
+      fake.reply({
+        toolCalls: [
+          {
+            id: 'call_q',
+            name: 'ask_question',
+            arguments: '{"question":"Which colour?","choices":["red","blue"]}',
+          },
+        ],
+      });
       const flowId = await start([question]);
       const step = await parked(flowId);
+      const asked = fake.chatRequests().at(-1)!.body as SentChat;
+      // Parked, it holds no process: agent-runtime killed and started again, and its only slot
+      // (FLOWMESH_AGENT_MAX_RUNS=1) runs another step meanwhile.
+      await runtime.kill();
+      runtime = await startOwnProcess(mesh, 'agent-runtime', runtimeEnv, keep);
+      fake.reply({ text: 'Meanwhile.' });
+      const meanwhile = await run([agentStep({ user_message: fixed('Meanwhile?') })]);
+      expect([meanwhile.status, meanwhile.result]).toEqual([
+        'completed',
+        expect.objectContaining({ output: 'Meanwhile.' }),
+      ]);
+      expect((await jobs.get({ ...inMain, id: step.id })).status).toBe('suspended');
+      fake.reply({ text: 'Blue it is.' });
       expect(step.agent_actions).toEqual([
         {
           type: 'question',
@@ -1651,8 +1785,7 @@ describe('agent-runtime: aiagent steps end to end', () => {
         },
       ]);
       // The model was offered the built-in tool.
-      const offered = (fake.chatRequests().at(-1)!.body as { tools: { function: { name: string } }[] }).tools;
-      expect(offered.map((tool) => tool.function.name)).toEqual(['ask_question']);
+      expect(asked.tools!.map((tool) => tool.function.name)).toEqual(['ask_question']);
 
       expect(await (await answer(step.id, true, { call_id: 'call_old', answer: 'red' })).json()).toEqual({
         outcome: 'waiting',
@@ -1662,16 +1795,89 @@ describe('agent-runtime: aiagent steps end to end', () => {
         400,
         'payload.answer: is required to answer a question',
       ]);
-      expect((await answer(step.id, true, { call_id: 'call_q', answer: 'blue' })).status).toBe(200);
+      // From a terminal: flags that contradict each other are refused, then the answer is given.
+      const cli = (...args: string[]) =>
+        runFlowmesh(['jobs', 'resume', step.id, ...args], {
+          env: { FLOWMESH_URL: mesh.urls['flow-orchestrator'], FLOWMESH_TOKEN: actor.token },
+          timeoutMs: 60_000,
+        });
+      const contradicted = await cli('--reject', '--answer', 'blue');
+      expect([contradicted.code, contradicted.stderr]).toEqual([
+        1,
+        'INVALID_ARGUMENT: --answer answers a question: it cannot --reject\n',
+      ]);
+      const answered = await cli('--answer', 'blue', '--comment', 'my favourite');
+      expect([answered.code, answered.stdout]).toEqual([0, '{"outcome":"resumed"}\n']);
       const job = await ended(flowId);
       expect(job.result).toMatchObject({ output: 'Blue it is.' });
       expect(lastToolResults(1)).toEqual([
-        { role: 'tool', tool_call_id: 'call_q', content: '{"answer":"blue"}' },
+        { role: 'tool', tool_call_id: 'call_q', content: '{"answer":"blue","comment":"my favourite"}' },
+      ]);
+    });
+
+    it('a linked agent edited while parked resumes with its new definition: an approved call whose tool left it is no longer available', async () => {
+      const items = createRegistryItemsClient(new MeshClient(conn));
+      const path = `f/ai/gated_${randomBytes(3).toString('hex')}`;
+      const definition = (prompt: string, tools: unknown[]) => ({
+        provider: PROVIDER,
+        system_prompt: prompt,
+        tools,
+      });
+      await items.createResource({
+        ...inMain,
+        path,
+        resource_type: 'ai_agent',
+        value: definition('You add, once approved.', [gatedAdd, multiply]),
+      });
+      const before = fake.chatRequests().length;
+      fake.reply(
+        { toolCalls: [{ id: 'call_add', name: 'add', arguments: '{"a":2,"b":3}' }] },
+        { text: 'Adding is gone.' },
+      );
+      const flowId = (
+        await jobs.runFlow({
+          ...inMain,
+          value: {
+            modules: [
+              {
+                id: 'agent',
+                value: { type: 'aiagent', agent: path, input_transforms: { user_message: fixed('Add.') } },
+              },
+            ],
+          },
+        })
+      ).job_id;
+      const step = await parked(flowId);
+      await items.updateResourceValue({
+        ...inMain,
+        path,
+        value: definition('You only multiply now.', [multiply]),
+      });
+      expect((await answer(step.id, true, { call_id: 'call_add' })).status).toBe(200);
+      const job = await ended(flowId);
+      expect(job.status, JSON.stringify(job.result)).toBe('completed');
+      const [, resumed] = sentSince(before);
+      // The new brain and roster; the conversation goes on (no prompt again), the call not run.
+      expect(resumed.messages[0]).toEqual({ role: 'system', content: 'You only multiply now.' });
+      expect(resumed.tools!.map((tool) => tool.function.name)).toEqual(['multiply']);
+      expect(
+        resumed.messages.filter((message) => (message as { role: string }).role === 'user'),
+      ).toHaveLength(1);
+      const [result] = lastToolResults(1) as { content: string }[];
+      expect(JSON.parse(result.content.replace(/^Error: /, ''))).toEqual({
+        error:
+          "not run: the tool add is no longer available (it left the agent's tools while the call waited for approval)",
+      });
+      expect(job.flow_status!.modules[0].agent_actions!.map((action) => action.type)).toEqual([
+        'approval_request',
+        'answer',
+        'message',
       ]);
     });
 
     it('nobody answers: at the timeout the step resumes on its own and the model is told', async () => {
-      const question = { id: 'ask', value: { tool_type: 'question', timeout_s: 1 } };
+      // `timeout`, as issue 22 spells Windmill's field; `timeout_s` is read first (the test above).
+      const question = { id: 'ask', value: { tool_type: 'question', timeout: 1 } };
       fake.reply(
         { toolCalls: [{ id: 'call_q', name: 'ask_question', arguments: '{"question":"Anyone?"}' }] },
         { text: 'Nobody is there.' },
@@ -1695,14 +1901,51 @@ describe('agent-runtime: aiagent steps end to end', () => {
       });
     });
 
-    it('a step cancelled while parked is dropped at once: nothing more runs', async () => {
+    /** A step parked on a question nobody answers (for 600 s); how many model calls were made by then. */
+    const parkOnQuestion = async () => {
       const question = { id: 'ask', value: { tool_type: 'question', timeout_s: 600 } };
       fake.reply({
         toolCalls: [{ id: 'call_q', name: 'ask_question', arguments: '{"question":"Still there?"}' }],
       });
       const flowId = await start([question]);
       const step = await parked(flowId);
-      const asked = fake.chatRequests().length;
+      return { flowId, step, asked: fake.chatRequests().length };
+    };
+
+    it('an approval nobody gives within FLOWMESH_AGENT_APPROVAL_TIMEOUT_S: the call is not run and the model is told', async () => {
+      // A runtime whose approvals wait 1 s; the usual one afterwards.
+      const restart = async (env: Record<string, string>) => {
+        await runtime.stop();
+        runtime = await startOwnProcess(mesh, 'agent-runtime', env, keep);
+      };
+      await restart({ ...runtimeEnv, FLOWMESH_AGENT_APPROVAL_TIMEOUT_S: '1' });
+      try {
+        fake.reply(
+          { toolCalls: [{ id: 'call_add', name: 'add', arguments: '{"a":1,"b":2}' }] },
+          { text: 'Nobody approved.' },
+        );
+        const flowId = await start([gatedAdd]);
+        const job = await ended(flowId);
+        expect(job.status, JSON.stringify(job.result)).toBe('completed');
+        expect(lastToolResults(1)).toEqual([
+          {
+            role: 'tool',
+            tool_call_id: 'call_add',
+            content: `Error: ${JSON.stringify({ error: 'not run: nobody approved the call within 1 s' })}`,
+          },
+        ]);
+        expect(job.flow_status!.modules[0].agent_actions!).toEqual([
+          expect.objectContaining({ type: 'approval_request', call_id: 'call_add', timeout_s: 1 }),
+          { type: 'answer', call_id: 'call_add', approved: false, timed_out: true },
+          expect.objectContaining({ type: 'message' }),
+        ]);
+      } finally {
+        await restart(runtimeEnv);
+      }
+    });
+
+    it('a step cancelled while parked is dropped at once: nothing more runs', async () => {
+      const { flowId, step, asked } = await parkOnQuestion();
       await jobs.cancel({ ...inMain, id: flowId, reason: 'gave up' });
       expect((await ended(flowId)).status).not.toBe('completed');
       await waitFor(() => output.some((line) => line.includes(step.id) && line.includes('it is dropped')), {
@@ -1712,6 +1955,88 @@ describe('agent-runtime: aiagent steps end to end', () => {
       expect(fake.chatRequests().length).toBe(asked);
       expect((await jobs.get({ ...inMain, id: step.id })).status).toBe('cancelled');
     });
+
+    it('a parked step whose job left the queue unheard (cancelled while no agent-runtime ran) is swept: its checkpoint is dropped', async () => {
+      const { flowId, step, asked } = await parkOnQuestion();
+      // No replica runs to hear the cancel; the one started after sweeps often.
+      await runtime.kill();
+      await jobs.cancel({ ...inMain, id: flowId, reason: 'gave up' });
+      expect((await ended(flowId)).status).not.toBe('completed');
+      runtime = await startOwnProcess(
+        mesh,
+        'agent-runtime',
+        { ...runtimeEnv, FLOWMESH_AGENT_SWEEP_MS: '500' },
+        keep,
+      );
+      await waitFor(
+        () => output.some((line) => line.includes(step.id) && line.includes('its checkpoint is dropped')),
+        { timeoutMs: 30_000, description: 'agent-runtime to sweep the checkpoint of the cancelled step' },
+      );
+      expect(fake.chatRequests().length).toBe(asked);
+      expect((await jobs.get({ ...inMain, id: step.id })).status).toBe('cancelled');
+    });
+
+    it('killed while the approved calls run: the next replica does not run again a call that ended, and waits for the one whose job started', async () => {
+      const dir = scriptScratchDir('fm-agent-approved-');
+      const log = join(dir, 'runs');
+      // Each run appends its label; the second one lasts long enough to be killed in.
+      const note = {
+        id: 'note',
+        summary: 'note',
+        requires_approval: true,
+        value: {
+          tool_type: 'flowmodule',
+          type: 'rawscript',
+          language: 'bun',
+          content: [
+            "import { appendFileSync } from 'node:fs';",
+            'export async function main(label: string) {',
+            `  appendFileSync(${JSON.stringify(log)}, label + '\\n');`,
+            "  if (label === 'slow') await new Promise((r) => setTimeout(r, 3000));",
+            '  return label;',
+            '}',
+          ].join('\n'),
+          input_transforms: { label: { type: 'ai' } },
+        },
+      };
+      const before = fake.chatRequests().length;
+      fake.reply(
+        {
+          toolCalls: [
+            { id: 'call_fast', name: 'note', arguments: '{"label":"fast"}' },
+            { id: 'call_slow', name: 'note', arguments: '{"label":"slow"}' },
+          ],
+        },
+        { text: 'Noted twice.' },
+      );
+      const flowId = await start([note]);
+      const step = await parked(flowId);
+      expect((await answer(step.id, true, { call_id: 'call_fast' })).status).toBe(200);
+      // The calls run one after the other: the second's job shows once the first has ended.
+      await waitFor(
+        async () =>
+          (await jobs.get({ ...inMain, id: step.id })).agent_actions?.filter(
+            (action) => action.type === 'tool_call',
+          ).length === 2,
+        { timeoutMs: 60_000, intervalMs: 50, description: 'the second approved call to start' },
+      );
+      await runtime.kill();
+      runtime = await startOwnProcess(mesh, 'agent-runtime', runtimeEnv, keep);
+      const job = await ended(flowId);
+      expect([job.status, job.result]).toEqual([
+        'completed',
+        expect.objectContaining({ output: 'Noted twice.' }),
+      ]);
+      // Each approved call ran once; the model got both results and was asked once more only.
+      expect(readFileSync(log, 'utf8')).toBe('fast\nslow\n');
+      expect(fake.chatRequests().length - before).toBe(2);
+      expect(lastToolResults(2)).toEqual([
+        { role: 'tool', tool_call_id: 'call_fast', content: '"fast"' },
+        { role: 'tool', tool_call_id: 'call_slow', content: '"slow"' },
+      ]);
+      const actions = job.flow_status!.modules[0].agent_actions!.map((action) => action.type);
+      expect(actions).toEqual(['approval_request', 'answer', 'tool_call', 'tool_call', 'message']);
+    }, 120_000);
   });
 
   describe('MCP tools', () => {
@@ -1785,6 +2110,64 @@ describe('agent-runtime: aiagent steps end to end', () => {
       // The secret header reached the server, interpolated as the step's identity.
       expect(mcp.requests.length).toBeGreaterThan(0);
       expect(mcp.requests.every((headers) => headers['x-api-key'] === MCP_KEY)).toBe(true);
+    });
+
+    it('an MCP server entry with requires_approval: each of its calls parks the step until approved, then runs on the server', async () => {
+      const before = mcp.requests.length;
+      fake.reply(
+        { toolCalls: [{ id: 'call_w', name: 'get_weather', arguments: '{"city":"Oslo"}' }] },
+        { text: 'Oslo is sunny.' },
+      );
+      const gated = {
+        ...mcpTool('f/ai/weather_mcp', { exclude_tools: ['forecast'] }),
+        requires_approval: true,
+      };
+      const flowId = (
+        await jobs.runFlow({
+          ...inMain,
+          value: { modules: [agentStep({ user_message: fixed('Weather in Oslo?') }, { tools: [gated] })] },
+        })
+      ).job_id;
+      const step = await waitFor(
+        async () => {
+          const stepJob = (await jobs.get({ ...inMain, id: flowId })).flow_status?.modules[0]?.job;
+          const found = stepJob ? await jobs.get({ ...inMain, id: stepJob }) : undefined;
+          return found?.status === 'suspended' ? found : undefined;
+        },
+        { timeoutMs: 30_000, intervalMs: 100, description: 'the agent step to park' },
+      );
+      expect(step.agent_actions).toEqual([
+        {
+          type: 'approval_request',
+          call_id: 'call_w',
+          calls: [{ call_id: 'call_w', function_name: 'get_weather', arguments: { city: 'Oslo' } }],
+          timeout_s: 1800,
+        },
+      ]);
+      const callsWhileParked = mcp.requests.length;
+      const approved = await fetch(
+        `${mesh.urls['flow-orchestrator']}/api/w/main/jobs/flow/resume/${step.id}?approve=true`,
+        {
+          method: 'POST',
+          headers: { authorization: `Bearer ${actor.token}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ call_id: 'call_w' }),
+        },
+      );
+      expect(approved.status).toBe(200);
+      const job = await ended(flowId);
+      expect(job.status, JSON.stringify(job.result)).toBe('completed');
+      expect(callsWhileParked).toBeGreaterThan(before); // the server was listed before it parked
+      expect((fake.chatRequests().at(-1)!.body as SentChat).messages.at(-1)).toEqual({
+        role: 'tool',
+        tool_call_id: 'call_w',
+        content: 'Sunny in Oslo',
+      });
+      expect(job.flow_status!.modules[0].agent_actions!.map((action) => action.type)).toEqual([
+        'approval_request',
+        'answer',
+        'mcp_tool_call',
+        'message',
+      ]);
     });
 
     it('a server at an internal address the outbound guard refuses fails the step before any model call, naming the tool', async () => {

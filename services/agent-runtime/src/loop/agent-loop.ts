@@ -58,7 +58,15 @@ export interface AgentLoopPorts {
  * in time), or a running one whose replica stopped, from its last turn and what its calls did.
  */
 export type ResumedAgent =
-  | { readonly checkpoint: AgentCheckpoint; readonly answer: AgentAnswer | null }
+  | {
+      readonly checkpoint: AgentCheckpoint;
+      readonly answer: AgentAnswer | null;
+      /**
+       * Set when a replica already took the answer up and stopped while the approved calls ran:
+       * what became of them (a call that ended is not run again, one whose job started is waited for).
+       */
+      readonly calls?: Readonly<Record<string, CallProgress>>;
+    }
   | { readonly progress: AgentProgress; readonly calls: Readonly<Record<string, CallProgress>> };
 
 export type AgentLoopOutcome =
@@ -218,17 +226,24 @@ export async function runAgentLoop(
     if (turn === 'aborted') return aborted(record, usage);
     if (turn) return turn;
   } else if (resumed) {
-    const { checkpoint, answer } = resumed;
-    await ports.report(answerAction(checkpoint, answer), true);
-    ports.log(
-      answer
-        ? `${checkpoint.waiting.kind === 'approval' ? 'approval' : 'question'} ${checkpoint.waiting.callId} answered by ${answer.approver}: the agent goes on`
-        : `nobody answered ${checkpoint.waiting.callId} within ${checkpoint.waiting.timeoutS} s: the agent goes on without it`,
-    );
-    const settled = settleWaitingCalls(checkpoint, answer);
+    const { checkpoint, answer, calls: known } = resumed;
+    // Taken up again after a replica stopped while it ran the approved calls: the answer is on
+    // the step already, and the calls that ended are not run again (000 runs them twice).
+    if (known) {
+      const done = Object.values(known).filter((call) => call.result).length;
+      ports.log(`taken over while the answered calls ran: ${done} of them had ended and are not run again`);
+    } else {
+      await ports.report(answerAction(checkpoint, answer), true);
+      ports.log(
+        answer
+          ? `${checkpoint.waiting.kind === 'approval' ? 'approval' : 'question'} ${checkpoint.waiting.callId} answered by ${answer.approver}: the agent goes on`
+          : `nobody answered ${checkpoint.waiting.callId} within ${checkpoint.waiting.timeoutS} s: the agent goes on without it`,
+      );
+    }
+    const settled = settleWaitingCalls(checkpoint, answer, new Set(byName.keys()));
     const results = new Map(Object.entries(checkpoint.results));
     const approved = checkpoint.calls.filter((call) => settled.get(call.id)?.run === true);
-    for (const result of await runCalls(approved)) results.set(result.toolCallId, result);
+    for (const result of await runCalls(approved, known)) results.set(result.toolCallId, result);
     for (const call of checkpoint.calls) {
       const settlement = settled.get(call.id);
       if (settlement && !settlement.run)

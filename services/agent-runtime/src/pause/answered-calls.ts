@@ -7,19 +7,31 @@ export type Settlement =
 
 /**
  * What the answer (null: nobody answered in time) does to each call the agent waited on: approved
- * calls run; rejected and unanswered ones are answered as not run, with the approver's comment; a
- * question's answer is its result.
+ * calls run, unless their tool left the roster while the agent waited (`roster`: the names of the
+ * tools it has now), which are answered as no longer available; rejected and unanswered ones are
+ * answered as not run, with the approver's comment; a question's answer is its result.
  */
 export function settleWaitingCalls(
   checkpoint: AgentCheckpoint,
   answer: AgentAnswer | null,
+  roster?: ReadonlySet<string>,
 ): Map<string, Settlement> {
   const { waiting } = checkpoint;
   const settled = new Map<string, Settlement>();
   const comment = answer?.comment ? `: ${answer.comment}` : '';
+  const names = new Map(checkpoint.calls.map((call) => [call.id, call.name]));
   for (const id of waiting.callIds) {
     if (waiting.kind === 'approval') {
-      if (answer?.approved) settled.set(id, { run: true });
+      const name = names.get(id);
+      if (answer?.approved && roster && name !== undefined && !roster.has(name))
+        settled.set(id, {
+          run: false,
+          isError: true,
+          text: JSON.stringify({
+            error: `not run: the tool ${name} is no longer available (it left the agent's tools while the call waited for approval)`,
+          }),
+        });
+      else if (answer?.approved) settled.set(id, { run: true });
       else
         settled.set(id, {
           run: false,

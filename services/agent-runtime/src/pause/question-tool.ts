@@ -35,7 +35,7 @@ export function prepareQuestionTool(tool: AgentTool): PreparedTool {
         additionalProperties: false,
       },
     },
-    question: { timeoutS: value.timeout_s ?? DEFAULT_QUESTION_TIMEOUT_S },
+    question: { timeoutS: value.timeout_s ?? value.timeout ?? DEFAULT_QUESTION_TIMEOUT_S },
     run: () =>
       Promise.resolve({
         ok: false,

@@ -84,6 +84,26 @@ describe('settleWaitingCalls', () => {
     });
   });
 
+  it('answers an approved call whose tool left the roster while it waited as no longer available', () => {
+    const checkpoint = {
+      ...parked('approval'),
+      calls: [
+        { id: 'c1', name: 'refund', arguments: '{}' },
+        { id: 'c2', name: 'add', arguments: '{}' },
+      ],
+    };
+    const settled = settleWaitingCalls(checkpoint, { approved: true, approver: 'ada' }, new Set(['add']));
+    expect(settled.get('c1')).toEqual({
+      run: false,
+      isError: true,
+      text: JSON.stringify({
+        error:
+          "not run: the tool refund is no longer available (it left the agent's tools while the call waited for approval)",
+      }),
+    });
+    expect(settled.get('c2')).toEqual({ run: true });
+  });
+
   it("gives a question's answer as its result", () => {
     expect(
       settleWaitingCalls(parked('question'), { approved: true, approver: 'ada', answer: ['a', 'b'] }).get(

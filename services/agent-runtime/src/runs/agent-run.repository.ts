@@ -206,6 +206,31 @@ export class AgentRunRepository {
     return rows.length > 0;
   }
 
+  /** Up to `limit` parked steps waiting for an answer, oldest first (the sweep's candidates). */
+  async parked(limit: number): Promise<{ job_id: string; workspace: string }[]> {
+    return rowsOf<{ job_id: string; workspace: string }>(
+      await this.dataSource.query(
+        `SELECT job_id, workspace FROM agent_run
+          WHERE waiting IS NOT NULL AND answer IS NULL AND owner IS NULL
+          ORDER BY created_at LIMIT $1`,
+        [limit],
+      ),
+    );
+  }
+
+  /** Removes these steps' rows while they are still parked and unanswered; their ids. */
+  async removeParked(jobIds: readonly string[]): Promise<string[]> {
+    if (jobIds.length === 0) return [];
+    const rows = rowsOf<{ job_id: string }>(
+      await this.dataSource.query(
+        `DELETE FROM agent_run WHERE job_id = ANY($1::uuid[]) AND waiting IS NOT NULL AND answer IS NULL
+          AND owner IS NULL RETURNING job_id`,
+        [jobIds],
+      ),
+    );
+    return rows.map((row) => row.job_id);
+  }
+
   /** Gives a step back at once (this replica is stopping): another replica claims it. */
   async release(owner: string, jobIds: readonly string[]): Promise<void> {
     if (jobIds.length === 0) return;

@@ -37,6 +37,7 @@ export class AgentRuns implements OnApplicationBootstrap, OnApplicationShutdown 
   private readonly onTools = new Set<string>();
   private readonly sealer: JobTokenSealer;
   private timer: NodeJS.Timeout | undefined;
+  private sweepTimer: NodeJS.Timeout | undefined;
   private polling = false;
   private stopping = false;
 
@@ -60,11 +61,14 @@ export class AgentRuns implements OnApplicationBootstrap, OnApplicationShutdown 
     this.timer = setInterval(() => void this.poll(), Math.max(100, Math.floor(this.settings.leaseMs / 3)));
     this.timer.unref();
     void this.poll();
+    this.sweepTimer = setInterval(() => void this.sweep(), this.settings.sweepMs);
+    this.sweepTimer.unref();
   }
 
   async onApplicationShutdown(): Promise<void> {
     this.stopping = true;
     clearInterval(this.timer);
+    clearInterval(this.sweepTimer);
     const ids = [...this.running.keys()];
     for (const controller of this.running.values()) controller.abort();
     // Handed back at once: another replica starts them again instead of waiting for the lease.
@@ -89,6 +93,25 @@ export class AgentRuns implements OnApplicationBootstrap, OnApplicationShutdown 
     for (const jobId of await this.repository.removeAll(jobIds))
       if (!stopped.has(jobId))
         this.logger.info({ job_id: jobId }, 'agent step cancelled while it waited; it is dropped');
+  }
+
+  /**
+   * Drops the checkpoints of parked steps whose job left the queue (000's monitor sweep): a cancel
+   * this mesh's replicas did not hear (none was running), a job removed. The orchestrator says
+   * which; a step answered or claimed meanwhile is left alone. Every replica sweeps; it is a read
+   * and a guarded delete, so two at once do no harm.
+   */
+  private async sweep(): Promise<void> {
+    if (this.stopping) return;
+    try {
+      const parked = await this.repository.parked(500);
+      if (parked.length === 0) return;
+      const { ended } = await createOrchestratorAgentStepClient(this.mesh).ended({ steps: parked });
+      for (const jobId of await this.repository.removeParked(ended))
+        this.logger.info({ job_id: jobId }, 'the parked step left the queue; its checkpoint is dropped');
+    } catch (error) {
+      this.logger.warn({ err: error }, 'parked agent steps could not be swept; the next sweep tries again');
+    }
   }
 
   /** Steps holding a slot: running, and not waiting on their tools. */
@@ -133,12 +156,14 @@ export class AgentRuns implements OnApplicationBootstrap, OnApplicationShutdown 
     }
     const payload = parsed.data;
     if (payload.call_id !== undefined && payload.call_id !== waiting.callId) return 'waiting';
-    if (waiting.kind === 'question' && request.approve && payload.answer === undefined)
+    // The resume approves, unless its payload says otherwise (Windmill's `{call_id, approved}`).
+    const approved = request.approve && payload.approved !== false;
+    if (waiting.kind === 'question' && approved && payload.answer === undefined)
       throw new MeshError('VALIDATION_FAILED', 'payload.answer: is required to answer a question', {
         param: 'payload.answer',
       });
     const stored = await this.repository.answer(request.job_id, waiting.callId, {
-      approved: request.approve,
+      approved,
       approver: request.approver,
       ...(payload.comment !== undefined ? { comment: payload.comment } : {}),
       ...(payload.answer !== undefined ? { answer: payload.answer } : {}),
@@ -354,9 +379,12 @@ export class AgentRuns implements OnApplicationBootstrap, OnApplicationShutdown 
     if (row.progress)
       return this.start({ ...row.request, job_token: token }, { progress: row.progress, calls: row.calls });
     if (row.checkpoint && !(await this.unpark(row))) return;
+    // Claimed before (attempts counts claims since it parked): a replica took the answer up and
+    // stopped while the approved calls ran; what became of them is in `calls`.
+    const retaken = row.checkpoint && row.attempts > 1 ? { calls: row.calls } : {};
     this.start(
       { ...row.request, job_token: token },
-      row.checkpoint ? { checkpoint: row.checkpoint, answer: row.answer } : undefined,
+      row.checkpoint ? { checkpoint: row.checkpoint, answer: row.answer, ...retaken } : undefined,
     );
   }
 }

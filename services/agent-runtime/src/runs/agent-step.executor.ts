@@ -26,6 +26,7 @@ import { appendToTranscript } from '../memory/chat-transcript.js';
 import type { AgentCheckpoint } from '../pause/agent-checkpoint.js';
 import type { ToolSet } from '../tools/agent-tool.port.js';
 import { prepareTools } from '../tools/agent-tools.js';
+import { withoutAnswerableTools } from '../tools/nested-agent-tools.js';
 import { McpToolError } from '../tools/mcp-tools.js';
 import { OutboundClient } from '../tools/outbound-client.js';
 import type { AgentStepOutcome } from './agent-run.repository.js';
@@ -102,21 +103,27 @@ export class AgentStepExecutor {
           'input_transforms.output_type',
           "'image' stores the picture in object storage: set S3_BUCKET (and FLOWMESH_AGENT_ATTACHMENTS) for agent-runtime",
         );
-      // An image model is offered no tools: none are prepared (no MCP server is reached).
+      // An image model is offered no tools: none are prepared (no MCP server is reached). A nested
+      // agent tool's are without those a person answers, its linked agent's as much as its own.
       toolSet = image
         ? undefined
-        : await prepareTools(brain.tools, brain.toolInputs, this.mesh, {
-            token: request.job_token,
-            workspace: request.workspace,
-            timeoutMs: this.settings.toolTimeoutMs,
-            evaluatedInputs: request.tool_inputs ?? {},
-            ...(request.pinned_agents ? { pinnedAgents: request.pinned_agents } : {}),
-            ...(request.flow_chain ? { flowChain: request.flow_chain } : {}),
-            fetch: this.outbound.fetch,
-            signal,
-            readResource: async (path) =>
-              (await items.getResourceValueInterpolated({ ...caller, path })).value,
-          });
+        : await prepareTools(
+            request.agent_tool ? withoutAnswerableTools(brain.tools) : brain.tools,
+            brain.toolInputs,
+            this.mesh,
+            {
+              token: request.job_token,
+              workspace: request.workspace,
+              timeoutMs: this.settings.toolTimeoutMs,
+              evaluatedInputs: request.tool_inputs ?? {},
+              ...(request.pinned_agents ? { pinnedAgents: request.pinned_agents } : {}),
+              ...(request.flow_chain ? { flowChain: request.flow_chain } : {}),
+              fetch: this.outbound.fetch,
+              signal,
+              readResource: async (path) =>
+                (await items.getResourceValueInterpolated({ ...caller, path })).value,
+            },
+          );
       const tools = toolSet?.tools ?? [];
       // A resumed agent goes on from its checkpoint: the history is read again only to be saved,
       // and what was said of it the first time is not said again.

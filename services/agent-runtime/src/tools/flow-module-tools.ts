@@ -11,6 +11,7 @@ import {
 } from '@flowmesh/contracts';
 import { inputError, toolName } from '../loop/agent-brain.js';
 import { cappedResult, type PreparedTool, type ToolCallOutcome } from './agent-tool.port.js';
+import { withoutAnswerableTools } from './nested-agent-tools.js';
 
 /** What a tool call runs as and where: the step's identity, workspace and worker tag. */
 export interface ToolRunContext {
@@ -215,7 +216,14 @@ async function startJob(
   const pinned = value.type === 'aiagent' && run.pinnedAgents ? { pinned_agents: run.pinnedAgents } : {};
   const started =
     value.type === 'aiagent' || value.type === 'aidecision'
-      ? await jobs.runFlow({ ...caller, value: stepFlow(tool, value, args), args: {}, ...nested, ...pinned })
+      ? await jobs.runFlow({
+          ...caller,
+          value: stepFlow(tool, value, args),
+          args: {},
+          ...nested,
+          ...pinned,
+          ...(value.type === 'aiagent' ? { agent_tool: true } : {}),
+        })
       : ONE_MODULE_FLOWS.has(value.type)
         ? await jobs.runFlow({ ...caller, value: oneModuleFlow(tool, value, args), args, ...nested })
         : value.type === 'flow'
@@ -258,12 +266,8 @@ function stepFlow(tool: AgentTool, value: ModuleValue, args: Record<string, unkn
   );
   if (value.type === 'aidecision')
     return { modules: [{ id: tool.id, value: { ...module, input_transforms: inputs } }] };
-  const tools = (value.tools ?? []).filter(
-    (inner) =>
-      inner.requires_approval !== true &&
-      (inner.value as { tool_type?: string; requires_approval?: unknown }).tool_type !== 'question' &&
-      (inner.value as { requires_approval?: unknown }).requires_approval !== true,
-  );
+  // Its own inline tools are left out here; a linked agent's, by agent-runtime (`agent_tool`).
+  const tools = withoutAnswerableTools(value.tools ?? []);
   return { modules: [{ id: tool.id, value: { ...module, tools, input_transforms: inputs } }] };
 }
 

@@ -20,3 +20,21 @@ export const FlowResumeQuerySchema = z.looseObject({
     .default(true),
   resume_id: ResumeIdSchema.optional(),
 });
+
+/**
+ * Windmill's `POST jobs_u/flow/resume_suspended/:id` body: the payload (an AI step's
+ * `{ call_id, approved?, comment?, answer? }`), and `approved` (false disapproves; true when absent).
+ * Its `approval_token`, for callers without a session, is not offered: the step's signed links are.
+ */
+export const ResumeSuspendedBodySchema = z
+  .object({
+    payload: z.unknown().optional(),
+    approved: z.boolean().default(true),
+    approval_token: z
+      .never({
+        error:
+          'is not supported: answer as a signed-in user (Authorization: Bearer), or through the signed resume link of a flow approval step',
+      })
+      .optional(),
+  })
+  .default({ approved: true });

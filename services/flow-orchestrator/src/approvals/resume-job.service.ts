@@ -3,6 +3,7 @@ import { Injectable } from '@nestjs/common';
 import type { Caller } from '../http/caller.js';
 import { RegistryAuthenticator } from '../http/registry-authenticator.js';
 import { JobsEngine, type ResumeOutcome, type SuspendedApproval } from '../run-api/jobs-engine.port.js';
+import { JobVisibility } from '../run-api/job-visibility.service.js';
 import { checkApprover } from './approval-policy.js';
 import type { Approver } from './approver.js';
 import { RequiredGroupsResolver } from './required-groups.resolver.js';
@@ -41,6 +42,7 @@ export class ResumeJobService {
     private readonly groups: RequiredGroupsResolver,
     private readonly authenticator: RegistryAuthenticator,
     private readonly agents: AgentAnswers,
+    private readonly visibility: JobVisibility,
   ) {}
 
   async bySignedLink(
@@ -89,7 +91,10 @@ export class ResumeJobService {
     return this.answer(workspace, approval, jobId, resumeId, approver, caller.identity, answer);
   }
 
-  /** An AI step parked on its agent's request, which only a signed-in user answers; else not waiting. */
+  /**
+   * An AI step parked on its agent's request, which only a signed-in user who may read the job
+   * answers; else not waiting.
+   */
   private async answerAgent(
     caller: Caller,
     jobId: string,
@@ -98,6 +103,11 @@ export class ResumeJobService {
   ): Promise<ResumeOutcome> {
     const workspace = caller.identity.workspace;
     if (!(await this.agents.isParked(workspace, jobId))) throw notWaiting(jobId);
+    // Who may not read the job (and so not see the request) may not answer it: NOT_FOUND, as a read.
+    if (as.authenticated)
+      await this.visibility.readable(caller, jobId).catch((error: unknown) => {
+        throw error instanceof MeshError && error.code === 'NOT_FOUND' ? notWaiting(jobId) : error;
+      });
     if (!as.authenticated)
       throw new MeshError(
         'PERMISSION_DENIED',

@@ -55,6 +55,19 @@ export class AgentStepUseCase {
     return rows.length > 0;
   }
 
+  /** Of these AI step jobs, those not in the queue any more: ended, or not an AI step of that workspace. */
+  async ended(steps: readonly { job_id: string; workspace: string }[]): Promise<string[]> {
+    if (steps.length === 0) return [];
+    const queued = await this.jobs.query<{ id: string }>(
+      `SELECT j.id FROM job j
+         JOIN unnest($1::uuid[], $2::text[]) AS s(id, workspace) ON s.id = j.id AND s.workspace = j.workspace
+        WHERE j.kind IN ('aiagent','aidecision') AND j.status NOT IN ('completed','failed','cancelled')`,
+      [steps.map((step) => step.job_id), steps.map((step) => step.workspace)],
+    );
+    const alive = new Set(queued.map((row) => row.id));
+    return steps.map((step) => step.job_id).filter((id) => !alive.has(id));
+  }
+
   /** A line of the step's job log; false once the step has ended (or is not an AI step of the workspace). */
   async log(workspace: string, jobId: string, line: string): Promise<boolean> {
     const rows = await this.jobs.query<{ id: string }>(

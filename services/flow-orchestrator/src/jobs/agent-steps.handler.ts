@@ -31,4 +31,9 @@ export class AgentStepsHandler {
   async complete(@Payload() req: Req<'complete'>) {
     return { accepted: await this.steps.complete(req) };
   }
+
+  @HandleRequest(contract.ended)
+  async ended(@Payload() req: Req<'ended'>) {
+    return { ended: await this.steps.ended(req.steps) };
+  }
 }

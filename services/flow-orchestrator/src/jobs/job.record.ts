@@ -25,6 +25,8 @@ export interface JobRuntime {
   pinnedAgents?: Record<string, unknown>;
   /** An AI step parked on its agent's request (approval, question), answered until `until` (ISO). */
   agentWait?: { kind: 'approval' | 'question'; call_id: string; until: string };
+  /** The run is a nested agent tool (`RunFlowRequest.agent_tool`), set on the run's flow. */
+  agentTool?: boolean;
   /** The result a synchronous caller gets from `early_return`, once known. */
   earlyResult?: { value: unknown; stepId: string | null };
   applyPreprocessor?: boolean;

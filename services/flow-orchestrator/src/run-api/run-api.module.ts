@@ -6,6 +6,7 @@ import { ResumeFormValidator } from '../approvals/resume-form.validator.js';
 import { ResumeJobService } from '../approvals/resume-job.service.js';
 import { ResumeSigner } from '../approvals/resume-signer.js';
 import { PUBLIC_URL, ResumeUrlsService } from '../approvals/resume-urls.service.js';
+import { ResumeSuspendedController } from '../approvals/resume-suspended.controller.js';
 import { SignedApprovalsController } from '../approvals/signed-approvals.controller.js';
 import { AgentAnswers } from '../approvals/agent-answers.service.js';
 import { SuspendedApprovalReader } from '../approvals/suspended-approval.reader.js';
@@ -51,6 +52,7 @@ export class RunApiModule {
         ReadJobsController,
         JobStreamController,
         ApproversController,
+        ResumeSuspendedController,
         SignedApprovalsController,
         JobsHandler,
       ],

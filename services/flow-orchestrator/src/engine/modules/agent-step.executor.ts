@@ -168,14 +168,15 @@ export class AgentStepExecutor {
 
   /**
    * The memory id the run was started with, kept on the flow the run started (its root), whether
-   * the run is a chat (that flow has `chat_input_enabled`), whether it previews agent drafts, and
-   * the agents it pinned.
+   * the run is a chat (that flow has `chat_input_enabled`), whether it previews agent drafts, the
+   * agents it pinned, and whether it is a nested agent tool.
    */
   private async runContext(run: ModuleContext['run']): Promise<{
     memory_id?: string;
     chat?: true;
     agent_drafts?: true;
     pinned_agents?: Record<string, unknown>;
+    agent_tool?: true;
   }> {
     let top = run;
     while (top.parent) top = top.parent;
@@ -183,6 +184,7 @@ export class AgentStepExecutor {
     const drafts = {
       ...(root?.runtime.agentDrafts === true ? { agent_drafts: true as const } : {}),
       ...(root?.runtime.pinnedAgents ? { pinned_agents: root.runtime.pinnedAgents } : {}),
+      ...(root?.runtime.agentTool === true ? { agent_tool: true as const } : {}),
     };
     const memoryId = root?.flow_status?.memory_id;
     if (typeof memoryId !== 'string') return drafts;
