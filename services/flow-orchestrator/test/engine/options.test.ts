@@ -457,13 +457,24 @@ describe('cancel of a large run', () => {
           [id],
         )
       ).map((row) => `${row.kind} ${row.n}`);
+    // Parked: every iteration exists with its step queued, and no driver holds any job of the run
+    // (one it held when the cancel came would be woken to end, not ended by the cancel).
+    const held = async () =>
+      (
+        await db.query<Array<{ n: number }>>(
+          `SELECT count(*)::int AS n FROM job WHERE root_job = $1 AND lease_owner IS NOT NULL`,
+          [id],
+        )
+      )[0].n;
     let seen: string[] = [];
     await waitFor(
-      async () => (seen = await open()).join() === `flowpreview ${size},flowscript ${size}` || undefined,
+      async () =>
+        ((seen = await open()).join() === `flowpreview ${size},flowscript ${size}` && (await held()) === 0) ||
+        undefined,
       {
         timeoutMs: 120_000,
         intervalMs: 250,
-        description: `${size} parked iterations, each with its step queued`,
+        description: `${size} parked iterations, each with its step queued, none held by a driver`,
       },
     ).catch((error: Error) => {
       throw new Error(`${error.message}; open: ${seen.join(', ')}`);
