@@ -1597,6 +1597,15 @@ describe('agent-runtime: aiagent steps end to end', () => {
       summary: 'multiply',
       value: { ...addTool.value, content: 'export function main(a: number, b: number) { return a * b; }' },
     };
+    /** A run whose agent asked to add 1 and 1 and parked for approval; it answers "Understood." next. */
+    const parkedOnOneAdd = async () => {
+      fake.reply(
+        { toolCalls: [{ id: 'call_add', name: 'add', arguments: '{"a":1,"b":1}' }] },
+        { text: 'Understood.' },
+      );
+      const flowId = await start([gatedAdd]);
+      return { flowId, step: await parked(flowId) };
+    };
     const lastToolResults = (count: number) =>
       (fake.chatRequests().at(-1)!.body as { messages: unknown[] }).messages.slice(-count);
 
@@ -1700,12 +1709,7 @@ describe('agent-runtime: aiagent steps end to end', () => {
     });
 
     it("a rejected call is not run: the model is told who rejected it and why (Windmill's resume_suspended; only who may read the job answers)", async () => {
-      fake.reply(
-        { toolCalls: [{ id: 'call_add', name: 'add', arguments: '{"a":1,"b":1}' }] },
-        { text: 'Understood.' },
-      );
-      const flowId = await start([gatedAdd]);
-      const step = await parked(flowId);
+      const { flowId, step } = await parkedOnOneAdd();
       const resumeSuspended = (body: unknown, token = actor.token) =>
         fetch(`${mesh.urls['flow-orchestrator']}/api/w/main/jobs_u/flow/resume_suspended/${step.id}`, {
           method: 'POST',
@@ -1747,6 +1751,39 @@ describe('agent-runtime: aiagent steps end to end', () => {
         'answer',
         'message',
       ]);
+    });
+
+    it('the signed links resume_urls makes for the parked job answer it too, a forged one nothing', async () => {
+      const { flowId, step } = await parkedOnOneAdd();
+      const urls = (await (await http(`jobs/resume_urls/${step.id}/0?approver=alice`)).json()) as {
+        resume: string;
+        cancel: string;
+      };
+      // Signed for the configured public URL: sent here to the orchestrator itself.
+      const post = (url: string, body: unknown) => {
+        const { pathname, search } = new URL(url);
+        return fetch(`${mesh.urls['flow-orchestrator']}${pathname}${search}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
+      };
+      // No bearer token: the signature is the right; a changed one is refused and changes nothing.
+      const signature = new URL(urls.cancel).pathname.split('/').at(-1)!;
+      const other = `${signature.slice(0, -1)}${signature.endsWith('0') ? '1' : '0'}`;
+      const forged = await post(urls.cancel.replace(signature, other), { call_id: 'call_add' });
+      expect(forged.status).toBe(403);
+      expect((await jobs.get({ ...inMain, id: step.id })).status).toBe('suspended');
+      const cancelled = await post(urls.cancel, { call_id: 'call_add', comment: 'by link' });
+      expect([cancelled.status, await cancelled.json()]).toEqual([200, { outcome: 'resumed' }]);
+      const job = await ended(flowId);
+      expect(job.status, JSON.stringify(job.result)).toBe('completed');
+      const [result] = lastToolResults(1) as { content: string }[];
+      expect(JSON.parse(result.content.replace(/^Error: /, ''))).toEqual({
+        error: 'not run: alice rejected the call: by link',
+      });
+      // Answered: the resume link finds nothing waiting.
+      expect((await post(urls.resume, { call_id: 'call_add' })).status).toBe(404);
     });
 
     it('ask_question parks the step, holding no process nor slot (kill -9 meanwhile), until the user answers; an answer naming an earlier request is ignored', async () => {
