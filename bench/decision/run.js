@@ -2,7 +2,7 @@
 // model (the System One fake) answering at once. Measured at concurrency 1 and 32, each beside
 // its floors in the same run: the fake called directly over HTTP, `gateway.decide` over NATS (the
 // gateway's hop: credentials, retries, normalization, audit), and a flow of one identity step
-// (the engine's cost of any one-step flow). Run: npm run build && node bench/decision/run.js
+// (the engine's cost of any one-step flow). Run: npm run build && node_modules/.bin/node bench/decision/run.js
 import { cpus, loadavg } from 'node:os';
 import {
   createGatewayClient,
@@ -49,20 +49,30 @@ const identityFlow = {
   value: { modules: [{ id: 'i', value: { type: 'identity' } }] },
 };
 
-/** `samples` latencies (ms) of `once`, with `lanes` calls outstanding at any time, after `warmup`. */
+/**
+ * `samples` latencies (ms) of `once`, with `lanes` calls outstanding at any time, after `warmup`;
+ * a call that fails is counted (and its first error kept), not timed.
+ */
 async function latencies(once, lanes, samples, warmup) {
   const out = [];
+  const failures = [];
   let next = 0;
   const lane = async () => {
     while (next < warmup + samples) {
       const i = next++;
       const started = performance.now();
-      await once(i);
-      if (i >= warmup) out.push(performance.now() - started);
+      try {
+        await once(i);
+        if (i >= warmup) out.push(performance.now() - started);
+      } catch (error) {
+        failures.push(
+          error instanceof Error ? `${error.code ?? error.name}: ${error.message}` : String(error),
+        );
+      }
     }
   };
   await Promise.all(Array.from({ length: lanes }, lane));
-  return summarize(out);
+  return { ...summarize(out), failed: failures.length, firstFailure: failures[0] };
 }
 
 function line(label, value) {
@@ -115,7 +125,11 @@ try {
     const stats = {};
     for (const [name, once] of Object.entries(measures)) {
       stats[name] = await latencies(once, lanes, SAMPLES, WARMUP);
-      line(`${name}, p50 / p99`, `${ms(stats[name].p50)} / ${ms(stats[name].p99)}`);
+      const { p50, p99, failed, firstFailure } = stats[name];
+      line(
+        `${name}, p50 / p99`,
+        `${ms(p50)} / ${ms(p99)}${failed ? ` (${failed} failed: ${firstFailure})` : ''}`,
+      );
     }
     const direct = stats['provider called directly (HTTP)'].p50;
     const step = stats['flow: one aidecision step'].p50;
