@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { appendFile, mkdir, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { followJob } from '../jobs/follow-job.js';
@@ -13,7 +14,10 @@ export interface EvalRecord {
   readonly job: string;
   /** The flow run, and the version each linked agent was at when the run was enqueued. */
   readonly flow: string;
+  /** A saved flow's version; null for a file. */
   readonly flow_version: number | null;
+  /** The flow value's digest (its decision steps and prompts as run), for a file as for a path. */
+  readonly flow_sha256: string;
   readonly agents: Record<string, number | null>;
   readonly enqueued_at: string;
   readonly success: boolean;
@@ -47,6 +51,7 @@ export async function runEval(
       ? await http.get<{ value: unknown; version_id?: number }>(`flows/get/${target.path}`)
       : undefined;
   const flowValue = target.kind === 'file' ? target.value : saved!.value;
+  const flowSha = createHash('sha256').update(JSON.stringify(flowValue)).digest('hex').slice(0, 16);
   await mkdir(dirname(options.out), { recursive: true });
   const records: EvalRecord[] = [];
   for (const evalCase of cases) {
@@ -64,6 +69,7 @@ export async function runEval(
       job,
       flow: target.kind === 'file' ? target.file : target.path,
       flow_version: saved?.version_id ?? null,
+      flow_sha256: flowSha,
       agents,
       enqueued_at: enqueuedAt,
       success,
