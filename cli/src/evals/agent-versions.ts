@@ -4,7 +4,8 @@ import type { RegistryHttp } from '../sync/registry-connection.js';
 /**
  * Every `ai_agent` a flow links (steps and agent tools), and those they link as nested agent
  * tools in turn, each with its current version number (the resource's history, newest first).
- * Read right before a run is enqueued with `pin_agents`, so the run is attributable to them.
+ * Read right before a run is enqueued with `pin_agents` and again right after: the run is
+ * attributable to them when both reads agree.
  */
 export async function linkedAgentVersions(
   http: RegistryHttp,

@@ -62,6 +62,9 @@ export async function runEval(
       target.kind === 'file'
         ? await api.runFlowPreview(target.value, { ...target.defaults, ...evalCase.args }, undefined, run)
         : await api.runFlowByPath(target.path, evalCase.args, run);
+    // An agent edited while the run was enqueued: which version it pinned is not known (null).
+    const after = await linkedAgentVersions(http, flowValue);
+    for (const [path, version] of Object.entries(agents)) if (after[path] !== version) agents[path] = null;
     const outcome = await followJob(api, job, { onLine: () => undefined });
     const success = outcome.success !== false;
     const record: EvalRecord = {
