@@ -70,26 +70,51 @@ afterAll(async () => {
 }, 180_000);
 
 async function runStep(language: keyof typeof PROBES, sameWorker = false): Promise<Job> {
+  return runScript(language, PROBES[language], { sameWorker });
+}
+
+/** A one-step flow of `content`, run as `as` (the admin by default), once it ended. */
+async function runScript(
+  language: string,
+  content: string,
+  { sameWorker = false, as = 'admin' }: { sameWorker?: boolean; as?: 'admin' | 'alice' | 'bob' } = {},
+): Promise<Job> {
   if (!fm) throw new Error('the mesh did not start');
   const { job_id } = await fm.jobs.runFlow({
-    actor: { token: fm.actors.admin.token },
+    actor: { token: fm.actors[as].token },
     workspace: WORKSPACE,
     value: {
-      summary: 'credential probe',
+      summary: 'isolation probe',
       value: {
         ...(sameWorker ? { same_worker: true } : {}),
-        modules: [
-          {
-            id: 'probe',
-            value: { type: 'rawscript', language, content: PROBES[language], input_transforms: {} },
-          },
-        ],
+        modules: [{ id: 'probe', value: { type: 'rawscript', language, content, input_transforms: {} } }],
       },
     },
     args: {},
   });
-  return fm.waitForEnd(job_id, 90_000);
+  return fm.waitForEnd(job_id, 90_000, as);
 }
+
+describe('a thread a TypeScript import changed serves its own authority only', () => {
+  it("bob's runs never see node:fs as alice's run left it", async () => {
+    const patch = `import fs from 'node:fs';
+export function main() {
+  (fs as any).readFileSync = () => 'patched by alice';
+  return 'patched';
+}`;
+    const look = `import fs from 'node:fs';
+export function main() { return fs.readFileSync('/dev/null', 'utf8'); }`;
+    for (let round = 0; round < 3; round++) {
+      const alice = await runScript('bun', patch, { as: 'alice' });
+      expect([alice.status, alice.result]).toEqual(['completed', 'patched']);
+      // Right after, while the thread alice's run touched waits for alice's next job.
+      const bob = await runScript('bun', look, { as: 'bob' });
+      expect([bob.status, bob.result]).toEqual(['completed', '']);
+      const admin = await runScript('bun', look);
+      expect([admin.status, admin.result]).toEqual(['completed', '']);
+    }
+  }, 240_000);
+});
 
 describe.runIf(process.getuid?.() === 0)('a script reaches no credential of the mesh', () => {
   it.each([
