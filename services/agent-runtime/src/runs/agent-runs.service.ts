@@ -352,7 +352,7 @@ export class AgentRuns implements OnApplicationBootstrap, OnApplicationShutdown 
         result: {
           error: {
             name: 'AgentRunInterrupted',
-            message: `the agent step was interrupted ${row.attempts - 1} times (its agent-runtime replica stopped); FLOWMESH_AGENT_MAX_ATTEMPTS is ${this.settings.maxAttempts}`,
+            message: `the agent step was interrupted ${row.attempts - 1} times (its agent-runtime replica stopped, or the database or a service it called failed under it); FLOWMESH_AGENT_MAX_ATTEMPTS is ${this.settings.maxAttempts}`,
           },
         },
       };

@@ -35,6 +35,7 @@ import { StepActions } from './step-actions.js';
 import { StepJobLog } from './step-job-log.js';
 import { StepStream } from './step-stream.js';
 import { fitted } from './step-result.js';
+import { isMeshFault } from './mesh-fault.js';
 
 /**
  * How a run of the step ended: with the step's outcome (`stored` once `StepHooks.storeOutcome`
@@ -234,6 +235,8 @@ export class AgentStepExecutor {
       ]);
       return { ...done, stored };
     } catch (error) {
+      // Not the step's failure: it is run again from its last turn (see isMeshFault).
+      if (!signal.aborted && isMeshFault(error)) throw error;
       const input =
         (error instanceof MeshError && error.code === 'VALIDATION_FAILED') ||
         error instanceof OutputSchemaError;
