@@ -64,10 +64,16 @@ const VALUE = '.google.protobuf.Value';
 
 /**
  * A message as proto-loader decoded it, as the JSON object the zod contracts parse: Struct and
- * Value fields become plain JSON, unset fields stay absent, oneof names are dropped.
+ * Value fields become plain JSON, unset fields stay absent, oneof names are dropped. proto3 does
+ * not tell an empty list from none: a request's (`emptyLists: 'absent'`, the server) is left out,
+ * as a filter not given; a reply's (the default, a client) is `[]`, as the contract's reply says.
  */
-export function grpcMessageToJson(typeName: string, message: object): Record<string, unknown> {
-  return messageToJson(grpcProtoRoot().lookupType(typeName), message as Record<string, unknown>);
+export function grpcMessageToJson(
+  typeName: string,
+  message: object,
+  emptyLists: 'absent' | 'empty' = 'empty',
+): Record<string, unknown> {
+  return messageToJson(grpcProtoRoot().lookupType(typeName), message as Record<string, unknown>, emptyLists);
 }
 
 /** A JSON object (a contract's reply) as the message `typeName` for proto-loader to encode. */
@@ -75,23 +81,29 @@ export function jsonToGrpcMessage(typeName: string, json: object): Record<string
   return jsonToMessage(grpcProtoRoot().lookupType(typeName), json as Record<string, unknown>);
 }
 
-function messageToJson(type: protobuf.Type, message: Record<string, unknown>): Record<string, unknown> {
+function messageToJson(
+  type: protobuf.Type,
+  message: Record<string, unknown>,
+  emptyLists: 'absent' | 'empty',
+): Record<string, unknown> {
   const json: Record<string, unknown> = {};
   for (const field of type.fieldsArray) {
     const value = message[field.name];
-    if (value === undefined || value === null) continue;
-    const one = (item: unknown): unknown => fieldToJson(field, item);
-    json[field.name] = field.repeated ? (value as unknown[]).map(one) : one(value);
+    const one = (item: unknown): unknown => fieldToJson(field, item, emptyLists);
+    if (field.repeated) {
+      const list = Array.isArray(value) ? value : [];
+      if (list.length > 0 || emptyLists === 'empty') json[field.name] = list.map(one);
+    } else if (value !== undefined && value !== null) json[field.name] = one(value);
   }
   return json;
 }
 
-function fieldToJson(field: protobuf.Field, value: unknown): unknown {
+function fieldToJson(field: protobuf.Field, value: unknown, emptyLists: 'absent' | 'empty'): unknown {
   const nested = field.resolvedType;
   if (!(nested instanceof protobuf.Type)) return value;
   if (nested.fullName === STRUCT) return fromProtoStruct(value as never);
   if (nested.fullName === VALUE) return fromProtoValue(value as ProtoValue);
-  return messageToJson(nested, value as Record<string, unknown>);
+  return messageToJson(nested, value as Record<string, unknown>, emptyLists);
 }
 
 function jsonToMessage(type: protobuf.Type, json: Record<string, unknown>): Record<string, unknown> {
