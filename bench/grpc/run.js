@@ -153,9 +153,22 @@ function line(label, value) {
   console.log(`${label.padEnd(44)} ${value}`);
 }
 
+/** A run that never throws: a failure is counted (and its first message kept) instead. */
+const failures = Object.fromEntries(
+  Object.keys(transports).map((name) => [name, { count: 0, first: undefined }]),
+);
+const counted = (name, run) => async () => {
+  try {
+    await run();
+  } catch (error) {
+    failures[name].count++;
+    failures[name].first ??= error instanceof Error ? error.message : String(error);
+  }
+};
+
 try {
   // The mesh warms (threads, connections, plans, JIT) once, on a burst as long for everyone.
-  await burst(() => transports.nats(), { seconds: THROUGHPUT_WARMUP_SECONDS, inFlight: IN_FLIGHT });
+  await burst(counted('nats', transports.nats), { seconds: THROUGHPUT_WARMUP_SECONDS, inFlight: IN_FLIGHT });
 
   const latency = Object.fromEntries(Object.keys(transports).map((name) => [name, []]));
   for (let i = 0; i < WARMUP + SAMPLES; i++) {
@@ -165,14 +178,6 @@ try {
       if (i >= WARMUP) latency[name].push(took);
     }
   }
-  const floor = {};
-  for (const [name, run] of Object.entries(floors)) floor[name] = await floorOf(run);
-  const flowsPerSecond = {};
-  for (const [name, run] of Object.entries(transports)) {
-    await burst(run, { seconds: 3, inFlight: IN_FLIGHT });
-    flowsPerSecond[name] = await burst(run, { seconds: THROUGHPUT_SECONDS, inFlight: IN_FLIGHT });
-  }
-
   console.log(`\nrun a 10-step flow and wait for its result (${SAMPLES} samples each, interleaved)`);
   for (const name of Object.keys(transports)) {
     const s = summarize(latency[name]);
@@ -181,15 +186,30 @@ try {
   const p50 = (name) => summarize(latency[name]).p50;
   line('  gRPC p50 / NATS p50', ratio(p50('grpc'), p50('nats')));
   line('  gRPC p50 / HTTP p50', ratio(p50('grpc'), p50('http')));
+
+  console.log(`\nfloor: one round trip doing no work (${FLOOR_SAMPLES} samples)`);
+  const floorLabels = {
+    grpc: 'gRPC grpc.health.v1.Health/Check',
+    http: 'HTTP GET /healthz',
+    nats: 'NATS orchestrator ping',
+  };
+  for (const [name, run] of Object.entries(floors)) {
+    const floor = await floorOf(run);
+    line(`  ${floorLabels[name]} p50`, ms(floor.p50));
+  }
+
   console.log(
     `\nflows/s with ${IN_FLIGHT} in flight (${THROUGHPUT_SECONDS} s each; over the whole burst beside it)`,
   );
-  for (const [name, result] of Object.entries(flowsPerSecond))
-    line(`  ${name}`, `${rate(result.steady)} (${rate(result.overall)}, ${result.flows} flows)`);
-  console.log(`\nfloor: one round trip doing no work (${FLOOR_SAMPLES} samples)`);
-  line('  gRPC grpc.health.v1.Health/Check p50', ms(floor.grpc.p50));
-  line('  HTTP GET /healthz p50', ms(floor.http.p50));
-  line('  NATS orchestrator ping p50', ms(floor.nats.p50));
+  for (const [name, run] of Object.entries(transports)) {
+    for (const failure of Object.values(failures)) Object.assign(failure, { count: 0, first: undefined });
+    await burst(counted(name, run), { seconds: 3, inFlight: IN_FLIGHT });
+    const result = await burst(counted(name, run), { seconds: THROUGHPUT_SECONDS, inFlight: IN_FLIGHT });
+    const failed = failures[name].count ? `; ${failures[name].count} failed: ${failures[name].first}` : '';
+    line(`  ${name}`, `${rate(result.steady)} (${rate(result.overall)}, ${result.flows} flows${failed})`);
+  }
+  const errors = mesh.logs('flow-orchestrator').filter((l) => /"level":(50|60)|ERROR/.test(l));
+  if (errors.length > 0) console.log(`\nflow-orchestrator errors (last 5):\n${errors.slice(-5).join('\n')}`);
 } finally {
   grpcJobs.close();
   health.close();

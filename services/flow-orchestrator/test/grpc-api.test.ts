@@ -2,12 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { GRPC_STATUS, GRPC_SERVICES, grpcProtoRoot } from '@flowmesh/contracts/grpc';
 import { credentials, loadPackageDefinition, makeClientConstructor, type Client } from '@grpc/grpc-js';
 import { loadSync } from '@grpc/proto-loader';
-import { waitFor } from '@flowmesh/testing';
+import { failureOf, FlowmeshGrpcClient, readWatch, waitFor } from '@flowmesh/testing';
 import { service as healthService } from 'grpc-health-check';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { failureOf, FlowmeshGrpcClient, watchEventOf, type WatchEvent } from './support/grpc-client.js';
 import { scriptStep, startRunApiMesh, type Member, type RunApiMesh } from './support/run-api-mesh.js';
 
 const threeSteps = {
@@ -362,27 +361,18 @@ describe('flow-orchestrator gRPC API', () => {
     expect(await call('Variables', 'DeleteVariable', { path: secret })).toEqual({ deleted: true });
   });
 
-  /** Reads a watch until it ends, or until `stopAfter` events (then disconnects). */
-  const readWatch = (request: Record<string, unknown>, stopAfter = Infinity) =>
-    new Promise<WatchEvent[]>((resolve, reject) => {
-      const events: WatchEvent[] = [];
-      const stream = grpc.watch({ workspace: 'main', ...request }, mesh.tokens.admin);
-      stream.on('data', (message: object) => {
-        events.push(watchEventOf(message));
-        if (events.length === stopAfter) {
-          stream.cancel();
-          resolve(events);
-        }
-      });
-      stream.on('end', () => resolve(events));
-      stream.on('error', (error: Error) =>
-        failureOf(error).code === GRPC_STATUS.CANCELLED ? resolve(events) : reject(error),
-      );
-    });
+  /** A watch as the admin until it ends, or until `stopAfter` events (then disconnects). */
+  const watch = (request: Record<string, unknown>, stopAfter = Infinity) =>
+    readWatch(
+      grpc,
+      { workspace: 'main', ...request },
+      mesh.tokens.admin,
+      (events) => events.length >= stopAfter,
+    );
 
   it('watches a run: each step started and finished, then the end; a late reader gets the same', async () => {
     const id = await startFlow(threeSteps);
-    const events = await readWatch({ id });
+    const events = await watch({ id });
     expect(events.map((e) => [e.kind, e.body.step_id ?? e.body.status])).toEqual([
       ['step_started', 'one'],
       ['step_finished', 'one'],
@@ -396,22 +386,22 @@ describe('flow-orchestrator gRPC API', () => {
     expect(events[1].body).toMatchObject({ state: 'Success', index: 0 });
     expect(typeof events[1].body.job).toBe('string');
     expect(new Set(events.map((e) => e.offset)).size).toBe(events.length);
-    expect(await readWatch({ id })).toEqual(events);
+    expect(await watch({ id })).toEqual(events);
     // From any offset, the rest; after the end, nothing.
-    expect(await readWatch({ id, after: events[2].offset })).toEqual(events.slice(3));
-    expect(await readWatch({ id, after: events.at(-1)!.offset })).toEqual([]);
+    expect(await watch({ id, after: events[2].offset })).toEqual(events.slice(3));
+    expect(await watch({ id, after: events.at(-1)!.offset })).toEqual([]);
   });
 
   it('resumes a watch after a disconnect while the run goes on, without loss or repeat', async () => {
     const id = await startFlow(approvalFlow);
     // The run parks on its approval: the first step's start and finish are told, then nothing.
-    const first = await readWatch({ id }, 1);
+    const first = await watch({ id }, 1);
     expect(first.map((e) => e.kind)).toEqual(['step_started']);
     await suspended(id);
     // Gone while the run waits; meanwhile it goes on.
     expect(await jobs('ResumeJob', { id, payload: { ok: 1 } })).toEqual({ outcome: 'resumed' });
-    const rest = await readWatch({ id, after: first.at(-1)!.offset });
-    const whole = await readWatch({ id });
+    const rest = await watch({ id, after: first.at(-1)!.offset });
+    const whole = await watch({ id });
     expect([...first, ...rest]).toEqual(whole);
     expect(whole.map((e) => [e.kind, e.body.step_id ?? e.body.status])).toEqual([
       ['step_started', 'request'],

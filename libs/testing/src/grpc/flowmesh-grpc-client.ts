@@ -1,4 +1,5 @@
 import {
+  GRPC_STATUS,
   GRPC_ERROR_CODE_KEY,
   GRPC_ERROR_ENVELOPE_KEY,
   grpcMessageToJson,
@@ -39,7 +40,8 @@ export function failureOf(error: unknown): GrpcFailure {
 
 /**
  * flowmesh's gRPC API through `@grpc/grpc-js`, as any Node client would load it from the protos,
- * JSON in and out (Struct and Value fields mapped by the contracts' helpers).
+ * JSON in and out (Struct and Value fields mapped by the contracts' helpers): the client of the
+ * gRPC tests, at the address the orchestrator reports (`TestService.extraAddress`).
  */
 export class FlowmeshGrpcClient {
   private readonly clients: Record<Service, Client & Record<string, unknown>>;
@@ -114,4 +116,31 @@ export function watchEventOf(message: object): WatchEvent {
     (name) => json[name] !== undefined,
   )!;
   return { offset: json.offset as string, kind, body: json[kind] as Record<string, unknown> };
+}
+
+/**
+ * Reads `Jobs/WatchJob` until it ends, or until `stopAfter(events)` says so (then disconnects,
+ * as a client that goes away): the events received, in order.
+ */
+export function readWatch(
+  grpc: FlowmeshGrpcClient,
+  request: Record<string, unknown>,
+  token: string,
+  stopAfter: (events: readonly WatchEvent[]) => boolean = () => false,
+): Promise<WatchEvent[]> {
+  return new Promise<WatchEvent[]>((resolve, reject) => {
+    const events: WatchEvent[] = [];
+    const stream = grpc.watch(request, token);
+    stream.on('data', (message: object) => {
+      events.push(watchEventOf(message));
+      if (stopAfter(events)) {
+        stream.cancel();
+        resolve(events);
+      }
+    });
+    stream.on('end', () => resolve(events));
+    stream.on('error', (error: Error) =>
+      failureOf(error).code === GRPC_STATUS.CANCELLED ? resolve(events) : reject(error),
+    );
+  });
 }
