@@ -1,4 +1,5 @@
-import type { ErrorCode } from '../errors.js';
+import protobuf from 'protobufjs';
+import type { ErrorCode, ErrorEnvelope } from '../errors.js';
 
 /** gRPC status codes (grpc/status.h), by name: the ones a mesh error becomes. */
 export const GRPC_STATUS = {
@@ -41,3 +42,94 @@ export const GRPC_STATUS_OF: Record<ErrorCode, number> = {
  */
 export const GRPC_ERROR_CODE_KEY = 'flowmesh-error-code';
 export const GRPC_ERROR_ENVELOPE_KEY = 'flowmesh-error-bin';
+
+/** The standard rich-error trailer (`google.rpc.Status`, binary), which gRPC libraries decode. */
+export const GRPC_STATUS_DETAILS_KEY = 'grpc-status-details-bin';
+/** `google.rpc.ErrorInfo.domain` of flowmesh's errors; the reason is the mesh error code. */
+export const GRPC_ERROR_DOMAIN = 'flowmesh.dev';
+const ERROR_INFO_TYPE = 'type.googleapis.com/google.rpc.ErrorInfo';
+
+/**
+ * google/rpc/status.proto and error_details.proto's ErrorInfo, as much as is sent here (a map
+ * field's descriptor carries `keyType`, which protobufjs's `IField` typing leaves out).
+ */
+const rpcTypes = protobuf.Root.fromJSON({
+  nested: {
+    google: {
+      nested: {
+        protobuf: {
+          nested: {
+            Any: { fields: { type_url: { type: 'string', id: 1 }, value: { type: 'bytes', id: 2 } } },
+          },
+        },
+        rpc: {
+          nested: {
+            Status: {
+              fields: {
+                code: { type: 'int32', id: 1 },
+                message: { type: 'string', id: 2 },
+                details: { rule: 'repeated', type: 'google.protobuf.Any', id: 3 },
+              },
+            },
+            ErrorInfo: {
+              fields: {
+                reason: { type: 'string', id: 1 },
+                domain: { type: 'string', id: 2 },
+                metadata: { keyType: 'string', type: 'string', id: 3 } as protobuf.IField,
+              },
+            },
+          },
+        },
+      },
+    },
+  },
+});
+const StatusType = rpcTypes.lookupType('google.rpc.Status');
+const ErrorInfoType = rpcTypes.lookupType('google.rpc.ErrorInfo');
+
+/**
+ * A mesh error as `google.rpc.Status`: its gRPC code, its message, and one `ErrorInfo` whose
+ * reason is the mesh code (`NOT_FOUND`), domain `flowmesh.dev`, metadata the message.
+ */
+export function encodeGrpcStatusDetails(envelope: ErrorEnvelope): Buffer {
+  const info = ErrorInfoType.encode(
+    ErrorInfoType.fromObject({
+      reason: envelope.code,
+      domain: GRPC_ERROR_DOMAIN,
+      metadata: { message: envelope.message },
+    }),
+  ).finish();
+  const status = StatusType.fromObject({
+    code: GRPC_STATUS_OF[envelope.code],
+    message: envelope.message,
+    details: [{ type_url: ERROR_INFO_TYPE, value: info }],
+  });
+  return Buffer.from(StatusType.encode(status).finish());
+}
+
+/** What a client reads back from `grpc-status-details-bin`. */
+export interface DecodedGrpcStatus {
+  readonly code: number;
+  readonly message: string;
+  readonly errorInfo?: { reason: string; domain: string; metadata: Record<string, string> };
+}
+
+export function decodeGrpcStatusDetails(bytes: Uint8Array): DecodedGrpcStatus {
+  const status = StatusType.toObject(StatusType.decode(bytes), { defaults: true }) as {
+    code: number;
+    message: string;
+    details: { type_url: string; value: Uint8Array }[];
+  };
+  const info = status.details.find((detail) => detail.type_url === ERROR_INFO_TYPE);
+  return {
+    code: status.code,
+    message: status.message,
+    ...(info
+      ? {
+          errorInfo: ErrorInfoType.toObject(ErrorInfoType.decode(info.value), {
+            defaults: true,
+          }) as DecodedGrpcStatus['errorInfo'],
+        }
+      : {}),
+  };
+}

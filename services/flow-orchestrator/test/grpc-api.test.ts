@@ -233,6 +233,16 @@ describe('flow-orchestrator gRPC API', () => {
       expect.stringContaining('id:'),
     ]);
     expect(badId.envelope?.details).toMatchObject({ issues: [{ path: 'id' }] });
+    // The standard rich error too, which any gRPC library decodes.
+    expect(badId.status).toEqual({
+      code: GRPC_STATUS.INVALID_ARGUMENT,
+      message: badId.details,
+      errorInfo: {
+        reason: 'VALIDATION_FAILED',
+        domain: 'flowmesh.dev',
+        metadata: { message: badId.details },
+      },
+    });
     const badOffset = grpc.watch({ workspace: 'main', id: randomUUID(), after: 'soon' }, mesh.tokens.admin);
     const refused = await new Promise<unknown>((resolve) => {
       badOffset.on('error', resolve);

@@ -1,4 +1,7 @@
 import {
+  decodeGrpcStatusDetails,
+  GRPC_STATUS_DETAILS_KEY,
+  type DecodedGrpcStatus,
   GRPC_STATUS,
   GRPC_ERROR_CODE_KEY,
   GRPC_ERROR_ENVELOPE_KEY,
@@ -24,17 +27,21 @@ export interface GrpcFailure {
   readonly details: string;
   readonly meshCode: string | undefined;
   readonly envelope: { code: string; message: string; details?: unknown } | undefined;
+  /** The standard `google.rpc.Status` trailer, decoded. */
+  readonly status: DecodedGrpcStatus | undefined;
 }
 
 export function failureOf(error: unknown): GrpcFailure {
   const failure = error as ServiceError;
   const envelope = failure.metadata?.get(GRPC_ERROR_ENVELOPE_KEY)[0];
+  const status = failure.metadata?.get(GRPC_STATUS_DETAILS_KEY)[0];
   return {
     code: failure.code,
     details: failure.details,
     meshCode: failure.metadata?.get(GRPC_ERROR_CODE_KEY)[0]?.toString(),
     envelope:
       envelope === undefined ? undefined : (JSON.parse(envelope.toString()) as GrpcFailure['envelope']),
+    status: status === undefined ? undefined : decodeGrpcStatusDetails(status as Buffer),
   };
 }
 

@@ -1,5 +1,11 @@
 import { MeshError, type ErrorEnvelope } from '@flowmesh/contracts';
-import { GRPC_ERROR_CODE_KEY, GRPC_ERROR_ENVELOPE_KEY, GRPC_STATUS_OF } from '@flowmesh/contracts/grpc';
+import {
+  encodeGrpcStatusDetails,
+  GRPC_ERROR_CODE_KEY,
+  GRPC_ERROR_ENVELOPE_KEY,
+  GRPC_STATUS_DETAILS_KEY,
+  GRPC_STATUS_OF,
+} from '@flowmesh/contracts/grpc';
 import { Metadata } from '@grpc/grpc-js';
 import { Catch, Logger, type RpcExceptionFilter } from '@nestjs/common';
 import { throwError, type Observable } from 'rxjs';
@@ -14,7 +20,7 @@ export interface GrpcStatusError {
 /**
  * Every error of a gRPC handler as a gRPC status: a `MeshError`'s code mapped by
  * `GRPC_STATUS_OF`, its message as the status message, its code and whole envelope in trailing
- * metadata. Anything else is INTERNAL with no detail (logged here, never sent: no stack, no secret).
+ * metadata, and the same as the standard `google.rpc.Status` with an `ErrorInfo`. Anything else is INTERNAL with no detail (logged here, never sent: no stack, no secret).
  */
 @Catch()
 export class GrpcErrorFilter implements RpcExceptionFilter<unknown> {
@@ -35,5 +41,6 @@ export function toGrpcStatus(error: unknown, log?: Logger): GrpcStatusError {
   const metadata = new Metadata();
   metadata.set(GRPC_ERROR_CODE_KEY, envelope.code);
   metadata.set(GRPC_ERROR_ENVELOPE_KEY, Buffer.from(JSON.stringify(envelope)));
+  metadata.set(GRPC_STATUS_DETAILS_KEY, encodeGrpcStatusDetails(envelope));
   return { code: GRPC_STATUS_OF[envelope.code], details: envelope.message, metadata };
 }
