@@ -9,39 +9,47 @@ import { startFlowmesh } from '../flows/flowmesh-runner.js';
 const ADD = 'export function main(a: number, b: number) { return a + b; }';
 const provider = { kind: 'openai', resource: '$res:f/bench/llm', model: 'gpt-4o-mini' };
 
-/** One agent step: the model asks for `add`, gets its result, answers; memory kept per run id. */
-const agentFlow = {
-  summary: 'agent bench',
-  value: {
-    modules: [
-      {
-        id: 'agent',
-        value: {
-          type: 'aiagent',
-          input_transforms: {
-            provider: { type: 'static', value: provider },
-            user_message: { type: 'static', value: 'Add 2 and 3.' },
-            memory: { type: 'static', value: { kind: 'window', context_length: 10 } },
-            memory_id: { type: 'javascript', expr: 'flow_input.memory' },
+/** A flow of one agent step (id `agent`) on the bench's model resource, with these inputs and tools. */
+export function oneAgentStep(summary, inputs, tools) {
+  return {
+    summary,
+    value: {
+      modules: [
+        {
+          id: 'agent',
+          value: {
+            type: 'aiagent',
+            input_transforms: { provider: { type: 'static', value: provider }, ...inputs },
+            tools,
           },
-          tools: [
-            {
-              id: 'adder',
-              summary: 'add',
-              value: {
-                tool_type: 'flowmodule',
-                type: 'rawscript',
-                language: 'bun',
-                content: ADD,
-                input_transforms: { a: { type: 'ai' }, b: { type: 'ai' } },
-              },
-            },
-          ],
         },
-      },
-    ],
+      ],
+    },
+  };
+}
+
+/** One agent step: the model asks for `add`, gets its result, answers; memory kept per run id. */
+const agentFlow = oneAgentStep(
+  'agent bench',
+  {
+    user_message: { type: 'static', value: 'Add 2 and 3.' },
+    memory: { type: 'static', value: { kind: 'window', context_length: 10 } },
+    memory_id: { type: 'javascript', expr: 'flow_input.memory' },
   },
-};
+  [
+    {
+      id: 'adder',
+      summary: 'add',
+      value: {
+        tool_type: 'flowmodule',
+        type: 'rawscript',
+        language: 'bun',
+        content: ADD,
+        input_transforms: { a: { type: 'ai' }, b: { type: 'ai' } },
+      },
+    },
+  ],
+);
 
 /** The floor: the tool as the flow's one step. */
 const floorFlow = {

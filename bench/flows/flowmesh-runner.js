@@ -102,6 +102,8 @@ export async function startFlowmesh({ processes = FLOW_PROCESSES, env = {} } = {
     actor,
     /** The mesh's database URL and subject prefix. */
     databaseUrl: mesh.env.DATABASE_URL,
+    /** The pid of each process of the mesh, by process name (`agent-runtime`). */
+    pidOf: (name) => mesh.running.processes.find((running) => running.name === name)?.pid,
     subjectPrefix: mesh.env.FLOWMESH_SUBJECT_PREFIX,
     /** Gaps between one step's end and the next one's start, from the step jobs' timestamps. */
     async stepGaps(flowJobId) {

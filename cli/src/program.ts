@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { registerAdminCommands } from './commands/admin.command.js';
 import { registerDbCommands } from './commands/db.command.js';
+import { registerEvalCommands } from './commands/eval.command.js';
 import { registerFlowCommands } from './commands/flow.command.js';
 import { registerJobsCommands } from './commands/jobs.command.js';
 import { registerPullCommand } from './commands/pull.command.js';
@@ -26,6 +27,7 @@ export function createProgram(version: string): Command {
   registerVersionsCommand(program);
   registerRunCommand(program);
   registerJobsCommands(program);
+  registerEvalCommands(program);
   registerDbCommands(program);
   return program;
 }

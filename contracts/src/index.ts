@@ -18,6 +18,7 @@ export * from './registry/access-scope.js';
 export * from './registry/identity.schema.js';
 export * from './registry/identity-directory.schema.js';
 export * from './registry/identity.contract.js';
+export * from './registry/job-token.js';
 export * from './registry/resource.schema.js';
 export * from './registry/resource-type-builtins.schema.js';
 export * from './registry/variable.schema.js';

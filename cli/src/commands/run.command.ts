@@ -53,16 +53,21 @@ export async function runFlow(flow: string, options: RunOptions, io: SyncCommand
     io.stdout(`${JSON.stringify(outcome.result, null, 2)}\n`);
     return 0;
   } catch (error) {
-    if (error instanceof RunTargetError) {
-      io.stderr(`${error.message}\n`);
-      return 1;
-    }
-    if (error instanceof RegistryRequestError) {
-      io.stderr(`${error.code}: ${error.message}\n`);
-      return 1;
-    }
-    throw error;
+    return runFailureExit(error, io);
   }
+}
+
+/** A run that could not start or be followed, said in one line (exit 1); anything else is thrown. */
+export function runFailureExit(error: unknown, io: SyncCommandIo): number {
+  if (error instanceof RunTargetError) {
+    io.stderr(`${error.message}\n`);
+    return 1;
+  }
+  if (error instanceof RegistryRequestError) {
+    io.stderr(`${error.code}: ${error.message}\n`);
+    return 1;
+  }
+  throw error;
 }
 
 export function parseArgsObject(text: string): Record<string, unknown> {

@@ -40,6 +40,8 @@ export interface ResumeRequest {
 /** How a flow run starts: `memoryId` names the memory its AI agent steps keep (a conversation). */
 export interface FlowRunOptions {
   readonly memoryId?: string;
+  /** Resolve every linked agent once, when the run is enqueued (`pin_agents`): an eval run's. */
+  readonly pinAgents?: boolean;
 }
 
 /**
@@ -48,7 +50,7 @@ export interface FlowRunOptions {
  */
 function runQuery(jobId: string, run: FlowRunOptions): string {
   const memory = run.memoryId === undefined ? '' : `&memory_id=${encodeURIComponent(run.memoryId)}`;
-  return `?job_id=${jobId}${memory}`;
+  return `?job_id=${jobId}${memory}${run.pinAgents ? '&pin_agents=true' : ''}`;
 }
 
 /** Sends of a run request whose answer was lost (unreachable, or a proxy's 502/503/504). */
@@ -92,6 +94,7 @@ export class JobsApi {
         value,
         args,
         ...(path === undefined ? {} : { path }),
+        ...(run.pinAgents ? { pin_agents: true } : {}),
       }),
     );
   }

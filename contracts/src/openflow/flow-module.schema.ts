@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { AgentToolInputsSchema, AiAgentInputTransformsSchema } from './ai-agent-inputs.schema.js';
-import { AiDecisionSchema } from './ai-decision.schema.js';
 import {
   McpToolValueSchema,
   QuestionToolValueSchema,
@@ -16,6 +15,7 @@ import {
   SuspendSchema,
 } from './module-options.schema.js';
 import { booleanDefaultingTo, named } from './openflow.registry.js';
+import { DecisionProviderTransformSchema } from './provider.schema.js';
 import { RetrySchema, StopAfterIfSchema } from './retry.schema.js';
 import {
   IdentitySchema,
@@ -113,6 +113,27 @@ export const BranchOneSchema = named(
       return z.array(FlowModuleSchema);
     },
     type: z.literal('branchone'),
+  }),
+);
+
+export const AiDecisionSchema = named(
+  'AiDecision',
+  'One call to a decision model that answers typed questions about a state with calibrated probabilities. ' +
+    'Its result is { output: { <question name>: answer }, model, usage }. With branches (and default) it ' +
+    'routes like a branchone: the first branch whose expr (previous_result: the answers) is true runs, the ' +
+    "step's result is that branch's, and results.<id> stays the answers.",
+  z.looseObject({
+    input_transforms: z.looseObject({
+      provider: DecisionProviderTransformSchema,
+      state: InputTransformSchema,
+      questions: InputTransformSchema,
+    }),
+    type: z.literal('aidecision'),
+    tag: z.string().optional(),
+    branches: z.array(BranchOneBranchSchema).optional(),
+    get default(): z.ZodOptional<z.ZodArray<typeof FlowModuleSchema>> {
+      return z.array(FlowModuleSchema).optional();
+    },
   }),
 );
 
@@ -273,6 +294,7 @@ export type BranchOneBranch = z.infer<typeof BranchOneBranchSchema>;
 export type BranchOne = z.infer<typeof BranchOneSchema>;
 export type BranchAllBranch = z.infer<typeof BranchAllBranchSchema>;
 export type BranchAll = z.infer<typeof BranchAllSchema>;
+export type AiDecision = z.infer<typeof AiDecisionSchema>;
 export type AiAgent = z.infer<typeof AiAgentSchema>;
 export type FlowModuleTool = z.infer<typeof FlowModuleToolSchema>;
 export type ToolValue = z.infer<typeof ToolValueSchema>;

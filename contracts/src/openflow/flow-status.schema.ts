@@ -124,6 +124,8 @@ export const FlowStatusModuleSchema = named(
       })
       .optional(),
     flow_jobs: z.array(z.string()).optional(),
+    /** An aidecision with branches: the decision's own job (`job` is then the chosen branch's). */
+    decision_job: z.uuid().optional(),
     flow_jobs_success: z.array(z.boolean()).optional(),
     flow_jobs_duration: z
       .looseObject({

@@ -74,6 +74,27 @@ export const ProviderTransformSchema = named(
   ]),
 );
 
+/**
+ * An `aidecision` step's provider: a provider config whose model may be left out (each decision
+ * provider has a default); which kinds and models serve decisions is the rules' check.
+ */
+export const DecisionProviderTransformSchema = named(
+  'DecisionProviderTransform',
+  "A decision step's provider: static (model optional), a JavaScript expression, or AI-determined.",
+  discriminatedUnionOf('type', 'transform type', [
+    named(
+      'StaticDecisionProviderTransform',
+      'Static decision provider configuration; the model defaults per provider kind.',
+      z.looseObject({
+        value: ProviderConfigSchema.omit({ reasoning_effort: true }).partial({ model: true }),
+        type: z.literal('static'),
+      }),
+    ),
+    JavascriptTransformSchema,
+    AiTransformSchema,
+  ]),
+);
+
 export type AIProviderKind = z.infer<typeof AIProviderKindSchema>;
 export type InlineProviderResource = z.infer<typeof InlineProviderResourceSchema>;
 

@@ -42,6 +42,8 @@ export const GEN_AI_OPERATION = {
   /** FIM requests. */
   textCompletion: 'text_completion',
   embeddings: 'embeddings',
+  /** A decision model's answers to typed questions (`aidecision`; not in the conventions yet). */
+  decide: 'decide',
   invokeAgent: 'invoke_agent',
   executeTool: 'execute_tool',
 } as const;

@@ -24,6 +24,7 @@ export * from './fake-providers/openai/openai-fake.provider.js';
 export { fakeEmbedding } from './fake-providers/openai/openai-fake.render.js';
 export type * from './fake-providers/openai/openai-fake.types.js';
 export * from './fake-providers/system-one/system-one-fake.server.js';
+export * from './fake-providers/openai/openai-decisions-fake.server.js';
 export * from './chat/chat-messages.js';
 export * from './s3/s3rver-instance.js';
 export * from './scripts/script-scratch-dir.js';

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   createOrchestratorJobsClient,
@@ -151,6 +152,8 @@ describe('agent-runtime: aiagent steps end to end', () => {
         FLOWMESH_OUTBOUND_ALLOW_CIDRS: '127.0.0.1/32',
         LOG_LEVEL: 'warn',
       },
+      // One HTTP base URL for the CLI (`flowmesh eval run` reads the registry and runs flows).
+      entry: true,
     });
     // The mesh's object storage, where steps' attachments live.
     s3 = await S3rverInstance.start('flowmesh-test');
@@ -1412,7 +1415,7 @@ describe('agent-runtime: aiagent steps end to end', () => {
         ...inMain,
         path: 'f/ai/typesafe',
         resource_type: 'typesafe',
-        value: { api_key: DECISION_KEY, base_url: decisions.url },
+        value: { api_key: DECISION_KEY, base_url: decisions.baseUrl },
       });
       await items.createResource({
         ...inMain,
@@ -1506,6 +1509,169 @@ describe('agent-runtime: aiagent steps end to end', () => {
       expect(JSON.parse(result)).toEqual(triageAnswers('refund', 0.3));
     });
 
+    // Windmill's engine (backend/tests/ai_decision.rs): a decision routes to a branch itself.
+    const decisionInputs = {
+      provider: fixed({ kind: 'typesafe', resource: '$res:f/ai/typesafe' }),
+      state: fixed('I was charged twice'),
+      questions: fixed(questions),
+    };
+    const script = (id: string, content: string, inputs: Record<string, unknown> = {}) => ({
+      id,
+      value: { type: 'rawscript', language: 'bun', content, input_transforms: inputs },
+    });
+    const readChoice = { choice: { type: 'javascript', expr: 'results.d.output.intent.choice' } };
+
+    it("routes on its answers: the branch's steps read results.<id>, the step's result is the branch's", async () => {
+      decisions.answer(triageAnswers('refund', 0.3));
+      const job = await run([
+        {
+          id: 'd',
+          value: {
+            type: 'aidecision',
+            input_transforms: decisionInputs,
+            branches: [
+              {
+                expr: "previous_result.output.intent.choice === 'bug'",
+                modules: [{ id: 'b', value: { type: 'identity' } }],
+              },
+              {
+                expr: "previous_result.output.intent.choice === 'refund'",
+                modules: [
+                  script('r', "export function main(choice) { return 'handled ' + choice; }", readChoice),
+                ],
+              },
+            ],
+            default: [],
+          },
+        },
+      ]);
+      expect([job.status, job.result]).toEqual(['completed', 'handled refund']);
+      const status = job.flow_status!.modules[0];
+      expect([status.type, status.branch_chosen]).toEqual(['Success', { type: 'branch', branch: 1 }]);
+      // The decision's own job is kept beside the branch's, its result the answers.
+      const decision = await jobs.get({ ...inMain, id: status.decision_job! });
+      expect([decision.kind, decision.result]).toEqual([
+        'aidecision',
+        { output: triageAnswers('refund', 0.3), model: 'jev-1.13.0', usage: expect.any(Object) as unknown },
+      ]);
+      expect(status.job).not.toBe(status.decision_job);
+    });
+
+    it('a branch expr reads an earlier step; after an empty branch results.<id> stays the answers', async () => {
+      decisions.answer(triageAnswers('refund', 0.3));
+      const job = await run([
+        script('pre', 'export function main() { return { allow: true }; }'),
+        {
+          id: 'd',
+          value: {
+            type: 'aidecision',
+            input_transforms: decisionInputs,
+            branches: [
+              {
+                expr: "results.pre.allow && previous_result.output.intent.choice === 'refund'",
+                modules: [],
+              },
+            ],
+          },
+        },
+        { id: 'next', value: { type: 'identity' } },
+        script('after', 'export function main(choice) { return choice; }', readChoice),
+      ]);
+      expect([job.status, job.result]).toEqual(['completed', 'refund']);
+      expect(job.flow_status!.modules[1]).toMatchObject({
+        type: 'Success',
+        branch_chosen: { type: 'branch', branch: 0 },
+      });
+    });
+
+    it('flowmesh eval run: a flow over cases, each run stored with its agent versions, a pass/fail table', async () => {
+      const items = createRegistryItemsClient(new MeshClient(conn));
+      const agentPath = `f/ai/eval_agent_${randomBytes(3).toString('hex')}`;
+      await items.createResource({
+        ...inMain,
+        path: agentPath,
+        resource_type: 'ai_agent',
+        value: { provider: PROVIDER, system_prompt: 'You summarize.' },
+      });
+      // A second version: the runs must record that one, the one current when they were enqueued.
+      await items.updateResource({
+        ...inMain,
+        path: agentPath,
+        value: { provider: PROVIDER, system_prompt: 'You summarize, briefly.' },
+      });
+      const dir = mkdtempSync(join(tmpdir(), 'flowmesh-eval-'));
+      try {
+        const flow = {
+          summary: 'Triage',
+          value: {
+            modules: [
+              {
+                id: 'a',
+                value: {
+                  type: 'aiagent',
+                  agent: agentPath,
+                  input_transforms: { user_message: { type: 'javascript', expr: 'flow_input.message' } },
+                },
+              },
+              {
+                id: 'd',
+                value: {
+                  type: 'aidecision',
+                  input_transforms: {
+                    ...decisionInputs,
+                    state: { type: 'javascript', expr: 'flow_input.message' },
+                  },
+                },
+              },
+            ],
+          },
+        };
+        writeFileSync(join(dir, 'flow.json'), JSON.stringify(flow));
+        const cases = [
+          {
+            name: 'refund',
+            args: { message: 'Refund me' },
+            expected: { output: { intent: { choice: 'refund' } } },
+            match: 'subset',
+          },
+          {
+            name: 'bug',
+            args: { message: 'It crashes' },
+            expected: { output: { intent: { choice: 'bug' } } },
+            match: 'subset',
+          },
+        ];
+        writeFileSync(join(dir, 'cases.jsonl'), cases.map((c) => JSON.stringify(c)).join('\n') + '\n');
+        fake.reply({ text: 'A refund request.' }, { text: 'A crash report.' });
+        decisions.answer(triageAnswers('refund', 0.2));
+        decisions.answer(triageAnswers('refund', 0.2));
+        const out = join(dir, 'results.jsonl');
+        const evaluated = await runFlowmesh(
+          ['eval', 'run', join(dir, 'flow.json'), '--cases', join(dir, 'cases.jsonl'), '--out', out],
+          { env: { FLOWMESH_URL: mesh.entryUrl!, FLOWMESH_TOKEN: actor.token }, timeoutMs: 120_000 },
+        );
+        expect(evaluated.code, evaluated.stderr).toBe(1);
+        const table = evaluated.stdout.split('\n');
+        expect(table[0]).toMatch(/^CASE\s+RESULT\s+JOB\s+AGENTS$/);
+        expect(table[1]).toMatch(new RegExp(`^refund\\s+pass\\s+[0-9a-f-]{36}\\s+${agentPath}@2$`));
+        expect(table[2]).toMatch(new RegExp(`^bug\\s+FAIL\\s+[0-9a-f-]{36}\\s+${agentPath}@2$`));
+        expect(table[3]).toBe('1 passed, 1 failed');
+        const records = readFileSync(out, 'utf8')
+          .trim()
+          .split('\n')
+          .map((line) => JSON.parse(line) as Record<string, unknown>);
+        expect(records.map((record) => [record.case, record.pass, record.agents])).toEqual([
+          ['refund', true, { [agentPath]: 2 }],
+          ['bug', false, { [agentPath]: 2 }],
+        ]);
+        // Each run is a job of its own, pinned to the agent as it was when enqueued.
+        const job = await jobs.get({ ...inMain, id: records[0].job as string });
+        expect(job.result).toMatchObject({ output: { intent: { choice: 'refund' } } });
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+
     it('names what is wrong: a question that is not one, a provider without decision models', async () => {
       // Questions from an expression are checked when the step runs (static ones when the flow is submitted).
       const badScore = await run(
@@ -1529,13 +1695,17 @@ describe('agent-runtime: aiagent steps end to end', () => {
         name: 'AgentInputError',
         message: expect.stringMatching(/^input_transforms\.questions\.level\.criteria: /) as unknown,
       });
-      const chatOnly = await run(
-        [decideStep({ kind: 'openai', resource: '$res:f/ai/openai', model: 'gpt-4o-mini' })],
-        { message: 'x' },
-      );
+      // A static one is refused with the flow; one from an expression when the step runs.
+      const chatStep = decideStep({});
+      chatStep.value.input_transforms.provider = {
+        type: 'javascript',
+        expr: "({ kind: 'anthropic', resource: '$res:f/ai/anthropic', model: 'claude' })",
+      } as never;
+      const chatOnly = await run([chatStep], { message: 'x' });
       expect((chatOnly.result as { error: { name: string; message: string } }).error).toMatchObject({
         name: 'AgentInputError',
-        message: 'provider openai offers no decision models through the gateway',
+        message:
+          'input_transforms.provider.kind: must be a decision model provider (typesafe, cloudflare, openai), got "anthropic"',
       });
       // The provider's own refusal is the step's AiDecisionError, with the gateway's error class.
       const items = createRegistryItemsClient(new MeshClient(conn));
@@ -1543,7 +1713,7 @@ describe('agent-runtime: aiagent steps end to end', () => {
         ...inMain,
         path: 'f/ai/typesafe_wrong_key',
         resource_type: 'typesafe',
-        value: { api_key: 'ts-wrong', base_url: decisions.url },
+        value: { api_key: 'ts-wrong', base_url: decisions.baseUrl },
       });
       const refused = await run(
         [decideStep({ kind: 'typesafe', resource: '$res:f/ai/typesafe_wrong_key', model: 'jev-latest' })],
@@ -1589,6 +1759,15 @@ describe('agent-runtime: aiagent steps end to end', () => {
       id: 'multiplier',
       summary: 'multiply',
       value: { ...addTool.value, content: 'export function main(a: number, b: number) { return a * b; }' },
+    };
+    /** A run whose agent asked to add 1 and 1 and parked for approval; it answers "Understood." next. */
+    const parkedOnOneAdd = async () => {
+      fake.reply(
+        { toolCalls: [{ id: 'call_add', name: 'add', arguments: '{"a":1,"b":1}' }] },
+        { text: 'Understood.' },
+      );
+      const flowId = await start([gatedAdd]);
+      return { flowId, step: await parked(flowId) };
     };
     const lastToolResults = (count: number) =>
       (fake.chatRequests().at(-1)!.body as { messages: unknown[] }).messages.slice(-count);
@@ -1693,12 +1872,7 @@ describe('agent-runtime: aiagent steps end to end', () => {
     });
 
     it("a rejected call is not run: the model is told who rejected it and why (Windmill's resume_suspended; only who may read the job answers)", async () => {
-      fake.reply(
-        { toolCalls: [{ id: 'call_add', name: 'add', arguments: '{"a":1,"b":1}' }] },
-        { text: 'Understood.' },
-      );
-      const flowId = await start([gatedAdd]);
-      const step = await parked(flowId);
+      const { flowId, step } = await parkedOnOneAdd();
       const resumeSuspended = (body: unknown, token = actor.token) =>
         fetch(`${mesh.urls['flow-orchestrator']}/api/w/main/jobs_u/flow/resume_suspended/${step.id}`, {
           method: 'POST',
@@ -1740,6 +1914,39 @@ describe('agent-runtime: aiagent steps end to end', () => {
         'answer',
         'message',
       ]);
+    });
+
+    it('the signed links resume_urls makes for the parked job answer it too, a forged one nothing', async () => {
+      const { flowId, step } = await parkedOnOneAdd();
+      const urls = (await (await http(`jobs/resume_urls/${step.id}/0?approver=alice`)).json()) as {
+        resume: string;
+        cancel: string;
+      };
+      // Signed for the configured public URL: sent here to the orchestrator itself.
+      const post = (url: string, body: unknown) => {
+        const { pathname, search } = new URL(url);
+        return fetch(`${mesh.urls['flow-orchestrator']}${pathname}${search}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
+      };
+      // No bearer token: the signature is the right; a changed one is refused and changes nothing.
+      const signature = new URL(urls.cancel).pathname.split('/').at(-1)!;
+      const other = `${signature.slice(0, -1)}${signature.endsWith('0') ? '1' : '0'}`;
+      const forged = await post(urls.cancel.replace(signature, other), { call_id: 'call_add' });
+      expect(forged.status).toBe(403);
+      expect((await jobs.get({ ...inMain, id: step.id })).status).toBe('suspended');
+      const cancelled = await post(urls.cancel, { call_id: 'call_add', comment: 'by link' });
+      expect([cancelled.status, await cancelled.json()]).toEqual([200, { outcome: 'resumed' }]);
+      const job = await ended(flowId);
+      expect(job.status, JSON.stringify(job.result)).toBe('completed');
+      const [result] = lastToolResults(1) as { content: string }[];
+      expect(JSON.parse(result.content.replace(/^Error: /, ''))).toEqual({
+        error: 'not run: alice rejected the call: by link',
+      });
+      // Answered: the resume link finds nothing waiting.
+      expect((await post(urls.resume, { call_id: 'call_add' })).status).toBe(404);
     });
 
     it('ask_question parks the step, holding no process nor slot (kill -9 meanwhile), until the user answers; an answer naming an earlier request is ignored', async () => {
@@ -2408,7 +2615,8 @@ describe('agent-runtime: aiagent steps end to end', () => {
       expect(job.result).toMatchObject({ output: 'Finished.' });
       const sent = bodies(before);
       expect(sent).toHaveLength(5);
-      expect(sent[3]?.max_completion_tokens).toBe(8_192);
+      // The reserve (20 % of gpt-4o-mini's 128 000) within the most the model answers (16 384).
+      expect(sent[3]?.max_completion_tokens).toBe(16_384);
       expect(sent[4]?.messages[0]).toEqual(summaryOf('One lookup was made.'));
       expect(sent[4]?.messages).toHaveLength(3);
     });

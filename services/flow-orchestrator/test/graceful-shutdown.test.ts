@@ -210,4 +210,79 @@ describe('graceful shutdown of a worker under load', () => {
         `steps that ran again: ${rerunInFlight.length ? rerunInFlight.join(', ') : 'none'}`,
     );
   }, 420_000);
+
+  it('a step outlasting the grace is stopped and handed back: the worker still exits 0 in its bound, the step runs again at once elsewhere', async () => {
+    // The bound is 10 s: the grace (60 %) ends 6 s after SIGTERM, while the step still sleeps.
+    // The step's tag is served by this test's workers only: the worker stopped is the one running it.
+    const tag = `long${randomBytes(4).toString('hex')}`;
+    const env = { ...ENV, FLOWMESH_ADMIN_TOKEN: actor.token, FLOWMESH_WORKER_TAGS: tag };
+    const stopping = await startOwnProcess(mesh, 'flow-orchestrator-worker', env, keep);
+    own.push(stopping);
+    const dir = scriptScratchDir('fm-graceful-long-');
+    const { job_id: flowId } = await jobs.runFlow({
+      actor,
+      workspace: WORKSPACE,
+      value: {
+        summary: 'a long step',
+        value: {
+          modules: [
+            {
+              id: 'long',
+              value: {
+                type: 'rawscript',
+                language: 'bun',
+                tag,
+                // The first run sleeps past any grace; the run after it (one started before
+                // wrote its line) returns at once.
+                content: [
+                  "import { appendFileSync, existsSync } from 'node:fs';",
+                  'export async function main() {',
+                  `  const first = !existsSync('${dir}/effects');`,
+                  `  appendFileSync('${dir}/effects', \`start \${Date.now()}\\n\`);`,
+                  '  if (first) await new Promise((resolve) => setTimeout(resolve, 120_000));',
+                  `  appendFileSync('${dir}/effects', \`end \${Date.now()}\\n\`);`,
+                  "  return 'slept';",
+                  '}',
+                ].join('\n'),
+                input_transforms: {},
+              },
+            },
+          ],
+        },
+      },
+      args: {},
+    });
+    const effects = () =>
+      existsSync(join(dir, 'effects')) ? readFileSync(join(dir, 'effects'), 'utf8').trim().split('\n') : [];
+    await waitFor(() => effects().length > 0 || undefined, {
+      timeoutMs: 120_000,
+      intervalMs: 50,
+      description: 'the long step to start',
+    });
+    const staying = await startOwnProcess(mesh, 'flow-orchestrator-worker', env, keep);
+    own.push(staying);
+    const signalled = Date.now();
+    const exit = await stopping.terminate();
+    console.info(
+      `a step outlasting the grace: the worker stopped ${Date.now() - signalled} ms after SIGTERM`,
+    );
+    expect(exit, `the stopping worker's last output:\n${output.slice(-30).join('\n')}`).toEqual({
+      code: 0,
+      signal: null,
+    });
+    // Handed back, not left to its lease (150 s) or its message's ack wait (300 s): the other
+    // worker runs the step again from its start and the flow completes.
+    const job = await waitFor(
+      async () => {
+        const current = await jobs.get({ actor, workspace: WORKSPACE, id: flowId });
+        return isTerminalJobStatus(current.status) ? current : undefined;
+      },
+      { timeoutMs: 90_000, intervalMs: 250, description: 'the flow to end on the other worker' },
+    );
+    expect([job.status, job.result]).toEqual(['completed', 'slept']);
+    const lines = effects();
+    expect(lines.filter((line) => line.startsWith('start'))).toHaveLength(2);
+    // The stopped run never ended: its sandbox was stopped with its worker's grace.
+    expect(lines.filter((line) => line.startsWith('end'))).toHaveLength(1);
+  }, 240_000);
 });

@@ -12,6 +12,7 @@ import { StartChatService } from './chat/start-chat.service.js';
 import { CredentialsModule } from './credentials/credentials.module.js';
 import { DecideHandler } from './decisions/decide.handler.js';
 import { DecideService } from './decisions/decide.service.js';
+import { DecisionsHttpService } from './decisions/decisions-http.service.js';
 import { EmbedHandler } from './embeddings/embed.handler.js';
 import { EmbedService } from './embeddings/embed.service.js';
 import { GenerateImageHandler } from './images/generate-image.handler.js';
@@ -83,6 +84,7 @@ export class LlmGatewayModule {
         StartChatService,
         EmbedService,
         DecideService,
+        DecisionsHttpService,
         GenerateImageService,
         CallerProvider,
         ListModelsService,

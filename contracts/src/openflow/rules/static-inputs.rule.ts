@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { AiAgentInputValueSchemas } from '../ai-agent-inputs.schema.js';
 import {
-  AI_DECISION_PROVIDER_KINDS,
+  AiDecisionProviderSchema,
   AiDecisionQuestionsSchema,
   AiDecisionStateSchema,
+  decisionValueIssues,
 } from '../ai-decision.schema.js';
-import { describeValue } from '../describe-value.js';
 import { isRecord } from '../flow-walk.js';
 import { type FlowIssue, type FlowRule, checkStaticValue, issueAt, moduleValue } from './flow-rule.js';
 
@@ -20,23 +20,20 @@ function checkAgentInputs(inputs: Record<string, unknown>, path: readonly Proper
   );
 }
 
+/** A decision's static inputs, each rule as the step checks it before its call. */
 function checkDecisionInputs(inputs: Record<string, unknown>, path: readonly PropertyKey[]): FlowIssue[] {
-  const issues = [
-    ...checkStaticValue(inputs.state, [...path, 'state'], AiDecisionStateSchema),
-    ...checkStaticValue(inputs.questions, [...path, 'questions'], AiDecisionQuestionsSchema),
-  ];
-  const provider = inputs.provider;
-  if (isRecord(provider) && provider.type === 'static' && isRecord(provider.value)) {
-    const kind = provider.value.kind;
-    if (typeof kind === 'string' && !(AI_DECISION_PROVIDER_KINDS as readonly string[]).includes(kind))
-      issues.push(
-        issueAt(
-          [...path, 'provider', 'value', 'kind'],
-          `an aidecision step needs a decision model provider (${AI_DECISION_PROVIDER_KINDS.join(', ')}), got ${describeValue(kind)}`,
-        ),
-      );
-  }
-  return issues;
+  const schemas = {
+    provider: AiDecisionProviderSchema,
+    state: AiDecisionStateSchema,
+    questions: AiDecisionQuestionsSchema,
+  } as const;
+  return (Object.keys(schemas) as (keyof typeof schemas)[]).flatMap((name) => {
+    const transform = inputs[name];
+    if (!isRecord(transform) || transform.type !== 'static') return [];
+    return decisionValueIssues(name, transform.value, schemas[name]).map(({ path: where, message }) =>
+      issueAt([...path, name, 'value', ...where.slice(1)], message),
+    );
+  });
 }
 
 /**

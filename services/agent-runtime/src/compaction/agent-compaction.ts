@@ -3,14 +3,7 @@ import type { AgentLoopPorts } from '../loop/agent-loop.js';
 import { addUsage, type TotalUsage } from '../loop/usage.js';
 import { contextBudget } from './context-budget.js';
 import { ContextCompactor } from './context-compactor.js';
-import { contextWindowOf } from './model-context-windows.js';
-
-/**
- * A summary's output cap when the step sets none: the reserve is often above what a model may
- * answer in one call (gpt-4o: 16 384, Claude 3.5 Haiku: 8 192), and a cap it refuses would fail
- * every summary. With `max_completion_tokens` set, the author vouched for that much.
- */
-const DEFAULT_SUMMARY_CAP = 8_192;
+import { contextWindowOf, outputLimitOf } from './model-context-windows.js';
 
 /**
  * The run's compactor when its memory is `compaction` (with or without a memory id: a stateless
@@ -28,7 +21,8 @@ export function compactorFor(
   if (memory?.kind !== 'compaction') return undefined;
   const window = contextWindowOf(brain.provider.model, memory.context_window);
   const budget = contextBudget(window, brain.maxCompletionTokens);
-  const summaryTokens = Math.min(budget.reserve, brain.maxCompletionTokens ?? DEFAULT_SUMMARY_CAP);
+  // The reserved budget (seed 000), within what the model answers in one call.
+  const summaryTokens = Math.min(budget.reserve, outputLimitOf(brain.provider.model) ?? budget.reserve);
   return new ContextCompactor(
     budget,
     async ({ system, transcript, attachments, maxOutputTokens }) => {

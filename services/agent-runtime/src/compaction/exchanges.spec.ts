@@ -3,7 +3,7 @@ import { assistantCalls, assistantSays, toolResult, userSays } from '@flowmesh/t
 import { describe, expect, it } from 'vitest';
 import { ATTACHMENT_TOKENS, contextBudget, estimateMessages, estimateTokens } from './context-budget.js';
 import { exchangesOf, keptFrom } from './exchanges.js';
-import { contextWindowOf, DEFAULT_CONTEXT_WINDOW } from './model-context-windows.js';
+import { contextWindowOf, DEFAULT_CONTEXT_WINDOW, outputLimitOf } from './model-context-windows.js';
 
 const user = userSays;
 const says = assistantSays;
@@ -78,5 +78,13 @@ describe('compaction: budget', () => {
     expect(contextWindowOf('models/gemini-2.5-pro')).toBe(1_048_576);
     expect(contextWindowOf('my-finetune')).toBe(DEFAULT_CONTEXT_WINDOW);
     expect(contextWindowOf('gpt-4o', 32_000)).toBe(32_000);
+  });
+
+  it("knows a model's largest answer by the same prefixes, nothing for the unknown", () => {
+    expect(outputLimitOf('gpt-4o-mini')).toBe(16_384);
+    expect(outputLimitOf('us.anthropic.claude-3-5-haiku-20241022-v1:0')).toBe(8_192);
+    expect(outputLimitOf('claude-sonnet-4-5')).toBe(64_000);
+    expect(outputLimitOf('models/gemini-2.5-flash')).toBe(65_536);
+    expect(outputLimitOf('my-finetune')).toBeUndefined();
   });
 });

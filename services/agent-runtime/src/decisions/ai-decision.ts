@@ -1,22 +1,14 @@
 import {
-  AI_DECISION_PROVIDER_KINDS,
+  aiDecisionInputIssues,
+  AiDecisionProviderSchema,
   AiDecisionQuestionsSchema,
   AiDecisionStateSchema,
   createGatewayClient,
+  decisionProviderOf,
   MeshError,
-  ProviderConfigSchema,
   type AgentStepStartRequest,
 } from '@flowmesh/contracts';
 import type { MeshClient } from '@flowmesh/messaging';
-import type { z } from 'zod';
-import { inputError } from '../loop/agent-brain.js';
-
-/** The model each decision provider runs unless the step pins one. */
-const DEFAULT_MODELS: Readonly<Record<(typeof AI_DECISION_PROVIDER_KINDS)[number], string>> = {
-  typesafe: 'jev-latest',
-  cloudflare: 'clef',
-  openai: 'gpt-6-luna',
-};
 
 /** A decision model's failure (the gateway's error class), as a step's error. */
 export class AiDecisionError extends Error {
@@ -40,28 +32,26 @@ export async function runDecision(
   request: AgentStepStartRequest,
 ): Promise<Record<string, unknown>> {
   const { args } = request;
-  const provider = ProviderConfigSchema.partial({ model: true }).safeParse(args.provider);
-  if (!provider.success)
-    throw inputError('input_transforms.provider', provider.error.issues[0]?.message ?? 'is not a provider');
-  const kind = provider.data.kind as (typeof AI_DECISION_PROVIDER_KINDS)[number];
-  if (!AI_DECISION_PROVIDER_KINDS.includes(kind))
-    throw inputError(
-      'input_transforms.provider.kind',
-      `must be a decision provider: ${AI_DECISION_PROVIDER_KINDS.join(', ')}`,
+  const issues = aiDecisionInputIssues(args);
+  if (issues.length > 0) {
+    const where = (path: readonly PropertyKey[]) => `input_transforms.${path.map(String).join('.')}`;
+    throw new MeshError(
+      'VALIDATION_FAILED',
+      issues.map((issue) => `${where(issue.path)}: ${issue.message}`).join('; '),
+      {
+        param: where(issues[0].path),
+        issues: issues.map((issue) => ({ ...issue, path: where(issue.path) })),
+      },
     );
-  const state = checked(AiDecisionStateSchema, args.state, 'state');
-  const questions = checked(AiDecisionQuestionsSchema, args.questions, 'questions');
-  if (Object.keys(questions).length === 0)
-    throw inputError('input_transforms.questions', 'needs at least one question');
+  }
+  const provider = decisionProviderOf(AiDecisionProviderSchema.parse(args.provider));
+  const state = AiDecisionStateSchema.parse(args.state);
+  const questions = AiDecisionQuestionsSchema.parse(args.questions);
   try {
     const reply = await createGatewayClient(mesh).decide({
       actor: { token: request.job_token },
       workspace: request.workspace,
-      provider: {
-        kind,
-        resource: provider.data.resource,
-        model: provider.data.model || DEFAULT_MODELS[kind],
-      },
+      provider,
       state,
       questions,
     });
@@ -73,13 +63,4 @@ export async function runDecision(
     }
     throw error;
   }
-}
-
-function checked<T>(schema: z.ZodType<T>, value: unknown, name: string): T {
-  if (value === undefined || value === null) throw inputError(`input_transforms.${name}`, 'is required');
-  const parsed = schema.safeParse(value);
-  if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0];
-  const where = issue?.path.length ? `.${issue.path.join('.')}` : '';
-  throw inputError(`input_transforms.${name}${where}`, issue?.message ?? 'is not valid');
 }

@@ -8,8 +8,8 @@ import type { ResumeOutcome } from '../run-api/jobs-engine.port.js';
  * Answers to AI steps parked on a request of their agent (tools that need approval, a question):
  * the step's job is `suspended` with `runtime.agentWait`, and agent-runtime, which holds the
  * agent's checkpoint, takes the answer (`agent.step.answer`) and resumes it. As in 000, there are
- * no signed links and no approver rules for them: any signed-in member of the workspace who may
- * answer a suspended step without conditions may answer.
+ * no approver rules for them: whoever may read the job answers, and so does the holder of a link
+ * `resume_urls` signed for it (none is sent on its own).
  */
 @Injectable()
 export class AgentAnswers {

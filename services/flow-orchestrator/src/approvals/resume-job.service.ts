@@ -31,7 +31,8 @@ export interface AnswerAs {
  * fill the step's form, and the engine records the answer (`flow_status.approvers`, the next
  * step's `resume`). A job that does not wait for an approval is NOT_FOUND to an approver,
  * whether or not it exists. An AI step parked on its agent's request is answered through
- * agent-runtime (`AgentAnswers`).
+ * agent-runtime (`AgentAnswers`), by whoever may read its job or holds a link to it (000 sends
+ * none for it, but `resume_urls` of its job signs them as for any suspended job).
  */
 @Injectable()
 export class ResumeJobService {
@@ -50,21 +51,18 @@ export class ResumeJobService {
     answer: ResumeAnswer,
     bearerToken: string | undefined,
   ): Promise<ResumeOutcome> {
-    const approval = await this.signedApproval(link);
-    if (bearerToken === undefined) {
-      const approver: Approver = { kind: 'anonymous', name: link.approver ?? 'anonymous' };
-      return this.answer(link.workspace, approval, link.jobId, link.resumeId, approver, null, answer);
-    }
-    const identity = await this.authenticator.authenticate(bearerToken, link.workspace);
-    return this.answer(
-      link.workspace,
-      approval,
-      link.jobId,
-      link.resumeId,
-      userApprover(identity),
-      identity,
-      answer,
-    );
+    this.verify(link);
+    const approval = await this.engine.suspendedApproval(link.workspace, link.jobId);
+    const identity =
+      bearerToken === undefined ? null : await this.authenticator.authenticate(bearerToken, link.workspace);
+    const approver: Approver = identity
+      ? userApprover(identity)
+      : { kind: 'anonymous', name: link.approver ?? 'anonymous' };
+    if (approval)
+      return this.answer(link.workspace, approval, link.jobId, link.resumeId, approver, identity, answer);
+    // An agent's request has no approver rules: the link (signed for a reader of the job) is the right.
+    if (!(await this.agents.isParked(link.workspace, link.jobId))) throw notWaiting(link.jobId);
+    return this.agents.answer(link.workspace, link.jobId, approver.name, answer);
   }
 
   /** `POST jobs/flow/resume/:id`: the caller answers as themselves. */
@@ -92,8 +90,8 @@ export class ResumeJobService {
   }
 
   /**
-   * An AI step parked on its agent's request, which only a signed-in user who may read the job
-   * answers; else not waiting.
+   * An AI step parked on its agent's request, which whoever may read the job answers (as
+   * themselves, or vouching for a link holder); else not waiting.
    */
   private async answerAgent(
     caller: Caller,
@@ -104,29 +102,28 @@ export class ResumeJobService {
     const workspace = caller.identity.workspace;
     if (!(await this.agents.isParked(workspace, jobId))) throw notWaiting(jobId);
     // Who may not read the job (and so not see the request) may not answer it: NOT_FOUND, as a read.
-    if (as.authenticated)
-      await this.visibility.readable(caller, jobId).catch((error: unknown) => {
-        throw error instanceof MeshError && error.code === 'NOT_FOUND' ? notWaiting(jobId) : error;
-      });
-    if (!as.authenticated)
-      throw new MeshError(
-        'PERMISSION_DENIED',
-        `job ${jobId} waits for an answer to its AI agent, which a signed-in user gives: it has no signed links`,
-        { id: jobId },
-      );
-    return this.agents.answer(workspace, jobId, as.approver ?? caller.identity.username, answer);
+    await this.visibility.readable(caller, jobId).catch((error: unknown) => {
+      throw error instanceof MeshError && error.code === 'NOT_FOUND' ? notWaiting(jobId) : error;
+    });
+    const approver = as.authenticated
+      ? (as.approver ?? caller.identity.username)
+      : (as.approver ?? 'anonymous');
+    return this.agents.answer(workspace, jobId, approver, answer);
   }
 
   /** The step a valid link answers; a bad signature is refused before anything about the job is said. */
   async signedApproval(link: SignedLink): Promise<SuspendedApproval> {
-    if (!this.signer.verify(link.workspace, link.jobId, link.resumeId, link.approver, link.signature)) {
-      throw new MeshError('PERMISSION_DENIED', 'the link is not valid: its signature does not match', {
-        id: link.jobId,
-      });
-    }
+    this.verify(link);
     const approval = await this.engine.suspendedApproval(link.workspace, link.jobId);
     if (!approval) throw notWaiting(link.jobId);
     return approval;
+  }
+
+  private verify(link: SignedLink): void {
+    if (!this.signer.verify(link.workspace, link.jobId, link.resumeId, link.approver, link.signature))
+      throw new MeshError('PERMISSION_DENIED', 'the link is not valid: its signature does not match', {
+        id: link.jobId,
+      });
   }
 
   private async answer(

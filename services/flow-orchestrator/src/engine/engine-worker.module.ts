@@ -18,6 +18,7 @@ import { ModuleResults } from './module-results.js';
 import { AgentStepExecutor } from './modules/agent-step.executor.js';
 import { BodyRunner } from './modules/body-runner.js';
 import { BranchExecutor } from './modules/branch.executor.js';
+import { DecisionExecutor } from './modules/decision.executor.js';
 import { LeafExecutor } from './modules/leaf.executor.js';
 import { LoopExecutor } from './modules/loop.executor.js';
 import { StepDebouncer } from './modules/step-debouncer.js';
@@ -45,6 +46,7 @@ const WORKER_PROVIDERS: Provider[] = [
   BranchExecutor,
   SubflowExecutor,
   AgentStepExecutor,
+  DecisionExecutor,
   BodyRunner,
   ScopedTokens,
   StepEventPublisher,

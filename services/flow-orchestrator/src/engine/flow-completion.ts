@@ -13,6 +13,9 @@ import { StepEventPublisher } from './step-events.publisher.js';
 import { FlowEnvResolver } from './steps/flow-env.resolver.js';
 import { errorObject } from './steps/leaf-step.runner.js';
 
+/** Modules whose body may stop the flow early (a stop inside the chosen branch). */
+const ROUTING_TYPES: ReadonlySet<string> = new Set(['branchone', 'branchall', 'aidecision']);
+
 /**
  * What happens when a module ends: its stop conditions, retries, `continue_on_error`, the
  * flow's failure path and `early_return`; then one commit of the module's writes with the new
@@ -62,9 +65,9 @@ export class FlowCompletion {
       });
       delete run.status.retry;
       run.status.step = index + 1;
-      this.remember(run, module.id, outcome.result);
+      this.remember(run, module.id, outcome);
       if (stop) this.stop(run, index, module, stop, outcome.result);
-      else if (outcome.stop && (module.value.type === 'branchone' || module.value.type === 'branchall')) {
+      else if (outcome.stop && ROUTING_TYPES.has(module.value.type)) {
         run.ending = {
           success: true,
           result: outcome.result,
@@ -85,7 +88,7 @@ export class FlowCompletion {
       delete run.status.retry;
       if (module.continue_on_error && index < run.modules.length - 1) {
         run.status.step = index + 1;
-        this.remember(run, module.id, outcome.result);
+        this.remember(run, module.id, outcome);
       } else if (module.continue_on_error) {
         // Nothing to continue to: the flow ends failed with the error, and, as in Windmill
         // (worker_flow.rs: continue_on_error continues only to a next step), without its
@@ -180,9 +183,11 @@ export class FlowCompletion {
     return run.scope({ ...(await this.flowEnv.varsOf(run.runtime, run.id)), ...vars });
   }
 
-  private remember(run: FlowRun, id: string, result: unknown): void {
-    run.results.set(id, result);
-    run.tree.latest.set(id, result);
+  private remember(run: FlowRun, id: string, outcome: ModuleOutcome): void {
+    const named = 'namedResult' in outcome ? outcome.namedResult : outcome.result;
+    run.results.set(id, named);
+    if ('namedResult' in outcome) run.stepResults.set(id, outcome.result);
+    run.tree.latest.set(id, named);
   }
 
   private async stopCondition(

@@ -24,6 +24,7 @@ import {
 } from './module-outcome.js';
 import { AgentStepExecutor } from './modules/agent-step.executor.js';
 import { BranchExecutor } from './modules/branch.executor.js';
+import { DecisionExecutor } from './modules/decision.executor.js';
 import { childOutcomeOf } from './modules/child-results.js';
 import { LeafExecutor } from './modules/leaf.executor.js';
 import { LoopExecutor } from './modules/loop.executor.js';
@@ -64,6 +65,7 @@ export class FlowDriver implements ChildDriver {
     private readonly branches: BranchExecutor,
     private readonly subflows: SubflowExecutor,
     private readonly agents: AgentStepExecutor,
+    private readonly decisions: DecisionExecutor,
     private readonly items: ExpressionItems,
     private readonly outbox: EngineOutbox,
     @Inject(ENGINE_CONFIG) private readonly config: EngineConfig,
@@ -411,8 +413,9 @@ export class FlowDriver implements ChildDriver {
       case 'flow':
         return this.subflows.run(ctx, this);
       case 'aiagent':
-      case 'aidecision':
         return this.agents.run(ctx);
+      case 'aidecision':
+        return this.decisions.run(ctx, this);
     }
   }
 }

@@ -26,6 +26,8 @@ export class FlowRun {
   runtime: JobRuntime;
   /** Results of this flow's modules by id, read lazily from the database after a restart. */
   readonly results = new Map<string, unknown>();
+  /** Results of modules whose `previous_result` for the next step is not `results.<id>` (a routing aidecision). */
+  readonly stepResults = new Map<string, unknown>();
   /** Where JSON paths of this flow's fields start: `value.` for a root flow, deeper for a body. */
   readonly fieldBase: string;
   cancelRequest: { by: string; reason: string | null } | undefined;

@@ -7,8 +7,13 @@ import type { FlowRun, StopSignal } from './flow-run.js';
 /** How a module ended. */
 export interface ModuleOutcome {
   readonly success: boolean;
-  /** The module's result (a failed module's is `{ error }`). */
+  /** The module's result (a failed module's is `{ error }`): the next step's `previous_result`. */
   readonly result: unknown;
+  /**
+   * What `results.<id>` reads when it is not the result: an aidecision with branches, whose
+   * result is its branch's while `results.<id>` stays its answers (Windmill's).
+   */
+  readonly namedResult?: unknown;
   /** Fields of the module's final status: job, flow_jobs(+success, duration), iterator, branch_chosen, branchall. */
   readonly status: Partial<FlowStatusModule>;
   /** Writes that commit with the module's completion (a leaf job's row and its last logs). */

@@ -14,7 +14,23 @@ export class ModuleResults {
   /** `previous_result` of module `index`: the module before's result, or the flow's input for the first. */
   async previousResult(run: FlowRun, index: number): Promise<unknown> {
     if (index === 0) return run.flowInput;
-    return this.moduleResult(run, index - 1);
+    return this.stepResult(run, index - 1);
+  }
+
+  /**
+   * Module `index`'s result as the step after it sees it (and the flow's, for the last): its
+   * `results.<id>` but for an aidecision that routed, whose result is its branch's.
+   */
+  async stepResult(run: FlowRun, index: number): Promise<unknown> {
+    const module = run.modules[index];
+    const status = run.status.modules[index];
+    if (!status?.decision_job) return this.moduleResult(run, index);
+    if (run.stepResults.has(module.id)) return run.stepResults.get(module.id);
+    // An empty branch ran nothing: its result is empty, as a branchone's.
+    const value =
+      status.job && ended(status) ? ((await this.jobs.results([status.job]))[0]?.result ?? null) : [];
+    run.stepResults.set(module.id, value);
+    return value;
   }
 
   async moduleResult(run: FlowRun, index: number): Promise<unknown> {
@@ -68,7 +84,9 @@ export class ModuleResults {
         return row.result ?? null;
       });
     }
-    if (status.job) return (await this.jobs.results([status.job]))[0]?.result ?? null;
+    // A routing aidecision's `results.<id>` is its answers, from the decision's own job.
+    const job = status.decision_job ?? status.job;
+    if (job) return (await this.jobs.results([job]))[0]?.result ?? null;
     return [];
   }
 }

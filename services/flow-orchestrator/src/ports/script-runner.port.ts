@@ -33,6 +33,13 @@ export interface ScriptJob {
    * different keys never share one. Absent: a realm of its own.
    */
   readonly realmKey?: string;
+  /**
+   * The authority the job acts with (its token's workspace, principal and scopes): a thread a job
+   * reached into (an import may change a built-in module for whoever runs there next) serves only
+   * jobs of the same trust key afterwards, each still in a realm of its own run. Absent: its
+   * `realmKey` (its run) stands for it.
+   */
+  readonly trustKey?: string;
   /** Among jobs waiting for a runner's capacity (a thread), higher priority goes first. */
   readonly priority?: number;
   /**

@@ -234,7 +234,7 @@ function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-function serverOf(baseUrl: string | undefined): { serverAddress?: string; serverPort?: number } {
+export function serverOf(baseUrl: string | undefined): { serverAddress?: string; serverPort?: number } {
   if (!baseUrl) return {};
   try {
     const url = new URL(baseUrl);

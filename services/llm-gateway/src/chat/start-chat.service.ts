@@ -1,28 +1,15 @@
 import {
   MeshError,
   tokenStreamSubject,
-  type CallerIdentity,
   type StartChatReply,
   type StartChatRequest,
 } from '@flowmesh/contracts';
 import { Injectable } from '@nestjs/common';
-import { CredentialsResolver, type CredentialsQuery } from '../credentials/credentials-resolver.js';
-import type { ProviderCredentials } from '../providers/provider-credentials.js';
+import { CallerProvider } from '../providers/caller-provider.js';
 import { MediaUrlResolver, natsMediaParam } from '../media/media-url.resolver.js';
 import { ProviderRegistry } from '../providers/provider-registry.js';
 import { prepareChatCall } from './chat-call.factory.js';
 import { ChatStreams } from './chat-streams.service.js';
-
-/** A resolver that also says who the caller is (the registry-backed one does), for the audit row. */
-interface IdentityResolver {
-  resolveProvider(
-    query: CredentialsQuery,
-  ): Promise<{ credentials: ProviderCredentials; identity: CallerIdentity }>;
-}
-
-function knowsIdentity(resolver: CredentialsResolver): resolver is CredentialsResolver & IdentityResolver {
-  return typeof (resolver as Partial<IdentityResolver>).resolveProvider === 'function';
-}
 
 /**
  * `gateway.chat.start`: everything that can be refused is refused in the reply (an unknown
@@ -34,7 +21,7 @@ function knowsIdentity(resolver: CredentialsResolver): resolver is CredentialsRe
 export class StartChatService {
   constructor(
     private readonly registry: ProviderRegistry,
-    private readonly resolver: CredentialsResolver,
+    private readonly callers: CallerProvider,
     private readonly streams: ChatStreams,
     private readonly media: MediaUrlResolver,
   ) {}
@@ -52,10 +39,7 @@ export class StartChatService {
     prepareChatCall(parameters, provider.model);
     // A URL the guard refuses by its text is refused here; the files are fetched once the chat runs.
     this.media.check(parameters, natsMediaParam);
-    const query = { actor, workspace, resource: provider.resource, kind: provider.kind };
-    const resolved = knowsIdentity(this.resolver)
-      ? await this.resolver.resolveProvider(query)
-      : { credentials: await this.resolver.resolve(query), identity: undefined };
+    const resolved = await this.callers.of({ actor, workspace, provider });
     await this.streams.start(streamId, {
       actor,
       workspace,

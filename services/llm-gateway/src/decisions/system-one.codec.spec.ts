@@ -11,7 +11,7 @@ const call = {
 };
 
 describe('System One decisions', () => {
-  it("TypeSafe: POST /v1/systemone with the key as a bearer token; the reply's answers, model and usage", () => {
+  it("TypeSafe: POST {base_url}/systemone with the key as a bearer token; the reply's answers, model and usage", () => {
     const credentials = credentialsFromResourceValue('typesafe', { api_key: 'ts-1' });
     expect(typesafeAdapter.decisions!.buildRequest(call, credentials)).toEqual({
       method: 'POST',
@@ -19,6 +19,12 @@ describe('System One decisions', () => {
       headers: { 'content-type': 'application/json', authorization: 'Bearer ts-1' },
       body: call,
     });
+    // A base_url ends in the API version, as Windmill's (`http://host/v1`).
+    const own = credentialsFromResourceValue('typesafe', {
+      api_key: 'ts-1',
+      base_url: 'http://10.0.0.7:9000/v1/',
+    });
+    expect(typesafeAdapter.decisions!.buildRequest(call, own).url).toBe('http://10.0.0.7:9000/v1/systemone');
     const reply = {
       model: 'jev-1.13.0',
       answers: { urgent: { type: 'noul', noul: 0.7 } },

@@ -1,17 +1,22 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { All, Controller, Get, Param, Post, Req, Res } from '@nestjs/common';
+import { DecisionsHttpService } from '../decisions/decisions-http.service.js';
 import { WorkspaceProxyService } from '../proxy/workspace-proxy.service.js';
 import { ChatCompletionsService } from './chat-completions.service.js';
 import { ModelsAndEmbeddingsService } from './models-and-embeddings.service.js';
 
 type Request = IncomingMessage & { body?: unknown };
 
-/** OpenAI's API (`/v1/...`) with the provider named in `X-Flowmesh-Provider-Resource`. */
+/**
+ * OpenAI's API (`/v1/...`) with the provider named in `X-Flowmesh-Provider-Resource`, and the
+ * gateway's own `/v1/decisions`.
+ */
 @Controller('v1')
 export class OpenAIApiController {
   constructor(
     private readonly chat: ChatCompletionsService,
     private readonly modelsAndEmbeddings: ModelsAndEmbeddingsService,
+    private readonly decisions: DecisionsHttpService,
   ) {}
 
   @Post('chat/completions')
@@ -22,6 +27,12 @@ export class OpenAIApiController {
   @Post('embeddings')
   embeddings(@Req() req: Request, @Res() res: ServerResponse): Promise<void> {
     return this.modelsAndEmbeddings.embeddings(req, res);
+  }
+
+  /** Decision models (`gateway.decide` over HTTP): typed questions, normalized answers. */
+  @Post('decisions')
+  decide(@Req() req: Request, @Res() res: ServerResponse): Promise<void> {
+    return this.decisions.handle(req, res);
   }
 
   @Get('models')

@@ -1,6 +1,6 @@
-import type { Actor, AIProviderKind, InlineProviderResource } from '@flowmesh/contracts';
+import type { Actor, AIProviderKind, CallerIdentity, InlineProviderResource } from '@flowmesh/contracts';
 import { Injectable } from '@nestjs/common';
-import { CredentialsResolver } from '../credentials/credentials-resolver.js';
+import { CredentialsResolver, type CredentialsQuery } from '../credentials/credentials-resolver.js';
 import type { ProviderAdapter } from './provider-adapter.js';
 import type { ProviderCredentials } from './provider-credentials.js';
 import { ProviderRegistry } from './provider-registry.js';
@@ -12,9 +12,21 @@ export interface ProviderRequest {
   readonly provider: { readonly kind: AIProviderKind; readonly resource: string | InlineProviderResource };
 }
 
+/** A resolver that also says who the caller is (the registry-backed one does), for the audit row. */
+interface IdentityResolver {
+  resolveProvider(
+    query: CredentialsQuery,
+  ): Promise<{ credentials: ProviderCredentials; identity: CallerIdentity }>;
+}
+
+function knowsIdentity(resolver: CredentialsResolver): resolver is CredentialsResolver & IdentityResolver {
+  return typeof (resolver as Partial<IdentityResolver>).resolveProvider === 'function';
+}
+
 /**
  * The provider a request names, as its caller may use it: the adapter of its kind (UNSUPPORTED
- * before anything is read for a kind the gateway lacks), the credentials read as the caller.
+ * before anything is read for a kind the gateway lacks), the credentials read as the caller, and
+ * who the caller is when the resolver knows (for the audit row).
  */
 @Injectable()
 export class CallerProvider {
@@ -23,16 +35,19 @@ export class CallerProvider {
     private readonly resolver: CredentialsResolver,
   ) {}
 
-  async of(
-    request: ProviderRequest,
-  ): Promise<{ adapter: ProviderAdapter; credentials: ProviderCredentials }> {
+  async of(request: ProviderRequest): Promise<{
+    adapter: ProviderAdapter;
+    credentials: ProviderCredentials;
+    identity?: CallerIdentity;
+  }> {
     const adapter = this.registry.get(request.provider.kind);
-    const credentials = await this.resolver.resolve({
+    const query = {
       actor: request.actor,
       workspace: request.workspace,
       resource: request.provider.resource,
       kind: request.provider.kind,
-    });
-    return { adapter, credentials };
+    };
+    if (knowsIdentity(this.resolver)) return { adapter, ...(await this.resolver.resolveProvider(query)) };
+    return { adapter, credentials: await this.resolver.resolve(query) };
   }
 }

@@ -1,7 +1,7 @@
-import { MeshError, type CallerIdentity } from '@flowmesh/contracts';
+import { JOB_TOKEN_PREFIX, MeshError, type CallerIdentity, type JobTokenClaims } from '@flowmesh/contracts';
 import { Injectable } from '@nestjs/common';
 import { hashApiToken } from '../tokens/api-token-secret.util.js';
-import { JOB_TOKEN_PREFIX, JobTokenSigner, type JobTokenClaims } from '../tokens/job-token.signer.js';
+import { JobTokenSigner } from '../tokens/job-token.signer.js';
 import { AuthenticationCache } from './authentication.cache.js';
 import { ALL_GROUP, type AccountIdentity, type Authenticated } from './authenticated.js';
 import { IdentityRepository, type StoredApiToken, type StoredMember } from './identity.repository.js';

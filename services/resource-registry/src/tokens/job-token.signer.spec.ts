@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { JobTokenSigner, type JobTokenClaims } from './job-token.signer.js';
+import type { JobTokenClaims } from '@flowmesh/contracts';
+import { JobTokenSigner } from './job-token.signer.js';
 
 const claims: JobTokenClaims = {
   v: 1,

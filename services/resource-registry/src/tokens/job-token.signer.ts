@@ -1,19 +1,5 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { z } from 'zod';
-
-export const JOB_TOKEN_PREFIX = 'fmj_';
-
-/** What a job token says, signed; the identity behind `onBehalfOf` is looked up when it is used. */
-export const JobTokenClaimsSchema = z.object({
-  v: z.literal(1),
-  workspace: z.string(),
-  jobId: z.string(),
-  onBehalfOf: z.string(),
-  scopes: z.array(z.string()).optional(),
-  /** Unix seconds. */
-  exp: z.number().int(),
-});
-export type JobTokenClaims = z.infer<typeof JobTokenClaimsSchema>;
+import { JOB_TOKEN_PREFIX, readJobTokenClaims, type JobTokenClaims } from '@flowmesh/contracts';
 
 /**
  * Job tokens are `fmj_<claims>.<signature>`: base64url JSON claims and their HMAC-SHA256 under the
@@ -39,14 +25,7 @@ export class JobTokenSigner {
     const expected = Buffer.from(this.signature(body), 'utf8');
     const given = Buffer.from(signature, 'utf8');
     if (expected.length !== given.length || !timingSafeEqual(expected, given)) return undefined;
-    try {
-      const claims = JobTokenClaimsSchema.safeParse(
-        JSON.parse(Buffer.from(body, 'base64url').toString('utf8')),
-      );
-      return claims.success ? claims.data : undefined;
-    } catch {
-      return undefined;
-    }
+    return readJobTokenClaims(token);
   }
 
   private signature(body: string): string {

@@ -9,9 +9,13 @@ export interface FakeSystemOneOptions {
 /** A fake decision service (System One): TypeSafe's `/v1/systemone` and Cloudflare's Workers AI `run`. */
 export interface FakeSystemOne {
   readonly url: string;
+  /** A TypeSafe resource's `base_url`: the fake's `/v1` (the call goes to `{base_url}/systemone`). */
+  readonly baseUrl: string;
   readonly requests: RecordedRequest[];
   /** The answers of the next call, by question name; without them every question gets a made-up answer. */
   answer(answers: Record<string, Record<string, unknown>>): void;
+  /** The next call is answered with this status and error body instead (a rate limit, an outage). */
+  failNext(status: number, body: unknown, headers?: Record<string, string>): void;
   close(): Promise<void>;
 }
 
@@ -26,12 +30,15 @@ const WORKERS_AI_RUN = /^\/client\/v4\/accounts\/([^/]+)\/ai\/run\/(@cf\/.+)$/;
  */
 export async function startFakeSystemOne(options: FakeSystemOneOptions): Promise<FakeSystemOne> {
   const scripted: Record<string, Record<string, unknown>>[] = [];
+  const failures: { status: number; body: unknown; headers: Record<string, string> }[] = [];
   const server = await startRecordingServer(async (request, res) => {
     const cloudflare = WORKERS_AI_RUN.exec(request.path);
     if (request.method !== 'POST' || (request.path !== TYPESAFE_PATH && !cloudflare))
       return send(res, 404, { error: { message: `no route ${request.method} ${request.path}` } });
     if (request.headers.authorization !== `Bearer ${options.apiKey}`)
       return send(res, 401, { error: { type: 'authentication_error', message: 'invalid api key' } });
+    const failure = failures.shift();
+    if (failure) return send(res, failure.status, failure.body, failure.headers);
     const body = request.body as {
       model?: string;
       state?: unknown;
@@ -56,8 +63,10 @@ export async function startFakeSystemOne(options: FakeSystemOneOptions): Promise
   });
   return {
     url: server.url,
+    baseUrl: `${server.url}/v1`,
     requests: server.requests,
     answer: (answers) => void scripted.push(answers),
+    failNext: (status, body, headers = {}) => void failures.push({ status, body, headers }),
     close: () => server.close(),
   };
 }
@@ -79,8 +88,13 @@ function madeUp(
   );
 }
 
-function send(res: http.ServerResponse, status: number, body: unknown): Promise<void> {
-  res.writeHead(status, { 'content-type': 'application/json' });
+function send(
+  res: http.ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<void> {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
   res.end(JSON.stringify(body));
   return Promise.resolve();
 }

@@ -1,8 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import type { BranchAll, BranchOne, FlowStatusModule } from '@flowmesh/contracts';
+import type {
+  BranchAll,
+  BranchOne,
+  BranchOneBranch,
+  FlowModule,
+  FlowStatusModule,
+} from '@flowmesh/contracts';
 import { Injectable } from '@nestjs/common';
 import type { JobRecord } from '../../jobs/job.record.js';
 import type { SqlStatement } from '../../jobs/sql-batch.js';
+import type { ExpressionScope } from '../expressions/expression-scope.js';
 import { ExpressionEvaluator } from '../expressions/expression.evaluator.js';
 import {
   done,
@@ -15,6 +22,20 @@ import {
 import { errorObject } from '../steps/leaf-step.runner.js';
 import { BodyRunner, type BodySpec, type EndedChild } from './body-runner.js';
 import { childOutcomeOf, isEnded, recordChildEnd } from './child-results.js';
+
+/** What a module that routes adds to its outcome: status fields, `results.<id>`, writes. */
+export interface ChoiceExtras {
+  readonly status?: Partial<FlowStatusModule>;
+  readonly namedResult?: unknown;
+  readonly statements?: readonly SqlStatement[];
+}
+
+/** The branches a module chooses among, and what their exprs see. */
+export interface BranchChoice extends ChoiceExtras {
+  readonly branches: readonly BranchOneBranch[];
+  readonly default: FlowModule[];
+  readonly scope: ExpressionScope;
+}
 
 /**
  * branchone runs the modules of the first branch whose expr is true (else `default`) as one
@@ -31,31 +52,58 @@ export class BranchExecutor {
 
   async branchOne(ctx: ModuleContext, driver: ChildDriver): Promise<ModuleProgress> {
     const value = ctx.module.value as BranchOne;
-    if (ctx.status.type === 'InProgress' && ctx.status.job) {
-      const rows = await this.bodies.childRows([ctx.status.job]);
-      const row = rows.get(ctx.status.job);
-      if (row) {
-        const outcome = await this.bodies.resume(ctx, driver, row);
-        if (outcome.kind === 'parked') return PARKED;
-        return done(oneOutcome(outcome, ctx.status.branch_chosen));
-      }
-    }
+    return (
+      (await this.resumeChosen(ctx, driver)) ??
+      this.choose(ctx, driver, { branches: value.branches, default: value.default, scope: ctx.scope })
+    );
+  }
+
+  /** The chosen branch, after a restart: undefined when none had started. */
+  async resumeChosen(
+    ctx: ModuleContext,
+    driver: ChildDriver,
+    extra: ChoiceExtras = {},
+  ): Promise<ModuleProgress | undefined> {
+    if (ctx.status.type !== 'InProgress' || !ctx.status.job) return undefined;
+    const row = (await this.bodies.childRows([ctx.status.job])).get(ctx.status.job);
+    if (!row) return undefined;
+    const outcome = await this.bodies.resume(ctx, driver, row);
+    if (outcome.kind === 'parked') return PARKED;
+    return done(oneOutcome(outcome, ctx.status.branch_chosen, extra));
+  }
+
+  /**
+   * Runs the first branch whose expr is true in `choice.scope`, else the default, as one child
+   * flow: a branchone's run, and a routing aidecision's once its answers are in.
+   */
+  async choose(ctx: ModuleContext, driver: ChildDriver, choice: BranchChoice): Promise<ModuleProgress> {
     let chosen: { type: 'branch'; branch: number } | { type: 'default' } = { type: 'default' };
     try {
-      for (const [index, branch] of value.branches.entries()) {
+      for (const [index, branch] of choice.branches.entries()) {
         const path = `${ctx.fieldPath}.value.branches[${index}].expr`;
-        if (await this.evaluator.predicate(branch.expr, ctx.scope, path)) {
+        if (await this.evaluator.predicate(branch.expr, choice.scope, path)) {
           chosen = { type: 'branch', branch: index };
           break;
         }
       }
     } catch (error) {
-      return done({ success: false, result: { error: errorObject(error) }, status: {}, statements: [] });
+      return done({
+        success: false,
+        result: { error: errorObject(error) },
+        status: { ...choice.status },
+        statements: [...(choice.statements ?? [])],
+      });
     }
-    const modules = chosen.type === 'branch' ? value.branches[chosen.branch].modules : value.default;
+    const modules = chosen.type === 'branch' ? choice.branches[chosen.branch].modules : choice.default;
     // An empty branch ends at once, with an empty result as Windmill's.
     if (modules.length === 0)
-      return done({ success: true, result: [], status: { branch_chosen: chosen }, statements: [] });
+      return done({
+        success: true,
+        result: [],
+        status: { ...choice.status, branch_chosen: chosen },
+        statements: [...(choice.statements ?? [])],
+        ...('namedResult' in choice ? { namedResult: choice.namedResult } : {}),
+      });
     const { tokenJob, statements } = await this.bodies.bodyToken(ctx);
     const body: BodySpec = {
       modules,
@@ -70,11 +118,15 @@ export class BranchExecutor {
       type: 'InProgress',
       id: ctx.module.id,
       job: child.id,
+      ...choice.status,
       branch_chosen: chosen,
     };
-    const outcome = await this.bodies.startAndDrive(ctx, driver, child, status, statements);
+    const outcome = await this.bodies.startAndDrive(ctx, driver, child, status, [
+      ...(choice.statements ?? []),
+      ...statements,
+    ]);
     if (outcome.kind === 'parked') return PARKED;
-    return done(oneOutcome(outcome, chosen));
+    return done(oneOutcome(outcome, chosen, { ...choice, statements: [] }));
   }
 
   async branchAll(ctx: ModuleContext, driver: ChildDriver): Promise<ModuleProgress> {
@@ -203,12 +255,17 @@ function stoppedBefore(
   };
 }
 
-function oneOutcome(outcome: EndedChild, chosen: FlowStatusModule['branch_chosen']): ModuleOutcome {
+function oneOutcome(
+  outcome: EndedChild,
+  chosen: FlowStatusModule['branch_chosen'],
+  extra: ChoiceExtras,
+): ModuleOutcome {
   return {
     success: outcome.success,
     result: outcome.result,
-    status: { job: outcome.record.id, branch_chosen: chosen },
-    statements: [],
+    status: { ...extra.status, job: outcome.record.id, branch_chosen: chosen },
+    statements: [...(extra.statements ?? [])],
+    ...('namedResult' in extra ? { namedResult: extra.namedResult } : {}),
     ...(outcome.stop ? { stop: outcome.stop } : {}),
   };
 }

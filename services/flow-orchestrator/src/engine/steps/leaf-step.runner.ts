@@ -1,4 +1,4 @@
-import { MeshError, type JobKind, type ScriptLanguage } from '@flowmesh/contracts';
+import { jobTokenAuthority, MeshError, type JobKind, type ScriptLanguage } from '@flowmesh/contracts';
 import { Inject, Injectable } from '@nestjs/common';
 import { QueryFailedError } from 'typeorm';
 import { JobRepository } from '../../jobs/job.repository.js';
@@ -123,6 +123,7 @@ export class LeafStepRunner {
     if (!job.language || job.content === null)
       throw new JobError('ExecutionErr', `job ${job.id} has no code to run`);
     const token = await this.tokens.tokenOf(job.tokenJob);
+    const trustKey = jobTokenAuthority(token);
     const args = hasReferences(job.args)
       ? ((await this.registry.interpolate(token, job.workspace, job.args)) as Record<string, unknown>)
       : job.args;
@@ -154,6 +155,8 @@ export class LeafStepRunner {
         ...(job.workdirKey ? { workdirKey: job.workdirKey } : {}),
         // The steps of one run acting with one token may share globals; nothing else does.
         realmKey: `${job.rootJob}:${job.tokenJob}`,
+        // Jobs acting with one authority may share a thread one of them reached into.
+        ...(trustKey === undefined ? {} : { trustKey }),
         ...(job.priority != null ? { priority: job.priority } : {}),
       },
       logs.push,

@@ -29,6 +29,8 @@ export interface ThreadJobRequest {
   readonly memoryMb: number;
   readonly timeoutMs: number;
   readonly realmKey?: string;
+  /** The authority the job acts with (see `ScriptJob.trustKey`). */
+  readonly trustKey?: string;
   readonly priority?: number;
   readonly job: ThreadJob;
 }
@@ -88,7 +90,13 @@ export class ThreadJobs implements TypeScriptThreads {
     const { signal, onStart } = options;
     // The wait for a thread is not the job's time: its limit starts when it runs.
     const thread = await this.pool
-      .acquire(request.memoryMb, signal, request.realmKey, request.priority)
+      .acquire(
+        request.memoryMb,
+        signal,
+        request.realmKey,
+        request.priority,
+        request.trustKey ?? request.realmKey,
+      )
       .catch((error: unknown) => {
         throw signal?.aborted ? jobErrors.canceled() : error;
       });
@@ -107,7 +115,8 @@ export class ThreadJobs implements TypeScriptThreads {
         clearInterval(memoryCheck);
         signal?.removeEventListener('abort', onAbort);
         if (afterwards === 'reuse') this.pool.release(thread, true);
-        else if (afterwards === 'keep-for-run') this.pool.keepForRun(thread, request.realmKey);
+        else if (afterwards === 'keep-for-run')
+          this.pool.keepForRun(thread, request.trustKey ?? request.realmKey, request.realmKey);
         else this.pool.retire(thread);
         if ('error' in outcome) reject(outcome.error);
         else resolve(outcome.json);

@@ -1,7 +1,7 @@
 import { getHeapSpaceStatistics } from 'node:v8';
 import vm from 'node:vm';
 import { parentPort, resourceLimits } from 'node:worker_threads';
-import type { JobFailure, ThreadInbound, ThreadOutbound } from './typescript-thread.protocol.js';
+import type { JobFailure, ThreadInbound, ThreadJob, ThreadOutbound } from './typescript-thread.protocol.js';
 import type { JobPackages } from './import-specifier.util.js';
 import type * as SiblingsHook from '../../typescript-siblings.hook.js';
 
@@ -12,7 +12,8 @@ import type * as SiblingsHook from '../../typescript-siblings.hook.js';
  * token) reuse their context in turn, because making one costs more than a light step. The
  * thread itself is reused by any job only after jobs that touched nothing of the thread's realm
  * (no import, no host global such as `fetch` or `Buffer`, no error escaping the job); a thread a
- * run's job touched serves that run's later jobs only. See `job-realm.prelude.ts`.
+ * job touched serves only later jobs acting with the same authority (`trustKey`: the token's
+ * workspace, principal and scopes), each in its own run's realm. See `job-realm.prelude.ts`.
  */
 
 // Run from its TypeScript sources (tests): siblings are imported as `.js`, which only a build makes.
@@ -168,12 +169,17 @@ function send(message: ThreadOutbound): void {
 }
 
 /**
- * The run (`realmKey`) one of whose jobs reached into this thread's realm (an import, a host
- * global): what it may have changed there (a built-in module, a prototype of the thread) is now
- * that run's, so the thread serves that run's jobs only until the pool retires it. A job of
- * another run is refused, should the pool ever send one.
+ * The authority (`trustKey`, else the run's `realmKey`) one of whose jobs reached into this
+ * thread's realm (an import, a host global): what it may have changed there (a built-in module, a
+ * prototype of the thread) is now that authority's, so the thread serves its jobs only until the
+ * pool retires it. A job of another is refused, should the pool ever send one.
  */
 let ownedBy: string | undefined;
+
+/** Whom a job's changes to the thread would reach: jobs acting with its authority. */
+function ownerOf(job: ThreadJob): string | undefined {
+  return job.trustKey ?? job.realmKey;
+}
 /** An error escaped a job, or a job without a run reached into the thread: nothing runs here again. */
 let spoiled = false;
 
@@ -351,20 +357,23 @@ async function run(running: RunningJob): Promise<ThreadOutbound> {
 /** What the thread is after a job: clean for anyone, kept for its run's jobs, or done. */
 function settleOwnership(running: RunningJob): { reusable: boolean; keepsRun: boolean } {
   if (running.escaped) spoiled = true;
-  else if (running.tainted) {
-    if (running.job.realmKey === undefined) spoiled = true;
-    else ownedBy = running.job.realmKey;
+  else if (running.tainted && ownedBy === undefined) {
+    const owner = ownerOf(running.job);
+    if (owner === undefined) spoiled = true;
+    else {
+      ownedBy = owner;
+      // Other authorities' realms are of no use to a thread only this one may have.
+      for (const key of [...keptRealms.keys()]) if (key !== running.job.realmKey) keptRealms.delete(key);
+    }
   }
   if (spoiled) return { reusable: false, keepsRun: false };
   if (ownedBy === undefined) return { reusable: true, keepsRun: false };
-  // Other runs' realms are of no use to a thread only this run may have.
-  for (const key of [...keptRealms.keys()]) if (key !== ownedBy) keptRealms.delete(key);
   return { reusable: false, keepsRun: true };
 }
 
 port.on('message', (message: ThreadInbound) => {
   if (message.type !== 'run') return;
-  if (spoiled || (ownedBy !== undefined && message.job.realmKey !== ownedBy)) {
+  if (spoiled || (ownedBy !== undefined && ownerOf(message.job) !== ownedBy)) {
     send({
       type: 'done',
       ok: false,

@@ -40,8 +40,8 @@ export class JobThread {
   /** Not ready yet: it runs no job while it starts. */
   booting = true;
   /**
-   * The run (realm key) whose job reached into this thread's realm: the thread serves that run's
-   * jobs only, and is never idle for others.
+   * The authority (trust key) whose job reached into this thread's realm: the thread serves jobs
+   * acting with it only, and is never idle for others.
    */
   keptFor: string | undefined;
   private exited = false;
@@ -148,6 +148,8 @@ export interface PoolCounters {
 interface Waiter {
   readonly memoryMb: number;
   readonly realmKey: string | undefined;
+  /** Whose kept thread it may take: its trust key (or, without one, its realm key). */
+  readonly owner: string | undefined;
   readonly priority: number;
   readonly since: number;
   keeper: JobThread | undefined;
@@ -215,12 +217,18 @@ export class TypeScriptThreadPool {
    * that thread (REALM_HOLD_MS) rather than make its realm again elsewhere. `signal` gives up
    * the place in the queue.
    */
-  async acquire(memoryMb: number, signal?: AbortSignal, realmKey?: string, priority = 0): Promise<JobThread> {
+  async acquire(
+    memoryMb: number,
+    signal?: AbortSignal,
+    realmKey?: string,
+    priority = 0,
+    owner: string | undefined = realmKey,
+  ): Promise<JobThread> {
     if (this.closed) throw new Error('the TypeScript runner is closed');
-    // A thread an earlier step of this run reached into serves no one else: taking it passes no one.
-    const kept = this.takeRunThread(memoryMb, realmKey);
+    // A thread an earlier job of this authority reached into serves no one else: taking it passes no one.
+    const kept = this.takeRunThread(memoryMb, owner);
     if (kept) return kept;
-    const keeper = this.busyKeeper(memoryMb, realmKey);
+    const keeper = this.busyKeeper(memoryMb, realmKey, owner);
     let thread =
       this.waiters.length === 0 && !keeper
         ? (this.takeIdle(memoryMb, realmKey) ?? this.spawnWithinLimit(memoryMb))
@@ -231,6 +239,7 @@ export class TypeScriptThreadPool {
         const waiter: Waiter = {
           memoryMb,
           realmKey,
+          owner,
           priority,
           since: Date.now(),
           keeper,
@@ -300,41 +309,50 @@ export class TypeScriptThreadPool {
   }
 
   /**
-   * A thread whose job reached into its realm, kept for the next step of the same run (the steps
-   * of a run share its trust, as they share its realm): a waiting step of that run gets it now,
-   * else it waits a while (RUN_THREAD_KEEP_MS) and ends. A thread without a run is retired.
+   * A thread whose job reached into its realm, kept for the next job acting with the same
+   * authority (`owner`: its token's trust key, else its run's realm key; who may do what those
+   * jobs do may see what they changed): a waiting job of that authority gets it now, else it waits
+   * a while (RUN_THREAD_KEEP_MS) and ends. A thread without an owner is retired. `realmKey`: the
+   * realm of the job that made it so, the one realm a newly kept thread keeps.
    */
-  keepForRun(thread: JobThread, realmKey: string | undefined): void {
+  keepForRun(thread: JobThread, owner: string | undefined, realmKey?: string): void {
     thread.listener = undefined;
-    if (this.closed || realmKey === undefined || !thread.alive || thread.jobs >= this.options.jobsPerThread) {
+    if (this.closed || owner === undefined || !thread.alive || thread.jobs >= this.options.jobsPerThread) {
       this.retire(thread);
       this.refill(thread.memoryMb);
       return;
     }
-    if (thread.keptFor !== undefined && thread.keptFor !== realmKey) {
+    if (thread.keptFor !== undefined && thread.keptFor !== owner) {
       this.retire(thread);
       return;
     }
-    thread.keptFor = realmKey;
-    // The thread dropped the other runs' realms: no other run's job is to wait for it.
-    thread.realms.clear();
-    thread.realms.add(realmKey);
-    const waiter = this.waiters.find(
-      (queued) => queued.realmKey === realmKey && queued.memoryMb === thread.memoryMb,
-    );
+    if (thread.keptFor === undefined) {
+      // The thread dropped the realms of others: no job of another authority is to wait for it.
+      thread.realms.clear();
+      if (realmKey !== undefined) thread.realms.add(realmKey);
+    }
+    thread.keptFor = owner;
+    const waiter =
+      this.waiters.find(
+        (queued) =>
+          queued.owner === owner &&
+          queued.memoryMb === thread.memoryMb &&
+          queued.realmKey !== undefined &&
+          thread.realms.has(queued.realmKey),
+      ) ?? this.waiters.find((queued) => queued.owner === owner && queued.memoryMb === thread.memoryMb);
     if (waiter) {
       this.waiters.splice(this.waiters.indexOf(waiter), 1);
       this.counters.runThreadReuses += 1;
       waiter.resolve(thread);
       return;
     }
-    const previous = this.runThreads.get(realmKey);
+    const previous = this.runThreads.get(owner);
     if (previous) this.retire(previous.thread);
     // Bounded: a run that ended leaves its thread here until its time runs out or room is needed.
     if (this.runThreads.size >= this.options.coreThreads) this.endOldestRunThread();
     const timer = setTimeout(() => this.retire(thread), this.options.runThreadKeepMs ?? RUN_THREAD_KEEP_MS);
     timer.unref();
-    this.runThreads.set(realmKey, { thread, timer });
+    this.runThreads.set(owner, { thread, timer });
     // Waiting jobs of other runs may need the room it takes.
     this.serveWaiters();
   }
@@ -412,12 +430,16 @@ export class TypeScriptThreadPool {
    * A thread keeping the realm of `realmKey` while it runs a job that computes, when no idle
    * thread keeps it: a job of that realm is better off waiting a little for it.
    */
-  private busyKeeper(memoryMb: number, realmKey: string | undefined): JobThread | undefined {
+  private busyKeeper(
+    memoryMb: number,
+    realmKey: string | undefined,
+    owner: string | undefined,
+  ): JobThread | undefined {
     if (realmKey === undefined) return undefined;
     let busy: JobThread | undefined;
     for (const thread of this.all) {
       if (thread.memoryMb !== memoryMb || !thread.alive || !thread.realms.has(realmKey)) continue;
-      if (thread.keptFor !== undefined && thread.keptFor !== realmKey) continue;
+      if (thread.keptFor !== undefined && thread.keptFor !== owner) continue;
       if (this.isIdle(thread)) return undefined;
       if (!thread.awaiting) busy ??= thread;
     }
@@ -488,10 +510,10 @@ export class TypeScriptThreadPool {
     return oldest !== undefined;
   }
 
-  /** The thread kept for this run's next step, if it has one of this limit. */
-  private takeRunThread(memoryMb: number, realmKey: string | undefined): JobThread | undefined {
-    if (realmKey === undefined) return undefined;
-    const kept = this.runThreads.get(realmKey);
+  /** The thread kept for this authority's next job, if it has one of this limit. */
+  private takeRunThread(memoryMb: number, owner: string | undefined): JobThread | undefined {
+    if (owner === undefined) return undefined;
+    const kept = this.runThreads.get(owner);
     if (!kept || kept.thread.memoryMb !== memoryMb || !kept.thread.alive) return undefined;
     this.forgetRunThread(kept.thread);
     this.counters.runThreadReuses += 1;

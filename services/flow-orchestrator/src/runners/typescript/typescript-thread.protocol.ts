@@ -33,6 +33,11 @@ export interface ThreadJob {
   readonly path?: string | null;
   /** Jobs with one key reuse one realm on this thread (see `ScriptJob.realmKey`). */
   readonly realmKey?: string;
+  /**
+   * The authority the job acts with (see `ScriptJob.trustKey`): once a job reached into the
+   * thread, only jobs of its trust key (else of its realm key) run there.
+   */
+  readonly trustKey?: string;
   /** The packages installed for this job (its imports of them are loaded from there). */
   readonly packages?: JobPackages;
 }
@@ -45,7 +50,8 @@ export const AWAITING_AFTER_MS = 10;
 /**
  * `reusable`: the thread is clean, any job may run there next. `keepsRun`: the job (or an earlier
  * one of its run) reached into the thread's realm (an import, a host global) and ended without an
- * escaped error: the thread may still serve later jobs of the same `realmKey`, never another's.
+ * escaped error: the thread may still serve later jobs of the same `trustKey` (else `realmKey`),
+ * never another's.
  */
 export type ThreadOutbound =
   | { readonly type: 'ready' }

@@ -782,6 +782,35 @@ describe('TypeScriptRunner: threads a job reached into (imports)', () => {
     });
   });
 
+  it('another run acting with the same authority reuses that thread in a realm of its own; one of another authority never does', async () => {
+    await withRunner({ coreThreads: 1, maxThreads: 1, warmThreads: 1 }, async (pool) => {
+      const alice = { trustKey: '["main","u/alice",[]]' };
+      const first = await pool.run(job(patchFs, { ...alice, realmKey: 'run-1' }), () => {});
+      const started = counters(pool).started;
+      const lookAround = `import fs from 'node:fs';
+        import { threadId } from 'node:worker_threads';
+        export function main() {
+          return [(fs as any).readFileSync('/dev/null', 'utf8'), (globalThis as any).leftBehind ?? null, threadId];
+        }`;
+      // The thread and its patched module are alice's; the first run's globals are not the next run's.
+      await expect(pool.run(job(lookAround, { ...alice, realmKey: 'run-2' }), () => {})).resolves.toEqual([
+        'patched',
+        null,
+        first,
+      ]);
+      expect(counters(pool)).toMatchObject({ started, runThreadReuses: 1 });
+      // The same principal with other scopes, or another principal: another authority.
+      for (const trustKey of ['["main","u/alice",["read"]]', '["main","u/bob",[]]']) {
+        const [state, , thread] = (await pool.run(
+          job(lookAround, { trustKey, realmKey: 'run-3' }),
+          () => {},
+        )) as [string, unknown, number];
+        expect([state, thread === first]).toEqual(['', false]);
+      }
+      expect(counters(pool).runThreadReuses).toBe(1);
+    });
+  });
+
   it('a thread whose job let an error escape is not kept, not even for its run', async () => {
     await withRunner({ coreThreads: 2, maxThreads: 2, warmThreads: 1 }, async (pool) => {
       const escapes = `import { threadId } from 'node:worker_threads';

@@ -86,6 +86,7 @@ export class TypeScriptRunner implements ScriptRunner {
         memoryMb: job.memoryMb,
         timeoutMs: job.timeoutMs,
         ...(job.realmKey !== undefined ? { realmKey: job.realmKey } : {}),
+        ...(job.trustKey !== undefined ? { trustKey: job.trustKey } : {}),
         ...(job.priority !== undefined ? { priority: job.priority } : {}),
         job: {
           functionSource: functionSource.source,
@@ -96,6 +97,7 @@ export class TypeScriptRunner implements ScriptRunner {
           maxResultBytes: this.options.maxResultBytes,
           path: job.path ?? null,
           ...(job.realmKey !== undefined ? { realmKey: job.realmKey } : {}),
+          ...(job.trustKey !== undefined ? { trustKey: job.trustKey } : {}),
           ...(packages ? { packages } : {}),
         },
       },

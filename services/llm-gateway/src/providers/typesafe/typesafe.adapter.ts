@@ -3,10 +3,11 @@ import { systemOneDecisions } from '../../decisions/system-one.codec.js';
 import { createOpenAICompatibleAdapter } from '../openai-compatible/openai-compatible.adapter.js';
 import type { HttpProviderAdapter } from '../provider-adapter.js';
 
-const TYPESAFE_API = 'https://api.typesafe.ai';
+const TYPESAFE_API = 'https://api.typesafe.ai/v1';
 
 /**
- * TypeSafe serves decision models (Jev) only, in the System One format at `/v1/systemone`; its
+ * TypeSafe serves decision models (Jev) only, in the System One format at `{base_url}/systemone`
+ * (`base_url` ends in its API version, `https://api.typesafe.ai/v1` by default, as Windmill's); its
  * errors are classified as the OpenAI-shaped vendors' are. A chat is refused before anything is sent.
  */
 export const typesafeAdapter: HttpProviderAdapter = {
@@ -28,6 +29,6 @@ export const typesafeAdapter: HttpProviderAdapter = {
   },
   decisions: systemOneDecisions(
     'TypeSafe',
-    (credentials) => `${(credentials.base_url ?? TYPESAFE_API).replace(/\/+$/, '')}/v1/systemone`,
+    (credentials) => `${(credentials.base_url ?? TYPESAFE_API).replace(/\/+$/, '')}/systemone`,
   ),
 };
