@@ -85,44 +85,53 @@ describe('flowmesh start with its own authenticated NATS', () => {
     // a secret interpolated by the registry), the orchestrator and its worker.
     const llm = await startFakeOpenAI({ apiKey: 'sk-example' });
     llm.setDefaultReply({ text: '19 plus 23 is 42.' });
-    const mesh = await withFreePorts(2 + MESH_PROCESSES.length, async ([entryPort, natsPort, ...ports]) => {
-      const lines: string[] = [];
-      const child = new MeshChild(
-        {
-          name: 'flowmesh',
-          command: process.execPath,
-          args: [join(REPO_ROOT, 'cli', 'bin', 'flowmesh.js'), 'start'],
-          cwd: workDir,
-          // No NATS_URL: the mesh runs its own server.
-          env: {
-            PATH: process.env.PATH ?? '',
-            ...testRunEnv(),
-            DATABASE_URL: database.url,
-            FLOWMESH_SUBJECT_PREFIX: prefix,
-            FLOWMESH_HTTP_PORT: String(entryPort),
-            FLOWMESH_LOCAL_NATS_PORT: String(natsPort),
-            FLOWMESH_EXAMPLE_LLM_URL: `${llm.url}/v1`,
-            FLOWMESH_EXAMPLE_LLM_KEY: 'sk-example',
-            FLOWMESH_OUTBOUND_ALLOW_CIDRS: '127.0.0.1/32',
-            ...Object.fromEntries(MESH_PROCESSES.map((p, i) => [httpPortVariable(p.name), String(ports[i])])),
+    const mesh = await withFreePorts(
+      3 + MESH_PROCESSES.length,
+      async ([entryPort, natsPort, grpcPort, ...ports]) => {
+        const lines: string[] = [];
+        const child = new MeshChild(
+          {
+            name: 'flowmesh',
+            command: process.execPath,
+            args: [join(REPO_ROOT, 'cli', 'bin', 'flowmesh.js'), 'start'],
+            cwd: workDir,
+            // No NATS_URL: the mesh runs its own server.
+            env: {
+              PATH: process.env.PATH ?? '',
+              ...testRunEnv(),
+              DATABASE_URL: database.url,
+              FLOWMESH_SUBJECT_PREFIX: prefix,
+              FLOWMESH_HTTP_PORT: String(entryPort),
+              FLOWMESH_LOCAL_NATS_PORT: String(natsPort),
+              FLOWMESH_GRPC_PORT: String(grpcPort),
+              FLOWMESH_EXAMPLE_LLM_URL: `${llm.url}/v1`,
+              FLOWMESH_EXAMPLE_LLM_KEY: 'sk-example',
+              FLOWMESH_OUTBOUND_ALLOW_CIDRS: '127.0.0.1/32',
+              ...Object.fromEntries(
+                MESH_PROCESSES.map((p, i) => [httpPortVariable(p.name), String(ports[i])]),
+              ),
+            },
           },
-        },
-        (line) => lines.push(line),
-      );
-      await waitFor(() => lines.some((line) => line.startsWith('flowmesh: mesh ready:')) || !child.running, {
-        timeoutMs: 180_000,
-        description: 'flowmesh start to report the mesh ready',
-      });
-      if (!child.running)
-        throw new Error(`flowmesh start ended before the mesh was ready:\n${lines.join('\n')}`);
-      return {
-        child,
-        lines,
-        natsUrl: `nats://127.0.0.1:${natsPort}`,
-        natsPort,
-        entryUrl: `http://127.0.0.1:${entryPort}`,
-      };
-    }).catch(async (error: unknown) => {
+          (line) => lines.push(line),
+        );
+        await waitFor(
+          () => lines.some((line) => line.startsWith('flowmesh: mesh ready:')) || !child.running,
+          {
+            timeoutMs: 180_000,
+            description: 'flowmesh start to report the mesh ready',
+          },
+        );
+        if (!child.running)
+          throw new Error(`flowmesh start ended before the mesh was ready:\n${lines.join('\n')}`);
+        return {
+          child,
+          lines,
+          natsUrl: `nats://127.0.0.1:${natsPort}`,
+          natsPort,
+          entryUrl: `http://127.0.0.1:${entryPort}`,
+        };
+      },
+    ).catch(async (error: unknown) => {
       await llm.close();
       throw error;
     });

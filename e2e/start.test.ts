@@ -16,6 +16,8 @@ import {
   withTestDatabase,
   scriptScratchDir,
 } from '@flowmesh/testing';
+import { credentials, makeClientConstructor, type Client } from '@grpc/grpc-js';
+import { service as healthService } from 'grpc-health-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 /**
@@ -23,7 +25,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
  * reports the mesh ready; started again on other ports if one was taken before it bound it.
  */
 function startCommand(env: NodeJS.ProcessEnv) {
-  return withFreePorts(1 + MESH_PROCESSES.length, async ([entryPort, ...processPorts]) => {
+  return withFreePorts(2 + MESH_PROCESSES.length, async ([entryPort, grpcPort, ...processPorts]) => {
     const ports = Object.fromEntries(
       MESH_PROCESSES.map((p, i) => [httpPortVariable(p.name), String(processPorts[i])]),
     );
@@ -40,6 +42,7 @@ function startCommand(env: NodeJS.ProcessEnv) {
           ...env,
           ...ports,
           FLOWMESH_HTTP_PORT: String(entryPort),
+          FLOWMESH_GRPC_PORT: String(grpcPort),
         },
       },
       (line) => lines.push(line),
@@ -50,8 +53,23 @@ function startCommand(env: NodeJS.ProcessEnv) {
     });
     if (!child.running)
       throw new Error(`flowmesh start ended before the mesh was ready:\n${lines.join('\n')}`);
-    return { child, lines, entryUrl: `http://127.0.0.1:${entryPort}` };
+    return { child, lines, entryUrl: `http://127.0.0.1:${entryPort}`, grpcAddress: `127.0.0.1:${grpcPort}` };
   });
+}
+
+/** The standard gRPC health check of the whole server at `address`. */
+async function grpcHealth(address: string): Promise<string> {
+  const Health = makeClientConstructor(healthService, 'Health');
+  const client = new Health(address, credentials.createInsecure()) as Client & {
+    check(request: object, done: (error: Error | null, reply: { status: string }) => void): void;
+  };
+  try {
+    return await new Promise<string>((resolve, reject) =>
+      client.check({ service: '' }, (error, reply) => (error ? reject(error) : resolve(reply.status))),
+    );
+  } finally {
+    client.close();
+  }
 }
 
 describe('flowmesh start (npm start)', () => {
@@ -96,6 +114,9 @@ describe('flowmesh start (npm start)', () => {
 
     const entry = await fetch(`${mesh.entryUrl}/api/w/main/jobs`);
     expect(entry.headers.get('x-flowmesh-service')).toBe('flow-orchestrator');
+    // The gRPC API is served too, on the port it was given, and said so.
+    expect(output).toContain(`gRPC ${mesh.grpcAddress}`);
+    expect(await grpcHealth(mesh.grpcAddress)).toBe('SERVING');
     const children = childrenOf(mesh.child.pid ?? 0);
     expect(children).toHaveLength(MESH_PROCESSES.length);
 

@@ -18,6 +18,8 @@ export interface CliSettings {
   /** The entry point's address (`http://127.0.0.1:8000`). */
   readonly httpHost: string;
   readonly httpPort: number;
+  /** Port of the gRPC API, served by flow-orchestrator on `httpHost`. */
+  readonly grpcPort: number;
   readonly shutdownTimeoutMs: number;
   /** The environment handed to each mesh process. */
   readonly env: NodeJS.ProcessEnv;
@@ -35,6 +37,7 @@ const schema = z.object({
   FLOWMESH_SUBJECT_PREFIX: z.string().min(1).default('fm'),
   FLOWMESH_HTTP_HOST: z.string().min(1).default('127.0.0.1'),
   FLOWMESH_HTTP_PORT: port.default(8000),
+  FLOWMESH_GRPC_PORT: port.default(50051),
   FLOWMESH_LOCAL_NATS_PORT: port.default(4322),
   FLOWMESH_SHUTDOWN_TIMEOUT_MS: z
     .string()
@@ -63,6 +66,7 @@ export function readCliSettings(env: NodeJS.ProcessEnv): CliSettings {
     subjectPrefix: settings.FLOWMESH_SUBJECT_PREFIX,
     httpHost: settings.FLOWMESH_HTTP_HOST,
     httpPort: settings.FLOWMESH_HTTP_PORT,
+    grpcPort: settings.FLOWMESH_GRPC_PORT,
     shutdownTimeoutMs: settings.FLOWMESH_SHUTDOWN_TIMEOUT_MS,
     env,
   };

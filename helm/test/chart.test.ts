@@ -217,6 +217,31 @@ describe('helm template with the default values', () => {
     }
   });
 
+  it("exposes the orchestrator's gRPC API on its container and Service (port grpc), not the worker's", () => {
+    const orchestrator = find<DeploymentObject>(objects, 'Deployment', `${prefix}-flow-orchestrator`)!;
+    const container = mainContainer(orchestrator);
+    expect(container.ports.find((p) => p.name === 'grpc')?.containerPort).toBe(50051);
+    expect(envOf(container).get('FLOWMESH_GRPC_PORT')?.value).toBe('50051');
+    const service = find<ServiceObject>(objects, 'Service', `${prefix}-flow-orchestrator`)!;
+    expect(service.spec.ports.find((p) => p.name === 'grpc')).toMatchObject({
+      port: 50051,
+      targetPort: 'grpc',
+    });
+    const worker = mainContainer(
+      find<DeploymentObject>(objects, 'Deployment', `${prefix}-flow-orchestrator-worker`)!,
+    );
+    expect(worker.ports.map((p) => p.name)).toEqual(['http']);
+    expect(envOf(worker).has('FLOWMESH_GRPC_PORT')).toBe(false);
+
+    const moved = template('--set', 'services.flow-orchestrator.grpcPort=9443');
+    const movedService = find<ServiceObject>(moved, 'Service', `${prefix}-flow-orchestrator`)!;
+    expect(movedService.spec.ports.find((p) => p.name === 'grpc')?.port).toBe(9443);
+    const off = template('--set', 'services.flow-orchestrator.grpcPort=null');
+    const plain = mainContainer(find<DeploymentObject>(off, 'Deployment', `${prefix}-flow-orchestrator`)!);
+    expect(plain.ports.map((p) => p.name)).toEqual(['http']);
+    expect(envOf(plain).has('FLOWMESH_GRPC_PORT')).toBe(false);
+  });
+
   it('runs the worker as the flow-orchestrator with FLOWMESH_ROLE=worker, its own replicas and tags', () => {
     const worker = find<DeploymentObject>(objects, 'Deployment', `${prefix}-flow-orchestrator-worker`)!;
     const env = envOf(mainContainer(worker));

@@ -115,7 +115,9 @@ async function runStart(options: StartOptions): Promise<number> {
     process.stdout.write(`\n${renderStatusTable(statuses)}\n\n`);
     say(describeAdminToken(admin));
     if (options.example) await runExampleFlow(local.entryUrl, admin.token, say);
-    say(`mesh ready: ${local.entryUrl} (routes: flowmesh routes; health: flowmesh status); Ctrl-C to stop`);
+    say(
+      `mesh ready: ${local.entryUrl}, gRPC ${local.grpcAddress} (routes: flowmesh routes; health: flowmesh status); Ctrl-C to stop`,
+    );
 
     const outcome = await Promise.race([
       stopSignal.then((signal) => ({ kind: 'signal' as const, signal })),

@@ -35,6 +35,8 @@ export interface LocalMeshOptions {
 
 export interface LocalMesh {
   readonly entryUrl: string;
+  /** Where flow-orchestrator serves the gRPC API (`127.0.0.1:50051`). */
+  readonly grpcAddress: string;
   /** The URL the CLI reaches the mesh's NATS at (with its own credentials when the mesh has users). */
   readonly natsUrl: string;
   readonly mesh: RunningMesh;
@@ -53,7 +55,7 @@ export async function startLocalMesh(options: LocalMeshOptions): Promise<LocalMe
   const natsUrlOf = (meshProcess: MeshProcess) => auth?.urlOf(meshProcess.name) ?? settings.natsUrl;
 
   const ports = Object.fromEntries(processes.map((p) => [p.name, portOf(p, settings.env)]));
-  const busy = await findBusyPorts(ports, settings.httpHost);
+  const busy = await findBusyPorts({ ...ports, 'gRPC API': settings.grpcPort }, settings.httpHost);
   if (busy.length > 0) {
     await stopNats(nats);
     throw new LocalMeshError(
@@ -72,7 +74,11 @@ export async function startLocalMesh(options: LocalMeshOptions): Promise<LocalMe
         FLOWMESH_SUBJECT_PREFIX: settings.subjectPrefix,
         FLOWMESH_SHUTDOWN_TIMEOUT_MS: String(settings.shutdownTimeoutMs),
       },
-      envOf: (meshProcess) => ({ ...options.envOf?.(meshProcess), NATS_URL: natsUrlOf(meshProcess) }),
+      envOf: (meshProcess) => ({
+        ...options.envOf?.(meshProcess),
+        ...grpcEnvOf(meshProcess, settings),
+        NATS_URL: natsUrlOf(meshProcess),
+      }),
       host: settings.httpHost,
       onLine: (name, line) => options.onLine(name, line),
       onRestart: options.onNotice,
@@ -102,6 +108,7 @@ export async function startLocalMesh(options: LocalMeshOptions): Promise<LocalMe
 
   return {
     entryUrl: entry.url,
+    grpcAddress: `${settings.httpHost}:${settings.grpcPort}`,
     natsUrl: auth?.urlOf(MESH_OPERATOR_USER) ?? settings.natsUrl,
     mesh,
     stop: async () => {
@@ -216,6 +223,12 @@ function warnWithoutCredentials(options: LocalMeshOptions): void {
   options.onNotice(
     `NATS at ${redactUrl(natsUrl)} is used without credentials: if it admits anyone, any process on this machine can read the mesh's messages, tokens and secrets included (unset NATS_URL to let flowmesh start run a nats-server that admits only the mesh)`,
   );
+}
+
+/** The gRPC API is flow-orchestrator's (its service role): only it is told the port. */
+function grpcEnvOf(meshProcess: MeshProcess, settings: CliSettings): NodeJS.ProcessEnv {
+  const serves = meshProcess.service === 'flow-orchestrator' && meshProcess.role === 'service';
+  return serves ? { FLOWMESH_GRPC_PORT: String(settings.grpcPort) } : {};
 }
 
 function portOf(meshProcess: MeshProcess, env: NodeJS.ProcessEnv): number {

@@ -135,6 +135,11 @@ spec:
         - name: http
           containerPort: {{ .spec.port }}
           protocol: TCP
+        {{- if and (eq .role "service") .spec.grpcPort }}
+        - name: grpc
+          containerPort: {{ .spec.grpcPort }}
+          protocol: TCP
+        {{- end }}
       envFrom:
         - configMapRef:
             name: {{ include "flowmesh.configMapName" $root }}
@@ -145,6 +150,10 @@ spec:
           value: {{ .role | quote }}
         - name: PORT
           value: {{ .spec.port | quote }}
+        {{- if and (eq .role "service") .spec.grpcPort }}
+        - name: FLOWMESH_GRPC_PORT
+          value: {{ .spec.grpcPort | quote }}
+        {{- end }}
         - name: OTEL_SERVICE_NAME
           value: {{ .process | quote }}
         {{- if eq .role "worker" }}

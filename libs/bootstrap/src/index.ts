@@ -1,7 +1,12 @@
 export { bootstrapService, EXIT_CONFIG } from './runtime/bootstrap-service.js';
 export { startService } from './runtime/start-service.lazy.js';
 export type { RunningService, StartServiceOptions } from './runtime/start-service.js';
-export type { ModuleContext, ModuleFactory, ServiceDefinition } from './runtime/service-definition.js';
+export type {
+  ExtraTransport,
+  ModuleContext,
+  ModuleFactory,
+  ServiceDefinition,
+} from './runtime/service-definition.js';
 export { ProcessIdentity } from './runtime/process-identity.js';
 export { packageVersion } from './runtime/package-version.js';
 export { exitOnSignals, type ExitOnSignalsOptions } from './runtime/exit-on-signals.js';

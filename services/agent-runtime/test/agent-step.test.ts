@@ -20,6 +20,7 @@ import {
   startFakeSystemOne,
   startMesh,
   runFlowmesh,
+  saveFakeOpenAIProvider,
   startOwnProcess,
   waitFor,
   type FakeOpenAI,
@@ -165,15 +166,7 @@ describe('agent-runtime: aiagent steps end to end', () => {
     });
     const client = new MeshClient(conn);
     jobs = createOrchestratorJobsClient(client);
-    const items = createRegistryItemsClient(client);
-    await createRegistryIdentityClient(client).createFolder({ ...inMain, name: 'ai' });
-    await items.createVariable({ ...inMain, path: 'f/ai/openai_key', value: OPENAI_KEY, is_secret: true });
-    await items.createResource({
-      ...inMain,
-      path: 'f/ai/openai',
-      resource_type: 'openai',
-      value: { base_url: `${fake.url}/v1`, api_key: '$var:f/ai/openai_key' },
-    });
+    await saveFakeOpenAIProvider(client, inMain, fake, OPENAI_KEY);
   }, 180_000);
 
   afterAll(async () => {

@@ -6,6 +6,7 @@ import {
   toApprovalsConfig,
 } from './approvals/approvals.config.js';
 import { checkEngineSettings, engineSettingsShape, toEngineSettings } from './engine/engine.settings.js';
+import { grpcSettingsShape, toGrpcConfig } from './grpc/grpc.config.js';
 import { apiSettingsShape, toApiConfig } from './http/api.config.js';
 import { scriptRunnersSettingsShape, toScriptRunnersConfig } from './runners/script-runners.config.js';
 
@@ -27,6 +28,7 @@ export const flowOrchestratorConfigSchema = z
       .default(['default', 'flow']),
     ...engineSettingsShape,
     ...apiSettingsShape,
+    ...grpcSettingsShape,
     ...approvalsSettingsShape,
     ...scriptRunnersSettingsShape,
   })
@@ -38,6 +40,7 @@ export const flowOrchestratorConfigSchema = z
     workerTags: env.FLOWMESH_WORKER_TAGS,
     engine: toEngineSettings(env),
     api: toApiConfig(env),
+    grpc: toGrpcConfig(env),
     approvals: toApprovalsConfig(env),
     runners: toScriptRunnersConfig(env),
   }));

@@ -10,6 +10,12 @@ export const flowOrchestratorDefinition: ServiceDefinition<typeof flowOrchestrat
   rootModule: async (config, { logger }) =>
     (await import('./flow-orchestrator.module.js')).FlowOrchestratorModule.forRoot(config, logger),
   // Same image, FLOWMESH_ROLE=worker: takes jobs from the work stream, scaled on its own.
+  // The gRPC API (`FLOWMESH_GRPC_PORT`), served by the service role beside HTTP and NATS.
+  extraTransport: async (config) => {
+    if (config.role !== 'service' || config.grpc.port === undefined) return undefined;
+    const { FlowmeshGrpcServer } = await import('./grpc/grpc-server.js');
+    return new FlowmeshGrpcServer({ host: config.http.host, port: config.grpc.port, graceMs: 2_000 });
+  },
   workerModule: async (config, { logger }) =>
     (await import('./worker/orchestrator-worker.module.js')).OrchestratorWorkerModule.forRoot(config, logger),
 };

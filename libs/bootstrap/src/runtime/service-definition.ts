@@ -1,6 +1,7 @@
 import type { ServiceName } from '@flowmesh/contracts';
 import type { Logger } from '@flowmesh/telemetry';
 import type { DynamicModule } from '@nestjs/common';
+import type { CustomTransportStrategy } from '@nestjs/microservices';
 import type { z } from 'zod';
 import type { OwnConfigSchema, ServiceConfig } from '../config/service-config.js';
 
@@ -29,6 +30,20 @@ export interface ServiceDefinition<S extends OwnConfigSchema> {
   readonly rootModule: ModuleFactory<S>;
   /** The module of the worker role (`FLOWMESH_ROLE=worker`), for a service that has one. */
   readonly workerModule?: ModuleFactory<S>;
+  /**
+   * A server of another transport beside HTTP and NATS (the orchestrator's gRPC API), serving the
+   * same app's handlers, started after the mesh transport and stopped with it; none when absent
+   * or when it returns undefined (that role or configuration serves none).
+   */
+  readonly extraTransport?: (config: ServiceConfig<z.output<S>>) => Promise<ExtraTransport | undefined>;
   /** The largest JSON request body HTTP accepts, in bytes; Express's default (100 KB) when absent. */
   readonly httpBodyLimitBytes?: (config: ServiceConfig<z.output<S>>) => number;
+}
+
+/** A transport started beside the mesh transport (see `ServiceDefinition.extraTransport`). */
+export interface ExtraTransport extends CustomTransportStrategy {
+  /** Where it listens once started (`127.0.0.1:50051`, the real port when 0 was asked). */
+  address(): string | undefined;
+  /** Called first on a graceful stop: say "not serving" to health checks, refuse new calls. */
+  markStopping(): void;
 }

@@ -25,6 +25,8 @@ export interface RunningService {
   readonly app: INestApplication;
   /** `http://127.0.0.1:8103`, with the real port when the configured one was 0. */
   readonly url: string;
+  /** The extra transport's address (`127.0.0.1:50051`) when the service started one. */
+  readonly extraAddress: string | undefined;
   readonly identity: ProcessIdentity;
   /**
    * Graceful stop: readiness off, stop taking messages and requests while in-flight ones finish
@@ -79,6 +81,8 @@ export async function startService<S extends OwnConfigSchema>(
     streams: config.streams,
   });
   app.connectMicroservice({ strategy: transport }, { inheritAppConfig: true });
+  const extra = await definition.extraTransport?.(config);
+  if (extra) app.connectMicroservice({ strategy: extra }, { inheritAppConfig: true });
 
   try {
     await app.init();
@@ -89,14 +93,16 @@ export async function startService<S extends OwnConfigSchema>(
     throw error;
   }
   const url = await app.getUrl();
+  const extraAddress = extra?.address();
 
   let stopping: Promise<void> | undefined;
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
       app.get(LifecycleHealthIndicator).markStopping();
+      extra?.markStopping();
       // The transport itself, not Nest's microservice wrapper: closing the wrapper on its own
       // would run every shutdown hook (closing Postgres) while requests are still in flight.
-      await Promise.all([transport.close(), closeHttpServer(app.getHttpServer())]);
+      await Promise.all([transport.close(), closeHttpServer(app.getHttpServer()), extra?.close()]);
       await conn.drain();
       // Runs the remaining shutdown hooks: persistence closes Postgres here.
       await app.close();
@@ -105,10 +111,10 @@ export async function startService<S extends OwnConfigSchema>(
   };
 
   logger.info(
-    { url, instanceId: identity.instanceId, role: identity.role },
-    `ready: ${url} (${identity.processName} ${identity.version})`,
+    { url, ...(extraAddress ? { extraAddress } : {}), instanceId: identity.instanceId, role: identity.role },
+    `ready: ${url}${extraAddress ? ` and ${extraAddress}` : ''} (${identity.processName} ${identity.version})`,
   );
-  return { app, url, identity, stop };
+  return { app, url, extraAddress, identity, stop };
 }
 
 /** Stops accepting connections and waits for in-flight requests; idle keep-alives close now. */

@@ -10,6 +10,9 @@ import type { Listener } from './listener.js';
 import { bindingOf, type EventBinding, type WorkBinding } from './mesh-handler.binding.js';
 import { RequestListener } from './request.listener.js';
 
+/** The mesh transport's id among the app's transports. */
+export const MESH_TRANSPORT_ID = Symbol('flowmesh.mesh-transport');
+
 export interface MeshTransportOptions {
   /** Service name: the queue group its replicas share, and the log context. */
   service: string;
@@ -30,6 +33,8 @@ export interface MeshTransportOptions {
  * JetStream pull consumers it creates or updates from the decorators.
  */
 export class MeshTransport extends Server implements CustomTransportStrategy {
+  // Its own id, so handlers bound to another transport (`@GrpcMethod`) are not handed to it.
+  override transportId: symbol = MESH_TRANSPORT_ID;
   // Event and work outcomes are awaited here (to ack or nak), so Nest need not report them itself.
   override readonly propagatesEventHandlerErrors = true;
   private readonly log: Logger;

@@ -58,23 +58,19 @@ async function startOn(
     join(REPO_ROOT, 'services', meshProcess.service, 'dist', 'main.js'),
   ];
   const [command, ...args] = [...launcher, ...node];
-  const child = spawn(
-    command,
-    args,
-    {
-      env: {
-        ...process.env,
-        ...env,
-        ...mesh.env,
-        NODE_OPTIONS: '',
-        FLOWMESH_SHUTDOWN_TIMEOUT_MS: '10000',
-        FLOWMESH_ROLE: role,
-        FLOWMESH_HTTP_HOST: '127.0.0.1',
-        [httpPortVariable(name)]: String(port),
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+  const child = spawn(command, args, {
+    env: {
+      ...process.env,
+      ...env,
+      ...mesh.env,
+      NODE_OPTIONS: '',
+      FLOWMESH_SHUTDOWN_TIMEOUT_MS: '10000',
+      FLOWMESH_ROLE: role,
+      FLOWMESH_HTTP_HOST: '127.0.0.1',
+      [httpPortVariable(name)]: String(port),
     },
-  );
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let exit: string | undefined;
   let exitStatus: { code: number | null; signal: NodeJS.Signals | null } = { code: null, signal: null };
   const exited = new Promise<void>((resolve) =>

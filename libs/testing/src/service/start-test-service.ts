@@ -26,6 +26,8 @@ export interface TestService<S extends OwnConfigSchema = OwnConfigSchema> {
   readonly config: ServiceConfig<z.output<S>>;
   /** The service's HTTP base URL. */
   readonly url: string;
+  /** Its extra transport's address (the orchestrator's gRPC API) when it started one. */
+  readonly extraAddress: string | undefined;
   /** A client on the service's subject prefix, for requests, events and work. */
   readonly client: MeshClient;
   readonly conn: MeshConnection;
@@ -75,6 +77,7 @@ export async function startTestService<S extends OwnConfigSchema>(
     running,
     config,
     url: running.url,
+    extraAddress: running.extraAddress,
     client: new MeshClient(conn),
     conn,
     database,

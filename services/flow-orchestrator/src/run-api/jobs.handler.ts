@@ -1,94 +1,67 @@
-import { orchestratorJobsContract as contract, type Job, type JobResultReply } from '@flowmesh/contracts';
+import { orchestratorJobsContract as contract } from '@flowmesh/contracts';
 import { HandleRequest } from '@flowmesh/messaging';
 import { Controller } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
 import type { z } from 'zod';
-import { ResumeJobService } from '../approvals/resume-job.service.js';
-import { ActorCallerResolver } from '../http/actor-caller.resolver.js';
-import { CancelJobService } from './cancel-job.service.js';
-import { JobsEngine } from './jobs-engine.port.js';
-import { JobVisibility } from './job-visibility.service.js';
-import { ListJobsService } from './list-jobs.service.js';
-import { ReadJobService } from './read-job.service.js';
-import { StartJobService } from './start-job.service.js';
+import { JobsApi } from './jobs-api.service.js';
 
 type Req<K extends keyof typeof contract> = z.output<(typeof contract)[K]['request']>;
 
 /**
- * `orchestrator.job.*` over NATS: the same use cases as the HTTP API, as the caller whose
- * `actor` token the registry vouches for.
+ * `orchestrator.job.*` over NATS: the same use cases as the HTTP and gRPC APIs (`JobsApi`), as
+ * the caller whose `actor` token the registry vouches for.
  */
 @Controller()
 export class JobsHandler {
-  constructor(
-    private readonly callers: ActorCallerResolver,
-    private readonly start: StartJobService,
-    private readonly visibility: JobVisibility,
-    private readonly read: ReadJobService,
-    private readonly listing: ListJobsService,
-    private readonly cancelling: CancelJobService,
-    private readonly resumes: ResumeJobService,
-    private readonly engine: JobsEngine,
-  ) {}
+  constructor(private readonly api: JobsApi) {}
 
   @HandleRequest(contract.runFlow)
-  async runFlow(@Payload() { actor, workspace, ...command }: Req<'runFlow'>) {
-    return { job_id: await this.start.flow(await this.callers.callerOf({ actor, workspace }), command) };
+  runFlow(@Payload() req: Req<'runFlow'>) {
+    return this.api.runFlow(req);
   }
 
   @HandleRequest(contract.runScript)
-  async runScript(@Payload() { actor, workspace, ...command }: Req<'runScript'>) {
-    return { job_id: await this.start.script(await this.callers.callerOf({ actor, workspace }), command) };
+  runScript(@Payload() req: Req<'runScript'>) {
+    return this.api.runScript(req);
   }
 
   @HandleRequest(contract.get)
-  async get(@Payload() req: Req<'get'>): Promise<Job> {
-    return this.visibility.readable(await this.callers.callerOf(req), req.id);
+  get(@Payload() req: Req<'get'>) {
+    return this.api.get(req);
   }
 
   @HandleRequest(contract.getResult)
-  async getResult(@Payload() req: Req<'getResult'>): Promise<JobResultReply> {
-    return this.read.resultReply(await this.callers.callerOf(req), req.id);
+  getResult(@Payload() req: Req<'getResult'>) {
+    return this.api.getResult(req);
   }
 
   @HandleRequest(contract.waitResult)
-  async waitResult(@Payload() req: Req<'waitResult'>): Promise<JobResultReply> {
-    const caller = await this.callers.callerOf(req);
-    await this.visibility.readable(caller, req.id);
-    // The job's end, not a flow's early return: the caller asked for its result.
-    return this.engine.waitForResult(caller, req.id, req.timeout_ms, false);
+  waitResult(@Payload() req: Req<'waitResult'>) {
+    return this.api.waitResult(req);
   }
 
   @HandleRequest(contract.resultByNode)
-  async resultByNode(@Payload() req: Req<'resultByNode'>) {
-    return {
-      result: await this.read.resultByNode(await this.callers.callerOf(req), req.flow_job_id, req.node_id),
-    };
+  resultByNode(@Payload() req: Req<'resultByNode'>) {
+    return this.api.resultByNode(req);
   }
 
   @HandleRequest(contract.cancel)
-  async cancel(@Payload() req: Req<'cancel'>) {
-    return { cancelled: await this.cancelling.cancel(await this.callers.callerOf(req), req.id, req.reason) };
+  cancel(@Payload() req: Req<'cancel'>) {
+    return this.api.cancel(req);
   }
 
   @HandleRequest(contract.resume)
-  async resume(@Payload() req: Req<'resume'>) {
-    const caller = await this.callers.callerOf(req);
-    const answer = { approve: req.approve, payload: req.payload ?? {} };
-    const as = {
-      authenticated: req.authenticated,
-      ...(req.approver === undefined ? {} : { approver: req.approver }),
-    };
-    return { outcome: await this.resumes.asCaller(caller, req.id, req.resume_id, answer, as) };
+  resume(@Payload() req: Req<'resume'>) {
+    return this.api.resume(req);
   }
 
   @HandleRequest(contract.list)
-  async list(@Payload() { actor, workspace, ...filter }: Req<'list'>) {
-    return { jobs: await this.listing.list(await this.callers.callerOf({ actor, workspace }), filter) };
+  list(@Payload() req: Req<'list'>) {
+    return this.api.list(req);
   }
 
   @HandleRequest(contract.logs)
-  async logs(@Payload() req: Req<'logs'>) {
-    return this.read.logs(await this.callers.callerOf(req), req.id, req.offset);
+  logs(@Payload() req: Req<'logs'>) {
+    return this.api.logs(req);
   }
 }

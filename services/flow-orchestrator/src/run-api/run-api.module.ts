@@ -19,6 +19,10 @@ import { AUTHENTICATION_CACHE, RegistryAuthenticator } from '../http/registry-au
 import { CancelJobService } from './cancel-job.service.js';
 import { JobStreamController } from './job-stream.controller.js';
 import { JobVisibility } from './job-visibility.service.js';
+import { JobsGrpcController } from '../grpc/jobs.grpc.controller.js';
+import { ItemsGrpcController } from '../grpc/items.grpc.controller.js';
+import { JobWatch } from '../grpc/job-watch.service.js';
+import { JobsApi } from './jobs-api.service.js';
 import { JobsHandler } from './jobs.handler.js';
 import { ListJobsService } from './list-jobs.service.js';
 import { ReadJobService } from './read-job.service.js';
@@ -37,7 +41,7 @@ export interface RunApiModuleOptions {
 
 /**
  * The orchestrator's run API: Windmill's jobs routes over HTTP (bearer tokens checked by the
- * registry), the `orchestrator.job.*` requests over NATS, and approvals (signed resume and
+ * registry), the `orchestrator.job.*` requests over NATS, the same over gRPC, and approvals (signed resume and
  * cancel links, the approval page, answering as a signed-in approver). It holds no state of its
  * own: every job read and write goes to the engine.
  */
@@ -55,6 +59,9 @@ export class RunApiModule {
         ResumeSuspendedController,
         SignedApprovalsController,
         JobsHandler,
+        // Served by the gRPC transport when FLOWMESH_GRPC_PORT is set (see grpc/).
+        JobsGrpcController,
+        ItemsGrpcController,
       ],
       providers: [
         { provide: AUTHENTICATION_CACHE, useValue: new AuthenticationCache(config.api.authCacheMs) },
@@ -72,6 +79,8 @@ export class RunApiModule {
         RegistryAccess,
         JobVisibility,
         StartJobService,
+        JobsApi,
+        JobWatch,
         WaitForResultService,
         ReadJobService,
         ListJobsService,
