@@ -15,6 +15,7 @@ import {
 import { connectMesh, MeshClient, type MeshConnection } from '@flowmesh/messaging';
 import {
   S3rverInstance,
+  saveFakeOpenAIResource,
   startFakeOpenAI,
   startFakeSystemOne,
   startMesh,
@@ -162,15 +163,7 @@ describe('agent-runtime: aiagent steps end to end', () => {
     });
     const client = new MeshClient(conn);
     jobs = createOrchestratorJobsClient(client);
-    const items = createRegistryItemsClient(client);
-    await createRegistryIdentityClient(client).createFolder({ ...inMain, name: 'ai' });
-    await items.createVariable({ ...inMain, path: 'f/ai/openai_key', value: OPENAI_KEY, is_secret: true });
-    await items.createResource({
-      ...inMain,
-      path: 'f/ai/openai',
-      resource_type: 'openai',
-      value: { base_url: `${fake.url}/v1`, api_key: '$var:f/ai/openai_key' },
-    });
+    await saveFakeOpenAIResource(client, inMain, fake, OPENAI_KEY);
   }, 180_000);
 
   afterAll(async () => {
