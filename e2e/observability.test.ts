@@ -8,6 +8,7 @@ import {
   type OrchestratorJobsClient,
 } from '@flowmesh/contracts';
 import { connectMesh, MeshClient, type MeshConnection } from '@flowmesh/messaging';
+import { FLOWMESH_METRICS, prometheusSeriesNames } from '@flowmesh/telemetry';
 import {
   exportedSpans,
   FakeOtlpCollector,
@@ -253,6 +254,16 @@ describe('observability of a run across the mesh', () => {
       const cost = total(gateway, 'flowmesh_llm_cost_usd_total', model);
       expect(cost).toBeCloseTo((1_330 * 0.15 + 20 * 0.6) / 1_000_000, 12);
       expect(total(gateway, 'flowmesh_gateway_added_latency_seconds_count', { source: 'nats' })).toBe(4);
+    });
+
+    it('exposes every metric of the catalogue (what the dashboards may query) from some process', async () => {
+      const scraped = new Set(
+        (await Promise.all(MESH_PROCESSES.map((p) => scrapeMetrics(mesh.urls[p.name]))))
+          .flat()
+          .map((s) => s.name),
+      );
+      for (const metric of Object.values(FLOWMESH_METRICS))
+        for (const series of prometheusSeriesNames(metric)) expect(scraped, metric.name).toContain(series);
     });
 
     it('memory-service: memory saves by status and store', async () => {
