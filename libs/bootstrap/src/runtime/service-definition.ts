@@ -1,7 +1,10 @@
 import type { ServiceName } from '@flowmesh/contracts';
 import type { Logger } from '@flowmesh/telemetry';
 import type { DynamicModule } from '@nestjs/common';
+import type { DataSourceOptions } from 'typeorm';
 import type { z } from 'zod';
+
+export type MigrationList = NonNullable<DataSourceOptions['migrations']>;
 import type { OwnConfigSchema, ServiceConfig } from '../config/service-config.js';
 
 /** What a module factory gets besides configuration. */
@@ -29,6 +32,11 @@ export interface ServiceDefinition<S extends OwnConfigSchema> {
   readonly rootModule: ModuleFactory<S>;
   /** The module of the worker role (`FLOWMESH_ROLE=worker`), for a service that has one. */
   readonly workerModule?: ModuleFactory<S>;
+  /**
+   * The service's migrations, for `main.js --migrate-only` (the chart's migrations Job); a start
+   * applies them too. Imported on demand like the module.
+   */
+  readonly migrations?: () => Promise<MigrationList>;
   /** The largest JSON request body HTTP accepts, in bytes; Express's default (100 KB) when absent. */
   readonly httpBodyLimitBytes?: (config: ServiceConfig<z.output<S>>) => number;
 }
