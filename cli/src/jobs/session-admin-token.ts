@@ -32,7 +32,11 @@ export async function sessionJobTokenKey(env: NodeJS.ProcessEnv, workDir: string
 }
 
 /** A secret read from `.flowmesh/<name>`, or made and written there (mode 0600) the first time. */
-export async function keptSecret(workDir: string, name: string, make: () => string): Promise<SessionAdminToken> {
+export async function keptSecret(
+  workDir: string,
+  name: string,
+  make: () => string,
+): Promise<SessionAdminToken> {
   const dir = join(workDir, '.flowmesh');
   await mkdir(dir, { recursive: true });
   const file = join(dir, name);
