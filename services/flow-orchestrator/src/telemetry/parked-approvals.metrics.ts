@@ -3,6 +3,10 @@ import { Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/com
 import type { ObservableCallback, ObservableGauge } from '@opentelemetry/api';
 import { JobRepository } from '../jobs/job.repository.js';
 
+/** Suspended flows and AI steps by kind (the partial index `job_suspended` serves it). */
+export const PARKED_APPROVALS_SQL = `SELECT CASE WHEN kind = 'aiagent' THEN 'agent' ELSE 'flow' END AS kind, count(*)::int AS n
+  FROM job WHERE status = 'suspended' AND kind IN ('aiagent', 'flow', 'flowpreview') GROUP BY 1`;
+
 /**
  * `flowmesh.approvals.parked`: flows waiting at a `suspend` gate (`kind=flow`) and AI steps
  * parked on a tool approval or a question (`kind=agent`), counted at each scrape. Every replica
@@ -16,11 +20,7 @@ export class ParkedApprovalsMetrics implements OnModuleInit, OnModuleDestroy {
   );
   private readonly callback: ObservableCallback = async (result) => {
     const rows = await this.jobs
-      .query<{ kind: 'flow' | 'agent'; n: number }>(
-        `SELECT CASE WHEN kind = 'aiagent' THEN 'agent' ELSE 'flow' END AS kind, count(*)::int AS n
-           FROM job WHERE status = 'suspended' AND kind IN ('aiagent', 'flow', 'flowpreview') GROUP BY 1`,
-        [],
-      )
+      .query<{ kind: 'flow' | 'agent'; n: number }>(PARKED_APPROVALS_SQL, [])
       .catch(() => undefined);
     if (!rows) return;
     for (const kind of ['flow', 'agent'] as const)
