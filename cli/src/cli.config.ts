@@ -14,6 +14,12 @@ export interface CliSettings {
   /** Port of the authenticated nats-server `flowmesh start` runs when NATS_URL is unset. */
   readonly localNatsPort: number;
   readonly databaseUrl: string;
+  /**
+   * DATABASE_URL was set: `flowmesh start` uses it as given. Unset, it uses the default server when
+   * that answers, else an embedded PostgreSQL on `localPostgresPort`.
+   */
+  readonly databaseUrlGiven: boolean;
+  readonly localPostgresPort: number;
   readonly subjectPrefix: string;
   /** The entry point's address (`http://127.0.0.1:8000`). */
   readonly httpHost: string;
@@ -39,6 +45,7 @@ const schema = z.object({
   FLOWMESH_HTTP_PORT: port.default(8000),
   FLOWMESH_GRPC_PORT: port.default(50051),
   FLOWMESH_LOCAL_NATS_PORT: port.default(4322),
+  FLOWMESH_LOCAL_POSTGRES_PORT: port.default(5433),
   FLOWMESH_SHUTDOWN_TIMEOUT_MS: z
     .string()
     .regex(/^[1-9]\d*$/, 'must be a positive whole number')
@@ -63,6 +70,8 @@ export function readCliSettings(env: NodeJS.ProcessEnv): CliSettings {
     natsUrlGiven: present.NATS_URL !== undefined,
     localNatsPort: settings.FLOWMESH_LOCAL_NATS_PORT,
     databaseUrl: settings.DATABASE_URL,
+    databaseUrlGiven: present.DATABASE_URL !== undefined,
+    localPostgresPort: settings.FLOWMESH_LOCAL_POSTGRES_PORT,
     subjectPrefix: settings.FLOWMESH_SUBJECT_PREFIX,
     httpHost: settings.FLOWMESH_HTTP_HOST,
     httpPort: settings.FLOWMESH_HTTP_PORT,

@@ -1,6 +1,16 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { MESH_PROCESSES } from '@flowmesh/contracts';
+import {
+  FLOWMESH_METRICS,
+  METRIC_GEN_AI_CLIENT_OPERATION_DURATION,
+  METRIC_GEN_AI_CLIENT_TIME_TO_FIRST_CHUNK,
+  METRIC_GEN_AI_CLIENT_TOKEN_USAGE,
+  METRIC_GEN_AI_EXECUTE_TOOL_DURATION,
+  METRIC_GEN_AI_INVOKE_AGENT_DURATION,
+  prometheusSeriesNames,
+} from '@flowmesh/telemetry';
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
 
@@ -69,31 +79,75 @@ describe('deploy/otel-collector.yaml', () => {
   });
 });
 
+interface PrometheusTarget {
+  refId: string;
+  expr: string;
+}
+interface TraceQlTarget {
+  refId: string;
+  queryType: 'traceql';
+  query: string;
+}
 interface Panel {
   id: number;
   type: string;
   title: string;
   datasource?: { uid: string };
   gridPos: { x: number; y: number; w: number; h: number };
-  targets: { refId: string; expr: string }[];
+  targets: (PrometheusTarget | TraceQlTarget)[];
+}
+
+/**
+ * Every series a panel may query: the mesh's own (the catalogue, which e2e/observability.test.ts
+ * scrapes from the running processes), the GenAI and HTTP histograms the SDK records, the
+ * exporter's target_info, the collector's spanmetrics and kube-state-metrics.
+ */
+const KNOWN_SERIES = new Set([
+  ...Object.values(FLOWMESH_METRICS).flatMap(prometheusSeriesNames),
+  ...[
+    METRIC_GEN_AI_CLIENT_OPERATION_DURATION,
+    METRIC_GEN_AI_CLIENT_TOKEN_USAGE,
+    METRIC_GEN_AI_CLIENT_TIME_TO_FIRST_CHUNK,
+    METRIC_GEN_AI_INVOKE_AGENT_DURATION,
+    METRIC_GEN_AI_EXECUTE_TOOL_DURATION,
+    'http.server.request.duration',
+    'http.client.request.duration',
+  ].flatMap((name) => prometheusSeriesNames({ name, kind: 'histogram', unit: '' })),
+  'target_info',
+  'traces_span_metrics_calls_total',
+  ...['bucket', 'sum', 'count'].map((suffix) => `traces_span_metrics_duration_milliseconds_${suffix}`),
+  'kube_deployment_status_replicas_available',
+]);
+
+/** The metric names a PromQL expression selects: each name before a `{` matcher (our dashboards' style). */
+function metricsIn(expr: string): string[] {
+  const outsideStrings = expr.replace(/"(?:[^"\\]|\\.)*"/g, '""');
+  return [...outsideStrings.matchAll(/([a-zA-Z_:][a-zA-Z0-9_:]*)\{/g)].map((match) => match[1]);
 }
 
 describe('deploy/dashboards', () => {
   const dir = join(repoRoot, 'deploy/dashboards');
   const files = readdirSync(dir).filter((f) => f.endsWith('.json'));
-
-  it('has at least one dashboard', () => {
-    expect(files.length).toBeGreaterThan(0);
-  });
-
-  it.each(files)('%s is a Grafana dashboard with valid panels', (file) => {
-    const dashboard = JSON.parse(readFileSync(join(dir, file), 'utf8')) as {
+  const load = (file: string) =>
+    JSON.parse(readFileSync(join(dir, file), 'utf8')) as {
       uid: string;
       title: string;
       schemaVersion: number;
       panels: Panel[];
-      templating: { list: { name: string }[] };
+      templating: { list: { name: string; query?: string | { query: string } }[] };
     };
+
+  it('has the overview and one dashboard per service family', () => {
+    expect(files.sort()).toEqual([
+      'flowmesh-ai.json',
+      'flowmesh-orchestration.json',
+      'flowmesh-overview.json',
+      'flowmesh-registry.json',
+    ]);
+  });
+
+  it.each(files)('%s is a Grafana dashboard with valid panels', (file) => {
+    const dashboard = load(file);
     expect(dashboard.uid).toMatch(/^[\w-]{1,40}$/);
     expect(dashboard.title).toBeTruthy();
     expect(dashboard.schemaVersion).toBeGreaterThanOrEqual(36);
@@ -111,17 +165,63 @@ describe('deploy/dashboards', () => {
       );
       expect(panel.targets.length, `${panel.title} has queries`).toBeGreaterThan(0);
       for (const target of panel.targets) {
+        const text = 'expr' in target ? target.expr : target.query;
         // Every $variable a query uses is defined, so no panel silently queries "$service".
-        for (const [, name] of target.expr.matchAll(/\$\{?(\w+)\}?/g))
+        for (const [, name] of text.matchAll(/\$\{?(\w+)\}?/g))
           expect(variables, `${panel.title}: $${name}`).toContain(name);
-        expect(balanced(target.expr), `${panel.title}: balanced brackets in ${target.expr}`).toBe(true);
+        expect(balanced(text), `${panel.title}: balanced brackets in ${text}`).toBe(true);
       }
       if (panel.datasource) expect(variables).toContain(panel.datasource.uid.replace(/^\$\{?|\}$/g, ''));
     }
-    const titles = dashboard.panels.map((p) => p.title.toLowerCase()).join(' | ');
-    expect(titles).toMatch(/replicas|health/);
-    expect(titles).toMatch(/request rate/);
-    expect(titles).toMatch(/nats hop latency/);
+  });
+
+  it.each(files)('%s: every panel queries metrics that exist, and traces of processes that exist', (file) => {
+    const dashboard = load(file);
+    const queries = [
+      ...dashboard.panels.flatMap((panel) => panel.targets.map((target) => ({ panel: panel.title, target }))),
+      ...dashboard.templating.list
+        .filter((v) => typeof v.query === 'object')
+        .map((v) => ({
+          panel: `variable ${v.name}`,
+          target: { refId: v.name, expr: (v.query as { query: string }).query },
+        })),
+    ];
+    for (const { panel, target } of queries) {
+      if ('expr' in target) {
+        const names = target.expr.startsWith('label_values(')
+          ? [/^label_values\(([a-zA-Z_:][\w:]*)/.exec(target.expr)?.[1] ?? '']
+          : metricsIn(target.expr);
+        expect(names.length, `${panel}: ${target.expr} names a metric`).toBeGreaterThan(0);
+        for (const name of names) expect(KNOWN_SERIES, `${panel}: ${name}`).toContain(name);
+      } else {
+        expect(target.queryType, panel).toBe('traceql');
+        const services = [...target.query.matchAll(/resource\.service\.name\s*=\s*"([^"]+)"/g)].map(
+          (m) => m[1],
+        );
+        expect(services.length, `${panel} selects a service`).toBeGreaterThan(0);
+        for (const service of services)
+          expect(
+            MESH_PROCESSES.map((p) => p.name),
+            `${panel}: ${service}`,
+          ).toContain(service);
+      }
+    }
+  });
+
+  it('the overview shows health, request rates, NATS hop latency, flows, work lag, AI cost and the outbox', () => {
+    const titles = load('flowmesh-overview.json')
+      .panels.map((p) => p.title.toLowerCase())
+      .join(' | ');
+    for (const topic of [
+      /replicas|health/,
+      /request rate/,
+      /nats hop latency/,
+      /flows/,
+      /lag/,
+      /cost/,
+      /outbox/,
+    ])
+      expect(titles).toMatch(topic);
   });
 });
 

@@ -2,32 +2,15 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { HTTP_ROUTES, MESH_PROCESSES, routePattern, SERVICE_NAMES } from '@flowmesh/contracts';
-import { Deployment } from 'kubernetes-models/apps/v1/Deployment';
-import { Job } from 'kubernetes-models/batch/v1/Job';
-import { Ingress } from 'kubernetes-models/networking.k8s.io/v1/Ingress';
-import { ConfigMap } from 'kubernetes-models/v1/ConfigMap';
-import { Secret } from 'kubernetes-models/v1/Secret';
-import { Service } from 'kubernetes-models/v1/Service';
-import { ServiceAccount } from 'kubernetes-models/v1/ServiceAccount';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { helmBinary, runHelm } from './helm-binary.js';
+import { expectValidManifests } from './kubernetes-schemas.js';
 import { renderChart } from './render-chart.js';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 const chart = join(repoRoot, 'helm/flowmesh');
 // renderChart names the release `rel`.
 const prefix = 'rel-flowmesh';
-
-/** Every kind the chart may render, with the model that validates it. A new kind must be added here. */
-const MODELS: Record<string, new (data: never) => { validate(): void }> = {
-  'apps/v1/Deployment': Deployment,
-  'batch/v1/Job': Job,
-  'networking.k8s.io/v1/Ingress': Ingress,
-  'v1/ConfigMap': ConfigMap,
-  'v1/Secret': Secret,
-  'v1/Service': Service,
-  'v1/ServiceAccount': ServiceAccount,
-};
 
 interface K8sObject {
   apiVersion: string;
@@ -142,17 +125,7 @@ describe('helm template with the default values', () => {
   });
 
   it('renders only kinds with a model, and every object validates against the Kubernetes schema', () => {
-    expect(objects.length).toBeGreaterThan(0);
-    for (const object of objects) {
-      const key = `${object.apiVersion}/${object.kind}`;
-      const Model = MODELS[key];
-      expect(Model, `a model for ${key}`).toBeDefined();
-      expect(() => new Model(object as never).validate(), `${key} ${object.metadata.name}`).not.toThrow();
-      expect(object.metadata.name, 'a DNS-1035 label').toMatch(/^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$/);
-      for (const value of Object.values(object.metadata.labels ?? {})) {
-        expect(value, 'a valid label value').toMatch(/^(([A-Za-z0-9][-A-Za-z0-9_.]{0,61})?[A-Za-z0-9])?$/);
-      }
-    }
+    expectValidManifests(objects);
   });
 
   it('renders one Deployment and one Service per service, plus the worker Deployment', () => {
@@ -506,7 +479,7 @@ describe('the Ingress', () => {
     expect(ingress.spec.ingressClassName).toBe('public-nginx');
     expect(ingress.spec.rules[0].host).toBe('flowmesh.example.com');
     expect(ingress.metadata.annotations?.['nginx.ingress.kubernetes.io/use-regex']).toBe('true');
-    expect(() => new Ingress(ingress as never).validate()).not.toThrow();
+    expectValidManifests([ingress]);
   });
 
   it('reads its paths from files/routes.json', () => {

@@ -154,8 +154,14 @@ describe('the chart’s PostgreSQL role per service', () => {
     }
   });
 
-  it('renders today’s chart when off: no Job, no role Secrets, DATABASE_URL from the Secret', () => {
-    const rendered = template('--set', 'postgres.serviceRoles.enabled=false');
+  it('renders the chart without roles when off (and migrations off): no Job, no role Secrets, DATABASE_URL from the Secret', () => {
+    // The migrations Job without roles: helm/test/production-values.test.ts.
+    const rendered = template(
+      '--set',
+      'postgres.serviceRoles.enabled=false',
+      '--set',
+      'migrations.enabled=false',
+    );
     expect(rendered.filter((o) => o.kind === 'Job')).toEqual([]);
     const secrets = rendered.filter((o) => o.kind === 'Secret').map((o) => o.metadata.name);
     expect(secrets).not.toContain(adminSecret);

@@ -13,6 +13,7 @@ import {
 import { localDatabaseRoles } from '../mesh/local-database-roles.js';
 import { createLogFormatter } from '../mesh/log-line.formatter.js';
 import { LocalMeshError, startLocalMesh } from '../mesh/local-mesh.js';
+import { localPostgres, LocalPostgresError, type LocalPostgres } from '../mesh/local-postgres.js';
 import { MAX_RESTARTS, MeshStartError } from '../mesh/mesh-runner.js';
 import { RegistryHttp } from '../sync/registry-connection.js';
 import { describeExit } from '../mesh/wait-ready.js';
@@ -59,8 +60,8 @@ export function registerStartCommand(program: Command): void {
 }
 
 async function runStart(options: StartOptions): Promise<number> {
-  const settings = readCliSettings(process.env);
-  const format = createLogFormatter([...MESH_PROCESSES.map((p) => p.name), 'nats-server'], {
+  let settings = readCliSettings(process.env);
+  const format = createLogFormatter([...MESH_PROCESSES.map((p) => p.name), 'nats-server', 'postgres'], {
     format: options.logFormat,
     color: Boolean(process.stdout.isTTY),
   });
@@ -74,7 +75,17 @@ async function runStart(options: StartOptions): Promise<number> {
   const onSignal = (signal: NodeJS.Signals) => stopRequested(signal);
   for (const signal of STOP_SIGNALS) process.on(signal, onSignal);
 
+  let database: LocalPostgres | undefined;
   try {
+    database = await localPostgres({
+      databaseUrlGiven: settings.databaseUrlGiven,
+      databaseUrl: settings.databaseUrl,
+      port: settings.localPostgresPort,
+      workDir: process.cwd(),
+      onLine: (line) => process.stdout.write(`${format('postgres', line)}\n`),
+      onNotice: say,
+    });
+    settings = { ...settings, databaseUrl: database.databaseUrl };
     const nats = settings.natsUrlGiven ? `NATS ${redactUrls(settings.natsUrl)}` : "the mesh's own NATS";
     say(`starting ${MESH_PROCESSES.length} processes against ${nats} (prefix ${settings.subjectPrefix})`);
     const admin = await sessionAdminToken(settings.env, process.cwd());
@@ -141,7 +152,7 @@ async function runStart(options: StartOptions): Promise<number> {
     say('stopped');
     return 0;
   } catch (error) {
-    if (error instanceof LocalMeshError) {
+    if (error instanceof LocalMeshError || error instanceof LocalPostgresError) {
       process.stderr.write(`flowmesh: ${error.message}\n`);
       return 1;
     }
@@ -151,6 +162,8 @@ async function runStart(options: StartOptions): Promise<number> {
     }
     throw error;
   } finally {
+    // Last: the mesh's processes have stopped (or never started) by now.
+    await database?.stop();
     for (const signal of STOP_SIGNALS) process.off(signal, onSignal);
   }
 }

@@ -10,7 +10,12 @@ import type { CliSettings } from '../cli.config.js';
 import { startEntryProxy, type EntryProxy } from '../entry/entry-proxy.js';
 import { checkInfrastructure, redactUrl, tcpReachable } from './infrastructure-check.js';
 import { prepareLocalNatsAuth, type LocalNatsAuth } from './local-nats-auth.js';
-import { findNatsServerBinary, localNatsAddress, startLocalNatsServer } from './local-nats-server.js';
+import {
+  findNatsServerBinary,
+  localNatsAddress,
+  natsServerInstallHint,
+  startLocalNatsServer,
+} from './local-nats-server.js';
 import type { MeshChild } from './mesh-child.js';
 import { startMeshProcesses, type RunningMesh, type StopReport } from './mesh-runner.js';
 
@@ -153,6 +158,8 @@ async function ensureInfrastructure(options: LocalMeshOptions): Promise<LocalNat
   if (!natsDown) return {};
 
   const address = localNatsAddress(settings.natsUrl);
+  if (!binary && options.startNats)
+    throw new LocalMeshError(`${natsDown.message}; no nats-server binary found: ${natsServerInstallHint()}`);
   if (!options.startNats || !address || !binary) throw new LocalMeshError(natsDown.message);
   const dataDir = join(options.workDir, '.flowmesh', 'nats');
   options.onNotice(

@@ -1,4 +1,4 @@
-import { accessSync, constants, mkdirSync } from 'node:fs';
+import { accessSync, constants, mkdirSync, readFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { tcpReachable } from './infrastructure-check.js';
 import { MeshChild } from './mesh-child.js';
@@ -85,4 +85,35 @@ export async function startLocalNatsServer(options: LocalNatsOptions): Promise<M
   }
   child.signal('SIGKILL');
   throw new Error(`nats-server did not accept connections on ${options.host}:${options.port}`);
+}
+
+/**
+ * One line on how to get a nats-server on this system, for when none runs and none is installed:
+ * the system's package manager where it ships one, else Go or the release downloads.
+ */
+export function natsServerInstallHint(
+  system: NodeJS.Platform = process.platform,
+  osRelease = readOsRelease(),
+): string {
+  if (system === 'darwin') return 'install one with `brew install nats-server`';
+  if (system === 'win32')
+    return 'install one with `choco install nats-server` (or a release from https://github.com/nats-io/nats-server/releases)';
+  const ids = new Set(
+    [/^ID=(.*)$/m, /^ID_LIKE=(.*)$/m].flatMap((field) =>
+      (field.exec(osRelease)?.[1] ?? '').replace(/"/g, '').split(/\s+/).filter(Boolean),
+    ),
+  );
+  if (ids.has('debian') || ids.has('ubuntu')) return 'install one with `sudo apt-get install nats-server`';
+  if (ids.has('fedora')) return 'install one with `sudo dnf install nats-server`';
+  if (ids.has('arch')) return 'install one with `sudo pacman -S nats-server`';
+  if (ids.has('alpine')) return 'install one with `sudo apk add nats-server`';
+  return 'install one with `go install github.com/nats-io/nats-server/v2@latest` (or a release from https://github.com/nats-io/nats-server/releases)';
+}
+
+function readOsRelease(): string {
+  try {
+    return readFileSync('/etc/os-release', 'utf8');
+  } catch {
+    return '';
+  }
 }

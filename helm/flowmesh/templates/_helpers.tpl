@@ -108,6 +108,12 @@ metadata:
     {{- if not $values.secret.existingSecret }}
     checksum/secret: {{ include (print $root.Template.BasePath "/secret.yaml") $root | sha256sum }}
     {{- end }}
+    {{- if ($values.metrics | default dict).scrapeAnnotations }}
+    {{- /* Every process serves Prometheus metrics on its HTTP port (deploy/dashboards query them). */}}
+    prometheus.io/scrape: "true"
+    prometheus.io/port: {{ .spec.port | quote }}
+    prometheus.io/path: /metrics
+    {{- end }}
     {{- with $values.podAnnotations }}
     {{- toYaml . | nindent 4 }}
     {{- end }}
@@ -321,4 +327,16 @@ signal the scripts' processes); the rest of securityContext as given.
 {{- $_ := set $context "allowPrivilegeEscalation" false }}
 {{- $_ := set $context "capabilities" (dict "drop" (list "ALL") "add" (list "SETUID" "SETGID" "CHOWN" "DAC_OVERRIDE" "FOWNER" "KILL")) }}
 {{- toYaml $context }}
+{{- end }}
+
+{{/*
+"true" when an autoscaler owns the replicas (the Deployment then leaves `replicas` out, so an
+upgrade does not reset them). Values from a release before autoscaling (--reuse-values): off.
+*/}}
+{{- define "flowmesh.servicesAutoscaled" -}}
+{{- if ((.Values.autoscaling | default dict).services | default dict).enabled }}true{{- end }}
+{{- end }}
+
+{{- define "flowmesh.workersAutoscaled" -}}
+{{- if ((.Values.autoscaling | default dict).workers | default dict).enabled }}true{{- end }}
 {{- end }}

@@ -4,7 +4,8 @@ import { propagation, context, trace, SpanKind } from '@opentelemetry/api';
 import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { afterEach, describe, expect, it } from 'vitest';
 import { getMeter, shutdownTelemetry, startTelemetry } from '../src/index.js';
-import { FakeOtlpCollector } from './fake-otlp-collector.js';
+// Not the package's index: it loads `pg` before the instrumentation under test is registered.
+import { FakeOtlpCollector } from '@flowmesh/testing/otlp-collector';
 
 const identity = { serviceName: 'telemetry-test', serviceVersion: '1.2.3' };
 const OTLP_DEFAULT_PORT = 4318;

@@ -29,3 +29,6 @@ export * from './chat/chat-messages.js';
 export * from './s3/s3rver-instance.js';
 export * from './scripts/script-scratch-dir.js';
 export * from './grpc/flowmesh-grpc-client.js';
+export * from './telemetry/fake-otlp-collector.js';
+export * from './telemetry/otlp-spans.js';
+export * from './telemetry/prometheus-scrape.js';

@@ -7,6 +7,7 @@ export const agentRuntimeDefinition: ServiceDefinition<typeof agentRuntimeConfig
   version: packageVersion(import.meta.url),
   configSchema: agentRuntimeConfigSchema,
   // Imported on demand, so the module's dependencies load after telemetry has started.
+  migrations: async () => (await import('./migrations/index.js')).AGENT_RUNTIME_MIGRATIONS,
   rootModule: async (config, { logger }) =>
     (await import('./agent-runtime.module.js')).AgentRuntimeModule.forRoot(config, logger),
 };

@@ -16,11 +16,11 @@ import {
 import { connectMesh, MeshClient, type MeshConnection } from '@flowmesh/messaging';
 import {
   S3rverInstance,
+  saveFakeOpenAIProvider,
   startFakeOpenAI,
   startFakeSystemOne,
   startMesh,
   runFlowmesh,
-  saveFakeOpenAIProvider,
   startOwnProcess,
   waitFor,
   type FakeOpenAI,

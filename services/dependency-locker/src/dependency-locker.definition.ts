@@ -7,6 +7,7 @@ export const dependencyLockerDefinition: ServiceDefinition<typeof dependencyLock
   version: packageVersion(import.meta.url),
   configSchema: dependencyLockerConfigSchema,
   // Imported on demand, so the module's dependencies load after telemetry has started.
+  migrations: async () => (await import('./migrations/index.js')).DEPENDENCY_LOCKER_MIGRATIONS,
   rootModule: async (config, { logger }) =>
     (await import('./dependency-locker.module.js')).DependencyLockerModule.forRoot(config, logger),
 };

@@ -7,6 +7,7 @@ export const flowOrchestratorDefinition: ServiceDefinition<typeof flowOrchestrat
   version: packageVersion(import.meta.url),
   configSchema: flowOrchestratorConfigSchema,
   // Imported on demand, so the module's dependencies load after telemetry has started.
+  migrations: async () => (await import('./migrations/index.js')).FLOW_ORCHESTRATOR_MIGRATIONS,
   rootModule: async (config, { logger }) =>
     (await import('./flow-orchestrator.module.js')).FlowOrchestratorModule.forRoot(config, logger),
   // Same image, FLOWMESH_ROLE=worker: takes jobs from the work stream, scaled on its own.

@@ -9,6 +9,7 @@ import type { EngineConfig } from './engine/engine.config.js';
 import { EngineModule, engineConfigOf } from './engine/engine.module.js';
 import { AgentStepsHandler } from './jobs/agent-steps.handler.js';
 import { RunApiModule } from './run-api/run-api.module.js';
+import { ParkedApprovalsMetrics } from './telemetry/parked-approvals.metrics.js';
 
 /** Postgres schema that holds flow-orchestrator's tables; no other service reads it. */
 export const FLOW_ORCHESTRATOR_SCHEMA = SERVICE_SCHEMAS['flow-orchestrator'];
@@ -57,6 +58,7 @@ export class FlowOrchestratorModule {
       ],
       // agent-runtime reports on AI steps to the service (one queue group answers each request).
       controllers: config.role === 'service' ? [AgentStepsHandler] : [],
+      providers: config.role === 'service' ? [ParkedApprovalsMetrics] : [],
     };
   }
 }

@@ -2,13 +2,14 @@ import { startTestService, type TestService } from '@flowmesh/testing';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { flowOrchestratorDefinition } from '../src/flow-orchestrator.definition.js';
+import { PARKED_APPROVALS_SQL } from '../src/telemetry/parked-approvals.metrics.js';
 
 /**
  * The lease queries every process runs all the time (renewing its leases, finding lapsed ones)
  * must not scan the whole job table: with sequential scans ruled out, the planner still finds
  * an index for each.
  */
-describe('flow-orchestrator: lease queries use indexes', () => {
+describe('flow-orchestrator: lease and metrics queries use indexes', () => {
   let orchestrator: TestService;
   let client: pg.Client;
 
@@ -47,6 +48,12 @@ describe('flow-orchestrator: lease queries use indexes', () => {
       [1000],
     );
     expect(text).toContain('job_lease_until');
+    expect(text).not.toContain('Seq Scan');
+  });
+
+  it('counting parked approvals at each scrape of /metrics', async () => {
+    const text = await plan(PARKED_APPROVALS_SQL, []);
+    expect(text).toContain('job_suspended');
     expect(text).not.toContain('Seq Scan');
   });
 });

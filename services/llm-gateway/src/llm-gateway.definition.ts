@@ -7,6 +7,7 @@ export const llmGatewayDefinition: ServiceDefinition<typeof llmGatewayConfigSche
   version: packageVersion(import.meta.url),
   configSchema: llmGatewayConfigSchema,
   // Imported on demand, so the module's dependencies load after telemetry has started.
+  migrations: async () => (await import('./migrations/index.js')).LLM_GATEWAY_MIGRATIONS,
   rootModule: async (config, { logger }) =>
     (await import('./llm-gateway.module.js')).LlmGatewayModule.forRoot(config, logger),
   // Chat bodies carry images and PDFs inline (base64).

@@ -7,6 +7,7 @@ export const memoryServiceDefinition: ServiceDefinition<typeof memoryServiceConf
   version: packageVersion(import.meta.url),
   configSchema: memoryServiceConfigSchema,
   // Imported on demand, so the module's dependencies load after telemetry has started.
+  migrations: async () => (await import('./migrations/index.js')).MEMORY_SERVICE_MIGRATIONS,
   rootModule: async (config, { logger }) =>
     (await import('./memory-service.module.js')).MemoryServiceModule.forRoot(config, logger),
 };

@@ -7,6 +7,7 @@ export const resourceRegistryDefinition: ServiceDefinition<typeof resourceRegist
   version: packageVersion(import.meta.url),
   configSchema: resourceRegistryConfigSchema,
   // Imported on demand, so the module's dependencies load after telemetry has started.
+  migrations: async () => (await import('./migrations/index.js')).RESOURCE_REGISTRY_MIGRATIONS,
   rootModule: async (config, { logger }) =>
     (await import('./resource-registry.module.js')).ResourceRegistryModule.forRoot(config, logger),
   // Room for the largest value the registry keeps (escaped as JSON) and the request around it, so

@@ -2,6 +2,7 @@ import { createLogger, shutdownTelemetry, startTelemetry, type Logger } from '@f
 import { ConfigError } from '../config/config.error.js';
 import { loadServiceConfig, type OwnConfigSchema } from '../config/service-config.js';
 import { exitOnSignals } from './exit-on-signals.js';
+import { MIGRATE_ONLY_FLAG, migrateOnly } from './migrate-only.js';
 import { ProcessIdentity } from './process-identity.js';
 import { startService } from './start-service.lazy.js';
 import type { ServiceDefinition } from './service-definition.js';
@@ -17,6 +18,7 @@ export const EXIT_CONFIG = 78;
 export async function bootstrapService<S extends OwnConfigSchema>(
   definition: ServiceDefinition<S>,
 ): Promise<void> {
+  if (process.argv.includes(MIGRATE_ONLY_FLAG)) return runMigrations(definition);
   let config;
   try {
     config = loadServiceConfig(definition.name, definition.configSchema, process.env);
@@ -60,6 +62,25 @@ export async function bootstrapService<S extends OwnConfigSchema>(
       await shutdownTelemetry();
     },
   });
+}
+
+/** `--migrate-only`: apply the migrations, exit 0; a failure is one line and exit 1 (78 if misconfigured). */
+async function runMigrations<S extends OwnConfigSchema>(definition: ServiceDefinition<S>): Promise<never> {
+  const logger = createLogger({ service: `${definition.name}-migrate`, level: 'info' });
+  try {
+    await migrateOnly(definition, process.env, logger);
+    process.exit(0);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.describe(`flowmesh ${definition.name} ${MIGRATE_ONLY_FLAG}`)}\n`);
+      process.exit(EXIT_CONFIG);
+    }
+    logger.fatal(
+      { err: error },
+      `migrations failed: ${error instanceof Error ? error.message : String(error)}`,
+    );
+    process.exit(1);
+  }
 }
 
 /** A crash is logged as one JSON line like everything else, then the process exits 1. */

@@ -2,8 +2,11 @@ import type { ServiceName } from '@flowmesh/contracts';
 import type { Logger } from '@flowmesh/telemetry';
 import type { DynamicModule } from '@nestjs/common';
 import type { CustomTransportStrategy } from '@nestjs/microservices';
+import type { DataSourceOptions } from 'typeorm';
 import type { z } from 'zod';
 import type { OwnConfigSchema, ServiceConfig } from '../config/service-config.js';
+
+export type MigrationList = NonNullable<DataSourceOptions['migrations']>;
 
 /** What a module factory gets besides configuration. */
 export interface ModuleContext {
@@ -36,6 +39,11 @@ export interface ServiceDefinition<S extends OwnConfigSchema> {
    * or when it returns undefined (that role or configuration serves none).
    */
   readonly extraTransport?: (config: ServiceConfig<z.output<S>>) => Promise<ExtraTransport | undefined>;
+  /**
+   * The service's migrations, for `main.js --migrate-only` (the chart's migrations Job); a start
+   * applies them too. Imported on demand like the module.
+   */
+  readonly migrations?: () => Promise<MigrationList>;
   /** The largest JSON request body HTTP accepts, in bytes; Express's default (100 KB) when absent. */
   readonly httpBodyLimitBytes?: (config: ServiceConfig<z.output<S>>) => number;
 }

@@ -6,6 +6,7 @@ import type { ServiceConfig } from '../config/service-config.js';
 import { DependencyChecks } from '../health/dependency-checks.service.js';
 import { HealthController } from '../health/health.controller.js';
 import { MeshErrorHttpFilter } from '../http/mesh-error-http.filter.js';
+import { MetricsController } from '../metrics/metrics.controller.js';
 import { LifecycleHealthIndicator } from '../health/lifecycle.health-indicator.js';
 import { NatsHealthIndicator } from '../health/nats.health-indicator.js';
 import { PostgresHealthIndicator } from '../health/postgres.health-indicator.js';
@@ -21,7 +22,7 @@ export interface ServiceRuntimeOptions {
   readonly rootModule: DynamicModule;
 }
 
-/** What every service has around its own module: config, identity, health, ping and HTTP error answers. */
+/** What every service has around its own module: config, identity, health, metrics, ping and HTTP error answers. */
 @Module({})
 export class ServiceRuntimeModule {
   static forRoot(options: ServiceRuntimeOptions): DynamicModule {
@@ -32,7 +33,7 @@ export class ServiceRuntimeModule {
         options.rootModule,
         TerminusModule.forRoot({ errorLogStyle: 'json' }),
       ],
-      controllers: [HealthController, createPingController(options.pingContract)],
+      controllers: [HealthController, MetricsController, createPingController(options.pingContract)],
       providers: [
         NatsHealthIndicator,
         PostgresHealthIndicator,

@@ -5,6 +5,7 @@ import type { DataSource, EntityManager } from 'typeorm';
 import { MeshClient } from '../client/mesh-client.js';
 import type { MeshConnection } from '../connection/mesh-connection.js';
 import { restoreTraceContext } from '../tracing/message-tracing.js';
+import { OutboxMetrics } from '../metrics/outbox.metrics.js';
 import { outboxTablePath } from './outbox-table.util.js';
 
 export interface OutboxRelayOptions {
@@ -51,6 +52,7 @@ export class OutboxRelay {
   /** A wake() that arrived while a batch ran: the batch may have missed that row. */
   private woken = false;
   private lastPrune = 0;
+  private metrics?: OutboxMetrics;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -69,6 +71,7 @@ export class OutboxRelay {
   start(): void {
     if (!this.stopped) return;
     this.stopped = false;
+    this.metrics = new OutboxMetrics(this.dataSource, this.table);
     this.running = this.loop();
   }
 
@@ -81,6 +84,7 @@ export class OutboxRelay {
   /** Finishes the batch in progress, then stops. */
   async stop(): Promise<void> {
     this.stopped = true;
+    this.metrics?.close();
     this.wake();
     await this.running;
   }

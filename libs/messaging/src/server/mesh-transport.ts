@@ -3,6 +3,7 @@ import { Logger } from '@nestjs/common';
 import { Server, type CustomTransportStrategy, type MessageHandler } from '@nestjs/microservices';
 import type { MeshConnection } from '../connection/mesh-connection.js';
 import { ensureConsumer, ensureStreams } from '../connection/ensure-streams.js';
+import { ConsumerMetrics, type ObservedConsumer } from '../metrics/consumer.metrics.js';
 import type { StreamStorageOptions } from '../connection/jetstream-config.js';
 import { DeadLetterPublisher, type DeadLetterSource } from './dead-letter.publisher.js';
 import { JetStreamListener } from './jetstream.listener.js';
@@ -39,6 +40,7 @@ export class MeshTransport extends Server implements CustomTransportStrategy {
   override readonly propagatesEventHandlerErrors = true;
   private readonly log: Logger;
   private listeners: Listener[] = [];
+  private consumerMetrics?: ConsumerMetrics;
   private closing?: Promise<void>;
 
   constructor(
@@ -73,6 +75,7 @@ export class MeshTransport extends Server implements CustomTransportStrategy {
     if (this.options.ensureStreams ?? true) await ensureStreams(this.conn, this.options.streams);
     const deadLetters = new DeadLetterPublisher(this.conn);
     const listeners: Listener[] = [];
+    const observed: ObservedConsumer[] = [];
     for (const [pattern, handler] of this.messageHandlers) {
       const binding = bindingOf(handler.extras);
       if (!binding) {
@@ -84,10 +87,13 @@ export class MeshTransport extends Server implements CustomTransportStrategy {
         listeners.push(new RequestListener(this.conn, binding, handler, this.options.service, this.log));
         continue;
       }
-      for (const definition of consumerDefinitions(binding)) {
+      for (const [i, definition] of consumerDefinitions(binding).entries()) {
         listeners.push(await this.jetStreamListener(binding, definition, handler, deadLetters));
+        const tag = binding.kind === 'work' ? binding.tags[i] : undefined;
+        observed.push({ stream: definition.stream, durable: definition.durable, ...(tag ? { tag } : {}) });
       }
     }
+    this.consumerMetrics = new ConsumerMetrics(this.conn, observed);
     for (const listener of listeners) {
       await listener.start();
       this.listeners.push(listener);
@@ -113,6 +119,7 @@ export class MeshTransport extends Server implements CustomTransportStrategy {
   }
 
   private async shutDown(): Promise<void> {
+    this.consumerMetrics?.close();
     await Promise.all(this.listeners.map((listener) => listener.stopTaking()));
     const graceMs = this.options.shutdownGraceMs ?? 10_000;
     const finished = await Promise.all(this.listeners.map((listener) => listener.waitForInflight(graceMs)));

@@ -5,7 +5,8 @@ import type { Instrumentation } from '@opentelemetry/instrumentation';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 
-const PROBE_PATHS = new Set(['/healthz', '/readyz']);
+// Probes and scrapes: no trace per poll.
+const PROBE_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
 
 let processInstrumentations: Instrumentation[] | undefined;
 

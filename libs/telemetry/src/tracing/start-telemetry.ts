@@ -12,6 +12,7 @@ import type { MetricReader } from '@opentelemetry/sdk-metrics';
 import { BatchSpanProcessor, type SpanExporter, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { createMeterProvider, loadOtlpMetricExporter } from '../metrics/meter-provider.js';
+import { createPrometheusReader, forgetPrometheusReader } from '../metrics/prometheus-endpoint.js';
 import { enableInstrumentations } from './instrumentations.js';
 import { isSdkDisabled, resolveOtlpEndpoints } from './otlp-endpoints.js';
 import { createPropagator } from './propagator.js';
@@ -94,7 +95,8 @@ async function startOnce(options: TelemetryOptions): Promise<Telemetry> {
     resource,
     ...(metricExporter ? { exporter: metricExporter } : {}),
     exportIntervalMs: parsePositiveInt(env.OTEL_METRIC_EXPORT_INTERVAL),
-    extraReaders: options.metricReaders,
+    // Always: every process answers Prometheus scrapes at /metrics (libs/bootstrap serves it).
+    extraReaders: [createPrometheusReader(), ...(options.metricReaders ?? [])],
   });
   metrics.setGlobalMeterProvider(meterProvider);
 
@@ -129,6 +131,7 @@ async function loadOtlpTraceExporter(url: string): Promise<SpanExporter> {
 
 function clearActive(): void {
   active = undefined;
+  forgetPrometheusReader();
 }
 
 function configureDiagnostics(env: NodeJS.ProcessEnv): void {

@@ -7,6 +7,7 @@ import {
   type ContextBudget,
 } from './context-budget.js';
 import { exchangesOf, keptFrom } from './exchanges.js';
+import { recordCompaction } from '../telemetry/agent.metrics.js';
 import { SUMMARY_INSTRUCTION, transcriptOf } from './summary-request.js';
 
 /** One summary request to the model (no tools, its own settings); undefined when it failed. */
@@ -121,6 +122,7 @@ export class ContextCompactor {
             : undefined;
     if (problem) {
       this.failures++;
+      recordCompaction('failed');
       this.log(
         `compaction (${reason}) left the context as it was: ${problem}` +
           (this.failures >= MAX_SUMMARY_FAILURES
@@ -131,6 +133,7 @@ export class ContextCompactor {
     }
     this.failures = 0;
     this.measured = undefined;
+    recordCompaction('summarized');
     this.log(
       `compaction (${reason}): ${prefix.length} message(s) summarized, about ${before} -> ${after} tokens`,
     );

@@ -12,6 +12,7 @@ import {
   type ToolResultMessage,
 } from '@flowmesh/contracts';
 import { compactorFor } from '../compaction/agent-compaction.js';
+import { recordAgentIteration } from '../telemetry/agent.metrics.js';
 import type { ContextCompactor } from '../compaction/context-compactor.js';
 import type { AgentAnswer, AgentCheckpoint, AgentProgress, CallProgress } from '../pause/agent-checkpoint.js';
 import { answerAction, settleWaitingCalls } from '../pause/answered-calls.js';
@@ -256,6 +257,7 @@ export async function runAgentLoop(
   for (let iteration = (from?.iteration ?? 0) + 1; iteration <= brain.maxIterations; iteration++) {
     if (compactor) context = (await compactor.beforeRequest(context, frame)) ?? context;
     let final = await ask(context);
+    recordAgentIteration(brain.provider.kind, brain.provider.model);
     if (final.type === 'error' && final.error.class === 'context_window_exceeded' && compactor) {
       // Once: with every older exchange summarized, the same request again.
       const shorter = await compactor.afterOverflow(context, frame);

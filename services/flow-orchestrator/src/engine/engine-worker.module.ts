@@ -28,9 +28,11 @@ import { StepEventPublisher } from './step-events.publisher.js';
 import { FlowEnvResolver } from './steps/flow-env.resolver.js';
 import { LeafStepRunner } from './steps/leaf-step.runner.js';
 import { NoScriptRunners } from './steps/no-runners.registry.js';
+import { FlowMetrics } from '../telemetry/flow.metrics.js';
 
 const WORKER_PROVIDERS: Provider[] = [
   LocalClaims,
+  FlowMetrics,
   ExpressionItems,
   FlowDriver,
   FlowStateStore,

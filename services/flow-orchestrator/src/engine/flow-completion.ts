@@ -9,6 +9,7 @@ import { SleepGate } from './gates/sleep.gate.js';
 import type { ModuleOutcome } from './module-outcome.js';
 import { moduleStatus } from './flow-status.util.js';
 import { retryDelayMs } from './retry.policy.js';
+import { FlowMetrics } from '../telemetry/flow.metrics.js';
 import { StepEventPublisher } from './step-events.publisher.js';
 import { FlowEnvResolver } from './steps/flow-env.resolver.js';
 import { errorObject } from './steps/leaf-step.runner.js';
@@ -30,6 +31,7 @@ export class FlowCompletion {
     private readonly jobs: JobRepository,
     private readonly events: StepEventPublisher,
     private readonly flowEnv: FlowEnvResolver,
+    private readonly metrics: FlowMetrics,
   ) {}
 
   async complete(
@@ -98,6 +100,7 @@ export class FlowCompletion {
         this.fail(run, module.id, outcome.result);
       }
     }
+    this.recordStepEnd(run, index, module, outcome);
     if (run.ending) {
       await this.store.save(run, statements);
       this.publish(run, module, outcome);
@@ -331,6 +334,15 @@ export class FlowCompletion {
         `early:${run.id}`,
       ),
     );
+  }
+
+  /** The step's end in the metrics; its start (kept in the run's state) leaves with this commit. */
+  private recordStepEnd(run: FlowRun, index: number, module: FlowModule, outcome: ModuleOutcome): void {
+    const started = run.runtime.stepStarted;
+    const seconds = started?.step === index ? (Date.now() - started.at) / 1000 : undefined;
+    if (started?.step === index) delete run.runtime.stepStarted;
+    const status = !outcome.success ? 'failure' : outcome.skipped ? 'skipped' : 'success';
+    this.metrics.stepFinished(module.value.type, status, seconds);
   }
 
   private publish(run: FlowRun, module: FlowModule, outcome: ModuleOutcome): void {

@@ -34,6 +34,8 @@ import { FlowEnvResolver } from './steps/flow-env.resolver.js';
 import { errorObject } from './steps/leaf-step.runner.js';
 import { ExpressionError } from '../ports/expression-sandbox.port.js';
 import { JobError } from '../ports/script-runner.port.js';
+import { FlowMetrics } from '../telemetry/flow.metrics.js';
+import { traceStep } from '../telemetry/step.tracing.js';
 import { HandBackError } from '@flowmesh/messaging';
 
 type StepProgress = 'continue' | 'parked';
@@ -60,6 +62,7 @@ export class FlowDriver implements ChildDriver {
     private readonly approvals: ApprovalGate,
     private readonly sleeps: SleepGate,
     private readonly flowEnv: FlowEnvResolver,
+    private readonly metrics: FlowMetrics,
     private readonly leaf: LeafExecutor,
     private readonly loops: LoopExecutor,
     private readonly branches: BranchExecutor,
@@ -309,8 +312,15 @@ export class FlowDriver implements ChildDriver {
     } else {
       resume = await this.approvals.varsFor(run, index);
     }
+    if (status.type === 'WaitingForPriorSteps' && run.runtime.stepStarted?.step !== index) {
+      run.runtime.stepStarted = { step: index, at: Date.now() };
+      this.metrics.stepStarted(module.value.type);
+    }
     const ctx = await this.context(run, index, module, status, previousResult, resume);
-    const progress = await this.execute(ctx);
+    const progress = await traceStep(
+      { jobId: run.id, workspace: run.job.workspace, stepId: module.id, stepType: module.value.type },
+      () => this.execute(ctx),
+    );
     // A step that failed while this worker stops may have failed of the stop (its runner closed
     // under it): not recorded, it runs again on the worker the flow goes to, as after a crash.
     if (stopping?.aborted && progress.kind !== 'parked' && !progress.outcome.success)

@@ -9,6 +9,7 @@ import { CancelSignals } from './cancel-signals.js';
 import { ConcurrencyLimiter } from './concurrency.limiter.js';
 import { EngineOutbox } from './engine-outbox.js';
 import type { FlowRun, StopSignal } from './flow-run.js';
+import { FlowMetrics } from '../telemetry/flow.metrics.js';
 import { FlowStateStore } from './flow-state.store.js';
 
 /** How a flow job ended, as its parent (or the driver) reads it. */
@@ -33,6 +34,7 @@ export class FlowFinisher {
     private readonly cancels: CancelSignals,
     private readonly store: FlowStateStore,
     private readonly groups: WriteGroups,
+    private readonly metrics: FlowMetrics,
   ) {}
 
   /** Windmill's result of a cancelled job. */
@@ -84,6 +86,7 @@ export class FlowFinisher {
       statements.push(this.cache.store(run.runtime.cacheKey, ending.result, run.runtime.cacheTtlS));
     }
     if (run.job.parent_job === null) {
+      this.metrics.flowFinished(run.job.kind, status);
       statements.push(
         this.jobs.event(
           jobEvents.completed,

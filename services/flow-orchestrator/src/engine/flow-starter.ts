@@ -10,6 +10,7 @@ import { ExpressionEvaluator } from './expressions/expression.evaluator.js';
 import { FlowCompletion } from './flow-completion.js';
 import { FlowStateStore } from './flow-state.store.js';
 import type { FlowRun } from './flow-run.js';
+import { FlowMetrics } from '../telemetry/flow.metrics.js';
 import { moduleStatus } from './flow-status.util.js';
 import { LeafExecutor } from './modules/leaf.executor.js';
 import { errorObject } from './steps/leaf-step.runner.js';
@@ -33,6 +34,7 @@ export class FlowStarter {
     private readonly leaf: LeafExecutor,
     private readonly debouncer: FlowDebouncer,
     private readonly flowEnv: FlowEnvResolver,
+    private readonly metrics: FlowMetrics,
   ) {}
 
   async start(run: FlowRun): Promise<'continue' | 'parked'> {
@@ -53,6 +55,7 @@ export class FlowStarter {
       run.job.started_at = now;
       const statements: SqlStatement[] = [];
       if (run.job.parent_job === null) {
+        this.metrics.flowStarted(run.job.kind);
         statements.push(
           this.jobs.event(
             jobEvents.started,

@@ -15,6 +15,8 @@ export interface JobRuntime {
   dispatched?: boolean;
   /** The step `i` of this flow sleeps until `at` (epoch ms) before it starts. */
   sleep?: { step: number; at: number };
+  /** The step `i` of this flow began at `at` (epoch ms): its duration metric, whichever worker ends it. */
+  stepStarted?: { step: number; at: number };
   /** The step `i` of this flow is retried at `at` (epoch ms). */
   retry?: { step: number; at: number };
   /** The approval gate in front of step `i` times out at `at` (epoch ms). */

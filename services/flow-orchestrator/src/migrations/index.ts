@@ -1,6 +1,7 @@
 import { CreateOutbox1700000000000 } from '@flowmesh/messaging';
 import { CreateJobTables1700000010000 } from '../jobs/create-job-tables.migration.js';
 import { LeaseIndexes1700000020000 } from '../jobs/lease-indexes.migration.js';
+import { SuspendedJobsIndex1700000030000 } from '../telemetry/suspended-index.migration.js';
 
 /**
  * Migrations of the `orchestrator` schema, oldest first; TypeORM runs the pending ones at start,
@@ -11,4 +12,5 @@ export const FLOW_ORCHESTRATOR_MIGRATIONS = [
   CreateOutbox1700000000000,
   CreateJobTables1700000010000,
   LeaseIndexes1700000020000,
+  SuspendedJobsIndex1700000030000,
 ];

@@ -20,6 +20,7 @@ import { prepareChatCall } from './chat-call.factory.js';
 import { CHAT_CONFIG, type ChatConfig } from './chat.config.js';
 import { ChatStreamAssembler } from './chat-stream.assembler.js';
 import { fallsBack, retryDelayMs } from './retry.policy.js';
+import { recordAddedLatency } from '../telemetry/gateway.metrics.js';
 
 /** One logical chat: who asks, which providers in order, and the call. */
 export interface ChatRun {
@@ -58,6 +59,7 @@ export class ChatRunner {
   ) {}
 
   async *run(run: ChatRun, signal: AbortSignal): AsyncGenerator<ChatEvent> {
+    const receivedAt = performance.now();
     const candidates = [run.provider, ...(run.fallbacks ?? [])];
     let lastError: ProviderError | undefined;
     let lastWindow: number | undefined;
@@ -71,7 +73,7 @@ export class ChatRunner {
       )
         continue;
       lastWindow = window ?? lastWindow;
-      const outcome = yield* this.runProvider(run, reference, fallbackIndex, signal);
+      const outcome = yield* this.runProvider(run, reference, fallbackIndex, signal, receivedAt);
       if (outcome === 'done') return;
       lastError = outcome;
       if (!fallsBack(outcome)) break;
@@ -88,6 +90,7 @@ export class ChatRunner {
     reference: ProviderReference,
     fallbackIndex: number,
     signal: AbortSignal,
+    receivedAt: number,
   ): AsyncGenerator<ChatEvent, 'done' | ProviderError> {
     let credentials: ProviderCredentials;
     let prepared;
@@ -114,6 +117,7 @@ export class ChatRunner {
     const adapter = this.registry.get(reference.kind);
     const { call, names } = prepared;
     const audit = this.begin(run, reference, credentials, adapter.telemetryName(credentials), call.stream);
+    if (fallbackIndex === 0) recordAddedLatency(receivedAt, run.source);
 
     for (let attempt = 1; ; attempt++) {
       const assembler = new ChatStreamAssembler(names, reference.kind, reference.model);

@@ -19,6 +19,7 @@ import { toHttpError } from './openai-error.mapper.js';
 import { ProviderCallerService, type CallerProvider } from './provider-caller.service.js';
 import { LazySseResponse } from './sse-response.writer.js';
 import { sendHttpError } from './send-http-error.js';
+import { recordAddedLatency } from '../telemetry/gateway.metrics.js';
 
 /**
  * `POST /v1/chat/completions`, OpenAI's shape with any provider behind it. OpenAI-shaped
@@ -47,12 +48,13 @@ export class ChatCompletionsService {
     route: { workspace?: string; resource?: string } = {},
     rawBody?: Buffer,
   ): Promise<void> {
+    const receivedAt = performance.now();
     try {
       const resolved = await this.callers.resolve(req.headers, route);
       const adapter = this.registry.get(resolved.kind);
       if (adapter.transport === 'http' && PASS_THROUGH_KINDS.has(resolved.kind)) {
         // The provider checks the body it speaks; the gateway needs only what it routes by.
-        await this.passThrough(resolved, adapter, passThroughBody(req.body), res, rawBody);
+        await this.passThrough(resolved, adapter, passThroughBody(req.body), res, receivedAt, rawBody);
       } else {
         const parsed = OpenAIChatRequestSchema.safeParse(req.body);
         if (!parsed.success) {
@@ -79,6 +81,7 @@ export class ChatCompletionsService {
     adapter: HttpProviderAdapter,
     body: OpenAIChatRequest,
     res: ServerResponse,
+    receivedAt: number,
     rawBody?: Buffer,
   ): Promise<void> {
     const stream = body.stream === true;
@@ -110,6 +113,7 @@ export class ChatCompletionsService {
     };
     res.once('close', onClose);
     try {
+      recordAddedLatency(receivedAt, 'http');
       await this.executor.exchange(
         adapter,
         endpoint,

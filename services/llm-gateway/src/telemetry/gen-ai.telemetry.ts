@@ -42,6 +42,7 @@ import {
   getMeter,
   type GenAiOperation,
 } from '@flowmesh/telemetry';
+import { recordTokenUsage } from './gateway.metrics.js';
 
 /** What is known about a provider call when it starts: nothing here is a credential or content. */
 export interface GenAiCallStart {
@@ -141,6 +142,7 @@ export class GenAiTelemetry {
     if (firstChunkSeconds !== undefined) this.firstChunk.record(firstChunkSeconds, base);
     // The conventions say not to report counts the provider did not give.
     if (outcome.usage) {
+      recordTokenUsage(call.providerName, call.model, outcome.usage);
       this.tokens.record(outcome.usage.inputTokens, {
         ...base,
         [ATTR_GEN_AI_TOKEN_TYPE]: GEN_AI_TOKEN_TYPE.input,

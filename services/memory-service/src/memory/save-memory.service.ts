@@ -6,6 +6,7 @@ import { ObjectStorageError } from '../storage/object-storage.port.js';
 import { resolveMemoryKey } from './memory-key.util.js';
 import { serializeHistory, type SerializedHistory } from './memory-size.util.js';
 import { planMemoryWrite, type MemoryWritePlan } from './memory-write.plan.js';
+import { recordMemorySave } from '../telemetry/memory.metrics.js';
 import { MemoryStore } from './memory.store.js';
 import type { MemoryRef } from './memory.types.js';
 import { saveNotices } from './save-memory.notices.js';
@@ -62,6 +63,7 @@ export class SaveMemoryService {
       fallback,
     });
     const reply = await this.execute(attempt, plan);
+    recordMemorySave(reply.status, fallback ? 'database' : this.store.kind, command.compacted === true);
     if (reply.notice) {
       this.log.log(
         `memory ${reply.memoryId} step ${command.stepId} (${command.workspace}): ${reply.status}: ${reply.notice}`,

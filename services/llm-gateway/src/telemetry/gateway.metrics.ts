@@ -1,0 +1,50 @@
+import {
+  ADDED_LATENCY_BUCKETS_S,
+  ATTR_GEN_AI_PROVIDER_NAME,
+  ATTR_GEN_AI_REQUEST_MODEL,
+  ATTR_GEN_AI_TOKEN_TYPE,
+  FLOWMESH_METRICS,
+  getMeter,
+  instrumentsOnFirstUse,
+} from '@flowmesh/telemetry';
+import { costUsd } from './model-prices.js';
+
+/** The gateway's own metrics (the GenAI histograms stay in GenAiTelemetry). */
+const gatewayInstruments = instrumentsOnFirstUse(() => {
+  const meter = getMeter('flowmesh.llm-gateway');
+  return {
+    tokens: meter.createCounter(FLOWMESH_METRICS.llmTokens.name, {
+      unit: FLOWMESH_METRICS.llmTokens.unit,
+      description: 'Tokens of provider calls, by provider, model and token type',
+    }),
+    cost: meter.createCounter(FLOWMESH_METRICS.llmCost.name, {
+      unit: FLOWMESH_METRICS.llmCost.unit,
+      description: 'Estimated cost of provider calls in US dollars (models with a known list price)',
+    }),
+    addedLatency: meter.createHistogram(FLOWMESH_METRICS.gatewayAddedLatency.name, {
+      unit: FLOWMESH_METRICS.gatewayAddedLatency.unit,
+      description:
+        'Time a call spent in the gateway before its request left for the provider (auth, credentials, translation)',
+      advice: { explicitBucketBoundaries: ADDED_LATENCY_BUCKETS_S },
+    }),
+  };
+});
+
+/** A call's tokens, and its cost when the model's price is known. */
+export function recordTokenUsage(
+  providerName: string,
+  model: string,
+  usage: { readonly inputTokens: number; readonly outputTokens: number },
+): void {
+  const { tokens, cost } = gatewayInstruments();
+  const base = { [ATTR_GEN_AI_PROVIDER_NAME]: providerName, [ATTR_GEN_AI_REQUEST_MODEL]: model };
+  tokens.add(usage.inputTokens, { ...base, [ATTR_GEN_AI_TOKEN_TYPE]: 'input' });
+  tokens.add(usage.outputTokens, { ...base, [ATTR_GEN_AI_TOKEN_TYPE]: 'output' });
+  const usd = costUsd(model, usage);
+  if (usd !== undefined) cost.add(usd, base);
+}
+
+/** `since`: `performance.now()` when the request reached the gateway. */
+export function recordAddedLatency(since: number, source: string): void {
+  gatewayInstruments().addedLatency.record((performance.now() - since) / 1000, { source });
+}
