@@ -138,10 +138,19 @@ export const CascadePlannedEventSchema = z.object({
 });
 export type CascadePlannedEvent = z.infer<typeof CascadePlannedEventSchema>;
 
+/** A cascade re-lock not made: none of the locks it imports changed since it was locked (Windmill PR #10966). */
+export const LockSkippedEventSchema = z.object({
+  ...ownerFields,
+  cascade_root: z.string(),
+  node_ids: z.array(z.string()),
+  at: z.string(),
+});
+
 export const LOCK_EVENTS = {
   completed: defineEvent('evt.lock.completed', LockCompletedEventSchema),
   failed: defineEvent('evt.lock.failed', LockFailedEventSchema),
   superseded: defineEvent('evt.lock.superseded', LockSupersededEventSchema),
+  skipped: defineEvent('evt.lock.skipped', LockSkippedEventSchema),
   revalidated: defineEvent('evt.lock.revalidated', DependentRevalidatedEventSchema),
   cascadePlanned: defineEvent('evt.lock.cascade_planned', CascadePlannedEventSchema),
 } as const;

@@ -61,8 +61,17 @@ export class LockOwnerService {
     }
     const all = await this.records.units(owner);
     const wanted = job.nodeIds ? all.filter((r) => job.nodeIds!.includes(r.nodeId)) : all;
-    if (job.action === 'relock' && (await this.importsUnchanged(owner, wanted)))
+    if (job.action === 'relock' && (await this.importsUnchanged(owner, wanted))) {
+      await this.events.publish(LOCK_EVENTS.skipped, {
+        workspace: owner.workspace,
+        owner_kind: owner.kind,
+        path: owner.path,
+        cascade_root: job.cascadeRoot ?? '',
+        node_ids: wanted.map((u) => u.nodeId),
+        at: new Date().toISOString(),
+      });
       return { status: 'skipped', outcome: 'no imported lock changed' };
+    }
 
     const before = combinedSha(all);
     const locked: Array<{ unit: LockRecord; lock: string; directImports: string[] }> = [];

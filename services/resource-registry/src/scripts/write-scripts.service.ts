@@ -105,10 +105,21 @@ export class WriteScriptsService {
       const unchanged =
         hash === script.currentHash && input.summary === script.summary && description === script.description;
       if (unchanged) return { path, hash, created: false };
+      // No lock given: the previous version's stays until dependency-locker writes the new one, so
+      // the path never holds a blank lock while a lock runs (Windmill #9588).
+      const carried =
+        (input.lock ?? null) === null
+          ? {
+              ...input,
+              lock:
+                (await this.scripts.findVersion(manager, identity.workspace, script.currentHash))?.lock ??
+                null,
+            }
+          : input;
       const created =
         hash === script.currentHash
           ? false
-          : await this.saveVersion(manager, identity, path, hash, input, script.currentHash);
+          : await this.saveVersion(manager, identity, path, hash, carried, script.currentHash);
       await this.scripts.updateScript(manager, {
         workspaceId: identity.workspace,
         path,
@@ -118,7 +129,7 @@ export class WriteScriptsService {
         editedBy: identity.username,
       });
       await this.record(manager, identity, 'updated', path, hash);
-      if (hash !== script.currentHash) await this.deployed(manager, identity, path, hash, input);
+      if (hash !== script.currentHash) await this.deployed(manager, identity, path, hash, carried);
       return { path, hash, created };
     });
   }
