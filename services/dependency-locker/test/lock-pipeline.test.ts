@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { dependencyLockerDefinition } from '../src/dependency-locker.definition.js';
 import { startPackumentRegistry, type PackumentRegistry } from './support/packument-registry.js';
+import { buildPythonIndex, pipAvailable } from './support/python-index.js';
 
 type Payload<C> = C extends EventContract<infer P> ? z.output<P> : never;
 
@@ -26,6 +27,7 @@ describe('dependency-locker: locks on deploy, the map, cascades', () => {
   let mesh: TestMesh;
   let locker: TestService;
   let npm: PackumentRegistry;
+  let pyIndex: ReturnType<typeof buildPythonIndex> | undefined;
   let conn: MeshConnection;
   let items: RegistryItemsClient;
   let status: LockerClient;
@@ -47,6 +49,12 @@ describe('dependency-locker: locks on deploy, the map, cascades', () => {
       'fm-beta': { '2.0.0': {}, '2.3.0': {} },
       'fm-gamma': { '1.0.0': {}, '1.2.0': {} },
     });
+    pyIndex = pipAvailable
+      ? buildPythonIndex({
+          'fmtest-py': { '1.0.0': [], '1.1.0': ['fmtest-dep>=2'] },
+          'fmtest-dep': { '2.5.0': [] },
+        })
+      : undefined;
     mesh = await startMesh({
       processes: ['resource-registry'],
       env: { FLOWMESH_ADMIN_TOKEN: admin.token, FLOWMESH_ADMIN_EMAIL: 'admin@example.test' },
@@ -57,6 +65,8 @@ describe('dependency-locker: locks on deploy, the map, cascades', () => {
         FLOWMESH_LOCKER_NPM_REGISTRY: npm.url,
         FLOWMESH_LOCKER_DEBOUNCE_MS: String(DEBOUNCE_MS),
         FLOWMESH_LOCKER_POLL_MS: '200',
+        FLOWMESH_LOCKER_PYTHON_RESOLVER: 'pip',
+        ...(pyIndex ? { FLOWMESH_LOCKER_PYTHON_INDEX: pyIndex.url } : {}),
       },
     });
     conn = await connectMesh({
@@ -80,6 +90,7 @@ describe('dependency-locker: locks on deploy, the map, cascades', () => {
     await locker?.stop();
     await mesh?.stop();
     await npm?.close();
+    pyIndex?.remove();
   });
 
   /** A folder of its own per test, so tests never see each other's items. */
@@ -338,6 +349,38 @@ describe('dependency-locker: locks on deploy, the map, cascades', () => {
     expect([versionOf(lock, 'fm-gamma'), versionOf(lock, 'fm-beta')]).toEqual(['1.2.0', '2.0.0']);
     expect(count('script', `${dir}/b`, root)).toBe(0);
   }, 240_000);
+
+  it.skipIf(!pipAvailable)(
+    'python3: a workspace import is followed and its pinned requirement kept',
+    async () => {
+      const dir = await folder();
+      await items.createScript({
+        ...inMain,
+        path: `${dir}/helpers`,
+        language: 'python3',
+        content: `# requirements:\n# fmtest-py==1.0.0\nimport fmtest_py\n\ndef go():\n    return 1\n`,
+      });
+      await completion('script', `${dir}/helpers`);
+      expect((await scriptLock(`${dir}/helpers`))?.split('\n').slice(1)).toEqual(['fmtest-py==1.0.0']);
+      const folderName = dir.split('/')[1];
+      await items.createScript({
+        ...inMain,
+        path: `${dir}/main`,
+        language: 'python3',
+        content: `import json\nimport fmtest_py\nfrom f.${folderName}.helpers import go\n\ndef main():\n    return go()\n`,
+      });
+      await completion('script', `${dir}/main`);
+      // Its own bare import takes the helper's pin instead of the newest (1.1.0, which needs fmtest-dep).
+      expect((await scriptLock(`${dir}/main`))?.split('\n')).toEqual([
+        expect.stringMatching(/^# py: 3\.\d+$/),
+        'fmtest-py==1.0.0',
+      ]);
+      expect(
+        (await status.lockStatus({ ...inMain, owner_kind: 'script', path: `${dir}/main` })).imports,
+      ).toMatchObject([{ edge_kind: 'relative_import', imported_path: `${dir}/helpers` }]);
+    },
+    240_000,
+  );
 
   it('refuses the lock status to someone who may not read the item', async () => {
     await expect(
