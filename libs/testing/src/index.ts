@@ -26,3 +26,4 @@ export * from './fake-providers/system-one/system-one-fake.server.js';
 export * from './chat/chat-messages.js';
 export * from './s3/s3rver-instance.js';
 export * from './scripts/script-scratch-dir.js';
+export * from './registries/packument-registry.js';

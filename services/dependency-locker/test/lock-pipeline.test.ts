@@ -11,11 +11,19 @@ import {
   type RegistryItemsClient,
 } from '@flowmesh/contracts';
 import { connectMesh, listenToEvent, MeshClient, type MeshConnection } from '@flowmesh/messaging';
-import { startMesh, startTestService, waitFor, type TestMesh, type TestService } from '@flowmesh/testing';
+import {
+  startMesh,
+  startPackumentRegistry,
+  startTestService,
+  waitFor,
+  type PackumentRegistry,
+  type TestMesh,
+  type TestService,
+} from '@flowmesh/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { dependencyLockerDefinition } from '../src/dependency-locker.definition.js';
-import { startPackumentRegistry, type PackumentRegistry } from './support/packument-registry.js';
+
 import { buildPythonIndex, pipAvailable } from './support/python-index.js';
 
 type Payload<C> = C extends EventContract<infer P> ? z.output<P> : never;

@@ -1,25 +1,17 @@
 import type { EdgeKind, LockOwnerKind } from '@flowmesh/contracts';
 import { describe, expect, it } from 'vitest';
-import { planCascade, type DependencyEdge } from './cascade-planner.js';
+import { dependencyEdge, planCascade, type DependencyEdge } from './cascade-planner.js';
 
+const owner = (key: string) => {
+  const [kind, path] = key.split(':') as [LockOwnerKind, string];
+  return { kind, path };
+};
 const edge = (
   importer: `${LockOwnerKind}:${string}`,
   imported: `${LockOwnerKind}:${string}`,
   edgeKind: EdgeKind = 'relative_import',
   node = '',
-): DependencyEdge => {
-  const [importerKind, importerPath] = importer.split(':') as [LockOwnerKind, string];
-  const [importedKind, importedPath] = imported.split(':') as [LockOwnerKind, string];
-  return {
-    importerKind,
-    importerPath,
-    importerNodeId: node,
-    edgeKind,
-    importedKind,
-    importedPath,
-    importedLockSha256: null,
-  };
-};
+): DependencyEdge => dependencyEdge(owner(importer), node, edgeKind, owner(imported));
 const root = { kind: 'script' as const, path: 'f/lib/a' };
 const brief = (targets: ReturnType<typeof planCascade>) =>
   targets.map((t) => `${t.kind}:${t.path} ${t.action} d${t.depth} [${t.nodeIds.join(',')}]`);

@@ -30,6 +30,24 @@ export interface CascadeTarget {
   readonly edgeKind: EdgeKind;
 }
 
+/** An edge from a node of `importer` to `imported`, with no imported lock hash yet. */
+export function dependencyEdge(
+  importer: { readonly kind: LockOwnerKind; readonly path: string },
+  importerNodeId: string,
+  edgeKind: EdgeKind,
+  imported: { readonly kind: LockOwnerKind; readonly path: string },
+): DependencyEdge {
+  return {
+    importerKind: importer.kind,
+    importerPath: importer.path,
+    importerNodeId,
+    edgeKind,
+    importedKind: imported.kind,
+    importedPath: imported.path,
+    importedLockSha256: null,
+  };
+}
+
 export const ownerKey = (kind: LockOwnerKind, path: string): string => `${kind}:${path}`;
 
 /**
