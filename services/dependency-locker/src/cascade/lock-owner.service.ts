@@ -173,16 +173,17 @@ export class LockOwnerService {
       if (!list) byVersion.set(entry.unit.ownerVersion, (list = []));
       list.push(entry);
     }
-    for (const [version, entries] of byVersion) {
-      const reply = await this.registry.writeLocks({
-        workspace: owner.workspace,
-        owner_kind: owner.kind,
-        path: owner.path,
-        version,
-        locks: entries.map((e) => ({ node_id: e.unit.nodeId, code_sha256: e.unit.codeSha256, lock: e.lock })),
-      });
-      for (const id of reply.written) written.add(id);
-    }
+    for (const [version, entries] of byVersion)
+      for (const chunk of underMessageSize(entries)) {
+        const reply = await this.registry.writeLocks({
+          workspace: owner.workspace,
+          owner_kind: owner.kind,
+          path: owner.path,
+          version,
+          locks: chunk.map((e) => ({ node_id: e.unit.nodeId, code_sha256: e.unit.codeSha256, lock: e.lock })),
+        });
+        for (const id of reply.written) written.add(id);
+      }
     return written;
   }
 
@@ -226,6 +227,23 @@ export class LockOwnerService {
       at: new Date().toISOString(),
     });
   }
+}
+
+/** A request stays under NATS' default `max_payload` (1 MiB): a flow's many locks go in several. */
+const MAX_REQUEST_CHARS = 700 * 1024;
+
+function underMessageSize<T extends { lock: string }>(entries: readonly T[]): T[][] {
+  const chunks: T[][] = [];
+  let size = Infinity;
+  for (const entry of entries) {
+    if (size + entry.lock.length > MAX_REQUEST_CHARS) {
+      chunks.push([]);
+      size = 0;
+    }
+    chunks.at(-1)!.push(entry);
+    size += entry.lock.length;
+  }
+  return chunks;
 }
 
 /** One hash for all of an owner's locks (node id and lock hash, in node order). */

@@ -151,16 +151,4 @@ export class LockRecordRepository {
       ],
     );
   }
-
-  /** A unit whose language needs no lock (a script with no package imports gets an empty one). */
-  async markUnlocked(
-    key: OwnerKey,
-    unit: Pick<LockRecord, 'nodeId' | 'codeSha256' | 'ownerVersion'>,
-  ): Promise<void> {
-    await this.dataSource.query(
-      `UPDATE lock_record SET status = 'unlocked', error_log = NULL, updated_at = now()
-       WHERE workspace = $1 AND owner_kind = $2 AND owner_path = $3 AND node_id = $4 AND code_sha256 = $5 AND owner_version = $6`,
-      [key.workspace, key.kind, key.path, unit.nodeId, unit.codeSha256, unit.ownerVersion],
-    );
-  }
 }
