@@ -24,6 +24,9 @@ export interface LockJob {
 const COLUMNS = `id, workspace, owner_kind AS "ownerKind", owner_path AS "ownerPath", action, cause, node_ids AS "nodeIds",
   cascade_root AS "cascadeRoot", because_of AS "becauseOf", edge_kind AS "edgeKind", depth, already_visited AS "alreadyVisited"`;
 
+/** Times a job is taken again after the replica holding it stopped answering. */
+const MAX_ATTEMPTS = 3;
+
 /** Debounce keys: per owner kind and path (the kind is part of it, Windmill PR #8567), per cause. */
 export const deployKey = (o: OwnerKey): string => `${o.workspace}:${o.kind}:${o.path}:deploy`;
 export const dependencyKey = (o: OwnerKey): string => `${o.workspace}:${o.kind}:${o.path}:dependency`;
@@ -117,6 +120,12 @@ export class LockJobRepository {
    */
   async claim(staleMs: number): Promise<LockJob | undefined> {
     return this.dataSource.transaction(async (manager) => {
+      // A job that was held by replicas that died MAX_ATTEMPTS times is given up, not taken again.
+      await manager.query(
+        `UPDATE lock_job SET status = 'failed', finished_at = now(), outcome = 'its replica stopped answering, ' || attempts || ' times'
+         WHERE status = 'running' AND attempts >= $2 AND claimed_at < now() - make_interval(secs => $1::double precision / 1000)`,
+        [staleMs, MAX_ATTEMPTS],
+      );
       await manager.query(
         `UPDATE lock_job SET status = 'queued' WHERE status = 'running' AND claimed_at < now() - make_interval(secs => $1::double precision / 1000)
          AND NOT EXISTS (SELECT 1 FROM lock_job q WHERE q.debounce_key = lock_job.debounce_key AND q.status = 'queued')`,
@@ -148,6 +157,15 @@ export class LockJobRepository {
     await this.dataSource.query(
       `UPDATE lock_job SET status = $2, outcome = $3, finished_at = now() WHERE id = $1`,
       [id, status, outcome.slice(0, 4_000)],
+    );
+  }
+
+  /** Forgets jobs that ended more than `keepMs` ago. */
+  async prune(keepMs: number): Promise<void> {
+    await this.dataSource.query(
+      `DELETE FROM lock_job WHERE status NOT IN ('queued', 'running')
+       AND finished_at < now() - make_interval(secs => $1::double precision / 1000)`,
+      [keepMs],
     );
   }
 

@@ -11,6 +11,9 @@ import { LockOwnerService } from './lock-owner.service.js';
 
 /** A job held this long by a replica that stopped answering is taken again. */
 const STALE_MS = 10 * 60_000;
+/** Ended jobs are kept a day (what happened to a lock, for whoever looks), then removed hourly. */
+const KEEP_ENDED_MS = 24 * 3_600_000;
+const PRUNE_EVERY_MS = 3_600_000;
 
 /**
  * Takes lock jobs one at a time and runs them. It waits until the next job is due, or until a
@@ -22,6 +25,7 @@ export class LockJobRunner implements OnApplicationBootstrap, BeforeApplicationS
   private stopping = false;
   private loop: Promise<void> | undefined;
   private wakeUp: (() => void) | undefined;
+  private prunedAt = 0;
 
   constructor(
     private readonly jobs: LockJobRepository,
@@ -54,6 +58,10 @@ export class LockJobRunner implements OnApplicationBootstrap, BeforeApplicationS
           }));
           await this.jobs.finish(job.id, result.status, result.outcome);
           continue;
+        }
+        if (Date.now() - this.prunedAt > PRUNE_EVERY_MS) {
+          this.prunedAt = Date.now();
+          await this.jobs.prune(KEEP_ENDED_MS);
         }
         const due = await this.jobs.nextDueInMs();
         await this.sleep(Math.min(due ?? this.settings.pollMs, this.settings.pollMs));
