@@ -187,6 +187,21 @@ describe('dependency-locker: locks on deploy, the map, cascades', () => {
       }
     ).tools;
     expect(versionOf(tools[0].value.lock, 'fm-alpha')).toBe('1.1.0');
+    // An editor saving the agent with its tools as authored (no locks) keeps them: never blank.
+    const agentValue = (await items.getResource({ ...inMain, path: agent })).value as {
+      tools: Array<{ value: Record<string, unknown> }>;
+    };
+    await items.updateResource({
+      ...inMain,
+      path: agent,
+      value: {
+        ...agentValue,
+        system_prompt: 'Be brief.',
+        tools: agentValue.tools.map(({ value: { lock: _lock, ...value }, ...tool }) => ({ ...tool, value })),
+      },
+    });
+    const kept = ((await items.getResource({ ...inMain, path: agent })).value as typeof agentValue).tools;
+    expect(kept[0]?.value.lock).toBe(tools[0].value.lock);
 
     await items.createFlow({
       ...inMain,

@@ -5,7 +5,7 @@ import { AccessService } from '../access/access.service.js';
 import { ItemEventWriter } from '../item-events/item-event.writer.js';
 import { ItemTransactions } from '../item-events/item-transactions.js';
 import { DeployEventWriter } from '../locks/deploy-event.writer.js';
-import { flowParts } from '../locks/lockable-units.js';
+import { flowParts, withCarriedModuleLocks } from '../locks/lockable-units.js';
 import type { ItemsConfig } from '../items/items.config.js';
 import { ITEMS_CONFIG } from '../items/items.tokens.js';
 import { isNulCharacter, isUniqueViolation } from '../items/postgres-error.util.js';
@@ -89,15 +89,16 @@ export class WriteFlowsService {
       if (!before) throw new MeshError('NOT_FOUND', notFoundMessage(path), { path });
       if (renamed && (await this.flows.exists(manager, identity.workspace, renamed)))
         throw alreadyExists(renamed);
+      const carried = { ...definition, value: withCarriedModuleLocks(before.value, definition.value) };
       const after = await this.write(newPath, async () => {
         const versionId = await this.flows.insertVersion(
           manager,
           identity.workspace,
           newPath,
-          definition,
+          carried,
           identity.username,
         );
-        const next: FlowEntity = Object.assign(new FlowEntity(), before, definition, {
+        const next: FlowEntity = Object.assign(new FlowEntity(), before, carried, {
           path: newPath,
           versionId,
           editedBy: identity.username,

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { agentParts, codeSha256, flowParts, scriptParts, writeModuleLocks } from './lockable-units.js';
+import {
+  agentParts,
+  codeSha256,
+  flowParts,
+  scriptParts,
+  withCarriedModuleLocks,
+  withCarriedToolLocks,
+  writeModuleLocks,
+} from './lockable-units.js';
 
 const raw = (id: string, content: string, language = 'bun', extra: Record<string, unknown> = {}) => ({
   id,
@@ -92,5 +100,22 @@ describe('lockable units', () => {
     );
     expect([...written]).toEqual(['a']);
     expect(value.modules.map((m) => (m.value as { lock?: string }).lock)).toEqual(['LA', undefined]);
+  });
+
+  it('a save without locks keeps those of the unchanged steps and tools, on a copy', () => {
+    const previous = {
+      modules: [raw('a', 'one', 'bun', { lock: 'LA' }), raw('b', 'two', 'bun', { lock: 'LB' })],
+    };
+    const next = Object.freeze({ modules: [raw('a', 'one'), raw('b', 'changed')] });
+    const carried = withCarriedModuleLocks(previous, next);
+    expect(carried.modules.map((m) => (m.value as { lock?: string }).lock)).toEqual(['LA', undefined]);
+    expect(next.modules[0].value).not.toHaveProperty('lock');
+    const same = { modules: [raw('a', 'one', 'bun', { lock: 'mine' })] };
+    expect(withCarriedModuleLocks(previous, same)).toBe(same);
+    const agent = withCarriedToolLocks(
+      { tools: previous.modules },
+      { provider: {}, tools: [raw('a', 'one')] },
+    );
+    expect(agent).toEqual({ provider: {}, tools: [raw('a', 'one', 'bun', { lock: 'LA' })] });
   });
 });

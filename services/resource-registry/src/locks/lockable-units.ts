@@ -110,3 +110,40 @@ export function writeModuleLocks(
   });
   return written;
 }
+
+/**
+ * `next` with the locks of `previous` on its `rawscript` modules that have none and whose id and
+ * code are unchanged (a copy when there is any; `next` itself is never changed, it may be frozen):
+ * an editor that saves a flow (or an agent's tools) without the locks it was sent does not leave
+ * its steps without one until dependency-locker writes them again.
+ */
+export function withCarriedModuleLocks<T>(previous: unknown, next: T): T {
+  const kept = new Map<string, { codeSha256: string; lock: string }>();
+  visitModules(previous, [], ({ module }) => {
+    const value = module.value;
+    if (typeof module.id !== 'string' || !isRecord(value) || value.type !== 'rawscript') return;
+    if (typeof value.lock === 'string' && value.lock !== '' && typeof value.content === 'string')
+      kept.set(module.id, { codeSha256: codeSha256(value.content), lock: value.lock });
+  });
+  const missing = new Map<string, { codeSha256: string; lock: string }>();
+  visitModules(next, [], ({ module }) => {
+    const value = module.value;
+    if (typeof module.id !== 'string' || !isRecord(value) || value.type !== 'rawscript') return;
+    const lock = kept.get(module.id);
+    if (lock && (value.lock === undefined || value.lock === null || value.lock === ''))
+      missing.set(module.id, lock);
+  });
+  if (missing.size === 0) return next;
+  const copy = structuredClone(next);
+  writeModuleLocks(copy, missing);
+  return copy;
+}
+
+/** `withCarriedModuleLocks` for the tools of two `ai_agent` values. */
+export function withCarriedToolLocks(previous: unknown, next: unknown): unknown {
+  const tools = (value: unknown): unknown[] =>
+    isRecord(value) && Array.isArray(value.tools) ? (value.tools as unknown[]) : [];
+  if (!isRecord(next)) return next;
+  const carried = withCarriedModuleLocks({ modules: tools(previous) }, { modules: tools(next) });
+  return carried.modules === tools(next) ? next : { ...next, tools: carried.modules };
+}
