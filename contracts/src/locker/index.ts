@@ -1,1 +1,4 @@
 export * from './locker.contract.js';
+export * from './lockable.schema.js';
+export * from './lock-pipeline.contract.js';
+export * from './lock-text.js';

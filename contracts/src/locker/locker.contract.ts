@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { createContractClient, defineRequest, type RequestTransport } from '../messaging/contract.js';
+import { LockStatusReplySchema, LockStatusRequestSchema } from './lock-pipeline.contract.js';
 
 /** An npm package name (npm's own rules: lower case, URL-safe, an optional `@scope/`). */
 const NPM_PACKAGE_NAME = /^(?:@[a-z0-9-~][a-z0-9-._~]*\/)?[a-z0-9-~][a-z0-9-._~]*$/;
@@ -59,6 +60,8 @@ export const lockerContract = {
       timeoutMs: 180_000,
     },
   ),
+  /** The locks of an owner's units (error logs of failed ones) and what it imports; needs read access. */
+  lockStatus: defineRequest('locker.lock.status', LockStatusRequestSchema, LockStatusReplySchema),
 } as const;
 
 export function createLockerClient(transport: RequestTransport) {

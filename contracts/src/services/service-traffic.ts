@@ -71,10 +71,18 @@ export const SERVICE_TRAFFIC: Readonly<Record<ServiceName, ServiceTraffic>> = {
   'memory-service': { ...NONE, calls: ['resource-registry'], ...SIGNALS_NONE },
   'resource-registry': {
     ...NONE,
-    emits: [...ITEM_KINDS, 'identity'],
+    // deploy: what dependency-locker locks (scripts, flows, ai_agent resources as deployed).
+    emits: [...ITEM_KINDS, 'identity', 'deploy'],
     // Its caches follow its own events, so every replica drops what another changed.
     hears: ['resource', 'variable', 'identity'],
     ...SIGNALS_NONE,
   },
-  'dependency-locker': { ...NONE, ...SIGNALS_NONE },
+  'dependency-locker': {
+    ...NONE,
+    // Writes locks back (`registry.lock.write`) and checks who may read a lock's status.
+    calls: ['resource-registry'],
+    emits: ['lock'],
+    hears: ['deploy'],
+    ...SIGNALS_NONE,
+  },
 };

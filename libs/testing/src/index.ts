@@ -32,3 +32,4 @@ export * from './grpc/flowmesh-grpc-client.js';
 export * from './telemetry/fake-otlp-collector.js';
 export * from './telemetry/otlp-spans.js';
 export * from './telemetry/prometheus-scrape.js';
+export * from './registries/packument-registry.js';

@@ -1,43 +1,57 @@
 import { createLockerClient, type MeshError } from '@flowmesh/contracts';
-import { startTestService, type TestService } from '@flowmesh/testing';
+import {
+  startPackumentRegistry,
+  startTestService,
+  type PackumentRegistry,
+  type TestService,
+} from '@flowmesh/testing';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dependencyLockerDefinition } from '../src/dependency-locker.definition.js';
 
-// Against the real npm registry (the one npm is configured with), over NATS.
+// Over NATS, against a local packument registry (FLOWMESH_LOCKER_NPM_REGISTRY): offline.
 describe('dependency-locker: TypeScript locks', () => {
   let locker: TestService;
+  let npm: PackumentRegistry;
 
   beforeAll(async () => {
-    locker = await startTestService(dependencyLockerDefinition);
+    npm = await startPackumentRegistry({
+      'fm-odd': { '3.0.0': {}, '3.0.1': { 'fm-number': '^6.0.0' } },
+      'fm-number': { '6.0.0': {}, '6.2.0': {} },
+      'fm-ms': { '2.0.0': {}, '2.1.3': {} },
+    });
+    locker = await startTestService(dependencyLockerDefinition, {
+      env: { FLOWMESH_LOCKER_NPM_REGISTRY: npm.url },
+    });
   }, 120_000);
 
   afterAll(async () => {
     await locker?.stop();
+    await npm?.close();
   });
 
   it('resolves requirements into the whole tree, exact versions and integrity; the same requirements get the same lock', async () => {
     const client = createLockerClient(locker.client);
-    const first = await client.lockTypescript({ requirements: { 'is-odd': '3.0.1', ms: '^2.1.0' } });
+    const first = await client.lockTypescript({ requirements: { 'fm-odd': '3.0.1', 'fm-ms': '^2.1.0' } });
     expect(first.cached).toBe(false);
     const packages = first.lock.lockfile.packages as Record<string, { version: string; integrity: string }>;
-    expect(packages['node_modules/is-odd']).toMatchObject({
+    expect(packages['node_modules/fm-odd']).toMatchObject({
       version: '3.0.1',
       integrity: expect.stringMatching(/^sha512-/) as unknown,
     });
     // A dependency of a dependency is in the tree too.
-    expect(packages['node_modules/is-number']?.version).toMatch(/^6\./);
-    expect(packages['node_modules/ms']?.version).toMatch(/^2\.1\./);
+    expect(packages['node_modules/fm-number']?.version).toBe('6.2.0');
+    expect(packages['node_modules/fm-ms']?.version).toMatch(/^2\.1\./);
 
     // Kept: the same requirements, in any order, answer the same lock without npm.
-    const again = await client.lockTypescript({ requirements: { ms: '^2.1.0', 'is-odd': '3.0.1' } });
+    const again = await client.lockTypescript({ requirements: { 'fm-ms': '^2.1.0', 'fm-odd': '3.0.1' } });
     expect(again).toEqual({ cached: true, lock: first.lock });
   }, 120_000);
 
   it('a lock of floating ranges is resolved again once FLOWMESH_LOCKER_REFRESH_S has passed; one of exact versions is kept', async () => {
     const client = createLockerClient(locker.client);
-    await client.lockTypescript({ requirements: { ms: '^2.0.0' } });
-    await client.lockTypescript({ requirements: { ms: '2.1.3' } });
+    await client.lockTypescript({ requirements: { 'fm-ms': '^2.0.0' } });
+    await client.lockTypescript({ requirements: { 'fm-ms': '2.1.3' } });
     // Both resolved two days ago (the default refresh is a day).
     const db = new pg.Client({ connectionString: locker.database.url });
     await db.connect();
@@ -46,9 +60,9 @@ describe('dependency-locker: TypeScript locks', () => {
     } finally {
       await db.end();
     }
-    expect((await client.lockTypescript({ requirements: { ms: '^2.0.0' } })).cached).toBe(false);
-    expect((await client.lockTypescript({ requirements: { ms: '^2.0.0' } })).cached).toBe(true);
-    expect((await client.lockTypescript({ requirements: { ms: '2.1.3' } })).cached).toBe(true);
+    expect((await client.lockTypescript({ requirements: { 'fm-ms': '^2.0.0' } })).cached).toBe(false);
+    expect((await client.lockTypescript({ requirements: { 'fm-ms': '^2.0.0' } })).cached).toBe(true);
+    expect((await client.lockTypescript({ requirements: { 'fm-ms': '2.1.3' } })).cached).toBe(true);
   }, 120_000);
 
   it('names the package the registry does not have, the range nothing matches, and a requirement that is not one', async () => {
@@ -63,10 +77,10 @@ describe('dependency-locker: TypeScript locks', () => {
       'VALIDATION_FAILED',
       'requirements.flowmesh-no-such-package-7f3a: not found in the npm registry',
     ]);
-    const noMatch = await failure({ ms: '99.0.0' });
+    const noMatch = await failure({ 'fm-ms': '99.0.0' });
     expect([noMatch?.code, noMatch?.message]).toEqual([
       'VALIDATION_FAILED',
-      'requirements.ms: no version matches 99.0.0',
+      'requirements.fm-ms: no version matches 99.0.0',
     ]);
     const url = await failure({ evil: 'https://example.test/evil.tgz' });
     expect(url?.code).toBe('VALIDATION_FAILED');

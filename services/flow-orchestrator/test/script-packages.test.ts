@@ -1,16 +1,9 @@
-import { randomBytes } from 'node:crypto';
-import { mkdtemp, readdir, rm, chmod } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import {
-  createOrchestratorJobsClient,
-  isTerminalJobStatus,
-  type Job,
-  type OrchestratorJobsClient,
-} from '@flowmesh/contracts';
-import { connectMesh, MeshClient, type MeshConnection } from '@flowmesh/messaging';
-import { startMesh, waitFor, type TestMesh } from '@flowmesh/testing';
+import { isTerminalJobStatus, type Job, type OrchestratorJobsClient } from '@flowmesh/contracts';
+import { waitFor } from '@flowmesh/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startPackagesMesh, type PackagesMesh } from './support/packages-mesh.js';
 
 const script = (content: string) => ({
   id: 'step',
@@ -20,50 +13,21 @@ const script = (content: string) => ({
 // A worker runs scripts that import npm packages it does not have: dependency-locker locks them
 // against the real npm registry, the worker installs each lock once. Every process is real.
 describe('flow-orchestrator: scripts import npm packages, locked and installed', () => {
-  let mesh: TestMesh;
-  let conn: MeshConnection;
+  let packages: PackagesMesh;
   let jobs: OrchestratorJobsClient;
   let packagesDir: string;
-  const actor = { token: `fm_pkg_${randomBytes(24).toString('base64url')}` };
-  const inMain = { actor, workspace: 'main' };
-
-  const run = async (content: string): Promise<Job> => {
-    const { job_id: id } = await jobs.runFlow({ ...inMain, value: { modules: [script(content)] } });
-    return waitFor(
-      async () => {
-        const job = await jobs.get({ ...inMain, id });
-        return isTerminalJobStatus(job.status) ? job : undefined;
-      },
-      { timeoutMs: 120_000, intervalMs: 100, description: `flow ${id} to end` },
-    );
-  };
+  let inMain: PackagesMesh['inMain'];
+  const run = (content: string): Promise<Job> => packages.runFlow([script(content)]);
 
   beforeAll(async () => {
-    packagesDir = await mkdtemp(join(tmpdir(), 'flowmesh-packages-test-'));
-    // The worker installs here; scripts, as the sandbox's user, import from here.
-    await chmod(packagesDir, 0o755);
-    mesh = await startMesh({
-      processes: ['resource-registry', 'flow-orchestrator', 'flow-orchestrator-worker', 'dependency-locker'],
-      env: {
-        FLOWMESH_ADMIN_TOKEN: actor.token,
-        FLOWMESH_ADMIN_EMAIL: 'admin@example.test',
-        FLOWMESH_PACKAGES_DIR: packagesDir,
-        LOG_LEVEL: 'warn',
-      },
-    });
-    conn = await connectMesh({
-      url: mesh.env.NATS_URL,
-      name: 'packages-test',
-      prefix: mesh.env.FLOWMESH_SUBJECT_PREFIX,
-    });
-    jobs = createOrchestratorJobsClient(new MeshClient(conn));
+    packages = await startPackagesMesh(
+      ['resource-registry', 'flow-orchestrator', 'flow-orchestrator-worker', 'dependency-locker'],
+      'packages-test',
+    );
+    ({ jobs, packagesDir, inMain } = packages);
   }, 180_000);
 
-  afterAll(async () => {
-    await conn?.drain().catch(() => undefined);
-    await mesh?.stop();
-    if (packagesDir) await rm(packagesDir, { recursive: true, force: true });
-  }, 180_000);
+  afterAll(() => packages?.stop(), 180_000);
 
   it('a package pinned with npm: is locked, installed once, and imported at that version', async () => {
     const content = `import ms from 'npm:ms@2.1.3';

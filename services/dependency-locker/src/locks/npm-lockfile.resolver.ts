@@ -36,6 +36,7 @@ export async function resolveNpmLockfile(
       '--no-fund',
       '--no-update-notifier',
       '--loglevel=error',
+      ...(settings.npmRegistry ? [`--registry=${settings.npmRegistry}`] : []),
     ]);
     if (failure) throw failure;
     return JSON.parse(await readFile(join(dir, 'package-lock.json'), 'utf8')) as Record<string, unknown>;

@@ -4,6 +4,8 @@ import type { EntityManager } from 'typeorm';
 import { AccessService } from '../access/access.service.js';
 import { ItemEventWriter } from '../item-events/item-event.writer.js';
 import { ItemTransactions } from '../item-events/item-transactions.js';
+import { DeployEventWriter } from '../locks/deploy-event.writer.js';
+import { flowParts, withCarriedModuleLocks } from '../locks/lockable-units.js';
 import type { ItemsConfig } from '../items/items.config.js';
 import { ITEMS_CONFIG } from '../items/items.tokens.js';
 import { isNulCharacter, isUniqueViolation } from '../items/postgres-error.util.js';
@@ -28,6 +30,7 @@ export class WriteFlowsService {
     private readonly flows: FlowRepository,
     private readonly events: ItemEventWriter,
     private readonly transactions: ItemTransactions,
+    private readonly deploys: DeployEventWriter,
     @Inject(ITEMS_CONFIG) private readonly config: ItemsConfig,
   ) {}
 
@@ -59,6 +62,7 @@ export class WriteFlowsService {
         });
       });
       await this.record(manager, identity, 'created', path);
+      await this.deployed(manager, identity, row);
       return toFlow(row);
     });
   }
@@ -85,15 +89,16 @@ export class WriteFlowsService {
       if (!before) throw new MeshError('NOT_FOUND', notFoundMessage(path), { path });
       if (renamed && (await this.flows.exists(manager, identity.workspace, renamed)))
         throw alreadyExists(renamed);
+      const carried = { ...definition, value: withCarriedModuleLocks(before.value, definition.value) };
       const after = await this.write(newPath, async () => {
         const versionId = await this.flows.insertVersion(
           manager,
           identity.workspace,
           newPath,
-          definition,
+          carried,
           identity.username,
         );
-        const next: FlowEntity = Object.assign(new FlowEntity(), before, definition, {
+        const next: FlowEntity = Object.assign(new FlowEntity(), before, carried, {
           path: newPath,
           versionId,
           editedBy: identity.username,
@@ -102,6 +107,7 @@ export class WriteFlowsService {
         return next;
       });
       await this.record(manager, identity, 'updated', newPath, renamed ? path : undefined);
+      await this.deployed(manager, identity, after, renamed ? path : undefined);
       return toFlow(after);
     });
   }
@@ -113,6 +119,30 @@ export class WriteFlowsService {
       if (!before) throw new MeshError('NOT_FOUND', notFoundMessage(path), { path });
       await this.flows.delete(manager, identity.workspace, path);
       await this.record(manager, identity, 'deleted', path);
+      await this.deploys.deleted(manager, {
+        workspace: identity.workspace,
+        ownerKind: 'flow',
+        path,
+        by: identity.username,
+      });
+    });
+  }
+
+  /** dependency-locker locks the flow's inline code and maps what it runs by path, for this version. */
+  private deployed(
+    manager: EntityManager,
+    identity: CallerIdentity,
+    flow: FlowEntity,
+    previousPath?: string,
+  ): Promise<void> {
+    return this.deploys.saved(manager, {
+      workspace: identity.workspace,
+      ownerKind: 'flow',
+      path: flow.path,
+      version: String(flow.versionId),
+      ...(previousPath ? { previousPath } : {}),
+      parts: flowParts(flow.value),
+      by: identity.username,
     });
   }
 

@@ -35,6 +35,10 @@ import { ReadScriptsService } from '../scripts/read-scripts.service.js';
 import { ScriptVersionEntity } from '../scripts/script-version.entity.js';
 import { ScriptEntity } from '../scripts/script.entity.js';
 import { ScriptRepository } from '../scripts/script.repository.js';
+import { AgentDeployListener } from '../locks/agent-deploy.listener.js';
+import { DeployEventWriter } from '../locks/deploy-event.writer.js';
+import { LocksHandler } from '../locks/locks.handler.js';
+import { WriteLocksService } from '../locks/write-locks.service.js';
 import { ScriptsController } from '../scripts/scripts.controller.js';
 import { ScriptsHandler } from '../scripts/scripts.handler.js';
 import { WriteScriptsService } from '../scripts/write-scripts.service.js';
@@ -100,6 +104,7 @@ export class ItemsModule {
         FlowsHandler,
         FlowsController,
         InterpolateHandler,
+        LocksHandler,
       ],
       providers: [
         { provide: ITEMS_CONFIG, useValue: config },
@@ -130,6 +135,9 @@ export class ItemsModule {
         WriteFlowsService,
         InterpolationService,
         SecretKeyWarning,
+        DeployEventWriter,
+        AgentDeployListener,
+        WriteLocksService,
       ],
       exports: EXPORTED,
     };

@@ -13,6 +13,7 @@ import { ResourceTypesService } from '../resource-types/resource-types.service.j
 import { ResourceEntity } from './resource.entity.js';
 import { toResource } from './resource.mapper.js';
 import { ResourceRepository } from './resource.repository.js';
+import { withCarriedToolLocks } from '../locks/lockable-units.js';
 import { ResourceWriteListeners, type ResourceWrite } from './resource-write.listeners.js';
 
 const WRITE = { domain: 'resources', action: 'write' } as const;
@@ -97,9 +98,16 @@ export class WriteResourcesService {
         await this.assertValid(manager, identity.workspace, before.resourceType, input.value);
       if (renamed && (await this.resources.exists(manager, identity.workspace, renamed)))
         throw alreadyExists(renamed);
+      // An agent's tools saved without their locks keep them (dependency-locker writes new ones).
+      const value =
+        input.value === undefined
+          ? before.value
+          : before.resourceType === 'ai_agent'
+            ? withCarriedToolLocks(before.value, input.value)
+            : input.value;
       const after: ResourceEntity = Object.assign(new ResourceEntity(), before, {
         path: renamed ?? path,
-        value: input.value === undefined ? before.value : input.value,
+        value,
         description: input.description === undefined ? before.description : input.description,
         editedBy: identity.username,
       });

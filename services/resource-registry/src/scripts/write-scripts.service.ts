@@ -4,6 +4,8 @@ import type { EntityManager } from 'typeorm';
 import { AccessService } from '../access/access.service.js';
 import { ItemEventWriter } from '../item-events/item-event.writer.js';
 import { ItemTransactions } from '../item-events/item-transactions.js';
+import { DeployEventWriter } from '../locks/deploy-event.writer.js';
+import { scriptParts } from '../locks/lockable-units.js';
 import type { ItemsConfig } from '../items/items.config.js';
 import { ITEMS_CONFIG } from '../items/items.tokens.js';
 import { isNulCharacter, isUniqueViolation } from '../items/postgres-error.util.js';
@@ -43,6 +45,7 @@ export class WriteScriptsService {
     private readonly scripts: ScriptRepository,
     private readonly events: ItemEventWriter,
     private readonly transactions: ItemTransactions,
+    private readonly deploys: DeployEventWriter,
     @Inject(ITEMS_CONFIG) private readonly config: ItemsConfig,
   ) {}
 
@@ -74,6 +77,7 @@ export class WriteScriptsService {
         }),
       );
       await this.record(manager, identity, 'created', path, hash);
+      await this.deployed(manager, identity, path, hash, input);
       return { path, hash, created };
     });
   }
@@ -101,10 +105,21 @@ export class WriteScriptsService {
       const unchanged =
         hash === script.currentHash && input.summary === script.summary && description === script.description;
       if (unchanged) return { path, hash, created: false };
+      // No lock given: the previous version's stays until dependency-locker writes the new one, so
+      // the path never holds a blank lock while a lock runs (Windmill #9588).
+      const carried =
+        (input.lock ?? null) === null
+          ? {
+              ...input,
+              lock:
+                (await this.scripts.findVersion(manager, identity.workspace, script.currentHash))?.lock ??
+                null,
+            }
+          : input;
       const created =
         hash === script.currentHash
           ? false
-          : await this.saveVersion(manager, identity, path, hash, input, script.currentHash);
+          : await this.saveVersion(manager, identity, path, hash, carried, script.currentHash);
       await this.scripts.updateScript(manager, {
         workspaceId: identity.workspace,
         path,
@@ -114,6 +129,7 @@ export class WriteScriptsService {
         editedBy: identity.username,
       });
       await this.record(manager, identity, 'updated', path, hash);
+      if (hash !== script.currentHash) await this.deployed(manager, identity, path, hash, carried);
       return { path, hash, created };
     });
   }
@@ -143,6 +159,30 @@ export class WriteScriptsService {
       if (!script) throw new MeshError('NOT_FOUND', notFoundMessage(path), { path });
       await this.scripts.deleteScript(manager, identity.workspace, path);
       await this.record(manager, identity, 'deleted', path);
+      await this.deploys.deleted(manager, {
+        workspace: identity.workspace,
+        ownerKind: 'script',
+        path,
+        by: identity.username,
+      });
+    });
+  }
+
+  /** dependency-locker locks the new current version (its lock is written back onto that hash). */
+  private deployed(
+    manager: EntityManager,
+    identity: CallerIdentity,
+    path: string,
+    hash: string,
+    input: ScriptInput,
+  ): Promise<void> {
+    return this.deploys.saved(manager, {
+      workspace: identity.workspace,
+      ownerKind: 'script',
+      path,
+      version: hash,
+      parts: scriptParts(input.language, input.content, input.lock ?? null),
+      by: identity.username,
     });
   }
 

@@ -52,7 +52,10 @@ export class PackageInstaller {
   packagesFor(
     requirements: TypescriptRequirements,
     log: (line: string) => void = () => undefined,
+    stored?: TypescriptLock,
   ): Promise<JobPackages> {
+    if (stored && Object.keys(requirements).every((name) => name in stored.requirements))
+      return this.fromStoredLock(stored, Object.keys(requirements), log);
     const key = JSON.stringify(Object.entries(requirements).sort(([a], [b]) => a.localeCompare(b)));
     const kept = this.installed.get(key);
     if (kept && Date.now() - kept.at < this.options.lockCacheMs) return kept.packages;
@@ -63,6 +66,27 @@ export class PackageInstaller {
       if (this.installed.get(key)?.packages === packages) this.installed.delete(key);
     });
     return packages;
+  }
+
+  /**
+   * The lock dependency-locker wrote into the script (or step, or tool) when it was deployed: it
+   * is installed as it is, nobody is asked, so a run never resolves at job time. A lock that does
+   * not cover what the script imports (the code changed since) is not used.
+   */
+  private fromStoredLock(
+    lock: TypescriptLock,
+    names: string[],
+    log: (line: string) => void,
+  ): Promise<JobPackages> {
+    const key = `lock:${lock.hash}`;
+    const kept = this.installed.get(key);
+    if (kept) return kept.packages.then((p) => ({ ...p, names }));
+    const packages = this.installOnce(lock, Object.keys(lock.requirements), log);
+    this.installed.set(key, { at: Date.now(), packages });
+    packages.catch(() => {
+      if (this.installed.get(key)?.packages === packages) this.installed.delete(key);
+    });
+    return packages.then((p) => ({ ...p, names }));
   }
 
   private async lockAndInstall(
@@ -84,8 +108,17 @@ export class PackageInstaller {
         `the packages the script imports (${names.join(', ')}) could not be locked: ${why}`,
       );
     }
+    return this.installOnce(lock, names, log);
+  }
+
+  private async installOnce(
+    lock: TypescriptLock,
+    names: string[],
+    log: (line: string) => void,
+  ): Promise<JobPackages> {
     const dir = join(this.options.cacheDir, lock.hash);
     if (!existsSync(join(dir, READY))) {
+      const requirements = lock.requirements;
       const wanted = Object.entries(requirements)
         .map(([name, range]) => `${name}@${range}`)
         .join(', ');

@@ -1,5 +1,5 @@
 import { dateParams } from './main-params.util.js';
-import type { ScriptLanguage, TypescriptRequirements } from '@flowmesh/contracts';
+import { parseNpmLockText, type ScriptLanguage, type TypescriptRequirements } from '@flowmesh/contracts';
 import {
   JobError,
   type LogLineSink,
@@ -69,7 +69,7 @@ export class TypeScriptRunner implements ScriptRunner {
     const requirements = this.requirementsOf(job);
     let packages: JobPackages | undefined;
     if (requirements) {
-      packages = await this.options.packages!.packagesFor(requirements, onLog);
+      packages = await this.options.packages!.packagesFor(requirements, onLog, parseNpmLockText(job.lock));
       if (signal?.aborted) throw jobErrors.canceled();
     }
     if (job.workdirKey !== undefined && this.processes)

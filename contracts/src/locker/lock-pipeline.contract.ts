@@ -1,0 +1,183 @@
+import { z } from 'zod';
+import {
+  createContractClient,
+  defineEvent,
+  defineRequest,
+  type RequestTransport,
+} from '../messaging/contract.js';
+import { WorkspaceIdSchema } from '../registry/access-path.js';
+import { ActorSchema } from '../registry/identity.schema.js';
+import {
+  DeletedOwnerSchema,
+  DeployedOwnerSchema,
+  EdgeKindSchema,
+  LockOwnerKindSchema,
+  Sha256Schema,
+} from './lockable.schema.js';
+
+/**
+ * The lock pipeline between resource-registry and dependency-locker.
+ *
+ * 1. The registry records `evt.deploy.saved` in its outbox, in the transaction of every deploy of
+ *    a script, a flow or an `ai_agent` resource (`evt.deploy.deleted` on delete).
+ * 2. The locker locks the owner's units, rewrites the owner's edges in the dependency map, and
+ *    writes the locks back with `registry.lock.write`: the registry owns the items, the locker
+ *    never touches their tables. A lock is written only onto the version it was made for.
+ * 3. The locker plans the cascade over the map and re-locks (or revalidates) the dependents,
+ *    announcing each outcome as an `evt.lock.*` fact.
+ */
+export const DEPLOY_EVENTS = {
+  saved: defineEvent('evt.deploy.saved', DeployedOwnerSchema),
+  deleted: defineEvent('evt.deploy.deleted', DeletedOwnerSchema),
+} as const;
+
+const ownerFields = {
+  workspace: WorkspaceIdSchema,
+  owner_kind: LockOwnerKindSchema,
+  path: z.string().min(1).max(255),
+};
+
+export const WriteLocksRequestSchema = z
+  .object({
+    ...ownerFields,
+    /** The owner version the locks were made for (a script's hash, a flow's version id, `-` for an agent). */
+    version: z.string().min(1).max(128),
+    locks: z
+      .array(
+        z.object({
+          node_id: z.string().max(255),
+          /** SHA-256 of the code that was locked: a unit whose code changed since is not written. */
+          code_sha256: Sha256Schema,
+          lock: z.string().max(4_000_000),
+        }),
+      )
+      .min(1)
+      .max(1_000),
+  })
+  .strict();
+export type WriteLocksRequest = z.infer<typeof WriteLocksRequestSchema>;
+export const WriteLocksReplySchema = z.object({
+  /** Node ids whose lock was written. */
+  written: z.array(z.string()),
+  /** Node ids not written: the owner changed (a deploy landed meanwhile) or the node is gone. */
+  superseded: z.array(z.string()),
+});
+export type WriteLocksReply = z.infer<typeof WriteLocksReplySchema>;
+
+/** Locks written back by dependency-locker (only it calls this; it carries code hashes, not tokens). */
+export const registryLocksContract = {
+  writeLocks: defineRequest('registry.lock.write', WriteLocksRequestSchema, WriteLocksReplySchema),
+} as const;
+
+export function createRegistryLocksClient(transport: RequestTransport) {
+  return createContractClient(registryLocksContract, transport);
+}
+export type RegistryLocksClient = ReturnType<typeof createRegistryLocksClient>;
+
+export const LockCauseSchema = z.enum(['deploy', 'cascade']);
+
+export const LockCompletedEventSchema = z.object({
+  ...ownerFields,
+  version: z.string(),
+  cause: LockCauseSchema,
+  /** The root of the cascade that re-locked it (`<kind>:<path>`); absent for a deploy. */
+  cascade_root: z.string().optional(),
+  node_ids: z.array(z.string()),
+  /** SHA-256 of the owner's locks together (a script: of its lock). */
+  lock_sha256: Sha256Schema,
+  /** False when the new locks equal the previous ones. */
+  changed: z.boolean(),
+  at: z.string(),
+});
+export type LockCompletedEvent = z.infer<typeof LockCompletedEventSchema>;
+
+export const LockFailedEventSchema = z.object({
+  ...ownerFields,
+  version: z.string(),
+  cause: LockCauseSchema,
+  node_id: z.string(),
+  /** What the resolver said (first lines); the previous lock is kept. */
+  error: z.string(),
+  at: z.string(),
+});
+export type LockFailedEvent = z.infer<typeof LockFailedEventSchema>;
+
+/** A cascade re-lock or revalidation that a user deploy of the same owner made pointless. */
+export const LockSupersededEventSchema = z.object({
+  ...ownerFields,
+  version: z.string(),
+  node_ids: z.array(z.string()),
+  at: z.string(),
+});
+
+/** A dependent that needs no new lock was checked again: what it runs by path changed. */
+export const DependentRevalidatedEventSchema = z.object({
+  ...ownerFields,
+  cascade_root: z.string(),
+  /** What changed under it, `<kind>:<path>`, and through which kind of edge. */
+  because_of: z.string(),
+  edge_kind: EdgeKindSchema,
+  at: z.string(),
+});
+export type DependentRevalidatedEvent = z.infer<typeof DependentRevalidatedEventSchema>;
+
+export const CascadePlannedEventSchema = z.object({
+  workspace: WorkspaceIdSchema,
+  /** `<kind>:<path>` of what was redeployed. */
+  root: z.string(),
+  targets: z.array(
+    z.object({
+      owner_kind: LockOwnerKindSchema,
+      path: z.string(),
+      action: z.enum(['relock', 'revalidate']),
+      node_ids: z.array(z.string()),
+      depth: z.int().min(1),
+    }),
+  ),
+  at: z.string(),
+});
+export type CascadePlannedEvent = z.infer<typeof CascadePlannedEventSchema>;
+
+/** A cascade re-lock not made: none of the locks it imports changed since it was locked (Windmill PR #10966). */
+export const LockSkippedEventSchema = z.object({
+  ...ownerFields,
+  cascade_root: z.string(),
+  node_ids: z.array(z.string()),
+  at: z.string(),
+});
+
+export const LOCK_EVENTS = {
+  completed: defineEvent('evt.lock.completed', LockCompletedEventSchema),
+  failed: defineEvent('evt.lock.failed', LockFailedEventSchema),
+  superseded: defineEvent('evt.lock.superseded', LockSupersededEventSchema),
+  skipped: defineEvent('evt.lock.skipped', LockSkippedEventSchema),
+  revalidated: defineEvent('evt.lock.revalidated', DependentRevalidatedEventSchema),
+  cascadePlanned: defineEvent('evt.lock.cascade_planned', CascadePlannedEventSchema),
+} as const;
+
+export const LockStatusRequestSchema = z.object({ actor: ActorSchema, ...ownerFields }).strict();
+export const LockStatusReplySchema = z.object({
+  units: z.array(
+    z.object({
+      node_id: z.string(),
+      language: z.string(),
+      version: z.string(),
+      code_sha256: Sha256Schema,
+      status: z.enum(['ok', 'error', 'pending', 'unlocked']),
+      lock_sha256: Sha256Schema.nullable(),
+      error_log: z.string().nullable(),
+      locked_at: z.string().nullable(),
+    }),
+  ),
+  /** What this owner depends on, as the last lock mapped it. */
+  imports: z.array(
+    z.object({
+      node_id: z.string(),
+      edge_kind: EdgeKindSchema,
+      imported_kind: LockOwnerKindSchema,
+      imported_path: z.string(),
+      imported_lock_sha256: Sha256Schema.nullable(),
+    }),
+  ),
+});
+export type LockStatusReply = z.infer<typeof LockStatusReplySchema>;

@@ -1,0 +1,57 @@
+import { TypescriptLockSchema, type TypescriptLock } from './locker.contract.js';
+
+/**
+ * The text of a lock as items hold it (`script.lock`, a step's or a tool's `value.lock`).
+ *
+ * - npm (bun, deno, nativets): `{"flowmesh_lock":"npm",...}`, a `TypescriptLock` (requirements
+ *   and npm's `package-lock.json`), which a worker installs with `npm ci` without asking anyone.
+ * - python3: Windmill's format, `# py: <version>` then one `name==version` a line.
+ */
+const NPM_MARK = 'npm';
+
+export function npmLockText(lock: TypescriptLock): string {
+  return JSON.stringify({ flowmesh_lock: NPM_MARK, ...lock });
+}
+
+/** The npm lock a lock text holds; undefined for any other text (a Windmill lock, a python one). */
+export function parseNpmLockText(text: string | null | undefined): TypescriptLock | undefined {
+  if (!text || !text.startsWith('{"flowmesh_lock":"npm"')) return undefined;
+  try {
+    const parsed = TypescriptLockSchema.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export interface PythonLock {
+  /** `3.11`; absent when the resolver did not say. */
+  readonly python?: string;
+  /** Distribution name (lower case) to exact version. */
+  readonly pins: Readonly<Record<string, string>>;
+}
+
+export function pythonLockText(lock: PythonLock): string {
+  const lines = Object.entries(lock.pins)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([name, version]) => `${name}==${version}`);
+  return [...(lock.python ? [`# py: ${lock.python}`] : []), ...lines].join('\n');
+}
+
+export function parsePythonLockText(text: string | null | undefined): PythonLock | undefined {
+  if (!text) return undefined;
+  let python: string | undefined;
+  const pins: Record<string, string> = {};
+  for (const line of text.split('\n').map((l) => l.trim())) {
+    if (line === '') continue;
+    const py = /^# py: (\S+)$/.exec(line);
+    if (py) {
+      python = py[1];
+      continue;
+    }
+    const pin = /^([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s;]+)$/.exec(line);
+    if (!pin) return undefined;
+    pins[pin[1].toLowerCase()] = pin[2]!;
+  }
+  return { ...(python ? { python } : {}), pins };
+}

@@ -1,0 +1,418 @@
+import { randomBytes } from 'node:crypto';
+import {
+  createLockerClient,
+  createRegistryIdentityClient,
+  createRegistryItemsClient,
+  LOCK_EVENTS,
+  parseNpmLockText,
+  type Actor,
+  type EventContract,
+  type LockerClient,
+  type RegistryItemsClient,
+} from '@flowmesh/contracts';
+import { connectMesh, listenToEvent, MeshClient, type MeshConnection } from '@flowmesh/messaging';
+import {
+  startMesh,
+  startPackumentRegistry,
+  startTestService,
+  waitFor,
+  type PackumentRegistry,
+  type TestMesh,
+  type TestService,
+} from '@flowmesh/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { z } from 'zod';
+import { dependencyLockerDefinition } from '../src/dependency-locker.definition.js';
+
+import { buildPythonIndex, pipAvailable } from './support/python-index.js';
+
+type Payload<C> = C extends EventContract<infer P> ? z.output<P> : never;
+
+// The whole pipeline on real processes: resource-registry (its build output) records deploys in
+// its outbox, dependency-locker (in this process) locks them against a local packument registry
+// and writes the locks back through the registry. Offline: no public registry is asked.
+describe('dependency-locker: locks on deploy, the map, cascades', () => {
+  let mesh: TestMesh;
+  let locker: TestService;
+  let npm: PackumentRegistry;
+  let pyIndex: ReturnType<typeof buildPythonIndex> | undefined;
+  let conn: MeshConnection;
+  let items: RegistryItemsClient;
+  let status: LockerClient;
+  const admin: Actor = { token: `fm_test_${randomBytes(24).toString('base64url')}` };
+  const inMain = { actor: admin, workspace: 'main' };
+  const seen = {
+    completed: [] as Array<Payload<typeof LOCK_EVENTS.completed>>,
+    failed: [] as Array<Payload<typeof LOCK_EVENTS.failed>>,
+    skipped: [] as Array<Payload<typeof LOCK_EVENTS.skipped>>,
+    superseded: [] as Array<Payload<typeof LOCK_EVENTS.superseded>>,
+    revalidated: [] as Array<Payload<typeof LOCK_EVENTS.revalidated>>,
+    planned: [] as Array<Payload<typeof LOCK_EVENTS.cascadePlanned>>,
+  };
+  const DEBOUNCE_MS = 3_000;
+
+  beforeAll(async () => {
+    npm = await startPackumentRegistry({
+      'fm-alpha': { '1.0.0': {}, '1.1.0': { 'fm-beta': '^2.0.0' } },
+      'fm-beta': { '2.0.0': {}, '2.3.0': {} },
+      'fm-gamma': { '1.0.0': {}, '1.2.0': {} },
+    });
+    pyIndex = pipAvailable
+      ? buildPythonIndex({
+          'fmtest-py': { '1.0.0': [], '1.1.0': ['fmtest-dep>=2'] },
+          'fmtest-dep': { '2.5.0': [] },
+        })
+      : undefined;
+    mesh = await startMesh({
+      processes: ['resource-registry'],
+      env: { FLOWMESH_ADMIN_TOKEN: admin.token, FLOWMESH_ADMIN_EMAIL: 'admin@example.test' },
+    });
+    locker = await startTestService(dependencyLockerDefinition, {
+      env: {
+        FLOWMESH_SUBJECT_PREFIX: mesh.env.FLOWMESH_SUBJECT_PREFIX,
+        FLOWMESH_LOCKER_NPM_REGISTRY: npm.url,
+        FLOWMESH_LOCKER_DEBOUNCE_MS: String(DEBOUNCE_MS),
+        FLOWMESH_LOCKER_POLL_MS: '200',
+        FLOWMESH_LOCKER_PYTHON_RESOLVER: 'pip',
+        ...(pyIndex ? { FLOWMESH_LOCKER_PYTHON_INDEX: pyIndex.url } : {}),
+      },
+    });
+    conn = await connectMesh({
+      url: mesh.env.NATS_URL,
+      name: 'locker-pipeline-test',
+      prefix: mesh.env.FLOWMESH_SUBJECT_PREFIX,
+    });
+    const client = new MeshClient(conn);
+    items = createRegistryItemsClient(client);
+    status = createLockerClient(client);
+    listenToEvent(conn, LOCK_EVENTS.completed, (e) => seen.completed.push(e));
+    listenToEvent(conn, LOCK_EVENTS.failed, (e) => seen.failed.push(e));
+    listenToEvent(conn, LOCK_EVENTS.skipped, (e) => seen.skipped.push(e));
+    listenToEvent(conn, LOCK_EVENTS.superseded, (e) => seen.superseded.push(e));
+    listenToEvent(conn, LOCK_EVENTS.revalidated, (e) => seen.revalidated.push(e));
+    listenToEvent(conn, LOCK_EVENTS.cascadePlanned, (e) => seen.planned.push(e));
+  }, 180_000);
+
+  afterAll(async () => {
+    await conn?.drain();
+    await locker?.stop();
+    await mesh?.stop();
+    await npm?.close();
+    pyIndex?.remove();
+  });
+
+  /** A folder of its own per test, so tests never see each other's items. */
+  async function folder(): Promise<string> {
+    const name = `t${randomBytes(4).toString('hex')}`;
+    await createRegistryIdentityClient(new MeshClient(conn)).createFolder({ ...inMain, name });
+    return `f/${name}`;
+  }
+
+  const completion = (
+    kind: string,
+    path: string,
+    match: (e: Payload<typeof LOCK_EVENTS.completed>) => boolean = () => true,
+  ) =>
+    waitFor(() => seen.completed.find((e) => e.owner_kind === kind && e.path === path && match(e)), {
+      timeoutMs: 90_000,
+      description: `a lock of ${kind} ${path}`,
+    });
+  const count = (kind: string, path: string, root: string) =>
+    seen.completed.filter((e) => e.owner_kind === kind && e.path === path && e.cascade_root === root).length;
+  const versionOf = (lock: string | null | undefined, name: string) =>
+    (parseNpmLockText(lock)?.lockfile.packages as Record<string, { version: string }> | undefined)?.[
+      `node_modules/${name}`
+    ]?.version;
+  const scriptLock = async (path: string) => (await items.getScript({ ...inMain, path })).lock;
+  const deployScript = async (path: string, content: string) => {
+    const exists = (await items.scriptExists({ ...inMain, path })).exists;
+    const body = { ...inMain, path, language: 'bun' as const, content };
+    return exists ? items.updateScript(body) : items.createScript(body);
+  };
+
+  it('script -> importer -> agent tool -> linked flow: each locked on deploy, re-locked once when the script pins a version', async () => {
+    const dir = await folder();
+    const a = `${dir}/a`;
+    const b = `${dir}/b`;
+    const agent = `${dir}/helper`;
+    const flow = `${dir}/chat`;
+    const { hash: aHash } = await deployScript(
+      a,
+      `import alpha from 'fm-alpha';\nexport function main() { return alpha; }`,
+    );
+    await completion('script', a, (e) => e.version === aHash);
+    expect(versionOf(await scriptLock(a), 'fm-alpha')).toBe('1.1.0');
+    expect(versionOf(await scriptLock(a), 'fm-beta')).toBe('2.3.0');
+
+    await deployScript(
+      b,
+      `import { main as a } from './a';\nimport g from 'fm-gamma@1.0.0';\nexport function main() { return a(); }`,
+    );
+    await completion('script', b);
+    const bLock = await scriptLock(b);
+    expect([versionOf(bLock, 'fm-alpha'), versionOf(bLock, 'fm-beta'), versionOf(bLock, 'fm-gamma')]).toEqual(
+      ['1.1.0', '2.3.0', '1.0.0'],
+    );
+
+    await items.createResource({
+      ...inMain,
+      path: agent,
+      resource_type: 'ai_agent',
+      value: {
+        provider: { kind: 'openai', resource: '$res:f/ai/openai', model: 'gpt-4o-mini' },
+        tools: [
+          {
+            id: 'shout',
+            summary: 'shout',
+            value: {
+              tool_type: 'flowmodule',
+              type: 'rawscript',
+              language: 'bun',
+              content: `import { main as a } from '/${a}';\nexport function main(x: string) { return x + a(); }`,
+              input_transforms: {},
+            },
+          },
+          {
+            id: 'lookup',
+            summary: 'lookup',
+            value: { tool_type: 'flowmodule', type: 'script', path: a, input_transforms: {} },
+          },
+        ],
+      },
+    });
+    await completion('agent', agent);
+    const tools = (
+      (await items.getResource({ ...inMain, path: agent })).value as {
+        tools: Array<{ value: { lock?: string } }>;
+      }
+    ).tools;
+    expect(versionOf(tools[0].value.lock, 'fm-alpha')).toBe('1.1.0');
+    // An editor saving the agent with its tools as authored (no locks) keeps them: never blank.
+    const agentValue = (await items.getResource({ ...inMain, path: agent })).value as {
+      tools: Array<{ value: Record<string, unknown> }>;
+    };
+    await items.updateResource({
+      ...inMain,
+      path: agent,
+      value: {
+        ...agentValue,
+        system_prompt: 'Be brief.',
+        tools: agentValue.tools.map(({ value: { lock: _lock, ...value }, ...tool }) => ({ ...tool, value })),
+      },
+    });
+    const kept = ((await items.getResource({ ...inMain, path: agent })).value as typeof agentValue).tools;
+    expect(kept[0]?.value.lock).toBe(tools[0].value.lock);
+
+    await items.createFlow({
+      ...inMain,
+      path: flow,
+      value: {
+        modules: [
+          {
+            id: 'ask',
+            value: {
+              type: 'aiagent',
+              agent,
+              input_transforms: { user_message: { type: 'static', value: 'hi' } },
+            },
+          },
+          {
+            id: 'fmt',
+            value: {
+              type: 'rawscript',
+              language: 'bun',
+              content: `import g from 'fm-gamma';\nexport function main() { return 1; }`,
+              input_transforms: {},
+            },
+          },
+        ],
+      },
+    });
+    await completion('flow', flow);
+    const steps = (await items.getFlow({ ...inMain, path: flow })).value.modules as Array<{
+      value: { lock?: string };
+    }>;
+    expect(versionOf(steps[1].value.lock, 'fm-gamma')).toBe('1.2.0');
+
+    // The map: B imports A (with A's lock hash), the agent imports A and uses it as a tool, the flow links the agent.
+    const aSha = (await status.lockStatus({ ...inMain, owner_kind: 'script', path: a })).units[0].lock_sha256;
+    expect((await status.lockStatus({ ...inMain, owner_kind: 'script', path: b })).imports).toEqual([
+      {
+        node_id: '',
+        edge_kind: 'relative_import',
+        imported_kind: 'script',
+        imported_path: a,
+        imported_lock_sha256: aSha,
+      },
+    ]);
+    expect(
+      (await status.lockStatus({ ...inMain, owner_kind: 'agent', path: agent })).imports.map(
+        (e) => `${e.node_id} ${e.edge_kind} ${e.imported_path}`,
+      ),
+    ).toEqual([`lookup path_tool ${a}`, `shout relative_import ${a}`]);
+    expect((await status.lockStatus({ ...inMain, owner_kind: 'flow', path: flow })).imports).toMatchObject([
+      { node_id: 'ask', edge_kind: 'linked_agent', imported_kind: 'agent', imported_path: agent },
+    ]);
+
+    // Redeploy A pinning fm-alpha 1.0.0: B and the agent's tool keep that pin, the flow is checked again.
+    await deployScript(a, `import alpha from 'fm-alpha@1.0.0';\nexport function main() { return alpha; }`);
+    const root = `script:${a}`;
+    await completion('script', b, (e) => e.cascade_root === root);
+    await completion('agent', agent, (e) => e.cascade_root === root);
+    await waitFor(() => seen.revalidated.find((e) => e.path === flow && e.cascade_root === root), {
+      timeoutMs: 90_000,
+    });
+    const relocked = await scriptLock(b);
+    expect([
+      versionOf(relocked, 'fm-alpha'),
+      versionOf(relocked, 'fm-beta'),
+      versionOf(relocked, 'fm-gamma'),
+    ]).toEqual(['1.0.0', undefined, '1.0.0']);
+    const relockedTools = (
+      (await items.getResource({ ...inMain, path: agent })).value as {
+        tools: Array<{ value: { lock?: string } }>;
+      }
+    ).tools;
+    expect(versionOf(relockedTools[0].value.lock, 'fm-alpha')).toBe('1.0.0');
+    expect(
+      seen.planned
+        .find((p) => p.root === root)
+        ?.targets.map((t) => `${t.owner_kind}:${t.path} ${t.action} ${t.depth}`),
+    ).toEqual([`agent:${agent} relock 1`, `script:${b} relock 1`, `flow:${flow} revalidate 2`]);
+    expect([count('script', b, root), count('agent', agent, root)]).toEqual([1, 1]);
+    // Only packuments were asked for: a lock needs no tarball.
+    expect(npm.requests.every((r) => !r.endsWith('.tgz'))).toBe(true);
+  }, 240_000);
+
+  it('a diamond re-locks its bottom once; a script and a flow at one path are two owners (kind in the debounce key)', async () => {
+    const dir = await folder();
+    await deployScript(`${dir}/a`, `import 'fm-gamma@1.0.0';`);
+    await completion('script', `${dir}/a`);
+    for (const side of ['b', 'c']) await deployScript(`${dir}/${side}`, `import '/${dir}/a';`);
+    await deployScript(`${dir}/d`, `import '/${dir}/b';\nimport '/${dir}/c';`);
+    await items.createFlow({
+      ...inMain,
+      path: `${dir}/b`,
+      value: {
+        modules: [
+          {
+            id: 's',
+            value: {
+              type: 'rawscript',
+              language: 'bun',
+              content: `import '/${dir}/a';`,
+              input_transforms: {},
+            },
+          },
+        ],
+      },
+    });
+    for (const [kind, path] of [
+      ['script', 'b'],
+      ['script', 'c'],
+      ['script', 'd'],
+      ['flow', 'b'],
+    ] as const)
+      await completion(kind, `${dir}/${path}`);
+
+    await deployScript(`${dir}/a`, `import 'fm-gamma@1.2.0';`);
+    const root = `script:${dir}/a`;
+    await completion('script', `${dir}/d`, (e) => e.cascade_root === root);
+    await completion('flow', `${dir}/b`, (e) => e.cascade_root === root);
+    expect(versionOf(await scriptLock(`${dir}/d`), 'fm-gamma')).toBe('1.2.0');
+    expect(['b', 'c', 'd'].map((p) => count('script', `${dir}/${p}`, root))).toEqual([1, 1, 1]);
+    expect(count('flow', `${dir}/b`, root)).toBe(1);
+  }, 240_000);
+
+  it('a redeploy that changes no lock skips the dependents; a failed lock keeps the previous one, never blank, with the error log', async () => {
+    const dir = await folder();
+    await deployScript(`${dir}/a`, `import 'fm-alpha@1.0.0';\nexport const x = 1;`);
+    await completion('script', `${dir}/a`);
+    await deployScript(`${dir}/b`, `import '/${dir}/a';`);
+    await completion('script', `${dir}/b`);
+
+    // Other code, the same imports: A's lock is the same, so B is not locked again.
+    await deployScript(`${dir}/a`, `import 'fm-alpha@1.0.0';\nexport const x = 2;`);
+    await waitFor(() => seen.skipped.find((e) => e.path === `${dir}/b`), { timeoutMs: 90_000 });
+    expect(count('script', `${dir}/b`, `script:${dir}/a`)).toBe(0);
+
+    const good = await scriptLock(`${dir}/a`);
+    expect(versionOf(good, 'fm-alpha')).toBe('1.0.0');
+    const { hash } = await deployScript(`${dir}/a`, `import 'fm-alpha@1.0.0';\nimport 'fm-no-such-package';`);
+    // The new version holds the last good lock from the moment it is saved.
+    expect(await scriptLock(`${dir}/a`)).toBe(good);
+    const failure = await waitFor(
+      () => seen.failed.find((e) => e.path === `${dir}/a` && e.version === hash),
+      {
+        timeoutMs: 90_000,
+      },
+    );
+    expect(failure.error).toContain('fm-no-such-package');
+    expect(await scriptLock(`${dir}/a`)).toBe(good);
+    const unit = (await status.lockStatus({ ...inMain, owner_kind: 'script', path: `${dir}/a` })).units[0];
+    expect(unit).toMatchObject({ status: 'error', version: hash });
+    expect(unit.error_log).toContain('fm-no-such-package');
+  }, 240_000);
+
+  it('a user deploy that lands while a cascade re-lock waits supersedes it', async () => {
+    const dir = await folder();
+    await deployScript(`${dir}/a`, `import 'fm-gamma@1.0.0';`);
+    await completion('script', `${dir}/a`);
+    await deployScript(`${dir}/b`, `import '/${dir}/a';`);
+    await completion('script', `${dir}/b`);
+
+    await deployScript(`${dir}/a`, `import 'fm-gamma@1.2.0';`);
+    const root = `script:${dir}/a`;
+    await waitFor(() => seen.planned.find((p) => p.root === root), { timeoutMs: 90_000 });
+    // Within the debounce window, the user deploys B itself.
+    const { hash } = await deployScript(`${dir}/b`, `import '/${dir}/a';\nimport 'fm-beta@2.0.0';`);
+    await waitFor(() => seen.superseded.find((e) => e.path === `${dir}/b`), { timeoutMs: 90_000 });
+    await completion('script', `${dir}/b`, (e) => e.cause === 'deploy' && e.version === hash);
+    const lock = await scriptLock(`${dir}/b`);
+    expect([versionOf(lock, 'fm-gamma'), versionOf(lock, 'fm-beta')]).toEqual(['1.2.0', '2.0.0']);
+    expect(count('script', `${dir}/b`, root)).toBe(0);
+  }, 240_000);
+
+  it.skipIf(!pipAvailable)(
+    'python3: a workspace import is followed and its pinned requirement kept',
+    async () => {
+      const dir = await folder();
+      await items.createScript({
+        ...inMain,
+        path: `${dir}/helpers`,
+        language: 'python3',
+        content: `# requirements:\n# fmtest-py==1.0.0\nimport fmtest_py\n\ndef go():\n    return 1\n`,
+      });
+      await completion('script', `${dir}/helpers`);
+      expect((await scriptLock(`${dir}/helpers`))?.split('\n').slice(1)).toEqual(['fmtest-py==1.0.0']);
+      const folderName = dir.split('/')[1];
+      await items.createScript({
+        ...inMain,
+        path: `${dir}/main`,
+        language: 'python3',
+        content: `import json\nimport fmtest_py\nfrom f.${folderName}.helpers import go\n\ndef main():\n    return go()\n`,
+      });
+      await completion('script', `${dir}/main`);
+      // Its own bare import takes the helper's pin instead of the newest (1.1.0, which needs fmtest-dep).
+      expect((await scriptLock(`${dir}/main`))?.split('\n')).toEqual([
+        expect.stringMatching(/^# py: 3\.\d+$/),
+        'fmtest-py==1.0.0',
+      ]);
+      expect(
+        (await status.lockStatus({ ...inMain, owner_kind: 'script', path: `${dir}/main` })).imports,
+      ).toMatchObject([{ edge_kind: 'relative_import', imported_path: `${dir}/helpers` }]);
+    },
+    240_000,
+  );
+
+  it('refuses the lock status to someone who may not read the item', async () => {
+    await expect(
+      status.lockStatus({
+        actor: { token: 'fm_not_a_token' },
+        workspace: 'main',
+        owner_kind: 'script',
+        path: 'f/x/y',
+      }),
+    ).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
+  });
+});

@@ -1,0 +1,16 @@
+import { registryLocksContract, type WriteLocksReply, type WriteLocksRequest } from '@flowmesh/contracts';
+import { HandleRequest } from '@flowmesh/messaging';
+import { Controller } from '@nestjs/common';
+import { Payload } from '@nestjs/microservices';
+import { WriteLocksService } from './write-locks.service.js';
+
+/** `registry.lock.*`: locks dependency-locker writes back into scripts, flows and agents. */
+@Controller()
+export class LocksHandler {
+  constructor(private readonly locks: WriteLocksService) {}
+
+  @HandleRequest(registryLocksContract.writeLocks)
+  write(@Payload() request: WriteLocksRequest): Promise<WriteLocksReply> {
+    return this.locks.write(request);
+  }
+}
