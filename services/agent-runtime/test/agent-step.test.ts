@@ -3006,4 +3006,39 @@ describe('agent-runtime: aiagent steps end to end', () => {
         .map((envelope) => envelope.event.call_id),
     ).toEqual(['call_nap', 'call_nap2']);
   }, 120_000);
+
+  it('a slot that frees takes the step waiting for it at once, not at the next poll', async () => {
+    // Polls a third of the lease apart (200 s): only a claim on the freed slot ends this in time.
+    await runtime.stop();
+    runtime = await startOwnProcess(
+      mesh,
+      'agent-runtime',
+      { ...runtimeEnv, FLOWMESH_AGENT_LEASE_MS: '600000' },
+      keep,
+    );
+    try {
+      fake.setDefaultReply({ text: 'ok' });
+      const steps = ['one', 'two', 'three'];
+      const parallel = await run([
+        {
+          id: 'all',
+          value: {
+            type: 'branchall',
+            parallel: true,
+            branches: steps.map((say) => ({
+              modules: [{ ...agentStep({ user_message: fixed(say) }), id: say }],
+            })),
+          },
+        },
+      ]);
+      expect([parallel.status, parallel.result]).toEqual([
+        'completed',
+        steps.map(() => expect.objectContaining({ output: 'ok' }) as unknown),
+      ]);
+    } finally {
+      fake.setDefaultReply(undefined);
+      await runtime.stop();
+      runtime = await startOwnProcess(mesh, 'agent-runtime', runtimeEnv, keep);
+    }
+  }, 180_000);
 });
