@@ -2103,7 +2103,10 @@ describe('agent-runtime: aiagent steps end to end', () => {
 
     /** A step parked on a question nobody answers (for 600 s); how many model calls were made by then. */
     const parkOnQuestion = async () => {
-      const question = { id: 'ask', value: { tool_type: 'question', timeout_s: 600 } };
+      const question = (say: string) => ({
+        id: `ask_${say}`,
+        value: { tool_type: 'question', timeout_s: 600 },
+      });
       fake.reply({
         toolCalls: [{ id: 'call_q', name: 'ask_question', arguments: '{"question":"Still there?"}' }],
       });
@@ -3034,6 +3037,64 @@ describe('agent-runtime: aiagent steps end to end', () => {
       expect([parallel.status, parallel.result]).toEqual([
         'completed',
         steps.map(() => expect.objectContaining({ output: 'ok' }) as unknown),
+      ]);
+
+      // Answers that come while the slot is busy: each is taken once the slot frees.
+      fake.setDefaultReply((request) =>
+        (request.body as { messages: { role: string }[] }).messages.at(-1)?.role === 'tool'
+          ? { text: 'answered' }
+          : {
+              toolCalls: [
+                {
+                  id: 'call_q',
+                  name: 'ask_question',
+                  arguments: '{"question":"Which?","choices":["a","b"]}',
+                },
+              ],
+            },
+      );
+      const question = (say: string) => ({
+        id: `ask_${say}`,
+        value: { tool_type: 'question', timeout_s: 600 },
+      });
+      const { job_id: flowId } = await jobs.runFlow({
+        ...inMain,
+        value: {
+          modules: [
+            {
+              id: 'all',
+              value: {
+                type: 'branchall',
+                parallel: true,
+                branches: steps.map((say) => ({
+                  modules: [
+                    { ...agentStep({ user_message: fixed(say) }, { tools: [question(say)] }), id: say },
+                  ],
+                })),
+              },
+            },
+          ],
+        },
+      });
+      const parkedSteps = await waitFor(
+        async () => {
+          const { jobs: children } = await jobs.list({ ...inMain, root_job: flowId, include_children: true });
+          const agents = children.filter((child) => child.kind === 'aiagent');
+          return agents.length === steps.length && agents.every((child) => child.status === 'suspended')
+            ? agents
+            : undefined;
+        },
+        { timeoutMs: 60_000, intervalMs: 100, description: 'every agent step to park on its question' },
+      );
+      await Promise.all(
+        parkedSteps.map((step) =>
+          jobs.resume({ ...inMain, id: step.id, resume_id: 0, approve: true, payload: { answer: 'a' } }),
+        ),
+      );
+      const answered = await ended(flowId);
+      expect([answered.status, answered.result]).toEqual([
+        'completed',
+        steps.map(() => expect.objectContaining({ output: 'answered' }) as unknown),
       ]);
     } finally {
       fake.setDefaultReply(undefined);
