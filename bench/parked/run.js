@@ -165,15 +165,6 @@ try {
   ).rows[0].n;
   const parkedMemory = await memoryAtRest(mesh);
 
-  const answeredAt = performance.now();
-  const answered = await answerAll();
-  await until(
-    async () => ((await count(`status IN ('queued', 'running', 'suspended')`)) === 0 ? true : undefined),
-    'every flow to end',
-  );
-  const resumedIn = performance.now() - answeredAt;
-  const failed = await count(`status <> 'completed'`);
-
   console.log(
     `\n${PARKED} agents queued and parked in ${ms(parkedIn)}; ${leased} parked jobs leased by a worker, ${owned} agent runs owned by a replica`,
   );
@@ -197,6 +188,15 @@ try {
       `${name.padEnd(26)} ${perThousand >= 0 ? '+' : ''}${perThousand.toFixed(2)} MiB per 1 000 parked while parking; at rest ${overFloor >= 0 ? '+' : ''}${overFloor.toFixed(0)} MiB over the floor`,
     );
   }
+  const answeredAt = performance.now();
+  const answered = await answerAll();
+  await until(
+    async () => ((await count(`status IN ('queued', 'running', 'suspended')`)) === 0 ? true : undefined),
+    'every flow to end',
+  );
+  const resumedIn = performance.now() - answeredAt;
+  const failed = await count(`status <> 'completed'`);
+
   console.log(
     `${answered} questions answered over NATS; every flow ended ${ms(resumedIn)} later; ${failed} not completed`,
   );
