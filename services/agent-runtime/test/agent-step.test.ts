@@ -2103,10 +2103,7 @@ describe('agent-runtime: aiagent steps end to end', () => {
 
     /** A step parked on a question nobody answers (for 600 s); how many model calls were made by then. */
     const parkOnQuestion = async () => {
-      const question = (say: string) => ({
-        id: `ask_${say}`,
-        value: { tool_type: 'question', timeout_s: 600 },
-      });
+      const question = { id: 'ask', value: { tool_type: 'question', timeout_s: 600 } };
       fake.reply({
         toolCalls: [{ id: 'call_q', name: 'ask_question', arguments: '{"question":"Still there?"}' }],
       });
