@@ -17,6 +17,7 @@ export {
 } from './persistence.module.js';
 export type { PersistenceLogger, ServiceDataSourceOptions } from './persistence-options.js';
 export { DatabaseUnavailableError } from './database-unavailable.error.js';
+export { isDatabaseUnavailable } from './database-fault.js';
 export { parseDatabaseUrl, describeTarget, type DatabaseTarget } from './database-url.util.js';
 export { SnakeNamingStrategy, snakeCase } from './snake-naming.strategy.js';
 export { CreatedAtColumn, UpdatedAtColumn, UuidPrimaryColumn } from './columns.js';

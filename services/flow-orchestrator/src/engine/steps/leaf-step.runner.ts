@@ -1,4 +1,5 @@
 import { jobTokenAuthority, MeshError, type JobKind, type ScriptLanguage } from '@flowmesh/contracts';
+import { isDatabaseUnavailable } from '@flowmesh/persistence';
 import { Inject, Injectable } from '@nestjs/common';
 import { QueryFailedError } from 'typeorm';
 import { JobRepository } from '../../jobs/job.repository.js';
@@ -169,12 +170,8 @@ export class LeafStepRunner {
 export function isJobFailure(error: unknown): boolean {
   if (error instanceof MeshError || error instanceof JobError || error instanceof ExpressionError)
     return true;
-  // The database's errors, and a pool that gave no connection in time, are the engine's.
-  if (error instanceof QueryFailedError) return false;
-  return !(
-    error instanceof Error &&
-    /timeout exceeded when trying to connect|Connection terminated/i.test(error.message)
-  );
+  // The database's errors, and a database that could not serve, are the engine's.
+  return !(error instanceof QueryFailedError || isDatabaseUnavailable(error));
 }
 
 /** Any failure as the `{ name, message, stack? }` a failed job returns. */
