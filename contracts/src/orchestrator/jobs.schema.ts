@@ -177,10 +177,10 @@ export const ResumeJobRequestSchema = z
   })
   .strict();
 export type ResumeJobRequest = z.infer<typeof ResumeJobRequestSchema>;
-export const ResumeJobReplySchema = z.object({
-  /** `resumed`: enough approvals, the flow continues; `waiting`: more are needed; `cancelled`: disapproved. */
-  outcome: z.enum(['resumed', 'waiting', 'cancelled']),
-});
+/** `resumed`: enough approvals, the flow continues; `waiting`: more are needed; `cancelled`: disapproved. */
+export const ResumeOutcomeSchema = z.enum(['resumed', 'waiting', 'cancelled']);
+export type ResumeOutcome = z.infer<typeof ResumeOutcomeSchema>;
+export const ResumeJobReplySchema = z.object({ outcome: ResumeOutcomeSchema });
 
 export const ListJobsRequestSchema = z
   .object({

@@ -7,6 +7,7 @@ import type { FlowOrchestratorConfig } from './flow-orchestrator.config.js';
 import { FLOW_ORCHESTRATOR_MIGRATIONS } from './migrations/index.js';
 import type { EngineConfig } from './engine/engine.config.js';
 import { EngineModule, engineConfigOf } from './engine/engine.module.js';
+import { GrpcApiModule } from './grpc/grpc-api.module.js';
 import { AgentStepsHandler } from './jobs/agent-steps.handler.js';
 import { RunApiModule } from './run-api/run-api.module.js';
 import { ParkedApprovalsMetrics } from './telemetry/parked-approvals.metrics.js';
@@ -26,6 +27,7 @@ export class FlowOrchestratorModule {
     engine: EngineConfig = engineConfigOf(config),
   ): DynamicModule {
     const engineModule = EngineModule.forRoot(config, engine);
+    const runApi = RunApiModule.forRoot(config, { imports: [engineModule] });
     if (engine.jobTokenKeys.insecureDevelopmentKey) {
       logger.warn(
         'FLOWMESH_JOB_TOKEN_STORE_KEYS is not set: job tokens are sealed at rest with the public development key (insecure-dev), which protects nothing; set it, the same on the orchestrator and its workers (required with NODE_ENV=production)',
@@ -53,8 +55,8 @@ export class FlowOrchestratorModule {
           logger: logger.child({ component: 'persistence' }),
         }),
         engineModule,
-        // The run API (HTTP and `orchestrator.job.*`) is the service role's; workers only run jobs.
-        ...(config.role === 'service' ? [RunApiModule.forRoot(config, { imports: [engineModule] })] : []),
+        // The run API (HTTP, `orchestrator.job.*` and gRPC) is the service role's; workers only run jobs.
+        ...(config.role === 'service' ? [runApi, GrpcApiModule.forRoot(runApi)] : []),
       ],
       // agent-runtime reports on AI steps to the service (one queue group answers each request).
       controllers: config.role === 'service' ? [AgentStepsHandler] : [],

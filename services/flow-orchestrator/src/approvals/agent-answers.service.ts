@@ -1,8 +1,7 @@
-import { createAgentStepClient, MeshError } from '@flowmesh/contracts';
+import { createAgentStepClient, MeshError, type ResumeOutcome } from '@flowmesh/contracts';
 import { MeshClient } from '@flowmesh/messaging';
 import { Injectable } from '@nestjs/common';
 import { JobRepository } from '../jobs/job.repository.js';
-import type { ResumeOutcome } from '../run-api/jobs-engine.port.js';
 
 /**
  * Answers to AI steps parked on a request of their agent (tools that need approval, a question):

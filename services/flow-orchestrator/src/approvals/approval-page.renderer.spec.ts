@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { SuspendedApproval } from '../run-api/jobs-engine.port.js';
+import type { SuspendedApproval } from './suspended-approval.reader.js';
 import { escapeHtml, renderApprovalPage } from './approval-page.renderer.js';
 
 const approval: SuspendedApproval = {

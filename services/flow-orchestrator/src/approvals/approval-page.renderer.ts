@@ -1,4 +1,4 @@
-import type { SuspendedApproval } from '../run-api/jobs-engine.port.js';
+import type { SuspendedApproval } from './suspended-approval.reader.js';
 
 export interface ApprovalPageModel {
   readonly approval: SuspendedApproval;

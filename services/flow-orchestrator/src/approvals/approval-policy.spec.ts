@@ -1,6 +1,6 @@
 import { MeshError, type Suspend } from '@flowmesh/contracts';
 import { describe, expect, it } from 'vitest';
-import type { SuspendedApproval } from '../run-api/jobs-engine.port.js';
+import type { SuspendedApproval } from './suspended-approval.reader.js';
 import { checkApprover } from './approval-policy.js';
 import type { Approver } from './approver.js';
 import { groupNames } from './required-groups.resolver.js';

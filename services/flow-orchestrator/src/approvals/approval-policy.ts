@@ -1,5 +1,5 @@
 import { MeshError } from '@flowmesh/contracts';
-import type { SuspendedApproval } from '../run-api/jobs-engine.port.js';
+import type { SuspendedApproval } from './suspended-approval.reader.js';
 import type { Approver } from './approver.js';
 
 export interface ApprovalAnswer {

@@ -1,7 +1,7 @@
 import { EXPRESSION_SANDBOX, type ExpressionSandbox } from '../ports/index.js';
 import { MeshError } from '@flowmesh/contracts';
 import { Inject, Injectable } from '@nestjs/common';
-import type { SuspendedApproval } from '../run-api/jobs-engine.port.js';
+import type { SuspendedApproval } from './suspended-approval.reader.js';
 
 /**
  * `user_groups_required` as group names: a static list (or one name), or a JavaScript

@@ -1,9 +1,9 @@
-import { MeshError } from '@flowmesh/contracts';
+import { MeshError, type ResumeOutcome } from '@flowmesh/contracts';
 import { Injectable } from '@nestjs/common';
 import type { Caller } from '../http/caller.js';
 import { RegistryAuthenticator } from '../http/registry-authenticator.js';
-import { JobsEngine, type ResumeOutcome, type SuspendedApproval } from '../run-api/jobs-engine.port.js';
-import { JobVisibility } from '../run-api/job-visibility.service.js';
+import { JobVisibility } from '../access/job-visibility.service.js';
+import { ResumeJobUseCase } from '../jobs/resume-job.use-case.js';
 import { checkApprover } from './approval-policy.js';
 import type { Approver } from './approver.js';
 import { RequiredGroupsResolver } from './required-groups.resolver.js';
@@ -11,6 +11,7 @@ import { AgentAnswers } from './agent-answers.service.js';
 import { ResumeFormValidator } from './resume-form.validator.js';
 import { ResumeSigner } from './resume-signer.js';
 import type { SignedLink } from './signed-link.js';
+import { SuspendedApprovalReader, type SuspendedApproval } from './suspended-approval.reader.js';
 
 export interface ResumeAnswer {
   readonly approve: boolean;
@@ -37,7 +38,8 @@ export interface AnswerAs {
 @Injectable()
 export class ResumeJobService {
   constructor(
-    private readonly engine: JobsEngine,
+    private readonly approvals: SuspendedApprovalReader,
+    private readonly resumes: ResumeJobUseCase,
     private readonly signer: ResumeSigner,
     private readonly forms: ResumeFormValidator,
     private readonly groups: RequiredGroupsResolver,
@@ -52,7 +54,7 @@ export class ResumeJobService {
     bearerToken: string | undefined,
   ): Promise<ResumeOutcome> {
     this.verify(link);
-    const approval = await this.engine.suspendedApproval(link.workspace, link.jobId);
+    const approval = await this.approvals.read(link.workspace, link.jobId);
     const identity =
       bearerToken === undefined ? null : await this.authenticator.authenticate(bearerToken, link.workspace);
     const approver: Approver = identity
@@ -79,7 +81,7 @@ export class ResumeJobService {
     as: AnswerAs,
   ): Promise<ResumeOutcome> {
     const workspace = caller.identity.workspace;
-    const approval = await this.engine.suspendedApproval(workspace, jobId);
+    const approval = await this.approvals.read(workspace, jobId);
     if (!approval) return this.answerAgent(caller, jobId, answer, as);
     if (!as.authenticated) {
       const approver: Approver = { kind: 'anonymous', name: as.approver ?? 'anonymous' };
@@ -114,7 +116,7 @@ export class ResumeJobService {
   /** The step a valid link answers; a bad signature is refused before anything about the job is said. */
   async signedApproval(link: SignedLink): Promise<SuspendedApproval> {
     this.verify(link);
-    const approval = await this.engine.suspendedApproval(link.workspace, link.jobId);
+    const approval = await this.approvals.read(link.workspace, link.jobId);
     if (!approval) throw notWaiting(link.jobId);
     return approval;
   }
@@ -140,7 +142,7 @@ export class ResumeJobService {
     const schema = approval.suspend.resume_form?.schema;
     const payload = answer.payload === undefined ? {} : answer.payload;
     if (answer.approve && schema !== undefined) this.forms.validate(schema, payload);
-    return this.engine.resumeSuspended({
+    return this.resumes.resume({
       workspace,
       jobId,
       resumeId,

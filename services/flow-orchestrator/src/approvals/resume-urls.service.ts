@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Caller } from '../http/caller.js';
-import { JobVisibility } from '../run-api/job-visibility.service.js';
+import { JobVisibility } from '../access/job-visibility.service.js';
 import { ResumeSigner } from './resume-signer.js';
 
 export const PUBLIC_URL = Symbol('flow-orchestrator.public-url');

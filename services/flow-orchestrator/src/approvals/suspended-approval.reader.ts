@@ -2,7 +2,23 @@ import { isTerminalJobStatus, SuspendSchema, type FlowStatus, type Suspend } fro
 import { Injectable } from '@nestjs/common';
 import { isFlowKind, type JobRecord } from '../jobs/job.record.js';
 import { JobRepository } from '../jobs/job.repository.js';
-import type { SuspendedApproval } from '../run-api/jobs-engine.port.js';
+
+/** A flow parked on a step with `suspend`, as an approver answering it needs to know it. */
+export interface SuspendedApproval {
+  /** The flow job that waits. */
+  readonly flowJobId: string;
+  /** The step that suspended it, and that step's job when it ran one. */
+  readonly stepId: string;
+  readonly stepJobId: string | undefined;
+  readonly suspend: Suspend;
+  /** Who started the flow: `self_approval_disabled` refuses them. */
+  readonly createdBy: string;
+  readonly email: string;
+  /** Approvals still needed. */
+  readonly remaining: number;
+  /** The expression context of `user_groups_required` when it is an expression. */
+  readonly context: Readonly<Record<string, unknown>>;
+}
 
 interface ModuleDefinition {
   readonly id?: unknown;

@@ -8,7 +8,6 @@ import { JobQueries } from '../jobs/job-queries.js';
 import { JobRepository } from '../jobs/job.repository.js';
 import { WriteGroups } from '../jobs/write-groups.js';
 import { JobWaiter } from '../jobs/job-waiter.js';
-import { JobsService } from '../jobs/jobs.service.js';
 import { ResumeJobUseCase } from '../jobs/resume-job.use-case.js';
 import { ChatTranscript } from '../jobs/chat-transcript.js';
 import { RunFlowUseCase } from '../jobs/run-flow.use-case.js';
@@ -63,7 +62,6 @@ const CORE_PROVIDERS: Provider[] = [
   ResumeJobUseCase,
   JobQueries,
   JobWaiter,
-  JobsService,
   AgentStepUseCase,
   TimerPoller,
 ];

@@ -9,11 +9,12 @@ import {
 import { InjectMeshConnection, type MeshConnection } from '@flowmesh/messaging';
 import { Injectable } from '@nestjs/common';
 import { Observable } from 'rxjs';
+import { JobVisibility } from '../access/job-visibility.service.js';
 import { ActorCallerResolver } from '../http/actor-caller.resolver.js';
 import type { Caller } from '../http/caller.js';
-import { JobVisibility } from '../run-api/job-visibility.service.js';
-import { JobsEngine } from '../run-api/jobs-engine.port.js';
+import { JobQueries } from '../jobs/job-queries.js';
 import { RunStreamReader } from '../run-api/run-stream.reader.js';
+import { WaitForResultService } from '../run-api/wait-for-result.service.js';
 import { formatWatchOffset, parseWatchOffset, type WatchOffset } from './job-watch-offset.js';
 import { newStepEvents } from './step-events.js';
 
@@ -34,7 +35,8 @@ export class JobWatch {
   constructor(
     private readonly callers: ActorCallerResolver,
     private readonly visibility: JobVisibility,
-    private readonly engine: JobsEngine,
+    private readonly results: WaitForResultService,
+    private readonly jobs: JobQueries,
     @InjectMeshConnection() private readonly conn: MeshConnection,
   ) {}
 
@@ -106,12 +108,12 @@ export class JobWatch {
         return;
       }
       // Returns at once when the job ends; else a short wait before the steps are read again.
-      await this.engine.waitForResult(caller, job.id, STEP_POLL_MS, false);
+      await this.results.waitFor(caller, job.id, STEP_POLL_MS, false);
       const recheck = Date.now() - checkedAt > ACCESS_RECHECK_MS;
       if (recheck) checkedAt = Date.now();
       const next = recheck
         ? await this.visibility.readable(caller, job.id)
-        : await this.engine.findJob(caller.identity.workspace, job.id);
+        : await this.jobs.find(caller.identity.workspace, job.id);
       if (!next) return;
       job = next;
     }

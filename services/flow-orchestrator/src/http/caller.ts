@@ -8,3 +8,8 @@ export interface Caller {
   readonly identity: CallerIdentity;
   readonly actor: Actor;
 }
+
+/** The `actor` and `workspace` of a contract request made as `caller`. */
+export function requestFieldsOf(caller: Caller): { readonly actor: Actor; readonly workspace: string } {
+  return { actor: caller.actor, workspace: caller.identity.workspace };
+}

@@ -17,11 +17,3 @@ export interface ResumeCommand {
   readonly approve: boolean;
   readonly approverIdentity: CallerIdentity | null;
 }
-
-export type ResumeOutcome = 'resumed' | 'waiting' | 'cancelled';
-
-/** How long `waitForResult` waits, and whether a flow's `early_return` ends the wait. */
-export interface WaitForResultOptions {
-  readonly timeoutMs: number;
-  readonly earlyReturn?: boolean;
-}

@@ -1,15 +1,27 @@
-import { MeshError, type JobLogsReply, type JobSummary, type ListJobsRequest } from '@flowmesh/contracts';
+import {
+  MeshError,
+  type Job,
+  type JobLogsReply,
+  type JobSummary,
+  type ListJobsRequest,
+} from '@flowmesh/contracts';
 import { Injectable } from '@nestjs/common';
-import { toJobSummary } from './job-row.mapper.js';
+import { toJob, toJobSummary } from './job-row.mapper.js';
 import type { JobRecord } from './job.record.js';
 import { JobRepository } from './job.repository.js';
 
 type ListFilter = Omit<ListJobsRequest, 'actor'>;
 
-/** Reads of jobs for the run API (which decides who may see them): lists, logs, a node's result. */
+/** Reads of jobs for the run API (which decides who may see them): a job, lists, logs, a node's result. */
 @Injectable()
 export class JobQueries {
   constructor(private readonly jobs: JobRepository) {}
+
+  /** The job when it exists in `workspace`; whether the caller may see it is not asked here. */
+  async find(workspace: string, id: string): Promise<Job | undefined> {
+    const record = await this.jobs.load(id);
+    return record && record.workspace === workspace ? toJob(record) : undefined;
+  }
 
   async list(filter: ListFilter): Promise<JobSummary[]> {
     const where = ['workspace = $1'];

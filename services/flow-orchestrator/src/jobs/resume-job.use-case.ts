@@ -1,7 +1,7 @@
-import { isTerminalJobStatus, MeshError, type FlowValue } from '@flowmesh/contracts';
+import { isTerminalJobStatus, MeshError, type FlowValue, type ResumeOutcome } from '@flowmesh/contracts';
 import { Injectable } from '@nestjs/common';
 import { EngineOutbox } from '../engine/engine-outbox.js';
-import type { ResumeCommand, ResumeOutcome } from './job-commands.js';
+import type { ResumeCommand } from './job-commands.js';
 import { isFlowKind, type JobRecord } from './job.record.js';
 import { JobRepository } from './job.repository.js';
 

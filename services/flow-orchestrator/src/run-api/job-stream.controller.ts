@@ -2,13 +2,13 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { MeshError } from '@flowmesh/contracts';
 import { InjectMeshConnection, type MeshConnection } from '@flowmesh/messaging';
 import { Controller, Get, Param, Req, Res, UseGuards } from '@nestjs/common';
+import { JobVisibility } from '../access/job-visibility.service.js';
 import { BearerAuthGuard } from '../http/bearer-auth.guard.js';
 import type { Caller } from '../http/caller.js';
 import { CurrentCaller } from '../http/current-caller.decorator.js';
 import { jobIdParam } from '../http/job-id.param.js';
-import { JobVisibility } from './job-visibility.service.js';
-import { JobsEngine } from './jobs-engine.port.js';
 import { RunStreamReader } from './run-stream.reader.js';
+import { WaitForResultService } from './wait-for-result.service.js';
 
 /** A comment line while nothing streams, so proxies keep the connection open. */
 const KEEPALIVE_MS = 15_000;
@@ -28,7 +28,7 @@ const WAIT_SLICE_MS = 30_000;
 export class JobStreamController {
   constructor(
     private readonly visibility: JobVisibility,
-    private readonly engine: JobsEngine,
+    private readonly results: WaitForResultService,
     @InjectMeshConnection() private readonly conn: MeshConnection,
   ) {}
 
@@ -67,7 +67,7 @@ export class JobStreamController {
     try {
       // The run's end (not an early return), in slices so a caller who lost access stops hearing.
       while (open) {
-        const outcome = await this.engine.waitForResult(caller, job.id, WAIT_SLICE_MS, false);
+        const outcome = await this.results.waitFor(caller, job.id, WAIT_SLICE_MS, false);
         if (outcome.completed) {
           // What the steps said before they ended is all in the stream by now: relayed first.
           await reader.caughtUp();

@@ -2,14 +2,16 @@ import { randomInt } from 'node:crypto';
 import { orchestratorJobsContract as contract, type Job, type JobResultReply } from '@flowmesh/contracts';
 import { Injectable } from '@nestjs/common';
 import type { z } from 'zod';
+import { JobVisibility } from '../access/job-visibility.service.js';
 import { ResumeJobService } from '../approvals/resume-job.service.js';
 import { ActorCallerResolver } from '../http/actor-caller.resolver.js';
+import { requestFieldsOf } from '../http/caller.js';
+import { RunFlowUseCase } from '../jobs/run-flow.use-case.js';
+import { RunScriptUseCase } from '../jobs/run-script.use-case.js';
 import { CancelJobService } from './cancel-job.service.js';
-import { JobsEngine } from './jobs-engine.port.js';
-import { JobVisibility } from './job-visibility.service.js';
 import { ListJobsService } from './list-jobs.service.js';
 import { ReadJobService } from './read-job.service.js';
-import { StartJobService } from './start-job.service.js';
+import { WaitForResultService } from './wait-for-result.service.js';
 
 type Req<K extends keyof typeof contract> = z.output<(typeof contract)[K]['request']>;
 
@@ -27,21 +29,24 @@ export function freshResumeId(): number {
 export class JobsApi {
   constructor(
     private readonly callers: ActorCallerResolver,
-    private readonly start: StartJobService,
+    private readonly runFlows: RunFlowUseCase,
+    private readonly runScripts: RunScriptUseCase,
     private readonly visibility: JobVisibility,
     private readonly read: ReadJobService,
     private readonly listing: ListJobsService,
     private readonly cancelling: CancelJobService,
     private readonly resumes: ResumeJobService,
-    private readonly engine: JobsEngine,
+    private readonly results: WaitForResultService,
   ) {}
 
   async runFlow({ actor, workspace, ...command }: Req<'runFlow'>) {
-    return { job_id: await this.start.flow(await this.callers.callerOf({ actor, workspace }), command) };
+    const caller = await this.callers.callerOf({ actor, workspace });
+    return { job_id: await this.runFlows.run({ ...requestFieldsOf(caller), ...command }, caller.identity) };
   }
 
   async runScript({ actor, workspace, ...command }: Req<'runScript'>) {
-    return { job_id: await this.start.script(await this.callers.callerOf({ actor, workspace }), command) };
+    const caller = await this.callers.callerOf({ actor, workspace });
+    return { job_id: await this.runScripts.run({ ...requestFieldsOf(caller), ...command }, caller.identity) };
   }
 
   async get(req: Req<'get'>): Promise<Job> {
@@ -56,7 +61,7 @@ export class JobsApi {
     const caller = await this.callers.callerOf(req);
     await this.visibility.readable(caller, req.id);
     // The job's end, not a flow's early return: the caller asked for its result.
-    return this.engine.waitForResult(caller, req.id, req.timeout_ms, false);
+    return this.results.waitFor(caller, req.id, req.timeout_ms, false);
   }
 
   async resultByNode(req: Req<'resultByNode'>) {

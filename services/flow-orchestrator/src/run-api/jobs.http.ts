@@ -1,6 +1,6 @@
 import { JOB_KINDS, MemoryKeySchema, WorkerTagSchema, type JobStatus } from '@flowmesh/contracts';
 import { z } from 'zod';
-import type { JobFilter } from './jobs-engine.port.js';
+import type { JobFilter } from './list-jobs.service.js';
 
 /** HTTP shapes of `/api/w/:workspace/jobs/...`, as Windmill's jobs API takes them. */
 const ArgsSchema = z.record(z.string(), z.unknown());

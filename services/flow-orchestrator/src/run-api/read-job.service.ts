@@ -1,8 +1,8 @@
 import { isTerminalJobStatus, MeshError, type JobResultReply } from '@flowmesh/contracts';
 import { Injectable } from '@nestjs/common';
+import { JobVisibility } from '../access/job-visibility.service.js';
 import type { Caller } from '../http/caller.js';
-import { JobVisibility } from './job-visibility.service.js';
-import { JobsEngine } from './jobs-engine.port.js';
+import { JobQueries } from '../jobs/job-queries.js';
 import { toWindmillJob } from './windmill-job.mapper.js';
 
 /** Windmill's `get_result_maybe`. */
@@ -27,7 +27,7 @@ export interface JobUpdate {
 export class ReadJobService {
   constructor(
     private readonly visibility: JobVisibility,
-    private readonly engine: JobsEngine,
+    private readonly jobs: JobQueries,
   ) {}
 
   async get(caller: Caller, id: string): Promise<Record<string, unknown>> {
@@ -72,7 +72,7 @@ export class ReadJobService {
 
   async update(caller: Caller, id: string, logOffset: number): Promise<JobUpdate> {
     const job = await this.visibility.readable(caller, id);
-    const logs = await this.engine.logs(caller, id, logOffset);
+    const logs = await this.jobs.logs(caller.identity.workspace, id, logOffset);
     return {
       running: job.status === 'running',
       completed: isTerminalJobStatus(job.status),
@@ -88,12 +88,12 @@ export class ReadJobService {
     offset = 0,
   ): Promise<{ logs: string; next_offset: number; completed: boolean }> {
     const job = await this.visibility.readable(caller, id);
-    const logs = await this.engine.logs(caller, id, offset);
+    const logs = await this.jobs.logs(caller.identity.workspace, id, offset);
     return { ...logs, completed: isTerminalJobStatus(job.status) };
   }
 
   async resultByNode(caller: Caller, flowJobId: string, nodeId: string): Promise<unknown> {
     await this.visibility.readable(caller, flowJobId);
-    return this.engine.resultByNode(caller, flowJobId, nodeId);
+    return this.jobs.resultByNode(caller.identity.workspace, flowJobId, nodeId);
   }
 }

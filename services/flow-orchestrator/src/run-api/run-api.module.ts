@@ -1,4 +1,6 @@
 import { Module, type DynamicModule, type ModuleMetadata } from '@nestjs/common';
+import { JobVisibility } from '../access/job-visibility.service.js';
+import { RegistryAccess } from '../access/registry-access.js';
 import { ApprovalPageService } from '../approvals/approval-page.service.js';
 import { ApproversController } from '../approvals/approvers.controller.js';
 import { RequiredGroupsResolver } from '../approvals/required-groups.resolver.js';
@@ -18,32 +20,25 @@ import { IdentityEventsListener } from '../http/identity-events.listener.js';
 import { AUTHENTICATION_CACHE, RegistryAuthenticator } from '../http/registry-authenticator.js';
 import { CancelJobService } from './cancel-job.service.js';
 import { JobStreamController } from './job-stream.controller.js';
-import { JobVisibility } from './job-visibility.service.js';
-import { JobsGrpcController } from '../grpc/jobs.grpc.controller.js';
-import { ItemsGrpcController } from '../grpc/items.grpc.controller.js';
-import { JobWatch } from '../grpc/job-watch.service.js';
 import { JobsApi } from './jobs-api.service.js';
 import { JobsHandler } from './jobs.handler.js';
 import { ListJobsService } from './list-jobs.service.js';
 import { ReadJobService } from './read-job.service.js';
-import { JobsEngineAdapter } from './jobs-engine.adapter.js';
-import { JobsEngine } from './jobs-engine.port.js';
-import { RegistryAccess } from './registry-access.js';
 import { RunJobsController } from './run-jobs.controller.js';
 import { ReadJobsController } from './read-jobs.controller.js';
-import { StartJobService } from './start-job.service.js';
 import { WAIT_RESULT_TIMEOUT_MS, WaitForResultService } from './wait-for-result.service.js';
 
 export interface RunApiModuleOptions {
-  /** Modules that export the engine's `JobsService` and `JobRepository`, and the `EXPRESSION_SANDBOX`. */
+  /** Modules that export the engine's use cases, `JobQueries`, `JobWaiter`, `JobRepository` and the `EXPRESSION_SANDBOX`. */
   readonly imports: NonNullable<ModuleMetadata['imports']>;
 }
 
 /**
  * The orchestrator's run API: Windmill's jobs routes over HTTP (bearer tokens checked by the
- * registry), the `orchestrator.job.*` requests over NATS, the same over gRPC, and approvals (signed resume and
+ * registry), the `orchestrator.job.*` requests over NATS, and approvals (signed resume and
  * cancel links, the approval page, answering as a signed-in approver). It holds no state of its
- * own: every job read and write goes to the engine.
+ * own: every job read and write goes to the engine's use cases and queries. The gRPC API
+ * (`grpc/`) builds on what it exports.
  */
 @Module({})
 export class RunApiModule {
@@ -59,9 +54,6 @@ export class RunApiModule {
         ResumeSuspendedController,
         SignedApprovalsController,
         JobsHandler,
-        // Served by the gRPC transport when FLOWMESH_GRPC_PORT is set (see grpc/).
-        JobsGrpcController,
-        ItemsGrpcController,
       ],
       providers: [
         { provide: AUTHENTICATION_CACHE, useValue: new AuthenticationCache(config.api.authCacheMs) },
@@ -69,7 +61,6 @@ export class RunApiModule {
         { provide: PUBLIC_URL, useValue: config.api.publicUrl },
         { provide: ResumeSigner, useValue: new ResumeSigner(config.approvals.resumeKey) },
         { provide: ResumeFormValidator, useValue: new ResumeFormValidator() },
-        { provide: JobsEngine, useClass: JobsEngineAdapter },
         SuspendedApprovalReader,
         AgentAnswers,
         RegistryAuthenticator,
@@ -78,9 +69,7 @@ export class RunApiModule {
         ActorCallerResolver,
         RegistryAccess,
         JobVisibility,
-        StartJobService,
         JobsApi,
-        JobWatch,
         WaitForResultService,
         ReadJobService,
         ListJobsService,
@@ -90,6 +79,7 @@ export class RunApiModule {
         ResumeUrlsService,
         ApprovalPageService,
       ],
+      exports: [JobsApi, ActorCallerResolver, JobVisibility, WaitForResultService],
     };
   }
 }

@@ -1,17 +1,18 @@
 import { Body, Controller, Header, HttpCode, Param, Post, Query, Res, UseGuards } from '@nestjs/common';
 import type { z } from 'zod';
 import { BearerAuthGuard } from '../http/bearer-auth.guard.js';
-import type { Caller } from '../http/caller.js';
+import { requestFieldsOf, type Caller } from '../http/caller.js';
 import { CurrentCaller } from '../http/current-caller.decorator.js';
 import { itemPath } from '../http/item-path.param.js';
 import { validateWith } from '../http/validate-with.pipe.js';
+import { RunFlowUseCase } from '../jobs/run-flow.use-case.js';
+import { RunScriptUseCase } from '../jobs/run-script.use-case.js';
 import {
   ArgsBodySchema,
   PreviewFlowBodySchema,
   PreviewScriptBodySchema,
   RunQuerySchema,
 } from './jobs.http.js';
-import { StartJobService } from './start-job.service.js';
 import { WaitForResultService, type JobOutcome } from './wait-for-result.service.js';
 
 type RunQuery = z.output<typeof RunQuerySchema>;
@@ -33,7 +34,8 @@ interface StatusResponse {
 @UseGuards(BearerAuthGuard)
 export class RunJobsController {
   constructor(
-    private readonly start: StartJobService,
+    private readonly runFlows: RunFlowUseCase,
+    private readonly runScripts: RunScriptUseCase,
     private readonly wait: WaitForResultService,
   ) {}
 
@@ -44,7 +46,10 @@ export class RunJobsController {
     @Body(validateWith(PreviewFlowBodySchema)) body: z.output<typeof PreviewFlowBodySchema>,
     @Query(runQuery) query: RunQuery,
   ): Promise<string> {
-    return this.start.flow(caller, { ...flowOptions(query), ...previewFlow(body) });
+    return this.runFlows.run(
+      { ...requestFieldsOf(caller), ...flowOptions(query), ...previewFlow(body) },
+      caller.identity,
+    );
   }
 
   @Post('run_wait_result/preview_flow')
@@ -55,7 +60,10 @@ export class RunJobsController {
     @Query(runQuery) query: RunQuery,
     @Res({ passthrough: true }) res: StatusResponse,
   ) {
-    const id = await this.start.flow(caller, { ...flowOptions(query), ...previewFlow(body) });
+    const id = await this.runFlows.run(
+      { ...requestFieldsOf(caller), ...flowOptions(query), ...previewFlow(body) },
+      caller.identity,
+    );
     return answer(res, await this.wait.outcomeOf(caller, id));
   }
 
@@ -67,7 +75,10 @@ export class RunJobsController {
     @Body(args) body: Args,
     @Query(runQuery) query: RunQuery,
   ): Promise<string> {
-    return this.start.flow(caller, { ...flowOptions(query), path, args: body });
+    return this.runFlows.run(
+      { ...requestFieldsOf(caller), ...flowOptions(query), path, args: body },
+      caller.identity,
+    );
   }
 
   @Post('run_wait_result/f/*path')
@@ -79,7 +90,10 @@ export class RunJobsController {
     @Query(runQuery) query: RunQuery,
     @Res({ passthrough: true }) res: StatusResponse,
   ) {
-    const id = await this.start.flow(caller, { ...flowOptions(query), path, args: body });
+    const id = await this.runFlows.run(
+      { ...requestFieldsOf(caller), ...flowOptions(query), path, args: body },
+      caller.identity,
+    );
     return answer(res, await this.wait.outcomeOf(caller, id));
   }
 
@@ -91,7 +105,10 @@ export class RunJobsController {
     @Body(args) body: Args,
     @Query(runQuery) query: RunQuery,
   ): Promise<string> {
-    return this.start.script(caller, { ...options(query), ...hash(query), path, args: body });
+    return this.runScripts.run(
+      { ...requestFieldsOf(caller), ...options(query), ...hash(query), path, args: body },
+      caller.identity,
+    );
   }
 
   @Post('run_wait_result/p/*path')
@@ -103,7 +120,10 @@ export class RunJobsController {
     @Query(runQuery) query: RunQuery,
     @Res({ passthrough: true }) res: StatusResponse,
   ) {
-    const id = await this.start.script(caller, { ...options(query), ...hash(query), path, args: body });
+    const id = await this.runScripts.run(
+      { ...requestFieldsOf(caller), ...options(query), ...hash(query), path, args: body },
+      caller.identity,
+    );
     return answer(res, await this.wait.outcomeOf(caller, id));
   }
 
@@ -114,7 +134,10 @@ export class RunJobsController {
     @Body(validateWith(PreviewScriptBodySchema)) body: z.output<typeof PreviewScriptBodySchema>,
     @Query(runQuery) query: RunQuery,
   ): Promise<string> {
-    return this.start.script(caller, { ...options(query), ...previewScript(body) });
+    return this.runScripts.run(
+      { ...requestFieldsOf(caller), ...options(query), ...previewScript(body) },
+      caller.identity,
+    );
   }
 
   @Post('run_wait_result/preview')
@@ -126,7 +149,7 @@ export class RunJobsController {
     @Res({ passthrough: true }) res: StatusResponse,
   ) {
     const command = { ...options(query), ...previewScript(body) };
-    const id = await this.start.script(caller, command);
+    const id = await this.runScripts.run({ ...requestFieldsOf(caller), ...command }, caller.identity);
     return answer(res, await this.wait.outcomeOf(caller, id));
   }
 }

@@ -2,7 +2,7 @@ import type { Job } from '@flowmesh/contracts';
 import { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FlowDebouncer } from '../../src/jobs/flow-debouncer.js';
-import { JobsService } from '../../src/jobs/jobs.service.js';
+import { JobWaiter } from '../../src/jobs/job-waiter.js';
 import { waitFor } from '@flowmesh/testing';
 import { identity, startEngineMesh, type EngineMesh } from '../support/engine-mesh.js';
 
@@ -208,7 +208,7 @@ describe('module and flow options', () => {
   });
 
   it('early_return answers a waiting caller with its value while the flow goes on', async () => {
-    const jobsService = mesh.orchestrator.running.app.get(JobsService);
+    const waiter = mesh.orchestrator.running.app.get(JobWaiter);
     // The flow cannot end before the test resumes it: the answer came from early_return, whatever the load.
     const id = await mesh.startFlow({
       early_return: 'results.ack',
@@ -218,10 +218,7 @@ describe('module and flow options', () => {
         mocked('slow', 'done'),
       ],
     });
-    const early = await jobsService.waitForResult(
-      { actor: mesh.admin, workspace: 'main', id },
-      { timeoutMs: 60_000, earlyReturn: true },
-    );
+    const early = await waiter.wait('main', id, 60_000, true);
     expect(early).toMatchObject({ completed: true, success: true, result: { accepted: true } });
     await waitFor(async () => (await mesh.get(id)).status === 'suspended', {
       description: 'the flow to hold',

@@ -1,8 +1,8 @@
 import type { CallerIdentity, Job, JobSummary, ScopeDomain } from '@flowmesh/contracts';
 import { describe, expect, it } from 'vitest';
 import type { Caller } from '../http/caller.js';
+import type { JobQueries } from '../jobs/job-queries.js';
 import { JobVisibility } from './job-visibility.service.js';
-import type { JobsEngine } from './jobs-engine.port.js';
 import type { RegistryAccess } from './registry-access.js';
 
 const job = (fields: Partial<Job>): Job =>
@@ -24,14 +24,14 @@ const caller = (identity: Partial<CallerIdentity>): Caller => ({
 /** Bob may read paths under f/team/ only. */
 function visibility(stored: Job | undefined) {
   const asked: string[] = [];
-  const engine = { findJob: () => Promise.resolve(stored) } as unknown as JobsEngine;
+  const jobs = { find: () => Promise.resolve(stored) } as unknown as JobQueries;
   const access = {
     allowed: (_caller: Caller, path: string, action: 'read' | 'write', domain: ScopeDomain) => {
       asked.push(`${action} ${domain} ${path}`);
       return Promise.resolve(path.startsWith('f/team/') && action === 'read');
     },
   } as unknown as RegistryAccess;
-  return { visibility: new JobVisibility(engine, access), asked };
+  return { visibility: new JobVisibility(jobs, access), asked };
 }
 
 async function codeOf(promise: Promise<unknown>): Promise<string | undefined> {

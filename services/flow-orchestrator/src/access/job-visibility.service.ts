@@ -1,7 +1,7 @@
 import { MeshError, scopesAllow, type Job, type JobSummary } from '@flowmesh/contracts';
 import { Injectable } from '@nestjs/common';
 import type { Caller } from '../http/caller.js';
-import { JobsEngine } from './jobs-engine.port.js';
+import { JobQueries } from '../jobs/job-queries.js';
 import { RegistryAccess } from './registry-access.js';
 
 type JobFacts = Pick<Job, 'id' | 'workspace' | 'path' | 'created_by'>;
@@ -15,13 +15,13 @@ type JobFacts = Pick<Job, 'id' | 'workspace' | 'path' | 'created_by'>;
 @Injectable()
 export class JobVisibility {
   constructor(
-    private readonly engine: JobsEngine,
+    private readonly jobs: JobQueries,
     private readonly access: RegistryAccess,
   ) {}
 
   /** The job, or NOT_FOUND when it does not exist or the caller may not read it. */
   async readable(caller: Caller, id: string): Promise<Job> {
-    const job = await this.engine.findJob(caller.identity.workspace, id);
+    const job = await this.jobs.find(caller.identity.workspace, id);
     if (!job || !(await this.mayRead(caller, job))) throw jobNotFound(id);
     return job;
   }
