@@ -56,6 +56,11 @@ export const ITEM_EVENTS: ItemEvents = Object.fromEntries(
   ]),
 ) as ItemEvents;
 
+/** Every change of one kind of item (`evt.resource.>`): the filter of a consumer that follows that kind. */
+export const ITEM_EVENTS_SUBJECTS: Readonly<Record<ItemKind, string>> = Object.fromEntries(
+  ITEM_KINDS.map((kind) => [kind, `evt.${kind}.>`]),
+) as Record<ItemKind, string>;
+
 /** Every item event, for a consumer that wants them all. */
 export const ALL_ITEM_EVENTS: readonly EventContract<typeof ItemChangedEventSchema>[] = ITEM_KINDS.flatMap(
   (kind) => ITEM_CHANGES.map((change) => ITEM_EVENTS[kind][change]),

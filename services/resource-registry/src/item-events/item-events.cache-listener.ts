@@ -1,5 +1,10 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import { IDENTITY_EVENTS_SUBJECT, ItemChangedEventSchema, STREAMS } from '@flowmesh/contracts';
+import {
+  IDENTITY_EVENTS_SUBJECT,
+  ITEM_EVENTS_SUBJECTS,
+  ItemChangedEventSchema,
+  STREAMS,
+} from '@flowmesh/contracts';
 import { InjectMeshConnection, type MeshConnection } from '@flowmesh/messaging';
 import {
   Injectable,
@@ -12,7 +17,7 @@ import { FolderRepository } from '../folders/folder.repository.js';
 import { ItemReadCache } from '../items/item-read.cache.js';
 
 /** The item events that can make a cached row stale (NATS 2.9: one filter per consumer). */
-const ITEM_SUBJECTS = ['evt.resource.>', 'evt.variable.>'];
+const ITEM_SUBJECTS = [ITEM_EVENTS_SUBJECTS.resource, ITEM_EVENTS_SUBJECTS.variable];
 /** Events from this long before (re)starting are read again: the registry's clock and NATS's may differ. */
 const REPLAY_MARGIN_MS = 10_000;
 const RETRY_DELAY_MS = 1_000;
