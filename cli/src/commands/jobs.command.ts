@@ -1,3 +1,4 @@
+import { AgentStreamEnvelopeSchema } from '@flowmesh/contracts';
 import { InvalidArgumentError, type Command } from 'commander';
 import { JobsApi, type ResumeRequest } from '../jobs/jobs-api.js';
 import { RegistryHttp, RegistryRequestError } from '../sync/registry-connection.js';
@@ -57,11 +58,10 @@ export function registerJobsCommands(program: Command, io: SyncCommandIo = proce
     .option(...workspace)
     .action(async (id: string, options: JobsOptions) => {
       process.exitCode = await withApi(io, options, async (api) => {
-        const end = (await api.stream(id, (_event, data) => printStreamEvent(io, data))) as
-          { status?: string; success?: boolean | null } | undefined;
+        const end = await api.stream(id, (_event, data) => printStreamEvent(io, data));
         io.stdout('\n');
-        if (end?.success === false)
-          throw new RegistryRequestError(0, 'RUN_FAILED', `the run ended ${end.status ?? 'failed'}`);
+        if (end.success === false)
+          throw new RegistryRequestError(0, 'RUN_FAILED', `the run ended ${end.status}`);
       });
     });
 
@@ -128,11 +128,12 @@ async function withApi(
 
 /** One event of a run's stream, as a terminal shows it. */
 function printStreamEvent(io: SyncCommandIo, data: unknown): void {
-  const event = (data as { event?: Record<string, unknown> }).event ?? {};
-  if (event.type === 'token_delta') io.stdout(String(event.content));
-  else if (event.type === 'tool_execution') io.stderr(`\n→ ${String(event.function_name)}\n`);
-  else if (event.type === 'tool_result')
-    io.stderr(`${event.success ? '✓' : '✗'} ${String(event.function_name)}\n`);
+  const envelope = AgentStreamEnvelopeSchema.safeParse(data);
+  if (!envelope.success) return;
+  const { event } = envelope.data;
+  if (event.type === 'token_delta') io.stdout(event.content);
+  else if (event.type === 'tool_execution') io.stderr(`\n→ ${event.function_name}\n`);
+  else if (event.type === 'tool_result') io.stderr(`${event.success ? '✓' : '✗'} ${event.function_name}\n`);
 }
 
 /** The answer the flags say: `--comment` and `--answer` join the payload, which must then be an object. */

@@ -1,4 +1,5 @@
-import { linkedAgentPaths, MAX_PINNED_AGENTS, type ResourceVersionSummary } from '@flowmesh/contracts';
+import { linkedAgentPaths, MAX_PINNED_AGENTS, ResourceSchema } from '@flowmesh/contracts';
+import { listVersions } from '../sync/list-versions.js';
 import type { RegistryHttp } from '../sync/registry-connection.js';
 
 /**
@@ -18,16 +19,20 @@ export async function linkedAgentVersions(
     for (const path of pending) {
       if (path in versions) continue;
       const [history, resource] = await Promise.all([
-        http.get<ResourceVersionSummary[]>(`resources/history_list/${path}`),
-        http.get<{ value?: { tools?: unknown } }>(`resources/get/${path}`),
+        listVersions(http, path),
+        http.get(`resources/get/${path}`, ResourceSchema),
       ]);
       versions[path] = history[0]?.version ?? null;
-      const tools = resource.value?.tools;
+      const tools = isObject(resource.value) ? resource.value.tools : undefined;
       next.push(...linkedAgentPaths({ modules: Array.isArray(tools) ? tools : [] }));
     }
     pending = next;
   }
   return versions;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null;
 }
 
 /** `f/ai/triage@3, f/ai/writer@12` */

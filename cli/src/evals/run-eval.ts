@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { appendFile, mkdir, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { FlowSchema } from '@flowmesh/contracts';
 import { followJob } from '../jobs/follow-job.js';
 import type { JobsApi } from '../jobs/jobs-api.js';
 import type { RunTarget } from '../jobs/run-target.js';
@@ -46,10 +47,7 @@ export async function runEval(
   options: EvalRunOptions,
 ): Promise<EvalRecord[]> {
   const cases = parseEvalCases(await readFile(options.casesFile, 'utf8'), options.casesFile);
-  const saved =
-    target.kind === 'path'
-      ? await http.get<{ value: unknown; version_id?: number }>(`flows/get/${target.path}`)
-      : undefined;
+  const saved = target.kind === 'path' ? await http.get(`flows/get/${target.path}`, FlowSchema) : undefined;
   const flowValue = target.kind === 'file' ? target.value : saved!.value;
   const flowSha = createHash('sha256').update(JSON.stringify(flowValue)).digest('hex').slice(0, 16);
   await mkdir(dirname(options.out), { recursive: true });

@@ -1,3 +1,4 @@
+import { WhoamiAnswerSchema } from '@flowmesh/contracts';
 import { pushItems } from '../sync/push-items.js';
 import type { RegistryHttp } from '../sync/registry-connection.js';
 
@@ -23,7 +24,7 @@ export function exampleLlmFrom(env: NodeJS.ProcessEnv): ExampleLlm | undefined {
  * secret variable beside it (never in the resource), and answers the resource as `$res:<path>`.
  */
 export async function saveExampleLlm(http: RegistryHttp, llm: ExampleLlm): Promise<string> {
-  const { username } = await http.get<{ username: string }>('users/whoami');
+  const { username } = await http.get('users/whoami', WhoamiAnswerSchema);
   const resource = `u/${username}/example_llm`;
   const key = `u/${username}/example_llm_key`;
   const results = await pushItems(http, [

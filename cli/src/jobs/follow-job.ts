@@ -1,5 +1,6 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import type { JobOutcome, JobsApi } from './jobs-api.js';
+import type { JobResultMaybe } from '@flowmesh/contracts';
+import type { JobsApi } from './jobs-api.js';
 import { StepProgress } from './step-progress.js';
 
 export interface FollowOptions {
@@ -15,7 +16,11 @@ export interface FollowOptions {
 export class FollowTimeoutError extends Error {}
 
 /** Polls `getupdate` until the job ends, reporting each step, then reads its outcome. */
-export async function followJob(api: JobsApi, jobId: string, options: FollowOptions): Promise<JobOutcome> {
+export async function followJob(
+  api: JobsApi,
+  jobId: string,
+  options: FollowOptions,
+): Promise<JobResultMaybe> {
   const progress = new StepProgress(jobId);
   const maxIntervalMs = options.maxIntervalMs ?? 500;
   let interval = options.minIntervalMs ?? 20;

@@ -1,35 +1,17 @@
 import { randomUUID } from 'node:crypto';
+import {
+  JobResultMaybeSchema,
+  JobStreamEndSchema,
+  JobUpdateSchema,
+  ResumeJobReplySchema,
+  type JobResultMaybe,
+  type JobStreamEnd,
+  type JobUpdate,
+  type ResumeOutcome,
+} from '@flowmesh/contracts';
 import { createParser } from 'eventsource-parser';
+import { z } from 'zod';
 import { RegistryRequestError, type RegistryHttp } from '../sync/registry-connection.js';
-
-/** `getupdate`'s answer: where a job is, and its logs since the offset asked for. */
-export interface JobUpdate {
-  readonly running: boolean;
-  readonly completed: boolean;
-  readonly new_logs?: string;
-  readonly log_offset: number;
-  readonly flow_status?: FlowStatusView | null;
-}
-
-/** The parts of `flow_status` the CLI shows. */
-export interface FlowStatusView {
-  readonly modules: readonly FlowModuleView[];
-  readonly failure_module?: FlowModuleView;
-}
-
-export interface FlowModuleView {
-  readonly id?: string;
-  readonly type: string;
-  readonly job?: string;
-  readonly skipped?: boolean;
-  readonly approvers?: readonly { approver: string }[];
-}
-
-export interface JobOutcome {
-  readonly completed: boolean;
-  readonly success?: boolean;
-  readonly result: unknown;
-}
 
 export interface ResumeRequest {
   readonly payload: unknown;
@@ -90,7 +72,7 @@ export class JobsApi {
     run: FlowRunOptions = {},
   ): Promise<string> {
     return startOnce((jobId) =>
-      this.http.post<string>(`jobs/run/preview_flow${runQuery(jobId, run)}`, {
+      this.http.postText(`jobs/run/preview_flow${runQuery(jobId, run)}`, {
         value,
         args,
         ...(path === undefined ? {} : { path }),
@@ -101,20 +83,21 @@ export class JobsApi {
 
   runFlowByPath(path: string, args: Record<string, unknown>, run: FlowRunOptions = {}): Promise<string> {
     return startOnce((jobId) =>
-      this.http.post<string>(`jobs/run/f/${encodePath(path)}${runQuery(jobId, run)}`, args),
+      this.http.postText(`jobs/run/f/${encodePath(path)}${runQuery(jobId, run)}`, args),
     );
   }
 
   getUpdate(id: string, logOffset: number): Promise<JobUpdate> {
-    return this.http.get<JobUpdate>(`jobs_u/getupdate/${id}?log_offset=${logOffset}`);
+    return this.http.get(`jobs_u/getupdate/${id}?log_offset=${logOffset}`, JobUpdateSchema);
   }
 
-  getResultMaybe(id: string): Promise<JobOutcome> {
-    return this.http.get<JobOutcome>(`jobs_u/completed/get_result_maybe/${id}`);
+  getResultMaybe(id: string): Promise<JobResultMaybe> {
+    return this.http.get(`jobs_u/completed/get_result_maybe/${id}`, JobResultMaybeSchema);
   }
 
+  /** The job in Windmill's shape, printed as it comes. */
   getJob(id: string): Promise<Record<string, unknown>> {
-    return this.http.get<Record<string, unknown>>(`jobs_u/get/${id}`);
+    return this.http.get(`jobs_u/get/${id}`, z.record(z.string(), z.unknown()));
   }
 
   /**
@@ -122,7 +105,7 @@ export class JobsApi {
    * the run ends; resolves with the `end` event's data. A connection that drops before the end is
    * opened again after the last offset seen (`?after=`), so nothing is missed or seen twice.
    */
-  async stream(id: string, onEvent: (event: string, data: unknown) => void): Promise<unknown> {
+  async stream(id: string, onEvent: (event: string, data: unknown) => void): Promise<JobStreamEnd> {
     let after: string | undefined;
     for (let attempt = 0; ; attempt++) {
       const response = await this.http.open(
@@ -144,24 +127,28 @@ export class JobsApi {
       } catch (error) {
         if (attempt >= STREAM_RECONNECTS) throw error;
       }
-      if (end) return end.data;
+      if (end) return JobStreamEndSchema.parse(end.data);
       if (attempt >= STREAM_RECONNECTS)
         throw new Error(`the stream of job ${id} closed ${STREAM_RECONNECTS + 1} times before the run ended`);
     }
   }
 
   getLogs(id: string): Promise<string> {
-    return this.http.get<string>(`jobs_u/get_logs/${id}`);
+    return this.http.getText(`jobs_u/get_logs/${id}`);
   }
 
   cancel(id: string, reason?: string): Promise<string> {
-    return this.http.post<string>(`jobs_u/queue/cancel/${id}`, reason === undefined ? {} : { reason });
+    return this.http.postText(`jobs_u/queue/cancel/${id}`, reason === undefined ? {} : { reason });
   }
 
-  resume(id: string, request: ResumeRequest): Promise<unknown> {
+  resume(id: string, request: ResumeRequest): Promise<{ outcome: ResumeOutcome }> {
     const query = new URLSearchParams({ approve: String(request.approve) });
     if (request.resumeId !== undefined) query.set('resume_id', String(request.resumeId));
-    return this.http.post(`jobs/flow/resume/${id}?${query.toString()}`, request.payload ?? {});
+    return this.http.post(
+      `jobs/flow/resume/${id}?${query.toString()}`,
+      request.payload ?? {},
+      ResumeJobReplySchema,
+    );
   }
 }
 

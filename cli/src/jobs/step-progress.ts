@@ -1,4 +1,7 @@
-import type { FlowModuleView, FlowStatusView } from './jobs-api.js';
+import type { FlowStatus, FlowStatusModule } from '@flowmesh/contracts';
+
+/** What of a run's `flow_status` says how its steps went. */
+type StepStatuses = Pick<FlowStatus, 'modules'> & Partial<Pick<FlowStatus, 'failure_module'>>;
 
 /**
  * Turns successive `flow_status` snapshots of a run into one line per step as it completes (and
@@ -9,7 +12,7 @@ export class StepProgress {
 
   constructor(private readonly jobId: string) {}
 
-  linesFor(status: FlowStatusView | null | undefined): string[] {
+  linesFor(status: StepStatuses | null | undefined): string[] {
     if (!status) return [];
     const lines: string[] = [];
     for (const [index, module] of status.modules.entries()) {
@@ -19,14 +22,14 @@ export class StepProgress {
     return lines;
   }
 
-  private say(lines: string[], id: string, module: FlowModuleView): void {
+  private say(lines: string[], id: string, module: FlowStatusModule): void {
     const line = this.describe(id, module);
     if (line === undefined || this.said.get(id) === line) return;
     this.said.set(id, line);
     lines.push(line);
   }
 
-  private describe(id: string, module: FlowModuleView): string | undefined {
+  private describe(id: string, module: FlowStatusModule): string | undefined {
     if (module.type === 'Success') return module.skipped ? `- ${id} skipped` : `✓ ${id}`;
     if (module.type === 'Failure') return `✗ ${id} failed`;
     if (module.type === 'WaitingForEvents') {

@@ -1,9 +1,10 @@
-import type { ResourceVersionSummary } from '@flowmesh/contracts';
+import { ResourceVersionSummarySchema, type ResourceVersionSummary } from '@flowmesh/contracts';
+import { z } from 'zod';
 import type { RegistryHttp } from './registry-connection.js';
 
 /** A resource's versions, newest first. */
 export function listVersions(http: RegistryHttp, path: string): Promise<ResourceVersionSummary[]> {
-  return http.get<ResourceVersionSummary[]>(`resources/history_list/${path}`);
+  return http.get(`resources/history_list/${path}`, z.array(ResourceVersionSummarySchema));
 }
 
 /** `VERSION  CREATED_AT  BY  NOTE` with one row per version. */

@@ -1,7 +1,16 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import type { Flow, ListedResource, Resource, Script, Variable } from '@flowmesh/contracts';
+import {
+  FlowSchema,
+  ListedFlowSchema,
+  ListedResourceSchema,
+  ListedScriptSchema,
+  ResourceSchema,
+  ScriptSchema,
+  VariableSchema,
+} from '@flowmesh/contracts';
 import { stringify } from 'yaml';
+import { z } from 'zod';
 import { extensionOf, type ItemKind } from './item-document.js';
 import { RegistryRequestError, type RegistryHttp } from './registry-connection.js';
 
@@ -12,10 +21,6 @@ export interface PulledItem {
   readonly files: string[];
 }
 
-interface Listed {
-  readonly path: string;
-}
-
 /**
  * Writes every item at `path`, or under it (`f/team` pulls all of `f/team/...`), into `outDir`
  * as files `push` reads back: `<path>.resource.yaml`, `<path>.variable.yaml`, `<path>.flow.yaml`,
@@ -24,14 +29,14 @@ interface Listed {
  */
 export async function pullItems(http: RegistryHttp, path: string, outDir: string): Promise<PulledItem[]> {
   const prefix = path.replace(/\/+$/, '');
-  const under = (rows: Listed[]) =>
+  const under = (rows: readonly { readonly path: string }[]) =>
     rows.filter((row) => row.path === prefix || row.path.startsWith(`${prefix}/`)).map((row) => row.path);
   const query = `list?path_start=${encodeURIComponent(prefix)}`;
   const [resources, variables, scripts, flows] = await Promise.all([
-    http.get<ListedResource[]>(`resources/${query}`).then(under),
-    http.get<Listed[]>(`variables/${query}`).then(under),
-    http.get<Listed[]>(`scripts/${query}`).then(under),
-    http.get<Listed[]>(`flows/${query}`).then(under),
+    http.get(`resources/${query}`, z.array(ListedResourceSchema)).then(under),
+    http.get(`variables/${query}`, z.array(VariableSchema)).then(under),
+    http.get(`scripts/${query}`, z.array(ListedScriptSchema)).then(under),
+    http.get(`flows/${query}`, z.array(ListedFlowSchema)).then(under),
   ]);
   if (resources.length + variables.length + scripts.length + flows.length === 0) {
     throw new RegistryRequestError(
@@ -52,7 +57,7 @@ export async function pullItems(http: RegistryHttp, path: string, outDir: string
   const base = (itemPath: string) => join(outDir, ...itemPath.split('/'));
 
   for (const itemPath of variables) {
-    const variable = await http.get<Variable>(`variables/get/${itemPath}?decrypt_secret=false`);
+    const variable = await http.get(`variables/get/${itemPath}?decrypt_secret=false`, VariableSchema);
     const document = compact({
       kind: 'variable',
       path: itemPath,
@@ -65,7 +70,7 @@ export async function pullItems(http: RegistryHttp, path: string, outDir: string
     ]);
   }
   for (const itemPath of resources) {
-    const resource = await http.get<Resource>(`resources/get/${itemPath}`);
+    const resource = await http.get(`resources/get/${itemPath}`, ResourceSchema);
     const document = compact({
       kind: 'resource',
       path: itemPath,
@@ -76,7 +81,7 @@ export async function pullItems(http: RegistryHttp, path: string, outDir: string
     await write('resource', itemPath, [[`${base(itemPath)}.resource.yaml`, yaml(document)]]);
   }
   for (const itemPath of scripts) {
-    const script = await http.get<Script>(`scripts/get/p/${itemPath}`);
+    const script = await http.get(`scripts/get/p/${itemPath}`, ScriptSchema);
     const sidecar = compact({
       kind: 'script',
       path: itemPath,
@@ -92,7 +97,7 @@ export async function pullItems(http: RegistryHttp, path: string, outDir: string
     ]);
   }
   for (const itemPath of flows) {
-    const flow = await http.get<Flow>(`flows/get/${itemPath}`);
+    const flow = await http.get(`flows/get/${itemPath}`, FlowSchema);
     const document = compact({
       kind: 'flow',
       path: itemPath,

@@ -1,4 +1,5 @@
-import type { Flow, Resource, Script, Variable } from '@flowmesh/contracts';
+import { FlowSchema, ResourceSchema, ScriptSchema, VariableSchema } from '@flowmesh/contracts';
+import { z } from 'zod';
 import type {
   FlowDocument,
   ItemDocument,
@@ -56,8 +57,8 @@ function pushOne(http: RegistryHttp, document: ItemDocument): Promise<PushOutcom
 
 async function pushResource(http: RegistryHttp, doc: ResourceDocument): Promise<PushOutcome> {
   const description = doc.description ?? null;
-  if (!(await http.get<boolean>(`resources/exists/${doc.path}`))) {
-    await http.post(`resources/create`, {
+  if (!(await http.get(`resources/exists/${doc.path}`, z.boolean()))) {
+    await http.postText(`resources/create`, {
       path: doc.path,
       resource_type: doc.resource_type,
       value: doc.value,
@@ -65,7 +66,7 @@ async function pushResource(http: RegistryHttp, doc: ResourceDocument): Promise<
     });
     return 'created';
   }
-  const current = await http.get<Resource>(`resources/get/${doc.path}`);
+  const current = await http.get(`resources/get/${doc.path}`, ResourceSchema);
   if (current.resource_type !== doc.resource_type) {
     throw new RegistryRequestError(
       400,
@@ -74,20 +75,20 @@ async function pushResource(http: RegistryHttp, doc: ResourceDocument): Promise<
     );
   }
   if (jsonEqual(current.value, doc.value) && current.description === description) return 'unchanged';
-  await http.post(`resources/update/${doc.path}`, { value: doc.value, description });
+  await http.postText(`resources/update/${doc.path}`, { value: doc.value, description });
   return 'updated';
 }
 
 async function pushVariable(http: RegistryHttp, doc: VariableDocument): Promise<PushOutcome> {
   const description = doc.description ?? null;
-  if (!(await http.get<boolean>(`variables/exists/${doc.path}`))) {
+  if (!(await http.get(`variables/exists/${doc.path}`, z.boolean()))) {
     if (doc.value === undefined)
       throw new RegistryRequestError(
         400,
         'VALIDATION_FAILED',
         `value: variable ${doc.path} is new, so it needs a value`,
       );
-    await http.post(`variables/create`, {
+    await http.postText(`variables/create`, {
       path: doc.path,
       value: doc.value,
       is_secret: doc.is_secret,
@@ -95,13 +96,14 @@ async function pushVariable(http: RegistryHttp, doc: VariableDocument): Promise<
     });
     return 'created';
   }
-  const current = await http.get<Variable>(
+  const current = await http.get(
     `variables/get/${doc.path}?decrypt_secret=${doc.value !== undefined}`,
+    VariableSchema,
   );
   const sameValue = doc.value === undefined || current.value === doc.value;
   if (sameValue && current.is_secret === doc.is_secret && current.description === description)
     return 'unchanged';
-  await http.post(`variables/update/${doc.path}`, {
+  await http.postText(`variables/update/${doc.path}`, {
     ...(doc.value === undefined ? {} : { value: doc.value }),
     is_secret: doc.is_secret,
     description,
@@ -119,9 +121,9 @@ async function pushScript(http: RegistryHttp, doc: ScriptDocument): Promise<Push
     lock: doc.lock ?? null,
     schema: doc.schema ?? null,
   };
-  const exists = await http.get<boolean>(`scripts/exists/p/${doc.path}`);
+  const exists = await http.get(`scripts/exists/p/${doc.path}`, z.boolean());
   if (exists) {
-    const current = await http.get<Script>(`scripts/get/p/${doc.path}`);
+    const current = await http.get(`scripts/get/p/${doc.path}`, ScriptSchema);
     const same =
       current.language === body.language &&
       current.content === body.content &&
@@ -132,7 +134,7 @@ async function pushScript(http: RegistryHttp, doc: ScriptDocument): Promise<Push
     if (same) return 'unchanged';
   }
   // One route for both: it starts the path or saves its next version.
-  await http.post(`scripts/create`, body);
+  await http.postText(`scripts/create`, body);
   return exists ? 'updated' : 'created';
 }
 
@@ -143,17 +145,17 @@ async function pushFlow(http: RegistryHttp, doc: FlowDocument): Promise<PushOutc
     value: doc.value,
     schema: doc.schema ?? null,
   };
-  if (!(await http.get<boolean>(`flows/exists/${doc.path}`))) {
-    await http.post(`flows/create`, { path: doc.path, ...body });
+  if (!(await http.get(`flows/exists/${doc.path}`, z.boolean()))) {
+    await http.postText(`flows/create`, { path: doc.path, ...body });
     return 'created';
   }
-  const current = await http.get<Flow>(`flows/get/${doc.path}`);
+  const current = await http.get(`flows/get/${doc.path}`, FlowSchema);
   const same =
     current.summary === body.summary &&
     current.description === body.description &&
     jsonEqual(current.value, body.value) &&
     jsonEqual(current.schema, body.schema);
   if (same) return 'unchanged';
-  await http.post(`flows/update/${doc.path}`, body);
+  await http.postText(`flows/update/${doc.path}`, body);
   return 'updated';
 }

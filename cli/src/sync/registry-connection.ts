@@ -56,23 +56,27 @@ export class RegistryHttp {
     return this.settings.workspace;
   }
 
-  get<T>(route: string): Promise<T> {
-    return this.call<T>('GET', route);
+  /** A JSON answer, decoded with its schema from the contracts. */
+  async get<S extends z.ZodType>(route: string, answer: S): Promise<z.output<S>> {
+    return decode('GET', route, answer, await this.request('GET', route));
   }
 
-  post<T>(route: string, body: unknown): Promise<T> {
-    return this.call<T>('POST', route, body);
+  async post<S extends z.ZodType>(route: string, body: unknown, answer: S): Promise<z.output<S>> {
+    return decode('POST', route, answer, await this.request('POST', route, body));
+  }
+
+  /** A text answer (a job id, logs, a sentence), as sent. */
+  async getText(route: string): Promise<string> {
+    return (await this.request('GET', route)).text();
+  }
+
+  async postText(route: string, body: unknown): Promise<string> {
+    return (await this.request('POST', route, body)).text();
   }
 
   /** A GET whose answer is read as it comes (server-sent events); an error answer throws as `get`'s. */
   open(route: string): Promise<Response> {
     return this.request('GET', route);
-  }
-
-  private async call<T>(method: string, route: string, body?: unknown): Promise<T> {
-    const response = await this.request(method, route, body);
-    const text = await response.text();
-    return (response.headers.get('content-type')?.includes('application/json') ? parseJson(text) : text) as T;
   }
 
   private async request(method: string, route: string, body?: unknown): Promise<Response> {
@@ -108,6 +112,25 @@ export class RegistryHttp {
     }
     return response;
   }
+}
+
+/** The answer's JSON as its contract says it is; one that is not is an error naming the route and what differs. */
+async function decode<S extends z.ZodType>(
+  method: string,
+  route: string,
+  answer: S,
+  response: Response,
+): Promise<z.output<S>> {
+  const parsed = answer.safeParse(parseJson(await response.text()));
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues.map(
+    (issue) => `${issue.path.join('.') || 'the body'}: ${issue.message}`,
+  );
+  throw new RegistryRequestError(
+    response.status,
+    'INVALID_ANSWER',
+    `${method} ${route} answered what its contract does not allow (${problems.join('; ')})`,
+  );
 }
 
 function parseJson(text: string): unknown {

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { MeshError } from '@flowmesh/contracts';
+import { MeshError, type JobStreamEnd, type JobStreamError } from '@flowmesh/contracts';
 import { InjectMeshConnection, type MeshConnection } from '@flowmesh/messaging';
 import { Controller, Get, Param, Req, Res, UseGuards } from '@nestjs/common';
 import { JobVisibility } from '../access/job-visibility.service.js';
@@ -71,12 +71,14 @@ export class JobStreamController {
         if (outcome.completed) {
           // What the steps said before they ended is all in the stream by now: relayed first.
           await reader.caughtUp();
-          send('end', { status: outcome.status, success: outcome.success ?? null });
+          send('end', { status: outcome.status, success: outcome.success ?? null } satisfies JobStreamEnd);
           break;
         }
       }
     } catch (error) {
-      send('error', { message: error instanceof Error ? error.message : String(error) });
+      send('error', {
+        message: error instanceof Error ? error.message : String(error),
+      } satisfies JobStreamError);
     } finally {
       clearInterval(keepalive);
       reader.close();

@@ -1,26 +1,15 @@
-import { isTerminalJobStatus, MeshError, type JobResultReply } from '@flowmesh/contracts';
+import {
+  isTerminalJobStatus,
+  MeshError,
+  type JobResultMaybe,
+  type JobResultReply,
+  type JobUpdate,
+} from '@flowmesh/contracts';
 import { Injectable } from '@nestjs/common';
 import { JobVisibility } from '../access/job-visibility.service.js';
 import type { Caller } from '../http/caller.js';
 import { JobQueries } from '../jobs/job-queries.js';
 import { toWindmillJob } from './windmill-job.mapper.js';
-
-/** Windmill's `get_result_maybe`. */
-export interface ResultMaybe {
-  readonly completed: boolean;
-  readonly started: boolean;
-  readonly success?: boolean;
-  readonly result: unknown;
-}
-
-/** Windmill's `getupdate`: where the job is, and the logs written since `log_offset`. */
-export interface JobUpdate {
-  readonly running: boolean;
-  readonly completed: boolean;
-  readonly new_logs: string;
-  readonly log_offset: number;
-  readonly flow_status: unknown;
-}
 
 /** Every read of one job, each after the visibility check (NOT_FOUND for a job the caller may not see). */
 @Injectable()
@@ -34,7 +23,7 @@ export class ReadJobService {
     return toWindmillJob(await this.visibility.readable(caller, id));
   }
 
-  async resultMaybe(caller: Caller, id: string): Promise<ResultMaybe> {
+  async resultMaybe(caller: Caller, id: string): Promise<JobResultMaybe> {
     const job = await this.visibility.readable(caller, id);
     const completed = isTerminalJobStatus(job.status);
     return {

@@ -1,4 +1,4 @@
-import type { CallerIdentity, User } from '@flowmesh/contracts';
+import type { CallerIdentity, User, WhoamiAnswer } from '@flowmesh/contracts';
 import { UsernameSchema } from '@flowmesh/contracts';
 import { z } from 'zod';
 
@@ -18,7 +18,7 @@ export function userView(user: User) {
   };
 }
 
-export function whoamiView(identity: CallerIdentity) {
+export function whoamiView(identity: CallerIdentity): WhoamiAnswer {
   return {
     workspace_id: identity.workspace,
     kind: identity.kind,
