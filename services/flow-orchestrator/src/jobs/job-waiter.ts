@@ -1,6 +1,6 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { isTerminalJobStatus, jobEvents, type JobResultReply } from '@flowmesh/contracts';
-import { InjectMeshConnection, type MeshConnection } from '@flowmesh/messaging';
+import { InjectMeshConnection, listenToEvent, type MeshConnection } from '@flowmesh/messaging';
 import { Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { JobRepository } from './job.repository.js';
 
@@ -37,22 +37,15 @@ export class JobWaiter implements OnModuleDestroy {
     clearTimeout(this.idle);
     this.idle = undefined;
     if (this.subscriptions.length > 0 || this.destroyed || this.conn.nc.isClosed()) return;
-    this.subscriptions = [jobEvents.completed.subject, jobEvents.earlyReturned.subject].map((subject) =>
-      this.conn.nc.subscribe(this.conn.space.subject(subject), {
-        callback: (error, message) => {
-          if (!error) this.wake(message.data);
-        },
-      }),
-    );
+    // An event that does not parse wakes nobody: not ours to judge, the database answers anyway.
+    this.subscriptions = [
+      listenToEvent(this.conn, jobEvents.completed, ({ job_id }) => this.wake(job_id)),
+      listenToEvent(this.conn, jobEvents.earlyReturned, ({ job_id }) => this.wake(job_id)),
+    ];
   }
 
-  private wake(data: Uint8Array): void {
-    try {
-      const { job_id } = JSON.parse(new TextDecoder().decode(data)) as { job_id?: string };
-      if (job_id) for (const wake of this.waiters.get(job_id) ?? []) wake();
-    } catch {
-      // not ours to judge: the database answers anyway
-    }
+  private wake(jobId: string): void {
+    for (const wake of this.waiters.get(jobId) ?? []) wake();
   }
 
   private stopListeningSoon(): void {
