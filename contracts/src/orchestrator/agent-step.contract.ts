@@ -91,6 +91,7 @@ export const AgentAnswerPayloadSchema = z.looseObject({
 
 /** `resumed`: the step goes on with the answer; `waiting`: the answer named another request. */
 export const AgentStepAnswerReplySchema = z.object({ outcome: z.enum(['resumed', 'waiting']) });
+export type AgentStepAnswerReply = z.infer<typeof AgentStepAnswerReplySchema>;
 
 /** What a parked step waits for; null when it runs again. */
 export const AgentStepWaitingSchema = z

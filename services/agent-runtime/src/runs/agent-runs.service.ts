@@ -5,6 +5,7 @@ import {
   AgentAnswerPayloadSchema,
   createOrchestratorAgentStepClient,
   MeshError,
+  type AgentStepAnswerReply,
   type AgentStepAnswerRequest,
   type AgentStepStartRequest,
 } from '@flowmesh/contracts';
@@ -149,7 +150,7 @@ export class AgentRuns implements OnApplicationBootstrap, OnApplicationShutdown 
    * An answer to a parked step: the first one naming its request (or naming none) is stored and
    * the step is claimed to resume; one naming an earlier request is ignored (`waiting`).
    */
-  async answer(request: AgentStepAnswerRequest): Promise<'resumed' | 'waiting'> {
+  async answer(request: AgentStepAnswerRequest): Promise<AgentStepAnswerReply['outcome']> {
     const waiting = await this.repository.answerable(request.job_id, request.workspace);
     if (!waiting)
       throw new MeshError('NOT_FOUND', `job ${request.job_id} is not waiting for an answer to its agent`, {

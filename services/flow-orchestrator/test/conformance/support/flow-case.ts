@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { ResumeOutcome } from '@flowmesh/contracts';
 import { parse } from 'yaml';
 import { isPlainObject } from './value-match.js';
 
@@ -31,7 +32,7 @@ export interface ApprovalStep {
   readonly payload?: unknown;
   readonly approve?: boolean;
   readonly authenticated?: boolean;
-  readonly expect_outcome?: 'resumed' | 'waiting' | 'cancelled';
+  readonly expect_outcome?: ResumeOutcome;
   /** The request must be refused, its message matching this. */
   readonly expect_error?: unknown;
   /** A check, not a request: the flow job has this status now. */
