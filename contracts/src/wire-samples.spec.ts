@@ -13,11 +13,20 @@ import { SERVICE_NAMES } from './services/service-names.js';
  * per contract group, `{ "<subject>": { "request", "reply" } }` for a request, `{ "payload" }` for
  * an event or work, whose subject is `work.<tag>.<kind>`). Today's contracts must still parse
  * every sample, so a change that would refuse what a running service sends is seen before it
- * ships; and a contract added without a sample fails here until one is written.
+ * ships; and a contract added without a sample fails here until one is written. The subjects
+ * made by a function rather than a contract (token streams, run streams, dead letters) are listed
+ * in STREAM_PAYLOADS, keyed as their samples are.
  */
 const WIRE = join(dirname(fileURLToPath(import.meta.url)), '..', 'test', 'wire');
 
 type AnyContract = RequestContract | EventContract | WorkContract;
+
+/** Subjects built by `tokenStreamSubject`, `stepStreamSubject` and `deadLetterSubject`, and what they carry. */
+const STREAM_PAYLOADS: Readonly<Record<string, z.ZodType>> = {
+  'stream.<stream id>': contracts.ChatStreamEnvelopeSchema,
+  'runstream.<run job>.<step job>': contracts.AgentStreamEnvelopeSchema,
+  'dlq.<stream>.<durable>': contracts.DeadLetterSchema,
+};
 type Sample = { request?: unknown; reply?: unknown; payload?: unknown };
 
 function isContract(value: unknown): value is AnyContract {
@@ -86,7 +95,16 @@ describe('wire samples (contracts/test/wire)', () => {
   });
 
   it('has no sample for a subject no contract defines', () => {
-    expect([...SAMPLES.keys()].filter((subject) => !CONTRACTS.has(subject))).toEqual([]);
+    const unknown = [...SAMPLES.keys()].filter(
+      (subject) => !CONTRACTS.has(subject) && !(subject in STREAM_PAYLOADS),
+    );
+    expect(unknown).toEqual([]);
+  });
+
+  it.each(Object.entries(STREAM_PAYLOADS))('%s: parses its sample', (subject, schema) => {
+    const sample = SAMPLES.get(subject)?.sample;
+    expect(sample?.payload, `a sample of ${subject} in contracts/test/wire/`).toBeDefined();
+    expect(problems(schema, sample?.payload)).toEqual([]);
   });
 
   describe.each([...CONTRACTS].sort(([a], [b]) => a.localeCompare(b)))('%s', (subject, contract) => {
