@@ -1,7 +1,7 @@
 import { IDENTITY_EVENTS } from '@flowmesh/contracts';
+import type { AuthenticationCache } from '@flowmesh/http';
 import type { MeshConnection } from '@flowmesh/messaging';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { AuthenticationCache } from './authentication.cache.js';
 import { IdentityEventsListener } from './identity-events.listener.js';
 
 type Callback = (error: Error | null, message: { json<T>(): T }) => void;
@@ -25,7 +25,7 @@ describe('IdentityEventsListener', () => {
         },
       },
     } as unknown as MeshConnection;
-    listener = new IdentityEventsListener({ clear } as unknown as AuthenticationCache, conn);
+    listener = new IdentityEventsListener({ clear } as unknown as AuthenticationCache<never>, conn);
     listener.onModuleInit();
   });
   afterEach(() => {

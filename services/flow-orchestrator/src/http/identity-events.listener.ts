@@ -1,8 +1,8 @@
-import { IDENTITY_EVENTS } from '@flowmesh/contracts';
+import { IDENTITY_EVENTS, type CallerIdentity } from '@flowmesh/contracts';
+import type { AuthenticationCache } from '@flowmesh/http';
 import { InjectMeshConnection, SettlingDrops, type MeshConnection } from '@flowmesh/messaging';
 import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import type { z } from 'zod';
-import type { AuthenticationCache } from './authentication.cache.js';
 import { AUTHENTICATION_CACHE } from './registry-authenticator.js';
 
 /**
@@ -19,7 +19,7 @@ export class IdentityEventsListener implements OnModuleInit, OnModuleDestroy {
   private readonly drops = new SettlingDrops();
 
   constructor(
-    @Inject(AUTHENTICATION_CACHE) private readonly cache: AuthenticationCache,
+    @Inject(AUTHENTICATION_CACHE) private readonly cache: AuthenticationCache<CallerIdentity>,
     @InjectMeshConnection() private readonly conn: MeshConnection,
   ) {}
 

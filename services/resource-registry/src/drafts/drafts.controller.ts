@@ -5,12 +5,11 @@ import {
   type CallerIdentity,
   type DraftItemKind,
 } from '@flowmesh/contracts';
+import { itemPath, validateWith } from '@flowmesh/http';
 import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { z } from 'zod';
 import { BearerAuthGuard } from '../auth/bearer-auth.guard.js';
 import { CurrentIdentity } from '../auth/current-identity.decorator.js';
-import { validateWith } from '../http/validate-with.pipe.js';
-import { itemPath } from '../items/item-path.param.js';
 import { DeployDraftService } from './deploy-draft.service.js';
 import { DraftsService } from './drafts.service.js';
 

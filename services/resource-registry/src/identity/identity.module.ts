@@ -1,3 +1,4 @@
+import { AuthenticationCache } from '@flowmesh/http';
 import { PersistenceModule } from '@flowmesh/persistence';
 import type { Logger } from '@flowmesh/telemetry';
 import { Global, Module, type DynamicModule } from '@nestjs/common';
@@ -5,7 +6,7 @@ import { AccessService } from '../access/access.service.js';
 import { CheckAccessHandler } from '../access/check-access.handler.js';
 import { AuthenticateHandler } from '../auth/authenticate.handler.js';
 import { AuthenticateService } from '../auth/authenticate.service.js';
-import { AuthenticationCache } from '../auth/authentication.cache.js';
+import { authenticationCache } from '../auth/authenticated.js';
 import { BearerAuthGuard } from '../auth/bearer-auth.guard.js';
 import { IdentityRepository } from '../auth/identity.repository.js';
 import { IdentityEventWriter } from './identity-event.writer.js';
@@ -92,7 +93,7 @@ export class IdentityModule {
         { provide: IDENTITY_CONFIG, useValue: config },
         { provide: IDENTITY_LOGGER, useValue: logger },
         { provide: JobTokenSigner, useFactory: () => createJobTokenSigner(config, logger) },
-        { provide: AuthenticationCache, useValue: new AuthenticationCache(config.authCacheMs) },
+        { provide: AuthenticationCache, useValue: authenticationCache(config.authCacheMs) },
         IdentityRepository,
         IdentityEventWriter,
         AuthenticateService,

@@ -1,5 +1,6 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { IDENTITY_EVENTS_SUBJECT, ItemChangedEventSchema, STREAMS } from '@flowmesh/contracts';
+import { AuthenticationCache } from '@flowmesh/http';
 import { InjectMeshConnection, type MeshConnection } from '@flowmesh/messaging';
 import {
   Injectable,
@@ -7,7 +8,7 @@ import {
   type BeforeApplicationShutdown,
   type OnApplicationBootstrap,
 } from '@nestjs/common';
-import { AuthenticationCache } from '../auth/authentication.cache.js';
+import type { Authenticated } from '../auth/authenticated.js';
 import { FolderRepository } from '../folders/folder.repository.js';
 import { ItemReadCache } from '../items/item-read.cache.js';
 
@@ -44,7 +45,7 @@ export class ItemEventsCacheListener implements OnApplicationBootstrap, BeforeAp
 
   constructor(
     private readonly cache: ItemReadCache,
-    private readonly authentications: AuthenticationCache,
+    private readonly authentications: AuthenticationCache<Authenticated>,
     private readonly folders: FolderRepository,
     @InjectMeshConnection() private readonly conn: MeshConnection,
   ) {}

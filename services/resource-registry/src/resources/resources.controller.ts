@@ -1,4 +1,5 @@
 import type { CallerIdentity } from '@flowmesh/contracts';
+import { itemPath, jsonBody, validateWith } from '@flowmesh/http';
 import {
   Body,
   Controller,
@@ -14,10 +15,7 @@ import {
 import type { z } from 'zod';
 import { BearerAuthGuard } from '../auth/bearer-auth.guard.js';
 import { CurrentIdentity } from '../auth/current-identity.decorator.js';
-import { validateWith } from '../http/validate-with.pipe.js';
 import { InterpolationService } from '../interpolation/interpolation.service.js';
-import { itemPath } from '../items/item-path.param.js';
-import { jsonBody } from '../items/json-body.util.js';
 import { ReadResourcesService } from './read-resources.service.js';
 import {
   CreateResourceBodySchema,

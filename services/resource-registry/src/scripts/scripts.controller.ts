@@ -1,11 +1,9 @@
 import { ScriptHashSchema, type CallerIdentity } from '@flowmesh/contracts';
+import { itemPath, jsonBody, validateWith } from '@flowmesh/http';
 import { Body, Controller, Delete, Get, Header, Param, Post, Query, UseGuards } from '@nestjs/common';
 import type { z } from 'zod';
 import { BearerAuthGuard } from '../auth/bearer-auth.guard.js';
 import { CurrentIdentity } from '../auth/current-identity.decorator.js';
-import { validateWith } from '../http/validate-with.pipe.js';
-import { itemPath } from '../items/item-path.param.js';
-import { jsonBody } from '../items/json-body.util.js';
 import { ReadScriptsService } from './read-scripts.service.js';
 import { CreateScriptBodySchema, ListScriptsQuerySchema } from './scripts.http.js';
 import { WriteScriptsService } from './write-scripts.service.js';

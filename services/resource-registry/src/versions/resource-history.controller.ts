@@ -1,10 +1,9 @@
 import { type CallerIdentity } from '@flowmesh/contracts';
+import { itemPath, validateWith } from '@flowmesh/http';
 import { Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { z } from 'zod';
 import { BearerAuthGuard } from '../auth/bearer-auth.guard.js';
 import { CurrentIdentity } from '../auth/current-identity.decorator.js';
-import { validateWith } from '../http/validate-with.pipe.js';
-import { itemPath } from '../items/item-path.param.js';
 import { ClearResourceVersionsService } from './clear-resource-versions.service.js';
 import { requireVersionedRoute, splitHistoryRoute } from './history-route.util.js';
 import { ResourceHistoryService } from './resource-history.service.js';

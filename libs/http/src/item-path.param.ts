@@ -1,8 +1,6 @@
 import { ItemPathSchema } from '@flowmesh/contracts';
 import type { PipeTransform } from '@nestjs/common';
-import { validateWith } from '../http/validate-with.pipe.js';
-
-const checkPath = validateWith(ItemPathSchema, 'path');
+import { parseWith } from './validate-with.pipe.js';
 
 /**
  * `@Param('path', itemPath)` on a route ending in `*path`: Express hands a wildcard over as its
@@ -10,6 +8,6 @@ const checkPath = validateWith(ItemPathSchema, 'path');
  */
 export const itemPath: PipeTransform<unknown, string> = {
   transform(value: unknown): string {
-    return checkPath.transform(Array.isArray(value) ? value.join('/') : value, { type: 'param' });
+    return parseWith(ItemPathSchema, Array.isArray(value) ? value.join('/') : value, 'path');
   },
 };
