@@ -24,6 +24,12 @@ export {
   type HandleWorkOptions,
 } from './server/mesh-handler.decorators.js';
 export { MeshContext, type MeshMessageInfo } from './server/mesh-context.js';
+export {
+  MESH_AUTHENTICATOR,
+  MeshCaller,
+  MeshCallerPipe,
+  type MeshAuthenticator,
+} from './server/mesh-caller.decorator.js';
 export { HandBackError } from './server/hand-back.error.js';
 export { SettlingDrops } from './server/settling-drops.js';
 export type {

@@ -1,4 +1,5 @@
 import { AuthenticationCache } from '@flowmesh/http';
+import { MESH_AUTHENTICATOR } from '@flowmesh/messaging';
 import { PersistenceModule } from '@flowmesh/persistence';
 import type { Logger } from '@flowmesh/telemetry';
 import { Global, Module, type DynamicModule } from '@nestjs/common';
@@ -64,7 +65,8 @@ export const IDENTITY_ENTITIES = [
 
 /**
  * Workspaces, users, groups, folders, tokens, and the access checks every other part of the
- * registry calls: `AccessService`, `BearerAuthGuard`, `@CurrentIdentity()` are available everywhere.
+ * registry calls: `AccessService`, `BearerAuthGuard`, `@CurrentIdentity()` and `@MeshCaller()` are
+ * available everywhere.
  */
 @Global()
 @Module({})
@@ -99,6 +101,8 @@ export class IdentityModule {
         AuthenticateService,
         FolderRepository,
         AccessService,
+        // `@MeshCaller()` on the request handlers authenticates through the access checks.
+        { provide: MESH_AUTHENTICATOR, useExisting: AccessService },
         BearerAuthGuard,
         IssueJobTokenService,
         { provide: ADMIN_TOKEN_OUTPUT, useValue: stdoutAdminTokenOutput },
@@ -115,7 +119,14 @@ export class IdentityModule {
         ApiTokenRepository,
         ApiTokensService,
       ],
-      exports: [AccessService, AuthenticateService, AuthenticationCache, BearerAuthGuard, FolderRepository],
+      exports: [
+        AccessService,
+        AuthenticateService,
+        AuthenticationCache,
+        BearerAuthGuard,
+        FolderRepository,
+        MESH_AUTHENTICATOR,
+      ],
     };
   }
 }

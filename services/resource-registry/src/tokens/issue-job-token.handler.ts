@@ -1,4 +1,4 @@
-import { registryIdentityContract as contract } from '@flowmesh/contracts';
+import { registryIdentityContract as contract, type RequestOf } from '@flowmesh/contracts';
 import { HandleRequest } from '@flowmesh/messaging';
 import { Controller } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
@@ -11,14 +11,14 @@ export class IssueJobTokenHandler {
 
   @HandleRequest(contract.issueJobToken)
   issue(
-    @Payload() req: z.output<typeof contract.issueJobToken.request>,
+    @Payload() req: RequestOf<typeof contract.issueJobToken>,
   ): Promise<z.output<typeof contract.issueJobToken.reply>> {
     return this.jobTokens.issue(req);
   }
 
   @HandleRequest(contract.issueJobTokens)
   issueMany(
-    @Payload() req: z.output<typeof contract.issueJobTokens.request>,
+    @Payload() req: RequestOf<typeof contract.issueJobTokens>,
   ): Promise<z.output<typeof contract.issueJobTokens.reply>> {
     return this.jobTokens.issueMany(req.requests);
   }
