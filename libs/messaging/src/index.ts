@@ -40,6 +40,7 @@ export type {
 } from './server/mesh-handler.binding.js';
 export { MessagingModule, type MessagingModuleAsyncOptions } from './nest/messaging.module.js';
 export { InjectMeshConnection, MESH_CONNECTION } from './nest/messaging.tokens.js';
+export { FollowEvent, type FollowEventOptions } from './nest/follow-event.decorator.js';
 export { OutboxMessageEntity } from './outbox/outbox-message.entity.js';
 export { CreateOutbox1700000000000 } from './outbox/create-outbox.migration.js';
 export { writeToOutbox, type OutboxWriteOptions, type OutboxWriteResult } from './outbox/write-to-outbox.js';
