@@ -2,21 +2,21 @@ import { memoryContract, type RequestOf } from '@flowmesh/contracts';
 import { HandleRequest } from '@flowmesh/messaging';
 import { Controller } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
-import { AppendConversationMessageService } from './append-conversation-message.service.js';
-import { DeleteConversationService } from './delete-conversation.service.js';
-import { ListConversationMessagesService } from './list-conversation-messages.service.js';
-import { ListConversationsService } from './list-conversations.service.js';
-import { StartConversationService } from './start-conversation.service.js';
+import { AppendConversationMessageUseCase } from './append-conversation-message.use-case.js';
+import { DeleteConversationUseCase } from './delete-conversation.use-case.js';
+import { ListConversationMessagesUseCase } from './list-conversation-messages.use-case.js';
+import { ListConversationsUseCase } from './list-conversations.use-case.js';
+import { StartConversationUseCase } from './start-conversation.use-case.js';
 
 /** Chat conversations over NATS. */
 @Controller()
 export class ConversationHandler {
   constructor(
-    private readonly starting: StartConversationService,
-    private readonly appending: AppendConversationMessageService,
-    private readonly listing: ListConversationsService,
-    private readonly listingMessages: ListConversationMessagesService,
-    private readonly deleting: DeleteConversationService,
+    private readonly starting: StartConversationUseCase,
+    private readonly appending: AppendConversationMessageUseCase,
+    private readonly listing: ListConversationsUseCase,
+    private readonly listingMessages: ListConversationMessagesUseCase,
+    private readonly deleting: DeleteConversationUseCase,
   ) {}
 
   @HandleRequest(memoryContract.startConversation)

@@ -2,22 +2,22 @@ import { memoryContract, type RequestOf } from '@flowmesh/contracts';
 import { HandleRequest } from '@flowmesh/messaging';
 import { Controller } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
-import { DeleteMemoryService } from './delete-memory.service.js';
-import { GetMemoryService } from './get-memory.service.js';
-import { ListMemoriesService } from './list-memories.service.js';
-import { LoadMemoryService } from './load-memory.service.js';
+import { DeleteMemoryUseCase } from './delete-memory.use-case.js';
+import { GetMemoryUseCase } from './get-memory.use-case.js';
+import { ListMemoriesUseCase } from './list-memories.use-case.js';
+import { LoadMemoryUseCase } from './load-memory.use-case.js';
 import { resolveMemoryKey } from './memory-key.util.js';
-import { SaveMemoryService } from './save-memory.service.js';
+import { SaveMemoryUseCase } from './save-memory.use-case.js';
 
 /** Agent memory over NATS; the contract validated each payload before it gets here. */
 @Controller()
 export class MemoryHandler {
   constructor(
-    private readonly loading: LoadMemoryService,
-    private readonly saving: SaveMemoryService,
-    private readonly deleting: DeleteMemoryService,
-    private readonly listing: ListMemoriesService,
-    private readonly getting: GetMemoryService,
+    private readonly loading: LoadMemoryUseCase,
+    private readonly saving: SaveMemoryUseCase,
+    private readonly deleting: DeleteMemoryUseCase,
+    private readonly listing: ListMemoriesUseCase,
+    private readonly getting: GetMemoryUseCase,
   ) {}
 
   @HandleRequest(memoryContract.load)

@@ -7,14 +7,14 @@ import {
 import { HandleRequest, MeshCaller } from '@flowmesh/messaging';
 import { Controller } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
-import { DeployDraftService } from './deploy-draft.service.js';
+import { DeployDraftUseCase } from './deploy-draft.use-case.js';
 import { DraftsService } from './drafts.service.js';
 
 @Controller()
 export class DraftsHandler {
   constructor(
     private readonly drafts: DraftsService,
-    private readonly deployer: DeployDraftService,
+    private readonly deployer: DeployDraftUseCase,
   ) {}
 
   @HandleRequest(contract.save)

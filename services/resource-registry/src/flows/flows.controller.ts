@@ -22,8 +22,8 @@ import {
   ListFlowsQuerySchema,
   UpdateFlowBodySchema,
 } from './flows.http.js';
-import { ReadFlowsService } from './read-flows.service.js';
-import { WriteFlowsService } from './write-flows.service.js';
+import { ReadFlowsUseCase } from './read-flows.use-case.js';
+import { WriteFlowsUseCase } from './write-flows.use-case.js';
 
 const flowVersion = validateWith(FlowVersionParamSchema, 'flow version');
 
@@ -32,8 +32,8 @@ const flowVersion = validateWith(FlowVersionParamSchema, 'flow version');
 @UseGuards(BearerAuthGuard)
 export class FlowsController {
   constructor(
-    private readonly read: ReadFlowsService,
-    private readonly write: WriteFlowsService,
+    private readonly read: ReadFlowsUseCase,
+    private readonly write: WriteFlowsUseCase,
   ) {}
 
   @Get('list')

@@ -8,15 +8,15 @@ import { HandleRequest, MeshCaller } from '@flowmesh/messaging';
 import { Controller } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
 import type { FlowDefinition } from './flow.repository.js';
-import { ReadFlowsService } from './read-flows.service.js';
-import { WriteFlowsService } from './write-flows.service.js';
+import { ReadFlowsUseCase } from './read-flows.use-case.js';
+import { WriteFlowsUseCase } from './write-flows.use-case.js';
 
 /** `registry.flow.*` over NATS. */
 @Controller()
 export class FlowsHandler {
   constructor(
-    private readonly read: ReadFlowsService,
-    private readonly write: WriteFlowsService,
+    private readonly read: ReadFlowsUseCase,
+    private readonly write: WriteFlowsUseCase,
   ) {}
 
   @HandleRequest(contract.getFlow)

@@ -17,7 +17,7 @@ import { GroupMemberEntity } from '../groups/group-member.entity.js';
 import { WorkspaceGroupEntity } from '../groups/workspace-group.entity.js';
 import { ApiTokenEntity } from '../tokens/api-token.entity.js';
 import { IssueJobTokenHandler } from '../tokens/issue-job-token.handler.js';
-import { IssueJobTokenService } from '../tokens/issue-job-token.service.js';
+import { IssueJobTokenUseCase } from '../tokens/issue-job-token.use-case.js';
 import { JobTokenSigner } from '../tokens/job-token.signer.js';
 import { AccountEntity } from '../users/account.entity.js';
 import { WorkspaceUserEntity } from '../users/workspace-user.entity.js';
@@ -104,7 +104,7 @@ export class IdentityModule {
         // `@MeshCaller()` on the request handlers authenticates through the access checks.
         { provide: MESH_AUTHENTICATOR, useExisting: AccessService },
         BearerAuthGuard,
-        IssueJobTokenService,
+        IssueJobTokenUseCase,
         { provide: ADMIN_TOKEN_OUTPUT, useValue: stdoutAdminTokenOutput },
         AdminBootstrapService,
         AdminBootstrapOnStart,

@@ -11,16 +11,16 @@ import { Controller } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
 import { AccessService } from '../access/access.service.js';
 import { InterpolationService } from '../interpolation/interpolation.service.js';
-import { ReadResourcesService } from './read-resources.service.js';
-import { WriteResourcesService } from './write-resources.service.js';
+import { ReadResourcesUseCase } from './read-resources.use-case.js';
+import { WriteResourcesUseCase } from './write-resources.use-case.js';
 
 /** `registry.resource.*` over NATS. */
 @Controller()
 export class ResourcesHandler {
   constructor(
     private readonly access: AccessService,
-    private readonly read: ReadResourcesService,
-    private readonly write: WriteResourcesService,
+    private readonly read: ReadResourcesUseCase,
+    private readonly write: WriteResourcesUseCase,
     private readonly interpolation: InterpolationService,
   ) {}
 

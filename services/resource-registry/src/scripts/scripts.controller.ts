@@ -4,9 +4,9 @@ import { Body, Controller, Delete, Get, Header, Param, Post, Query, UseGuards } 
 import type { z } from 'zod';
 import { BearerAuthGuard } from '../auth/bearer-auth.guard.js';
 import { CurrentIdentity } from '../auth/current-identity.decorator.js';
-import { ReadScriptsService } from './read-scripts.service.js';
+import { ReadScriptsUseCase } from './read-scripts.use-case.js';
 import { CreateScriptBodySchema, ListScriptsQuerySchema } from './scripts.http.js';
-import { WriteScriptsService } from './write-scripts.service.js';
+import { WriteScriptsUseCase } from './write-scripts.use-case.js';
 
 const scriptHash = validateWith(ScriptHashSchema, 'script hash');
 
@@ -15,8 +15,8 @@ const scriptHash = validateWith(ScriptHashSchema, 'script hash');
 @UseGuards(BearerAuthGuard)
 export class ScriptsController {
   constructor(
-    private readonly read: ReadScriptsService,
-    private readonly write: WriteScriptsService,
+    private readonly read: ReadScriptsUseCase,
+    private readonly write: WriteScriptsUseCase,
   ) {}
 
   @Get('list')

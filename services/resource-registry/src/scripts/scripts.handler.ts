@@ -7,15 +7,15 @@ import {
 import { HandleRequest, MeshCaller } from '@flowmesh/messaging';
 import { Controller } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
-import { ReadScriptsService } from './read-scripts.service.js';
-import { WriteScriptsService, type SavedScript } from './write-scripts.service.js';
+import { ReadScriptsUseCase } from './read-scripts.use-case.js';
+import { WriteScriptsUseCase, type SavedScript } from './write-scripts.use-case.js';
 
 /** `registry.script.*` over NATS. */
 @Controller()
 export class ScriptsHandler {
   constructor(
-    private readonly read: ReadScriptsService,
-    private readonly write: WriteScriptsService,
+    private readonly read: ReadScriptsUseCase,
+    private readonly write: WriteScriptsUseCase,
   ) {}
 
   @HandleRequest(contract.getScript)

@@ -3,11 +3,11 @@ import { HandleRequest } from '@flowmesh/messaging';
 import { Controller } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
 import type { z } from 'zod';
-import { IssueJobTokenService } from './issue-job-token.service.js';
+import { IssueJobTokenUseCase } from './issue-job-token.use-case.js';
 
 @Controller()
 export class IssueJobTokenHandler {
-  constructor(private readonly jobTokens: IssueJobTokenService) {}
+  constructor(private readonly jobTokens: IssueJobTokenUseCase) {}
 
   @HandleRequest(contract.issueJobToken)
   issue(

@@ -15,22 +15,22 @@ import {
 import type { z } from 'zod';
 import { BearerAuthGuard } from '../auth/bearer-auth.guard.js';
 import { CurrentIdentity } from '../auth/current-identity.decorator.js';
-import { ReadVariablesService } from './read-variables.service.js';
+import { ReadVariablesUseCase } from './read-variables.use-case.js';
 import {
   CreateVariableBodySchema,
   GetVariableQuerySchema,
   ListVariablesQuerySchema,
   UpdateVariableBodySchema,
 } from './variables.http.js';
-import { WriteVariablesService } from './write-variables.service.js';
+import { WriteVariablesUseCase } from './write-variables.use-case.js';
 
 /** `/api/w/:workspace/variables/...` as Windmill's REST API. */
 @Controller('api/w/:workspace/variables')
 @UseGuards(BearerAuthGuard)
 export class VariablesController {
   constructor(
-    private readonly read: ReadVariablesService,
-    private readonly write: WriteVariablesService,
+    private readonly read: ReadVariablesUseCase,
+    private readonly write: WriteVariablesUseCase,
   ) {}
 
   @Get('list')

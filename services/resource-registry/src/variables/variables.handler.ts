@@ -7,15 +7,15 @@ import {
 import { HandleRequest, MeshCaller } from '@flowmesh/messaging';
 import { Controller } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
-import { ReadVariablesService } from './read-variables.service.js';
-import { WriteVariablesService } from './write-variables.service.js';
+import { ReadVariablesUseCase } from './read-variables.use-case.js';
+import { WriteVariablesUseCase } from './write-variables.use-case.js';
 
 /** `registry.variable.*` over NATS. */
 @Controller()
 export class VariablesHandler {
   constructor(
-    private readonly read: ReadVariablesService,
-    private readonly write: WriteVariablesService,
+    private readonly read: ReadVariablesUseCase,
+    private readonly write: WriteVariablesUseCase,
   ) {}
 
   @HandleRequest(contract.getVariable)

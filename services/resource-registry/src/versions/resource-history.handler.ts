@@ -7,16 +7,16 @@ import {
 import { HandleRequest, MeshCaller } from '@flowmesh/messaging';
 import { Controller } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
-import { ClearResourceVersionsService } from './clear-resource-versions.service.js';
+import { ClearResourceVersionsUseCase } from './clear-resource-versions.use-case.js';
 import { ResourceHistoryService } from './resource-history.service.js';
-import { RestoreResourceVersionService } from './restore-resource-version.service.js';
+import { RestoreResourceVersionUseCase } from './restore-resource-version.use-case.js';
 
 @Controller()
 export class ResourceHistoryHandler {
   constructor(
     private readonly history: ResourceHistoryService,
-    private readonly restorer: RestoreResourceVersionService,
-    private readonly clearer: ClearResourceVersionsService,
+    private readonly restorer: RestoreResourceVersionUseCase,
+    private readonly clearer: ClearResourceVersionsUseCase,
   ) {}
 
   @HandleRequest(contract.list)

@@ -13,8 +13,8 @@ type IssuedOrRefused = { ok: true; token: string; expiresAt: string } | { ok: fa
  * within the issuer's, until an expiry no later than the issuer's own token's.
  */
 @Injectable()
-export class IssueJobTokenService {
-  private readonly log = new Logger(IssueJobTokenService.name);
+export class IssueJobTokenUseCase {
+  private readonly log = new Logger(IssueJobTokenUseCase.name);
 
   constructor(
     private readonly auth: AuthenticateService,

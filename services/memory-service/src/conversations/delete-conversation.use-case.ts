@@ -13,7 +13,7 @@ import { findPermittedConversation } from './find-permitted-conversation.util.js
  * conversation's, every step's), in one transaction. Memories a step kept under its own key stay.
  */
 @Injectable()
-export class DeleteConversationService {
+export class DeleteConversationUseCase {
   private readonly log = new Logger('DeleteConversation');
 
   constructor(

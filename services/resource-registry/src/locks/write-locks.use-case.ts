@@ -16,7 +16,7 @@ const LOCKER = 'dependency-locker';
  * meanwhile, and its own lock follows. An item event lets caches drop the item.
  */
 @Injectable()
-export class WriteLocksService {
+export class WriteLocksUseCase {
   constructor(
     private readonly transactions: ItemTransactions,
     private readonly events: ItemEventWriter,

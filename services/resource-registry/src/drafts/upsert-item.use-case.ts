@@ -1,12 +1,12 @@
 import { MeshError, UNVERSIONED_RESOURCE_TYPES, type CallerIdentity } from '@flowmesh/contracts';
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { ReadFlowsService } from '../flows/read-flows.service.js';
-import { WriteFlowsService } from '../flows/write-flows.service.js';
-import { ReadResourcesService } from '../resources/read-resources.service.js';
-import { WriteResourcesService } from '../resources/write-resources.service.js';
-import { ReadScriptsService } from '../scripts/read-scripts.service.js';
-import { WriteScriptsService } from '../scripts/write-scripts.service.js';
+import { ReadFlowsUseCase } from '../flows/read-flows.use-case.js';
+import { WriteFlowsUseCase } from '../flows/write-flows.use-case.js';
+import { ReadResourcesUseCase } from '../resources/read-resources.use-case.js';
+import { WriteResourcesUseCase } from '../resources/write-resources.use-case.js';
+import { ReadScriptsUseCase } from '../scripts/read-scripts.use-case.js';
+import { WriteScriptsUseCase } from '../scripts/write-scripts.use-case.js';
 import { ResourceVersionRepository } from '../versions/resource-version.repository.js';
 import type { FlowBody, ItemBody, ResourceBody, ScriptBody } from './item-body.schemas.js';
 
@@ -21,14 +21,14 @@ export interface UpsertedItem {
  * history: nothing is bypassed), creating it or updating it, inside the caller's transaction.
  */
 @Injectable()
-export class UpsertItemService {
+export class UpsertItemUseCase {
   constructor(
-    private readonly readResources: ReadResourcesService,
-    private readonly writeResources: WriteResourcesService,
-    private readonly readScripts: ReadScriptsService,
-    private readonly writeScripts: WriteScriptsService,
-    private readonly readFlows: ReadFlowsService,
-    private readonly writeFlows: WriteFlowsService,
+    private readonly readResources: ReadResourcesUseCase,
+    private readonly writeResources: WriteResourcesUseCase,
+    private readonly readScripts: ReadScriptsUseCase,
+    private readonly writeScripts: WriteScriptsUseCase,
+    private readonly readFlows: ReadFlowsUseCase,
+    private readonly writeFlows: WriteFlowsUseCase,
     private readonly versions: ResourceVersionRepository,
   ) {}
 

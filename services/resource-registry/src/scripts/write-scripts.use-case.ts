@@ -11,7 +11,7 @@ import { ITEMS_CONFIG } from '../items/items.tokens.js';
 import { isNulCharacter, isUniqueViolation } from '../items/postgres-error.util.js';
 import { assertWithinLimit, jsonByteLength } from '../items/value-size.util.js';
 import type { WriteOptions } from '../items/write-options.js';
-import { notFoundMessage } from './read-scripts.service.js';
+import { notFoundMessage } from './read-scripts.use-case.js';
 import { scriptHash } from './script-hash.util.js';
 import { ScriptRepository } from './script.repository.js';
 
@@ -39,7 +39,7 @@ export interface SavedScript {
  * to it. Labels change in place. Each save is one transaction with its event.
  */
 @Injectable()
-export class WriteScriptsService {
+export class WriteScriptsUseCase {
   constructor(
     private readonly access: AccessService,
     private readonly scripts: ScriptRepository,

@@ -3,7 +3,7 @@ import { describe, expect, it, vi } from 'vitest';
 import type { FlowAccess } from '../access/flow-access.service.js';
 import { ObjectStorageError } from '../storage/object-storage.port.js';
 import type { MemoryStore } from './memory.store.js';
-import { SaveMemoryService } from './save-memory.service.js';
+import { SaveMemoryUseCase } from './save-memory.use-case.js';
 
 const user = (text: string): ChatMessage => ({ role: 'user', content: [{ type: 'text', text }] });
 
@@ -17,7 +17,7 @@ function setup(write: MemoryStore['write']) {
     writeToDatabase: vi.fn().mockResolvedValue({ version: 4, replacedVersion: 3 }),
     currentVersion: vi.fn().mockResolvedValue(3),
   };
-  const service = new SaveMemoryService(access, store as unknown as MemoryStore);
+  const service = new SaveMemoryUseCase(access, store as unknown as MemoryStore);
   const command = {
     actor: { token: 't' },
     workspace: 'main',
@@ -31,7 +31,7 @@ function setup(write: MemoryStore['write']) {
   return { service, store, command, access };
 }
 
-describe('SaveMemoryService', () => {
+describe('SaveMemoryUseCase', () => {
   it('checks the caller may read the flow before anything is written', async () => {
     const { service, store, command, access } = setup(() =>
       Promise.resolve({ version: 1, replacedVersion: null }),

@@ -8,7 +8,7 @@ import { memoryOfAnotherFlow } from './memory.errors.js';
 
 /** Loads a memory for a run: the last `window` messages, or all of it (compaction). */
 @Injectable()
-export class LoadMemoryService {
+export class LoadMemoryUseCase {
   constructor(
     private readonly access: FlowAccess,
     private readonly store: MemoryStore,

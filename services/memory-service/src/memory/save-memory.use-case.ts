@@ -27,7 +27,7 @@ interface Attempt {
  * notice for the flow log goes with anything but a plain save.
  */
 @Injectable()
-export class SaveMemoryService {
+export class SaveMemoryUseCase {
   private readonly log = new Logger('SaveMemory');
 
   constructor(

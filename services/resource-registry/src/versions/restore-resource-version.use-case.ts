@@ -1,7 +1,7 @@
 import { MeshError, type CallerIdentity, type ResourceVersionSummary } from '@flowmesh/contracts';
 import { Injectable } from '@nestjs/common';
 import { ItemTransactions } from '../item-events/item-transactions.js';
-import { WriteResourcesService } from '../resources/write-resources.service.js';
+import { WriteResourcesUseCase } from '../resources/write-resources.use-case.js';
 import type { HistoryWriteContext } from './resource-history.recorder.js';
 import { ResourceHistoryService } from './resource-history.service.js';
 import { toVersionSummary } from './resource-version.mapper.js';
@@ -12,10 +12,10 @@ import { ResourceVersionRepository } from './resource-version.repository.js';
  * version marked `restored_from`), so the history stays append-only and nothing is rewound.
  */
 @Injectable()
-export class RestoreResourceVersionService {
+export class RestoreResourceVersionUseCase {
   constructor(
     private readonly history: ResourceHistoryService,
-    private readonly resources: WriteResourcesService,
+    private readonly resources: WriteResourcesUseCase,
     private readonly versions: ResourceVersionRepository,
     private readonly transactions: ItemTransactions,
   ) {}

@@ -10,7 +10,7 @@ import { ConversationRepository } from './conversation.repository.js';
  * never a step's own, so a chat keeps one transcript whatever its steps remember.
  */
 @Injectable()
-export class AppendConversationMessageService {
+export class AppendConversationMessageUseCase {
   constructor(
     private readonly access: FlowAccess,
     private readonly conversations: ConversationRepository,

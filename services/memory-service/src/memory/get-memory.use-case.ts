@@ -8,7 +8,7 @@ import { MemoryStore } from './memory.store.js';
 
 /** One stored memory by resolved id and step, for the admin API. */
 @Injectable()
-export class GetMemoryService {
+export class GetMemoryUseCase {
   constructor(
     private readonly access: FlowAccess,
     private readonly rows: MemoryRepository,

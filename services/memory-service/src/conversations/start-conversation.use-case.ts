@@ -7,7 +7,7 @@ import { ConversationRepository } from './conversation.repository.js';
 
 /** Opens the conversation of a run's memory id, or returns the one already open. */
 @Injectable()
-export class StartConversationService {
+export class StartConversationUseCase {
   constructor(
     private readonly access: FlowAccess,
     private readonly conversations: ConversationRepository,

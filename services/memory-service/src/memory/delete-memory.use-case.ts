@@ -17,7 +17,7 @@ export interface DeleteMemoryCommand {
  * its conversation that a memory goes away. Needs write access to the flow of every row deleted.
  */
 @Injectable()
-export class DeleteMemoryService {
+export class DeleteMemoryUseCase {
   private readonly log = new Logger('DeleteMemory');
 
   constructor(

@@ -14,7 +14,7 @@ import { plaintextOf, variableContent } from './variable-content.js';
 import { VariableEntity } from './variable.entity.js';
 import { toVariable } from './variable.mapper.js';
 import { VariableRepository } from './variable.repository.js';
-import { notFoundMessage } from './read-variables.service.js';
+import { notFoundMessage } from './read-variables.use-case.js';
 
 const WRITE = { domain: 'variables', action: 'write' } as const;
 
@@ -39,7 +39,7 @@ export interface UpdateVariableInput {
  * writer who just gave it. Variables are never versioned: an old secret must not linger.
  */
 @Injectable()
-export class WriteVariablesService {
+export class WriteVariablesUseCase {
   constructor(
     private readonly access: AccessService,
     private readonly variables: VariableRepository,

@@ -9,7 +9,7 @@ const READ = { domain: 'scripts', action: 'read' } as const;
 
 /** Reads of scripts: the current version by path, any version by path and hash, or by hash alone. */
 @Injectable()
-export class ReadScriptsService {
+export class ReadScriptsUseCase {
   constructor(
     private readonly access: AccessService,
     private readonly scripts: ScriptRepository,

@@ -7,7 +7,7 @@ import { ItemReadCache, type LoadedItem } from '../items/item-read.cache.js';
 import type { ResourceEntity } from './resource.entity.js';
 import { toListedResource, toResource } from './resource.mapper.js';
 import { ResourceRepository } from './resource.repository.js';
-import { notFoundMessage } from './write-resources.service.js';
+import { notFoundMessage } from './write-resources.use-case.js';
 
 const READ = { domain: 'resources', action: 'read' } as const;
 
@@ -22,7 +22,7 @@ const MISSING_ROW_BYTES = 64;
 
 /** Reads of resources. One the caller may not read is NOT_FOUND, worded as a missing one. */
 @Injectable()
-export class ReadResourcesService {
+export class ReadResourcesUseCase {
   constructor(
     private readonly access: AccessService,
     private readonly resources: ResourceRepository,

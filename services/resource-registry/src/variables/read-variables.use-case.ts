@@ -19,7 +19,7 @@ const ROW_BYTES = 64;
  * `get` (unless asked not to) and `getValue`; a list never carries a secret's value.
  */
 @Injectable()
-export class ReadVariablesService {
+export class ReadVariablesUseCase {
   constructor(
     private readonly access: AccessService,
     private readonly variables: VariableRepository,

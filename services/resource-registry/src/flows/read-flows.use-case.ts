@@ -9,7 +9,7 @@ const READ = { domain: 'flows', action: 'read' } as const;
 
 /** Reads of flows: the current definition, or a saved version of it. */
 @Injectable()
-export class ReadFlowsService {
+export class ReadFlowsUseCase {
   constructor(
     private readonly access: AccessService,
     private readonly flows: FlowRepository,

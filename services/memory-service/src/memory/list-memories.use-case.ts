@@ -7,7 +7,7 @@ import { MemoryRepository } from './memory.repository.js';
 
 /** The memories of a workspace whose flows the caller may read, most recently saved first. */
 @Injectable()
-export class ListMemoriesService {
+export class ListMemoriesUseCase {
   constructor(
     private readonly access: FlowAccess,
     private readonly rows: MemoryRepository,

@@ -2,8 +2,8 @@ import { MeshError, type CallerIdentity } from '@flowmesh/contracts';
 import { Injectable } from '@nestjs/common';
 import { AccessService } from '../access/access.service.js';
 import { ItemTransactions } from '../item-events/item-transactions.js';
-import { ReadResourcesService } from '../resources/read-resources.service.js';
-import { notFoundMessage } from '../resources/write-resources.service.js';
+import { ReadResourcesUseCase } from '../resources/read-resources.use-case.js';
+import { notFoundMessage } from '../resources/write-resources.use-case.js';
 import { ResourceVersionRepository } from './resource-version.repository.js';
 
 const WRITE = { domain: 'resources', action: 'write' } as const;
@@ -13,10 +13,10 @@ const WRITE = { domain: 'resources', action: 'write' } as const;
  * not stay readable in the history. Keeps only the version holding the current value.
  */
 @Injectable()
-export class ClearResourceVersionsService {
+export class ClearResourceVersionsUseCase {
   constructor(
     private readonly access: AccessService,
-    private readonly resources: ReadResourcesService,
+    private readonly resources: ReadResourcesUseCase,
     private readonly versions: ResourceVersionRepository,
     private readonly transactions: ItemTransactions,
   ) {}

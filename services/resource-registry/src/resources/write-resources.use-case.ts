@@ -37,7 +37,7 @@ export interface UpdateResourceInput {
  * listeners (resource history) and records the event, in one transaction.
  */
 @Injectable()
-export class WriteResourcesService {
+export class WriteResourcesUseCase {
   constructor(
     private readonly access: AccessService,
     private readonly resources: ResourceRepository,

@@ -15,7 +15,7 @@ import { assertValidFlow } from './flow-definition.validator.js';
 import { FlowEntity } from './flow.entity.js';
 import { toFlow } from './flow.mapper.js';
 import { FlowRepository, type FlowDefinition } from './flow.repository.js';
-import { notFoundMessage } from './read-flows.service.js';
+import { notFoundMessage } from './read-flows.use-case.js';
 
 const WRITE = { domain: 'flows', action: 'write' } as const;
 
@@ -24,7 +24,7 @@ const WRITE = { domain: 'flows', action: 'write' } as const;
  * appends a version and records the event in one transaction.
  */
 @Injectable()
-export class WriteFlowsService {
+export class WriteFlowsUseCase {
   constructor(
     private readonly access: AccessService,
     private readonly flows: FlowRepository,

@@ -7,7 +7,7 @@ import { findPermittedConversation } from './find-permitted-conversation.util.js
 
 /** A page of a conversation's transcript. */
 @Injectable()
-export class ListConversationMessagesService {
+export class ListConversationMessagesUseCase {
   constructor(
     private readonly access: FlowAccess,
     private readonly conversations: ConversationRepository,

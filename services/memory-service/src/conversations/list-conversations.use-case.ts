@@ -6,7 +6,7 @@ import { ConversationRepository } from './conversation.repository.js';
 
 /** Conversations of the flows the caller may read, most recently active first. */
 @Injectable()
-export class ListConversationsService {
+export class ListConversationsUseCase {
   constructor(
     private readonly access: FlowAccess,
     private readonly conversations: ConversationRepository,

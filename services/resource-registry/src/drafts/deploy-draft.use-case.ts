@@ -5,7 +5,7 @@ import { ItemTransactions } from '../item-events/item-transactions.js';
 import { assertDraftOwner, draftNotFound } from './draft-access.util.js';
 import { DraftRepository } from './draft.repository.js';
 import { parseItemBody } from './item-body.schemas.js';
-import { UpsertItemService } from './upsert-item.service.js';
+import { UpsertItemUseCase } from './upsert-item.use-case.js';
 
 export interface DeployedDraft {
   readonly item_kind: DraftItemKind;
@@ -21,11 +21,11 @@ export interface DeployedDraft {
  * of this item, stay as they are.
  */
 @Injectable()
-export class DeployDraftService {
+export class DeployDraftUseCase {
   constructor(
     private readonly access: AccessService,
     private readonly drafts: DraftRepository,
-    private readonly items: UpsertItemService,
+    private readonly items: UpsertItemUseCase,
     private readonly transactions: ItemTransactions,
   ) {}
 
