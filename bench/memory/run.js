@@ -1,5 +1,5 @@
 // Memory benchmark: load and save of agent memories of 10, 200 and 2 000 messages through
-// memory-service's own use cases (LoadMemoryService, SaveMemoryService: key resolution, size
+// memory-service's own use cases (LoadMemoryUseCase, SaveMemoryUseCase: key resolution, size
 // rules, versioned replace), in the database store and the S3 store (s3rver), beside a plain
 // Postgres row read and write of the same JSON in the same run, on the same connection pool.
 // NATS and the registry's permission check are left out on both sides: they cost the same
@@ -16,10 +16,10 @@ import { createLogger } from '@flowmesh/telemetry';
 import pg from 'pg';
 import S3rver from 's3rver';
 import { FlowAccess } from '../../services/memory-service/dist/access/flow-access.service.js';
-import { LoadMemoryService } from '../../services/memory-service/dist/memory/load-memory.service.js';
+import { LoadMemoryUseCase } from '../../services/memory-service/dist/memory/load-memory.use-case.js';
 import { MemoryRepository } from '../../services/memory-service/dist/memory/memory.repository.js';
 import { MemoryStore } from '../../services/memory-service/dist/memory/memory.store.js';
-import { SaveMemoryService } from '../../services/memory-service/dist/memory/save-memory.service.js';
+import { SaveMemoryUseCase } from '../../services/memory-service/dist/memory/save-memory.use-case.js';
 import { MEMORY_SERVICE_MIGRATIONS } from '../../services/memory-service/dist/migrations/index.js';
 import { S3ObjectStorage } from '../../services/memory-service/dist/storage/s3-object-storage.js';
 import { agentHistory } from './history.js';
@@ -91,8 +91,8 @@ async function main() {
     s3: new MemoryStore(rows, objects),
   };
   const useCases = (store) => ({
-    load: new LoadMemoryService(allowAll, store),
-    save: new SaveMemoryService(allowAll, store),
+    load: new LoadMemoryUseCase(allowAll, store),
+    save: new SaveMemoryUseCase(allowAll, store),
   });
 
   console.log(

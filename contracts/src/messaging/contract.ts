@@ -14,6 +14,12 @@ export interface RequestContract<Req extends z.ZodType = z.ZodType, Res extends 
   readonly timeoutMs: number;
 }
 
+/** What a handler of `C` receives: the request as its schema parsed it (`@Payload() req: RequestOf<typeof c.get>`). */
+export type RequestOf<C extends { readonly request: z.ZodType }> = z.output<C['request']>;
+
+/** What a handler of `C` may answer: the reply before its schema parses it on the way out. */
+export type ReplyOf<C extends { readonly reply: z.ZodType }> = z.input<C['reply']>;
+
 /** A fact published on the events stream (`evt.<domain>.<event>`). */
 export interface EventContract<Payload extends z.ZodType = z.ZodType> {
   readonly kind: 'event';

@@ -24,6 +24,12 @@ export {
   type HandleWorkOptions,
 } from './server/mesh-handler.decorators.js';
 export { MeshContext, type MeshMessageInfo } from './server/mesh-context.js';
+export {
+  MESH_AUTHENTICATOR,
+  MeshCaller,
+  MeshCallerPipe,
+  type MeshAuthenticator,
+} from './server/mesh-caller.decorator.js';
 export { HandBackError } from './server/hand-back.error.js';
 export { SettlingDrops } from './server/settling-drops.js';
 export type {
@@ -34,6 +40,7 @@ export type {
 } from './server/mesh-handler.binding.js';
 export { MessagingModule, type MessagingModuleAsyncOptions } from './nest/messaging.module.js';
 export { InjectMeshConnection, MESH_CONNECTION } from './nest/messaging.tokens.js';
+export { FollowEvent, type FollowEventOptions } from './nest/follow-event.decorator.js';
 export { OutboxMessageEntity } from './outbox/outbox-message.entity.js';
 export { CreateOutbox1700000000000 } from './outbox/create-outbox.migration.js';
 export { writeToOutbox, type OutboxWriteOptions, type OutboxWriteResult } from './outbox/write-to-outbox.js';

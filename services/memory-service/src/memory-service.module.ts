@@ -6,23 +6,23 @@ import { Module, type DynamicModule, type Provider } from '@nestjs/common';
 import { FlowAccess } from './access/flow-access.service.js';
 import { RegistryAccessClient } from './access/registry-access.client.js';
 import { RegistryAccess } from './access/registry-access.port.js';
-import { AppendConversationMessageService } from './conversations/append-conversation-message.service.js';
+import { AppendConversationMessageUseCase } from './conversations/append-conversation-message.use-case.js';
 import { ConversationHandler } from './conversations/conversation.handler.js';
 import { ConversationHttpController } from './conversations/conversation.http-controller.js';
 import { ConversationRepository } from './conversations/conversation.repository.js';
-import { DeleteConversationService } from './conversations/delete-conversation.service.js';
-import { ListConversationMessagesService } from './conversations/list-conversation-messages.service.js';
-import { ListConversationsService } from './conversations/list-conversations.service.js';
-import { StartConversationService } from './conversations/start-conversation.service.js';
-import { DeleteMemoryService } from './memory/delete-memory.service.js';
-import { GetMemoryService } from './memory/get-memory.service.js';
-import { ListMemoriesService } from './memory/list-memories.service.js';
-import { LoadMemoryService } from './memory/load-memory.service.js';
+import { DeleteConversationUseCase } from './conversations/delete-conversation.use-case.js';
+import { ListConversationMessagesUseCase } from './conversations/list-conversation-messages.use-case.js';
+import { ListConversationsUseCase } from './conversations/list-conversations.use-case.js';
+import { StartConversationUseCase } from './conversations/start-conversation.use-case.js';
+import { DeleteMemoryUseCase } from './memory/delete-memory.use-case.js';
+import { GetMemoryUseCase } from './memory/get-memory.use-case.js';
+import { ListMemoriesUseCase } from './memory/list-memories.use-case.js';
+import { LoadMemoryUseCase } from './memory/load-memory.use-case.js';
 import { MemoryHandler } from './memory/memory.handler.js';
 import { MemoryHttpController } from './memory/memory.http-controller.js';
 import { MemoryRepository } from './memory/memory.repository.js';
 import { MemoryStore } from './memory/memory.store.js';
-import { SaveMemoryService } from './memory/save-memory.service.js';
+import { SaveMemoryUseCase } from './memory/save-memory.use-case.js';
 import type { MemoryServiceConfig } from './memory-service.config.js';
 import { MEMORY_SERVICE_MIGRATIONS } from './migrations/index.js';
 import { ObjectStorage } from './storage/object-storage.port.js';
@@ -66,17 +66,17 @@ export class MemoryServiceModule {
         FlowAccess,
         MemoryRepository,
         MemoryStore,
-        LoadMemoryService,
-        SaveMemoryService,
-        DeleteMemoryService,
-        ListMemoriesService,
-        GetMemoryService,
+        LoadMemoryUseCase,
+        SaveMemoryUseCase,
+        DeleteMemoryUseCase,
+        ListMemoriesUseCase,
+        GetMemoryUseCase,
         ConversationRepository,
-        StartConversationService,
-        AppendConversationMessageService,
-        ListConversationsService,
-        ListConversationMessagesService,
-        DeleteConversationService,
+        StartConversationUseCase,
+        AppendConversationMessageUseCase,
+        ListConversationsUseCase,
+        ListConversationMessagesUseCase,
+        DeleteConversationUseCase,
       ],
     };
   }

@@ -4,8 +4,8 @@ import { expectEventually, waitFor } from '@flowmesh/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AccessService } from '../src/access/access.service.js';
 import { FOLDER_ROLES_TTL_MS } from '../src/folders/folder-roles.cache.js';
-import { ReadVariablesService } from '../src/variables/read-variables.service.js';
-import { WriteVariablesService } from '../src/variables/write-variables.service.js';
+import { ReadVariablesUseCase } from '../src/variables/read-variables.use-case.js';
+import { WriteVariablesUseCase } from '../src/variables/write-variables.use-case.js';
 import { startRegistryCast, type HttpAnswer, type RegistryCast } from './support/registry-cast.js';
 import { startRegistryReplica, type RegistryReplica } from './support/registry-replica.js';
 
@@ -303,8 +303,8 @@ describe('interpolation reads through the read cache', () => {
     const identity: CallerIdentity = await app
       .get(AccessService)
       .authenticate(cast.actors.owner.token, 'main');
-    const read = app.get(ReadVariablesService);
-    const write = app.get(WriteVariablesService);
+    const read = app.get(ReadVariablesUseCase);
+    const write = app.get(WriteVariablesUseCase);
     await write.update(identity, 'f/cache/key', { value: 'before-commit' });
     expect(await read.getValue(identity, 'f/cache/key')).toBe('before-commit');
 

@@ -7,7 +7,7 @@ import {
 import { waitFor } from '@flowmesh/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BuiltinResourceTypesService } from '../src/resource-types/builtin-resource-types.service.js';
-import { WriteResourcesService } from '../src/resources/write-resources.service.js';
+import { WriteResourcesUseCase } from '../src/resources/write-resources.use-case.js';
 import { as, countOf, errorOf, EventTap, httpText, itemsClient } from './support/items-support.js';
 import { startRegistryCast, type RegistryCast } from './support/registry-cast.js';
 
@@ -533,7 +533,7 @@ describe('events', () => {
   });
 
   it('a write rolled back with the transaction it ran in publishes nothing and leaves nothing', async () => {
-    const writer = cast.service.running.app.get(WriteResourcesService);
+    const writer = cast.service.running.app.get(WriteResourcesUseCase);
     const identity = await cast.service.running.app
       .get((await import('../src/access/access.service.js')).AccessService)
       .authenticate(token(), 'main');

@@ -9,12 +9,14 @@ import {
   type OptionalFactoryDependency,
   type Provider,
 } from '@nestjs/common';
+import { DiscoveryModule } from '@nestjs/core';
 import { MeshClient } from '../client/mesh-client.js';
 import {
   connectMesh,
   type MeshConnection,
   type MeshConnectionOptions,
 } from '../connection/mesh-connection.js';
+import { EventFollowers } from './event-followers.js';
 import { MESH_CONNECTION } from './messaging.tokens.js';
 
 export interface MessagingModuleAsyncOptions extends Pick<ModuleMetadata, 'imports'> {
@@ -30,6 +32,7 @@ export interface MessagingModuleAsyncOptions extends Pick<ModuleMetadata, 'impor
  *     app.connectMicroservice({ strategy: new MeshTransport(app.get(MESH_CONNECTION), { service }) });
  *
  * The connection is drained at application shutdown, after the transport stopped taking work.
+ * `@FollowEvent` methods anywhere in the application are subscribed here (`EventFollowers`).
  */
 @Global()
 @Module({})
@@ -50,7 +53,7 @@ export class MessagingModule implements OnApplicationShutdown {
         inject: options.inject ?? [],
         useFactory: async (...args: never[]) => connectMesh(await options.useFactory(...args)),
       }),
-      imports: options.imports ?? [],
+      imports: [DiscoveryModule, ...(options.imports ?? [])],
     };
   }
 
@@ -58,7 +61,9 @@ export class MessagingModule implements OnApplicationShutdown {
     return {
       module: MessagingModule,
       global: true,
+      imports: [DiscoveryModule],
       providers: [
+        EventFollowers,
         connection,
         {
           provide: MeshClient,

@@ -7,7 +7,7 @@ import {
   type MeshTransportOptions,
 } from '@flowmesh/messaging';
 import { TEST_STREAMS, uniqueTestId } from '@flowmesh/testing';
-import { Module, type INestMicroservice, type Type } from '@nestjs/common';
+import { Module, type INestMicroservice, type Provider, type Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 
 /**
@@ -38,20 +38,21 @@ export class MeshFixture {
     return conn;
   }
 
-  /** A Nest microservice serving `controllers` through `MeshTransport` on its own connection. */
+  /** A Nest microservice serving `controllers` (with `providers`) through `MeshTransport` on its own connection. */
   async startApp(
     controllers: Type[],
-    options: Partial<MeshTransportOptions> & { conn?: MeshConnection } = {},
+    options: Partial<MeshTransportOptions> & { conn?: MeshConnection; providers?: Provider[] } = {},
   ): Promise<{ app: INestMicroservice; conn: MeshConnection }> {
-    const conn = options.conn ?? (await this.connect('app'));
-    @Module({ controllers })
+    const { conn: given, providers = [], ...transportOptions } = options;
+    const conn = given ?? (await this.connect('app'));
+    @Module({ controllers, providers })
     class TestAppModule {}
     const app = await NestFactory.createMicroservice(TestAppModule, {
       strategy: new MeshTransport(conn, {
         service: 'test-service',
         shutdownGraceMs: 2_000,
         streams: TEST_STREAMS,
-        ...options,
+        ...transportOptions,
       }),
       logger: process.env.MESH_TEST_LOGS ? ['log', 'warn', 'error'] : false,
     });

@@ -4,11 +4,11 @@ import {
   MeshError,
   type LockStatusReply,
   type RegistryIdentityClient,
+  type RequestOf,
 } from '@flowmesh/contracts';
 import { HandleRequest, MeshClient } from '@flowmesh/messaging';
 import { Controller } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
-import type { z } from 'zod';
 import { DependencyEdgeRepository } from '../map/dependency-edge.repository.js';
 import { LockRecordRepository } from '../map/lock-record.repository.js';
 
@@ -31,7 +31,7 @@ export class LockStatusHandler {
   }
 
   @HandleRequest(lockerContract.lockStatus)
-  async status(@Payload() req: z.output<typeof lockerContract.lockStatus.request>): Promise<LockStatusReply> {
+  async status(@Payload() req: RequestOf<typeof lockerContract.lockStatus>): Promise<LockStatusReply> {
     const { allowed } = await this.identity.checkAccess({
       actor: req.actor,
       workspace: req.workspace,

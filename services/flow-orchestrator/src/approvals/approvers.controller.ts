@@ -1,11 +1,11 @@
 import { randomInt } from 'node:crypto';
+import { validateWith } from '@flowmesh/http';
 import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
 import type { z } from 'zod';
 import { BearerAuthGuard } from '../http/bearer-auth.guard.js';
 import type { Caller } from '../http/caller.js';
 import { CurrentCaller } from '../http/current-caller.decorator.js';
 import { jobIdParam } from '../http/job-id.param.js';
-import { validateWith } from '../http/validate-with.pipe.js';
 import { ApproverQuerySchema, FlowResumeQuerySchema, ResumeIdSchema } from './approvals.http.js';
 import { ResumeJobService } from './resume-job.service.js';
 import { ResumeUrlsService } from './resume-urls.service.js';

@@ -1,12 +1,12 @@
 import { randomInt } from 'node:crypto';
 import type { ResumeOutcome } from '@flowmesh/contracts';
+import { validateWith } from '@flowmesh/http';
 import { Body, Controller, Header, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
 import type { z } from 'zod';
 import { BearerAuthGuard } from '../http/bearer-auth.guard.js';
 import type { Caller } from '../http/caller.js';
 import { CurrentCaller } from '../http/current-caller.decorator.js';
 import { jobIdParam } from '../http/job-id.param.js';
-import { validateWith } from '../http/validate-with.pipe.js';
 import { ResumeSuspendedBodySchema } from './approvals.http.js';
 import { ResumeJobService } from './resume-job.service.js';
 

@@ -1,8 +1,7 @@
+import { bearerTokenOf, validateWith } from '@flowmesh/http';
 import { Body, Controller, Get, Header, Headers, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
 import type { z } from 'zod';
-import { bearerTokenOf } from '../http/bearer-token.util.js';
 import { jobIdParam } from '../http/job-id.param.js';
-import { validateWith } from '../http/validate-with.pipe.js';
 import { renderAnsweredPage } from './approval-page.renderer.js';
 import { ApprovalPageService } from './approval-page.service.js';
 import { ApproverQuerySchema, ResumeIdSchema } from './approvals.http.js';

@@ -1,8 +1,8 @@
 import { MeshError, validationError, type Actor } from '@flowmesh/contracts';
 import { grpcMessageToJson, grpcProtoRoot, jsonToGrpcMessage } from '@flowmesh/contracts/grpc';
+import { requireBearerToken } from '@flowmesh/http';
 import type { Metadata, ServerUnaryCall } from '@grpc/grpc-js';
 import type { z } from 'zod';
-import { bearerTokenOf, missingBearerToken } from '../http/bearer-token.util.js';
 
 /** What every served call offers: its metadata, deadline, path and (unary and server streams) request. */
 type ServerSurfaceCall = Omit<ServerUnaryCall<object, object>, 'request'>;
@@ -11,9 +11,7 @@ type RequestCall = ServerSurfaceCall & { readonly request: object };
 /** The call's `authorization: Bearer <token>` as the actor every contract request carries. */
 export function actorOf(metadata: Metadata): Actor {
   const values = metadata.get('authorization').map(String);
-  const token = bearerTokenOf(values);
-  if (token === undefined) throw missingBearerToken();
-  return { token };
+  return { token: requireBearerToken(values) };
 }
 
 /** Milliseconds left before the call's deadline (Infinity without one). */

@@ -1,5 +1,5 @@
+import { requireBearerToken } from '@flowmesh/http';
 import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
-import { bearerTokenOf, missingBearerToken } from './bearer-token.util.js';
 import type { Caller } from './caller.js';
 import { RegistryAuthenticator } from './registry-authenticator.js';
 
@@ -20,8 +20,7 @@ export class BearerAuthGuard implements CanActivate {
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const request = context.switchToHttp().getRequest<CallerRequest>();
-    const token = bearerTokenOf(request.headers.authorization);
-    if (token === undefined) throw missingBearerToken();
+    const token = requireBearerToken(request.headers.authorization);
     const workspace = request.params.workspace ?? '';
     request.caller = { identity: await this.authenticator.authenticate(token, workspace), actor: { token } };
     return true;

@@ -1,40 +1,24 @@
-import { IDENTITY_EVENTS } from '@flowmesh/contracts';
-import type { MeshConnection } from '@flowmesh/messaging';
+import type { AuthenticationCache } from '@flowmesh/http';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { AuthenticationCache } from './authentication.cache.js';
 import { IdentityEventsListener } from './identity-events.listener.js';
-
-type Callback = (error: Error | null, message: { json<T>(): T }) => void;
 
 describe('IdentityEventsListener', () => {
   const clear = vi.fn();
-  const callbacks = new Map<string, Callback>();
   let listener: IdentityEventsListener;
 
   beforeEach(() => {
     vi.useFakeTimers();
     clear.mockReset();
-    callbacks.clear();
-    // Its ports: the cache it clears, and the subscriptions the events arrive on.
-    const conn = {
-      space: { subject: (subject: string) => subject },
-      nc: {
-        subscribe: (subject: string, options: { callback: Callback }) => {
-          callbacks.set(subject, options.callback);
-          return { unsubscribe: () => undefined };
-        },
-      },
-    } as unknown as MeshConnection;
-    listener = new IdentityEventsListener({ clear } as unknown as AuthenticationCache, conn);
-    listener.onModuleInit();
+    // Its port: the cache it clears. The events arrive through `@FollowEvent` (an event that does
+    // not match its contract as undefined).
+    listener = new IdentityEventsListener({ clear } as unknown as AuthenticationCache<never>);
   });
   afterEach(() => {
     listener.onModuleDestroy();
     vi.useRealTimers();
   });
 
-  const deliver = (payload: unknown) =>
-    callbacks.get(IDENTITY_EVENTS.tokenRevoked.subject)!(null, { json: <T>() => payload as T });
+  const deliver = (payload: { stale_for_ms?: number } | undefined) => listener.onIdentityEvent(payload);
   const revoked = { workspace: 'main', email: 'a@example.test', prefix: 'fm_abc', by: 'a', at: 'now' };
 
   it('clears at once, and again a second after the registry replicas let go of what they read before', () => {
@@ -48,7 +32,7 @@ describe('IdentityEventsListener', () => {
 
   it('clears again after 2 s when the event does not say, or is not what it should be', () => {
     deliver(revoked);
-    deliver({ nonsense: true });
+    deliver(undefined);
     expect(clear).toHaveBeenCalledTimes(2);
     vi.advanceTimersByTime(2_000);
     expect(clear).toHaveBeenCalledTimes(4);

@@ -1,55 +1,32 @@
-import { IDENTITY_EVENTS } from '@flowmesh/contracts';
-import { InjectMeshConnection, SettlingDrops, type MeshConnection } from '@flowmesh/messaging';
-import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
-import type { z } from 'zod';
-import type { AuthenticationCache } from './authentication.cache.js';
+import { IDENTITY_EVENTS, type CallerIdentity } from '@flowmesh/contracts';
+import type { AuthenticationCache } from '@flowmesh/http';
+import { FollowEvent, SettlingDrops } from '@flowmesh/messaging';
+import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { AUTHENTICATION_CACHE } from './registry-authenticator.js';
 
 /**
  * Clears the run API's authentication cache when the registry announces a token revoked or a
  * member, group or folder changed (`evt.identity.*`), so a revoked token is refused at once
  * rather than at the cache's time to live, and once more after the registry replicas' own caches
- * let go (`secondDropAfterMs`): an answer read from one of them meanwhile is not kept. A plain
- * subscription on every replica: the cache is per process and its time to live bounds what a
- * missed event costs.
+ * let go (`secondDropAfterMs`): an answer read from one of them meanwhile is not kept. Every
+ * replica follows the events: the cache is per process and its time to live bounds what a missed
+ * event costs. An event it cannot read clears the cache too.
  */
 @Injectable()
-export class IdentityEventsListener implements OnModuleInit, OnModuleDestroy {
-  private subscriptions: Array<{ unsubscribe(): void }> = [];
+export class IdentityEventsListener implements OnModuleDestroy {
   private readonly drops = new SettlingDrops();
 
-  constructor(
-    @Inject(AUTHENTICATION_CACHE) private readonly cache: AuthenticationCache,
-    @InjectMeshConnection() private readonly conn: MeshConnection,
-  ) {}
+  constructor(@Inject(AUTHENTICATION_CACHE) private readonly cache: AuthenticationCache<CallerIdentity>) {}
 
-  onModuleInit(): void {
-    this.subscriptions = Object.values(IDENTITY_EVENTS).map((contract) =>
-      this.conn.nc.subscribe(this.conn.space.subject(contract.subject), {
-        callback: (error, message) => {
-          if (error) return;
-          this.drops.drop(() => this.cache.clear(), staleForMsOf(contract.payload, message));
-        },
-      }),
-    );
+  @FollowEvent(IDENTITY_EVENTS.tokenRevoked, { unparsed: true })
+  @FollowEvent(IDENTITY_EVENTS.memberChanged, { unparsed: true })
+  @FollowEvent(IDENTITY_EVENTS.groupChanged, { unparsed: true })
+  @FollowEvent(IDENTITY_EVENTS.folderChanged, { unparsed: true })
+  onIdentityEvent(event: { readonly stale_for_ms?: number } | undefined): void {
+    this.drops.drop(() => this.cache.clear(), event?.stale_for_ms);
   }
 
   onModuleDestroy(): void {
-    for (const subscription of this.subscriptions) subscription.unsubscribe();
-    this.subscriptions = [];
     this.drops.clear();
-  }
-}
-
-/** The event's `stale_for_ms`, when its payload is one (the clear happens anyway). */
-function staleForMsOf(
-  payload: z.ZodType<{ stale_for_ms?: number }>,
-  message: { json<T>(): T },
-): number | undefined {
-  try {
-    const parsed = payload.safeParse(message.json<unknown>());
-    return parsed.success ? parsed.data.stale_for_ms : undefined;
-  } catch {
-    return undefined;
   }
 }

@@ -1,8 +1,8 @@
 import type { CallerIdentity } from '@flowmesh/contracts';
+import { AuthenticationCache } from '@flowmesh/http';
 import type { MeshClient } from '@flowmesh/messaging';
 import { describe, expect, it, vi } from 'vitest';
-import { AuthenticationCache } from './authentication.cache.js';
-import { RegistryAuthenticator } from './registry-authenticator.js';
+import { identityCache, RegistryAuthenticator } from './registry-authenticator.js';
 
 const identity = (username: string) => ({ workspace: 'main', username }) as CallerIdentity;
 
@@ -47,5 +47,17 @@ describe('RegistryAuthenticator', () => {
     registry.answers.forEach((answer) => answer(identity('alice')));
     await Promise.all(both);
     expect(registry.request).toHaveBeenCalledTimes(2);
+  });
+
+  it('keeps an identity no longer than its token is valid', () => {
+    const cache = identityCache(1_000);
+    const expiring = { ...identity('alice'), tokenExpiresAt: new Date(500).toISOString() };
+    cache.set('k', expiring, 0);
+    expect(cache.get('k', 499)).toBe(expiring);
+    expect(cache.get('k', 500)).toBeUndefined();
+    const lasting = { ...identity('bob'), tokenExpiresAt: null };
+    cache.set('b', lasting, 0);
+    expect(cache.get('b', 999)).toBe(lasting);
+    expect(cache.get('b', 1_000)).toBeUndefined();
   });
 });

@@ -4,25 +4,36 @@ import {
   type CallerIdentity,
   type RegistryIdentityClient,
 } from '@flowmesh/contracts';
+import { AuthenticationCache } from '@flowmesh/http';
 import { MeshClient } from '@flowmesh/messaging';
 import { Inject, Injectable } from '@nestjs/common';
-import { AuthenticationCache } from './authentication.cache.js';
 
 export const AUTHENTICATION_CACHE = Symbol('flow-orchestrator.authentication-cache');
 
 /**
+ * Identities the registry vouched for, kept a moment: a CLI polling `getupdate` or a script waiting
+ * on a result would otherwise ask the registry once per request. The registry's `evt.identity.*`
+ * events clear it (`IdentityEventsListener`); without them a revoked token works for at most the
+ * time to live (`FLOWMESH_AUTH_CACHE_MS`, 0 turns the cache off), and never past its own expiry.
+ */
+export function identityCache(ttlMs: number): AuthenticationCache<CallerIdentity> {
+  return new AuthenticationCache<CallerIdentity>(ttlMs, {
+    expiresAtMs: (identity) => (identity.tokenExpiresAt ? Date.parse(identity.tokenExpiresAt) : undefined),
+  });
+}
+
+/**
  * Who a token is in a workspace, as `registry.auth.authenticate` says. A bad token is the
  * registry's UNAUTHENTICATED, an unknown workspace its NOT_FOUND; both pass through unchanged.
+ * A burst of requests with one token asks the registry once.
  */
 @Injectable()
 export class RegistryAuthenticator {
   private readonly registry: RegistryIdentityClient;
-  /** Asks under way, by cache key: a burst of requests with one token asks the registry once. */
-  private readonly asking = new Map<string, { generation: number; identity: Promise<CallerIdentity> }>();
 
   constructor(
     mesh: MeshClient,
-    @Inject(AUTHENTICATION_CACHE) private readonly cache: AuthenticationCache,
+    @Inject(AUTHENTICATION_CACHE) private readonly cache: AuthenticationCache<CallerIdentity>,
   ) {
     this.registry = createRegistryIdentityClient(mesh);
   }
@@ -31,22 +42,9 @@ export class RegistryAuthenticator {
     // The key holds a digest, never the token itself.
     const key = `${workspace}\n${createHash('sha256').update(token).digest('base64url')}`;
     const now = Date.now();
-    const cached = this.cache.get(key, now);
-    if (cached) return cached;
-    if (!this.cache.enabled) return this.registry.authenticate({ token, workspace });
-    const generation = this.cache.generation;
-    const pending = this.asking.get(key);
-    // An ask from before an identity change is not joined: it may answer as before the change.
-    if (pending && pending.generation === generation) return pending.identity;
-    const identity = this.registry.authenticate({ token, workspace });
-    const entry = { generation, identity };
-    this.asking.set(key, entry);
-    try {
-      const answered = await identity;
-      this.cache.set(key, answered, now, generation);
-      return answered;
-    } finally {
-      if (this.asking.get(key) === entry) this.asking.delete(key);
-    }
+    return (
+      this.cache.get(key, now) ??
+      this.cache.loadOnce(key, now, () => this.registry.authenticate({ token, workspace }))
+    );
   }
 }

@@ -1,11 +1,8 @@
-import { orchestratorAgentStepContract as contract } from '@flowmesh/contracts';
+import { orchestratorAgentStepContract as contract, type RequestOf } from '@flowmesh/contracts';
 import { HandleRequest } from '@flowmesh/messaging';
 import { Controller } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
-import type { z } from 'zod';
 import { AgentStepUseCase } from './agent-step.use-case.js';
-
-type Req<K extends keyof typeof contract> = z.output<(typeof contract)[K]['request']>;
 
 /** `orchestrator.agent_step.*`: agent-runtime reporting on the AI steps it was handed. */
 @Controller()
@@ -13,27 +10,27 @@ export class AgentStepsHandler {
   constructor(private readonly steps: AgentStepUseCase) {}
 
   @HandleRequest(contract.reportAction)
-  async reportAction(@Payload() req: Req<'reportAction'>) {
+  async reportAction(@Payload() req: RequestOf<typeof contract.reportAction>) {
     return { recorded: await this.steps.reportAction(req.workspace, req.job_id, req.action, req.success) };
   }
 
   @HandleRequest(contract.wait)
-  async wait(@Payload() req: Req<'wait'>) {
+  async wait(@Payload() req: RequestOf<typeof contract.wait>) {
     return { recorded: await this.steps.wait(req.workspace, req.job_id, req.waiting) };
   }
 
   @HandleRequest(contract.log)
-  async log(@Payload() req: Req<'log'>) {
+  async log(@Payload() req: RequestOf<typeof contract.log>) {
     return { recorded: await this.steps.log(req.workspace, req.job_id, req.line) };
   }
 
   @HandleRequest(contract.complete)
-  async complete(@Payload() req: Req<'complete'>) {
+  async complete(@Payload() req: RequestOf<typeof contract.complete>) {
     return { accepted: await this.steps.complete(req) };
   }
 
   @HandleRequest(contract.ended)
-  async ended(@Payload() req: Req<'ended'>) {
+  async ended(@Payload() req: RequestOf<typeof contract.ended>) {
     return { ended: await this.steps.ended(req.steps) };
   }
 }

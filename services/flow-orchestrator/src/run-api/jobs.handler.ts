@@ -1,11 +1,8 @@
-import { orchestratorJobsContract as contract } from '@flowmesh/contracts';
+import { orchestratorJobsContract as contract, type RequestOf } from '@flowmesh/contracts';
 import { HandleRequest } from '@flowmesh/messaging';
 import { Controller } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
-import type { z } from 'zod';
 import { JobsApi } from './jobs-api.service.js';
-
-type Req<K extends keyof typeof contract> = z.output<(typeof contract)[K]['request']>;
 
 /**
  * `orchestrator.job.*` over NATS: the same use cases as the HTTP and gRPC APIs (`JobsApi`), as
@@ -16,52 +13,52 @@ export class JobsHandler {
   constructor(private readonly api: JobsApi) {}
 
   @HandleRequest(contract.runFlow)
-  runFlow(@Payload() req: Req<'runFlow'>) {
+  runFlow(@Payload() req: RequestOf<typeof contract.runFlow>) {
     return this.api.runFlow(req);
   }
 
   @HandleRequest(contract.runScript)
-  runScript(@Payload() req: Req<'runScript'>) {
+  runScript(@Payload() req: RequestOf<typeof contract.runScript>) {
     return this.api.runScript(req);
   }
 
   @HandleRequest(contract.get)
-  get(@Payload() req: Req<'get'>) {
+  get(@Payload() req: RequestOf<typeof contract.get>) {
     return this.api.get(req);
   }
 
   @HandleRequest(contract.getResult)
-  getResult(@Payload() req: Req<'getResult'>) {
+  getResult(@Payload() req: RequestOf<typeof contract.getResult>) {
     return this.api.getResult(req);
   }
 
   @HandleRequest(contract.waitResult)
-  waitResult(@Payload() req: Req<'waitResult'>) {
+  waitResult(@Payload() req: RequestOf<typeof contract.waitResult>) {
     return this.api.waitResult(req);
   }
 
   @HandleRequest(contract.resultByNode)
-  resultByNode(@Payload() req: Req<'resultByNode'>) {
+  resultByNode(@Payload() req: RequestOf<typeof contract.resultByNode>) {
     return this.api.resultByNode(req);
   }
 
   @HandleRequest(contract.cancel)
-  cancel(@Payload() req: Req<'cancel'>) {
+  cancel(@Payload() req: RequestOf<typeof contract.cancel>) {
     return this.api.cancel(req);
   }
 
   @HandleRequest(contract.resume)
-  resume(@Payload() req: Req<'resume'>) {
+  resume(@Payload() req: RequestOf<typeof contract.resume>) {
     return this.api.resume(req);
   }
 
   @HandleRequest(contract.list)
-  list(@Payload() req: Req<'list'>) {
+  list(@Payload() req: RequestOf<typeof contract.list>) {
     return this.api.list(req);
   }
 
   @HandleRequest(contract.logs)
-  logs(@Payload() req: Req<'logs'>) {
+  logs(@Payload() req: RequestOf<typeof contract.logs>) {
     return this.api.logs(req);
   }
 }

@@ -1,11 +1,10 @@
+import { jsonBody, validateWith } from '@flowmesh/http';
 import { Body, Controller, Get, Header, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
 import type { z } from 'zod';
 import { BearerAuthGuard } from '../http/bearer-auth.guard.js';
 import type { Caller } from '../http/caller.js';
 import { CurrentCaller } from '../http/current-caller.decorator.js';
 import { jobIdParam } from '../http/job-id.param.js';
-import { jsonBody } from '../http/json-body.util.js';
-import { validateWith } from '../http/validate-with.pipe.js';
 import { CancelJobService } from './cancel-job.service.js';
 import { CancelBodySchema, ListJobsQuerySchema, LogOffsetQuerySchema } from './jobs.http.js';
 import { ListJobsService } from './list-jobs.service.js';

@@ -14,10 +14,13 @@ import { AgentAnswers } from '../approvals/agent-answers.service.js';
 import { SuspendedApprovalReader } from '../approvals/suspended-approval.reader.js';
 import type { FlowOrchestratorConfig } from '../flow-orchestrator.config.js';
 import { ActorCallerResolver } from '../http/actor-caller.resolver.js';
-import { AuthenticationCache } from '../http/authentication.cache.js';
 import { BearerAuthGuard } from '../http/bearer-auth.guard.js';
 import { IdentityEventsListener } from '../http/identity-events.listener.js';
-import { AUTHENTICATION_CACHE, RegistryAuthenticator } from '../http/registry-authenticator.js';
+import {
+  AUTHENTICATION_CACHE,
+  identityCache,
+  RegistryAuthenticator,
+} from '../http/registry-authenticator.js';
 import { CancelJobService } from './cancel-job.service.js';
 import { JobStreamController } from './job-stream.controller.js';
 import { JobsApi } from './jobs-api.service.js';
@@ -56,7 +59,7 @@ export class RunApiModule {
         JobsHandler,
       ],
       providers: [
-        { provide: AUTHENTICATION_CACHE, useValue: new AuthenticationCache(config.api.authCacheMs) },
+        { provide: AUTHENTICATION_CACHE, useValue: identityCache(config.api.authCacheMs) },
         { provide: WAIT_RESULT_TIMEOUT_MS, useValue: config.api.waitResultTimeoutMs },
         { provide: PUBLIC_URL, useValue: config.api.publicUrl },
         { provide: ResumeSigner, useValue: new ResumeSigner(config.approvals.resumeKey) },

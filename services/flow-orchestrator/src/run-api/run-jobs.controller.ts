@@ -1,10 +1,9 @@
+import { itemPath, validateWith } from '@flowmesh/http';
 import { Body, Controller, Header, HttpCode, Param, Post, Query, Res, UseGuards } from '@nestjs/common';
 import type { z } from 'zod';
 import { BearerAuthGuard } from '../http/bearer-auth.guard.js';
 import { requestFieldsOf, type Caller } from '../http/caller.js';
 import { CurrentCaller } from '../http/current-caller.decorator.js';
-import { itemPath } from '../http/item-path.param.js';
-import { validateWith } from '../http/validate-with.pipe.js';
 import { RunFlowUseCase } from '../jobs/run-flow.use-case.js';
 import { RunScriptUseCase } from '../jobs/run-script.use-case.js';
 import {

@@ -1,6 +1,6 @@
-import { jobEvents } from '@flowmesh/contracts';
-import { InjectMeshConnection, listenToEvent, type MeshConnection } from '@flowmesh/messaging';
-import { Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { jobEvents, type JobCancelRequestedEvent } from '@flowmesh/contracts';
+import { FollowEvent } from '@flowmesh/messaging';
+import { Injectable } from '@nestjs/common';
 import { CancelSignals } from '../engine/cancel-signals.js';
 
 /**
@@ -8,21 +8,11 @@ import { CancelSignals } from '../engine/cancel-signals.js';
  * run running here. The database holds the cancel itself; this only stops work early.
  */
 @Injectable()
-export class CancelListener implements OnApplicationBootstrap, OnModuleDestroy {
-  private subscription: { unsubscribe(): void } | undefined;
+export class CancelListener {
+  constructor(private readonly signals: CancelSignals) {}
 
-  constructor(
-    @InjectMeshConnection() private readonly conn: MeshConnection,
-    private readonly signals: CancelSignals,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    this.subscription = listenToEvent(this.conn, jobEvents.cancelRequested, (event) =>
-      this.signals.abort(event.root_job, `canceled by ${event.by}`),
-    );
-  }
-
-  onModuleDestroy(): void {
-    this.subscription?.unsubscribe();
+  @FollowEvent(jobEvents.cancelRequested)
+  onCancelRequested(event: JobCancelRequestedEvent): void {
+    this.signals.abort(event.root_job, `canceled by ${event.by}`);
   }
 }

@@ -1,12 +1,9 @@
-import { gatewayContract } from '@flowmesh/contracts';
+import { gatewayContract, type RequestOf } from '@flowmesh/contracts';
 import { HandleRequest } from '@flowmesh/messaging';
 import { Controller } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
-import type { z } from 'zod';
 import { ChatStreams } from './chat-streams.service.js';
 import { StartChatService } from './start-chat.service.js';
-
-type Request<K extends keyof typeof gatewayContract> = z.output<(typeof gatewayContract)[K]['request']>;
 
 /** Chat over NATS: start a streamed chat, cancel one. */
 @Controller()
@@ -17,12 +14,12 @@ export class ChatHandler {
   ) {}
 
   @HandleRequest(gatewayContract.startChat)
-  start(@Payload() request: Request<'startChat'>) {
+  start(@Payload() request: RequestOf<typeof gatewayContract.startChat>) {
     return this.starting.start(request);
   }
 
   @HandleRequest(gatewayContract.cancelChat)
-  cancel(@Payload() request: Request<'cancelChat'>) {
+  cancel(@Payload() request: RequestOf<typeof gatewayContract.cancelChat>) {
     return this.streams.cancel(request.streamId);
   }
 }

@@ -1,5 +1,4 @@
 import { secondDropAfterMs, type ItemChangedEvent } from '@flowmesh/contracts';
-import type { MeshConnection } from '@flowmesh/messaging';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { CredentialsInvalidationListener } from './credentials-invalidation.listener.js';
 import type { RegistryCredentialsResolver } from './registry-credentials.resolver.js';
@@ -23,7 +22,7 @@ describe('CredentialsInvalidationListener', () => {
     invalidateResource.mockReset();
     // Its own port: the resolver's cache, which the listener only drops entries of.
     const resolver = { cache: { invalidateResource } } as unknown as RegistryCredentialsResolver;
-    listener = new CredentialsInvalidationListener(resolver, {} as MeshConnection);
+    listener = new CredentialsInvalidationListener(resolver);
   });
   afterEach(() => {
     listener.onModuleDestroy();

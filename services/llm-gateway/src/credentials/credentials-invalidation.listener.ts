@@ -1,7 +1,6 @@
 import {
   IDENTITY_EVENTS,
   ITEM_EVENTS,
-  type EventContract,
   type FolderChangedEvent,
   type GroupChangedEvent,
   type ItemChangedEvent,
@@ -9,14 +8,8 @@ import {
   type TokenRevokedEvent,
   secondDropAfterMs,
 } from '@flowmesh/contracts';
-import {
-  HandleEvent,
-  InjectMeshConnection,
-  listenToEvent,
-  SettlingDrops,
-  type MeshConnection,
-} from '@flowmesh/messaging';
-import { Controller, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { FollowEvent, HandleEvent, SettlingDrops } from '@flowmesh/messaging';
+import { Controller, type OnModuleDestroy } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
 import { RegistryCredentialsResolver } from './registry-credentials.resolver.js';
 
@@ -41,18 +34,6 @@ type Handled =
   | { readonly kind: 'group'; readonly event: GroupChangedEvent }
   | { readonly kind: 'folder'; readonly event: FolderChangedEvent };
 
-/** The events after which cached credentials (and the permission decision they are) may be wrong. */
-const INVALIDATING_EVENTS: ReadonlyArray<{ contract: EventContract; kind: Handled['kind'] }> = [
-  { contract: ITEM_EVENTS.resource.updated, kind: 'item' },
-  { contract: ITEM_EVENTS.resource.deleted, kind: 'item' },
-  { contract: ITEM_EVENTS.variable.updated, kind: 'item' },
-  { contract: ITEM_EVENTS.variable.deleted, kind: 'item' },
-  { contract: IDENTITY_EVENTS.tokenRevoked, kind: 'token' },
-  { contract: IDENTITY_EVENTS.memberChanged, kind: 'member' },
-  { contract: IDENTITY_EVENTS.groupChanged, kind: 'group' },
-  { contract: IDENTITY_EVENTS.folderChanged, kind: 'folder' },
-];
-
 /**
  * Drops cached credentials when the registry announces a change. Each entry is also the decision
  * that its caller may read that resource, so permission changes drop entries too:
@@ -67,63 +48,61 @@ const INVALIDATING_EVENTS: ReadonlyArray<{ contract: EventContract; kind: Handle
  *   and of the variables and resources they reference, which may sit in other folders).
  *
  * Two paths, because a durable consumer hands each event to one replica only: the durable
- * guarantees the event is handled (redelivered until acked), and a plain subscription to the same
- * subjects on every replica reaches the others. Dropping twice is harmless.
+ * guarantees the event is handled (redelivered until acked), and `@FollowEvent` on the same
+ * methods reaches every replica. Dropping twice is harmless.
  */
 @Controller()
-export class CredentialsInvalidationListener implements OnModuleInit, OnModuleDestroy {
-  private subscriptions: Array<{ unsubscribe(): void }> = [];
+export class CredentialsInvalidationListener implements OnModuleDestroy {
   private readonly drops = new SettlingDrops();
 
-  constructor(
-    private readonly resolver: RegistryCredentialsResolver,
-    @InjectMeshConnection() private readonly conn: MeshConnection,
-  ) {}
+  constructor(private readonly resolver: RegistryCredentialsResolver) {}
 
+  @FollowEvent(ITEM_EVENTS.resource.updated)
   @HandleEvent(ITEM_EVENTS.resource.updated, durable('resource-updated'))
   onResourceUpdated(@Payload() event: ItemChangedEvent): void {
     this.drop({ kind: 'item', event });
   }
 
+  @FollowEvent(ITEM_EVENTS.resource.deleted)
   @HandleEvent(ITEM_EVENTS.resource.deleted, durable('resource-deleted'))
   onResourceDeleted(@Payload() event: ItemChangedEvent): void {
     this.drop({ kind: 'item', event });
   }
 
+  @FollowEvent(ITEM_EVENTS.variable.updated)
   @HandleEvent(ITEM_EVENTS.variable.updated, durable('variable-updated'))
   onVariableUpdated(@Payload() event: ItemChangedEvent): void {
     this.drop({ kind: 'item', event });
   }
 
+  @FollowEvent(ITEM_EVENTS.variable.deleted)
   @HandleEvent(ITEM_EVENTS.variable.deleted, durable('variable-deleted'))
   onVariableDeleted(@Payload() event: ItemChangedEvent): void {
     this.drop({ kind: 'item', event });
   }
 
+  @FollowEvent(IDENTITY_EVENTS.tokenRevoked)
   @HandleEvent(IDENTITY_EVENTS.tokenRevoked, durable('token-revoked'))
   onTokenRevoked(@Payload() event: TokenRevokedEvent): void {
     this.drop({ kind: 'token', event });
   }
 
+  @FollowEvent(IDENTITY_EVENTS.memberChanged)
   @HandleEvent(IDENTITY_EVENTS.memberChanged, durable('member-changed'))
   onMemberChanged(@Payload() event: MemberChangedEvent): void {
     this.drop({ kind: 'member', event });
   }
 
+  @FollowEvent(IDENTITY_EVENTS.groupChanged)
   @HandleEvent(IDENTITY_EVENTS.groupChanged, durable('group-changed'))
   onGroupChanged(@Payload() event: GroupChangedEvent): void {
     this.drop({ kind: 'group', event });
   }
 
+  @FollowEvent(IDENTITY_EVENTS.folderChanged)
   @HandleEvent(IDENTITY_EVENTS.folderChanged, durable('folder-changed'))
   onFolderChanged(@Payload() event: FolderChangedEvent): void {
     this.drop({ kind: 'folder', event });
-  }
-
-  onModuleInit(): void {
-    this.subscriptions = INVALIDATING_EVENTS.map(({ contract, kind }) =>
-      listenToEvent(this.conn, contract, (event) => this.drop({ kind, event } as Handled)),
-    );
   }
 
   /** Second drops still to come (a test waits for none before it relies on a cached entry). */
@@ -132,8 +111,6 @@ export class CredentialsInvalidationListener implements OnModuleInit, OnModuleDe
   }
 
   onModuleDestroy(): void {
-    for (const subscription of this.subscriptions) subscription.unsubscribe();
-    this.subscriptions = [];
     this.drops.clear();
   }
 

@@ -1,8 +1,7 @@
-import { gatewayContract } from '@flowmesh/contracts';
+import { gatewayContract, type RequestOf } from '@flowmesh/contracts';
 import { HandleRequest } from '@flowmesh/messaging';
 import { Controller } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
-import type { z } from 'zod';
 import { DecideService } from './decide.service.js';
 
 /** Decision models over NATS. */
@@ -11,7 +10,7 @@ export class DecideHandler {
   constructor(private readonly decisions: DecideService) {}
 
   @HandleRequest(gatewayContract.decide)
-  decide(@Payload() request: z.output<typeof gatewayContract.decide.request>) {
+  decide(@Payload() request: RequestOf<typeof gatewayContract.decide>) {
     return this.decisions.decide(request);
   }
 }

@@ -1,8 +1,7 @@
-import { gatewayContract } from '@flowmesh/contracts';
+import { gatewayContract, type RequestOf } from '@flowmesh/contracts';
 import { HandleRequest } from '@flowmesh/messaging';
 import { Controller } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
-import type { z } from 'zod';
 import { EmbedService } from './embed.service.js';
 
 /** Embeddings over NATS. */
@@ -11,7 +10,7 @@ export class EmbedHandler {
   constructor(private readonly embedding: EmbedService) {}
 
   @HandleRequest(gatewayContract.embed)
-  embed(@Payload() request: z.output<typeof gatewayContract.embed.request>) {
+  embed(@Payload() request: RequestOf<typeof gatewayContract.embed>) {
     return this.embedding.embed(request);
   }
 }

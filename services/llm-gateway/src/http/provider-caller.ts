@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { MeshError } from '@flowmesh/contracts';
 
+import { bearerTokenOf } from '@flowmesh/http';
 export const PROVIDER_RESOURCE_HEADER = 'x-flowmesh-provider-resource';
 export const WORKSPACE_HEADER = 'x-flowmesh-workspace';
 export const DEFAULT_WORKSPACE = 'main';
@@ -22,9 +23,8 @@ export function providerCaller(
   headers: IncomingHttpHeaders,
   route: { workspace?: string; resource?: string } = {},
 ): ProviderCaller {
-  const authorization = headers.authorization;
-  const token = authorization?.startsWith('Bearer ') ? authorization.slice(7).trim() : '';
-  if (!token)
+  const token = bearerTokenOf(headers.authorization);
+  if (token === undefined)
     throw new MeshError(
       'UNAUTHENTICATED',
       'missing bearer token: send Authorization: Bearer <registry token>',

@@ -1,8 +1,7 @@
-import { gatewayContract } from '@flowmesh/contracts';
+import { gatewayContract, type RequestOf } from '@flowmesh/contracts';
 import { HandleRequest } from '@flowmesh/messaging';
 import { Controller } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
-import type { z } from 'zod';
 import { GenerateImageService } from './generate-image.service.js';
 
 /** Image generation over NATS: draw one, cancel one. */
@@ -11,12 +10,12 @@ export class GenerateImageHandler {
   constructor(private readonly images: GenerateImageService) {}
 
   @HandleRequest(gatewayContract.generateImage)
-  generate(@Payload() request: z.output<typeof gatewayContract.generateImage.request>) {
+  generate(@Payload() request: RequestOf<typeof gatewayContract.generateImage>) {
     return this.images.generate(request);
   }
 
   @HandleRequest(gatewayContract.cancelImage)
-  cancel(@Payload() request: z.output<typeof gatewayContract.cancelImage.request>) {
+  cancel(@Payload() request: RequestOf<typeof gatewayContract.cancelImage>) {
     return this.images.cancel(request.cancelId);
   }
 }

@@ -7,17 +7,17 @@ import {
 import { Controller, Delete, Get, Param, Query } from '@nestjs/common';
 import { BearerActor } from '../http/bearer-actor.decorator.js';
 import { ListQuerySchema, parseHttpRequest } from '../http/http-request.util.js';
-import { DeleteConversationService } from './delete-conversation.service.js';
-import { ListConversationMessagesService } from './list-conversation-messages.service.js';
-import { ListConversationsService } from './list-conversations.service.js';
+import { DeleteConversationUseCase } from './delete-conversation.use-case.js';
+import { ListConversationMessagesUseCase } from './list-conversation-messages.use-case.js';
+import { ListConversationsUseCase } from './list-conversations.use-case.js';
 
 /** Admin HTTP API of chat conversations; every answer is limited to flows the bearer may read. */
 @Controller('api/w/:workspace/conversations')
 export class ConversationHttpController {
   constructor(
-    private readonly listing: ListConversationsService,
-    private readonly listingMessages: ListConversationMessagesService,
-    private readonly deleting: DeleteConversationService,
+    private readonly listing: ListConversationsUseCase,
+    private readonly listingMessages: ListConversationMessagesUseCase,
+    private readonly deleting: DeleteConversationUseCase,
   ) {}
 
   @Get('list')

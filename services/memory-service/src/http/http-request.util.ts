@@ -1,11 +1,9 @@
-import { validationError } from '@flowmesh/contracts';
+import { parseWith } from '@flowmesh/http';
 import { z } from 'zod';
 
 /** Parses what an HTTP route received with the contract's schema; a bad value is a 400 naming it. */
 export function parseHttpRequest<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
-  const parsed = schema.safeParse(input);
-  if (!parsed.success) throw validationError('request', parsed.error);
-  return parsed.data;
+  return parseWith(schema, input, 'request');
 }
 
 /** `?page=2&per_page=50&flow_path=f/a/b` as the paging fields of a list request. */

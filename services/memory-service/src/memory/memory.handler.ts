@@ -1,60 +1,57 @@
-import { memoryContract } from '@flowmesh/contracts';
+import { memoryContract, type RequestOf } from '@flowmesh/contracts';
 import { HandleRequest } from '@flowmesh/messaging';
 import { Controller } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
-import type { z } from 'zod';
-import { DeleteMemoryService } from './delete-memory.service.js';
-import { GetMemoryService } from './get-memory.service.js';
-import { ListMemoriesService } from './list-memories.service.js';
-import { LoadMemoryService } from './load-memory.service.js';
+import { DeleteMemoryUseCase } from './delete-memory.use-case.js';
+import { GetMemoryUseCase } from './get-memory.use-case.js';
+import { ListMemoriesUseCase } from './list-memories.use-case.js';
+import { LoadMemoryUseCase } from './load-memory.use-case.js';
 import { resolveMemoryKey } from './memory-key.util.js';
-import { SaveMemoryService } from './save-memory.service.js';
-
-type Request<K extends keyof typeof memoryContract> = z.output<(typeof memoryContract)[K]['request']>;
+import { SaveMemoryUseCase } from './save-memory.use-case.js';
 
 /** Agent memory over NATS; the contract validated each payload before it gets here. */
 @Controller()
 export class MemoryHandler {
   constructor(
-    private readonly loading: LoadMemoryService,
-    private readonly saving: SaveMemoryService,
-    private readonly deleting: DeleteMemoryService,
-    private readonly listing: ListMemoriesService,
-    private readonly getting: GetMemoryService,
+    private readonly loading: LoadMemoryUseCase,
+    private readonly saving: SaveMemoryUseCase,
+    private readonly deleting: DeleteMemoryUseCase,
+    private readonly listing: ListMemoriesUseCase,
+    private readonly getting: GetMemoryUseCase,
   ) {}
 
   @HandleRequest(memoryContract.load)
-  load(@Payload() request: Request<'load'>) {
+  load(@Payload() request: RequestOf<typeof memoryContract.load>) {
     return this.loading.load(request);
   }
 
   @HandleRequest(memoryContract.save)
-  save(@Payload() request: Request<'save'>) {
+  save(@Payload() request: RequestOf<typeof memoryContract.save>) {
     return this.saving.save(request);
   }
 
   @HandleRequest(memoryContract.delete)
-  delete(@Payload() request: Request<'delete'>) {
+  delete(@Payload() request: RequestOf<typeof memoryContract.delete>) {
     return this.deleting.deleteByKey(request);
   }
 
   @HandleRequest(memoryContract.deleteById)
-  deleteById(@Payload() request: Request<'deleteById'>) {
+  deleteById(@Payload() request: RequestOf<typeof memoryContract.deleteById>) {
     return this.deleting.delete(request);
   }
 
   @HandleRequest(memoryContract.list)
-  list(@Payload() request: Request<'list'>) {
+  list(@Payload() request: RequestOf<typeof memoryContract.list>) {
     return this.listing.list(request);
   }
 
   @HandleRequest(memoryContract.get)
-  get(@Payload() request: Request<'get'>) {
+  get(@Payload() request: RequestOf<typeof memoryContract.get>) {
     return this.getting.get(request);
   }
 
   @HandleRequest(memoryContract.resolveKey)
-  resolveKey(@Payload() request: Request<'resolveKey'>) {
+  resolveKey(@Payload() request: RequestOf<typeof memoryContract.resolveKey>) {
     return resolveMemoryKey(request.workspace, request.flowPath, request.memoryKey);
   }
 }

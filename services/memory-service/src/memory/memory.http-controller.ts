@@ -7,17 +7,17 @@ import {
 import { Controller, Delete, Get, Param, Query } from '@nestjs/common';
 import { BearerActor } from '../http/bearer-actor.decorator.js';
 import { ListQuerySchema, parseHttpRequest } from '../http/http-request.util.js';
-import { DeleteMemoryService } from './delete-memory.service.js';
-import { GetMemoryService } from './get-memory.service.js';
-import { ListMemoriesService } from './list-memories.service.js';
+import { DeleteMemoryUseCase } from './delete-memory.use-case.js';
+import { GetMemoryUseCase } from './get-memory.use-case.js';
+import { ListMemoriesUseCase } from './list-memories.use-case.js';
 
 /** Admin HTTP API of agent memories; every answer is limited to flows the bearer may read. */
 @Controller('api/w/:workspace/ai_memory')
 export class MemoryHttpController {
   constructor(
-    private readonly listing: ListMemoriesService,
-    private readonly getting: GetMemoryService,
-    private readonly deleting: DeleteMemoryService,
+    private readonly listing: ListMemoriesUseCase,
+    private readonly getting: GetMemoryUseCase,
+    private readonly deleting: DeleteMemoryUseCase,
   ) {}
 
   @Get('list')

@@ -1,8 +1,7 @@
-import { registryIdentityContract as contract } from '@flowmesh/contracts';
+import { registryIdentityContract as contract, type RequestOf } from '@flowmesh/contracts';
 import { HandleRequest } from '@flowmesh/messaging';
 import { Controller } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
-import type { z } from 'zod';
 import { AccessService } from './access.service.js';
 
 @Controller()
@@ -10,7 +9,7 @@ export class CheckAccessHandler {
   constructor(private readonly access: AccessService) {}
 
   @HandleRequest(contract.checkAccess)
-  check(@Payload() req: z.output<typeof contract.checkAccess.request>): Promise<{ allowed: boolean }> {
+  check(@Payload() req: RequestOf<typeof contract.checkAccess>): Promise<{ allowed: boolean }> {
     return this.access.check(req.actor.token, req.workspace, req.path, req.action, req.domain);
   }
 }

@@ -1,8 +1,8 @@
 import { JOB_TOKEN_PREFIX, MeshError, type CallerIdentity, type JobTokenClaims } from '@flowmesh/contracts';
+import { AuthenticationCache } from '@flowmesh/http';
 import { Injectable } from '@nestjs/common';
 import { hashApiToken } from '../tokens/api-token-secret.util.js';
 import { JobTokenSigner } from '../tokens/job-token.signer.js';
-import { AuthenticationCache } from './authentication.cache.js';
 import { ALL_GROUP, type AccountIdentity, type Authenticated } from './authenticated.js';
 import { IdentityRepository, type StoredApiToken, type StoredMember } from './identity.repository.js';
 
@@ -20,7 +20,7 @@ export class AuthenticateService {
   constructor(
     private readonly identities: IdentityRepository,
     private readonly jobTokens: JobTokenSigner,
-    private readonly cache: AuthenticationCache,
+    private readonly cache: AuthenticationCache<Authenticated>,
   ) {}
 
   async authenticate(token: string, workspace: string, now = new Date()): Promise<Authenticated> {

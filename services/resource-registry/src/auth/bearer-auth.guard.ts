@@ -1,4 +1,5 @@
-import { MeshError, type CallerIdentity } from '@flowmesh/contracts';
+import type { CallerIdentity } from '@flowmesh/contracts';
+import { requireBearerToken } from '@flowmesh/http';
 import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import type { AccountIdentity } from './authenticated.js';
 import { AuthenticateService } from './authenticate.service.js';
@@ -22,7 +23,7 @@ export class BearerAuthGuard implements CanActivate {
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
-    const token = bearerToken(request.headers.authorization);
+    const token = requireBearerToken(request.headers.authorization);
     const workspace = request.params.workspace;
     if (workspace === undefined) {
       request.account = await this.auth.authenticateAccount(token);
@@ -31,16 +32,4 @@ export class BearerAuthGuard implements CanActivate {
     }
     return true;
   }
-}
-
-function bearerToken(header: string | string[] | undefined): string {
-  const value = Array.isArray(header) ? header[0] : header;
-  const match = value === undefined ? null : /^Bearer\s+(\S+)\s*$/i.exec(value);
-  if (!match?.[1]) {
-    throw new MeshError(
-      'UNAUTHENTICATED',
-      'missing bearer token: send the header "Authorization: Bearer <token>"',
-    );
-  }
-  return match[1];
 }

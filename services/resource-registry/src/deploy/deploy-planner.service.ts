@@ -11,7 +11,7 @@ import { Injectable } from '@nestjs/common';
 import { AccessService } from '../access/access.service.js';
 import { itemDomain } from '../drafts/draft-access.util.js';
 import type { ItemBody } from '../drafts/item-body.schemas.js';
-import { ReadVariablesService } from '../variables/read-variables.service.js';
+import { ReadVariablesUseCase } from '../variables/read-variables.use-case.js';
 import { itemKey, type ItemRef } from './item-dependencies.js';
 import { TargetComparer } from './target-comparer.service.js';
 import { SourceItemReader } from './source-item.reader.js';
@@ -48,7 +48,7 @@ export class DeployPlanner {
     private readonly access: AccessService,
     private readonly source: SourceItemReader,
     private readonly comparer: TargetComparer,
-    private readonly variables: ReadVariablesService,
+    private readonly variables: ReadVariablesUseCase,
   ) {}
 
   /** `token`: the caller's; it stands for the caller in the target too unless the order names a `target_actor`. */

@@ -1,4 +1,5 @@
-import { DeployOrderSchema, MeshError, type CallerIdentity, type DeployOrder } from '@flowmesh/contracts';
+import { DeployOrderSchema, type CallerIdentity, type DeployOrder } from '@flowmesh/contracts';
+import { requireBearerToken, validateWith } from '@flowmesh/http';
 import {
   Body,
   Controller,
@@ -10,19 +11,11 @@ import {
 } from '@nestjs/common';
 import { BearerAuthGuard, type AuthenticatedRequest } from '../auth/bearer-auth.guard.js';
 import { CurrentIdentity } from '../auth/current-identity.decorator.js';
-import { validateWith } from '../http/validate-with.pipe.js';
 import { DeployService } from './deploy.service.js';
 
 /** The caller's bearer token (already checked by the guard): a deploy authenticates it in the target workspace too. */
 const BearerToken = createParamDecorator((_: unknown, context: ExecutionContext): string => {
-  const header = context.switchToHttp().getRequest<AuthenticatedRequest>().headers.authorization;
-  const token = /^Bearer\s+(\S+)\s*$/i.exec(Array.isArray(header) ? (header[0] ?? '') : (header ?? ''))?.[1];
-  if (!token)
-    throw new MeshError(
-      'UNAUTHENTICATED',
-      'missing bearer token: send the header "Authorization: Bearer <token>"',
-    );
-  return token;
+  return requireBearerToken(context.switchToHttp().getRequest<AuthenticatedRequest>().headers.authorization);
 });
 
 const order = validateWith(DeployOrderSchema);

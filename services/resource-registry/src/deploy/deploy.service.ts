@@ -8,7 +8,7 @@ import {
 } from '@flowmesh/contracts';
 import { Injectable } from '@nestjs/common';
 import { AccessService } from '../access/access.service.js';
-import { UpsertItemService } from '../drafts/upsert-item.service.js';
+import { UpsertItemUseCase } from '../drafts/upsert-item.use-case.js';
 import { ItemTransactions } from '../item-events/item-transactions.js';
 import { DeployPlanner, type DeployPlanning, type PlannedItem } from './deploy-planner.service.js';
 
@@ -22,7 +22,7 @@ export class DeployService {
   constructor(
     private readonly access: AccessService,
     private readonly planner: DeployPlanner,
-    private readonly items: UpsertItemService,
+    private readonly items: UpsertItemUseCase,
     private readonly transactions: ItemTransactions,
   ) {}
 

@@ -1,9 +1,9 @@
 import { MeshError, type CallerIdentity } from '@flowmesh/contracts';
 import { Injectable } from '@nestjs/common';
 import type { ItemBody } from '../drafts/item-body.schemas.js';
-import { ReadFlowsService } from '../flows/read-flows.service.js';
-import { ReadResourcesService } from '../resources/read-resources.service.js';
-import { ReadScriptsService } from '../scripts/read-scripts.service.js';
+import { ReadFlowsUseCase } from '../flows/read-flows.use-case.js';
+import { ReadResourcesUseCase } from '../resources/read-resources.use-case.js';
+import { ReadScriptsUseCase } from '../scripts/read-scripts.use-case.js';
 import {
   flowDependencies,
   resourceDependencies,
@@ -20,9 +20,9 @@ export interface SourceItem {
 @Injectable()
 export class SourceItemReader {
   constructor(
-    private readonly resources: ReadResourcesService,
-    private readonly scripts: ReadScriptsService,
-    private readonly flows: ReadFlowsService,
+    private readonly resources: ReadResourcesUseCase,
+    private readonly scripts: ReadScriptsUseCase,
+    private readonly flows: ReadFlowsUseCase,
   ) {}
 
   /** `neededBy`: the item that led here, named in a NOT_FOUND so the caller sees why it was looked for. */

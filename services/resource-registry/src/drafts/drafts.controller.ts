@@ -5,13 +5,12 @@ import {
   type CallerIdentity,
   type DraftItemKind,
 } from '@flowmesh/contracts';
+import { itemPath, validateWith } from '@flowmesh/http';
 import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { z } from 'zod';
 import { BearerAuthGuard } from '../auth/bearer-auth.guard.js';
 import { CurrentIdentity } from '../auth/current-identity.decorator.js';
-import { validateWith } from '../http/validate-with.pipe.js';
-import { itemPath } from '../items/item-path.param.js';
-import { DeployDraftService } from './deploy-draft.service.js';
+import { DeployDraftUseCase } from './deploy-draft.use-case.js';
 import { DraftsService } from './drafts.service.js';
 
 const SaveDraftBodySchema = z
@@ -26,7 +25,7 @@ const kind = validateWith(DraftItemKindSchema, 'item kind');
 export class DraftsController {
   constructor(
     private readonly drafts: DraftsService,
-    private readonly deployer: DeployDraftService,
+    private readonly deployer: DeployDraftUseCase,
   ) {}
 
   @Get('list')

@@ -1,13 +1,13 @@
 import { PersistenceModule } from '@flowmesh/persistence';
 import { Module } from '@nestjs/common';
 import { VersionsModule } from '../versions/versions.module.js';
-import { DeployDraftService } from './deploy-draft.service.js';
+import { DeployDraftUseCase } from './deploy-draft.use-case.js';
 import { DraftEntity } from './draft.entity.js';
 import { DraftRepository } from './draft.repository.js';
 import { DraftsController } from './drafts.controller.js';
 import { DraftsHandler } from './drafts.handler.js';
 import { DraftsService } from './drafts.service.js';
-import { UpsertItemService } from './upsert-item.service.js';
+import { UpsertItemUseCase } from './upsert-item.use-case.js';
 
 export const DRAFT_ENTITIES = [DraftEntity];
 
@@ -15,7 +15,7 @@ export const DRAFT_ENTITIES = [DraftEntity];
 @Module({
   imports: [PersistenceModule.forFeature(DRAFT_ENTITIES), VersionsModule],
   controllers: [DraftsHandler, DraftsController],
-  providers: [DraftRepository, DraftsService, DeployDraftService, UpsertItemService],
-  exports: [UpsertItemService],
+  providers: [DraftRepository, DraftsService, DeployDraftUseCase, UpsertItemUseCase],
+  exports: [UpsertItemUseCase],
 })
 export class DraftsModule {}

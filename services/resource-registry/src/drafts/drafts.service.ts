@@ -16,7 +16,7 @@ import { DraftRepository } from './draft.repository.js';
 
 /**
  * A user's drafts: saved (an upsert, as often as the editor likes), listed for review, read,
- * discarded. Deploying one is `DeployDraftService`.
+ * discarded. Deploying one is `DeployDraftUseCase`.
  */
 @Injectable()
 export class DraftsService {

@@ -1,4 +1,5 @@
 import type { CallerIdentity } from '@flowmesh/contracts';
+import { itemPath, jsonBody, validateWith } from '@flowmesh/http';
 import {
   Body,
   Controller,
@@ -14,9 +15,6 @@ import {
 import type { z } from 'zod';
 import { BearerAuthGuard } from '../auth/bearer-auth.guard.js';
 import { CurrentIdentity } from '../auth/current-identity.decorator.js';
-import { validateWith } from '../http/validate-with.pipe.js';
-import { itemPath } from '../items/item-path.param.js';
-import { jsonBody } from '../items/json-body.util.js';
 import { flowDefinition } from './flows.handler.js';
 import {
   CreateFlowBodySchema,
@@ -24,8 +22,8 @@ import {
   ListFlowsQuerySchema,
   UpdateFlowBodySchema,
 } from './flows.http.js';
-import { ReadFlowsService } from './read-flows.service.js';
-import { WriteFlowsService } from './write-flows.service.js';
+import { ReadFlowsUseCase } from './read-flows.use-case.js';
+import { WriteFlowsUseCase } from './write-flows.use-case.js';
 
 const flowVersion = validateWith(FlowVersionParamSchema, 'flow version');
 
@@ -34,8 +32,8 @@ const flowVersion = validateWith(FlowVersionParamSchema, 'flow version');
 @UseGuards(BearerAuthGuard)
 export class FlowsController {
   constructor(
-    private readonly read: ReadFlowsService,
-    private readonly write: WriteFlowsService,
+    private readonly read: ReadFlowsUseCase,
+    private readonly write: WriteFlowsUseCase,
   ) {}
 
   @Get('list')

@@ -1,81 +1,81 @@
-import { registryItemsContract as contract, type Flow } from '@flowmesh/contracts';
-import { HandleRequest } from '@flowmesh/messaging';
+import {
+  registryItemsContract as contract,
+  type CallerIdentity,
+  type Flow,
+  type RequestOf,
+} from '@flowmesh/contracts';
+import { HandleRequest, MeshCaller } from '@flowmesh/messaging';
 import { Controller } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
-import type { z } from 'zod';
-import { AccessService } from '../access/access.service.js';
 import type { FlowDefinition } from './flow.repository.js';
-import { ReadFlowsService } from './read-flows.service.js';
-import { WriteFlowsService } from './write-flows.service.js';
-
-type Req<K extends keyof typeof contract> = z.output<(typeof contract)[K]['request']>;
+import { ReadFlowsUseCase } from './read-flows.use-case.js';
+import { WriteFlowsUseCase } from './write-flows.use-case.js';
 
 /** `registry.flow.*` over NATS. */
 @Controller()
 export class FlowsHandler {
   constructor(
-    private readonly access: AccessService,
-    private readonly read: ReadFlowsService,
-    private readonly write: WriteFlowsService,
+    private readonly read: ReadFlowsUseCase,
+    private readonly write: WriteFlowsUseCase,
   ) {}
 
   @HandleRequest(contract.getFlow)
-  async get(@Payload() req: Req<'getFlow'>): Promise<Flow> {
-    return this.read.get(
-      await this.access.authenticate(req.actor.token, req.workspace),
-      req.path,
-      req.version,
-    );
+  async get(
+    @Payload() req: RequestOf<typeof contract.getFlow>,
+    @MeshCaller() identity: CallerIdentity,
+  ): Promise<Flow> {
+    return this.read.get(identity, req.path, req.version);
   }
 
   @HandleRequest(contract.flowExists)
-  async exists(@Payload() req: Req<'flowExists'>): Promise<{ exists: boolean }> {
+  async exists(
+    @Payload() req: RequestOf<typeof contract.flowExists>,
+    @MeshCaller() identity: CallerIdentity,
+  ): Promise<{ exists: boolean }> {
     return {
-      exists: await this.read.exists(
-        await this.access.authenticate(req.actor.token, req.workspace),
-        req.path,
-      ),
+      exists: await this.read.exists(identity, req.path),
     };
   }
 
   @HandleRequest(contract.createFlow)
-  async create(@Payload() req: Req<'createFlow'>): Promise<Flow> {
-    return this.write.create(
-      await this.access.authenticate(req.actor.token, req.workspace),
-      req.path,
-      flowDefinition(req),
-    );
+  async create(
+    @Payload() req: RequestOf<typeof contract.createFlow>,
+    @MeshCaller() identity: CallerIdentity,
+  ): Promise<Flow> {
+    return this.write.create(identity, req.path, flowDefinition(req));
   }
 
   @HandleRequest(contract.updateFlow)
-  async update(@Payload() req: Req<'updateFlow'>): Promise<Flow> {
-    const identity = await this.access.authenticate(req.actor.token, req.workspace);
+  async update(
+    @Payload() req: RequestOf<typeof contract.updateFlow>,
+    @MeshCaller() identity: CallerIdentity,
+  ): Promise<Flow> {
     return this.write.update(identity, req.path, { ...flowDefinition(req), newPath: req.new_path });
   }
 
   @HandleRequest(contract.deleteFlow)
-  async delete(@Payload() req: Req<'deleteFlow'>): Promise<{ deleted: true }> {
-    await this.write.delete(await this.access.authenticate(req.actor.token, req.workspace), req.path);
+  async delete(
+    @Payload() req: RequestOf<typeof contract.deleteFlow>,
+    @MeshCaller() identity: CallerIdentity,
+  ): Promise<{ deleted: true }> {
+    await this.write.delete(identity, req.path);
     return { deleted: true };
   }
 
   @HandleRequest(contract.listFlows)
-  async list(@Payload() req: Req<'listFlows'>) {
+  async list(@Payload() req: RequestOf<typeof contract.listFlows>, @MeshCaller() identity: CallerIdentity) {
     return {
-      flows: await this.read.list(
-        await this.access.authenticate(req.actor.token, req.workspace),
-        req.path_prefix,
-      ),
+      flows: await this.read.list(identity, req.path_prefix),
     };
   }
 
   @HandleRequest(contract.listFlowVersions)
-  async listVersions(@Payload() req: Req<'listFlowVersions'>) {
+  async listVersions(
+    @Payload() req: RequestOf<typeof contract.listFlowVersions>,
+    @MeshCaller() identity: CallerIdentity,
+  ) {
     return {
-      versions: await this.read.listVersions(
-        await this.access.authenticate(req.actor.token, req.workspace),
-        req.path,
-      ),
+      versions: await this.read.listVersions(identity, req.path),
     };
   }
 }

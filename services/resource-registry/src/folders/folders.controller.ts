@@ -1,9 +1,9 @@
 import { FolderNameSchema, type CallerIdentity } from '@flowmesh/contracts';
+import { validateWith } from '@flowmesh/http';
 import { Body, Controller, Delete, Get, Param, Post, UseGuards } from '@nestjs/common';
 import type { z } from 'zod';
 import { BearerAuthGuard } from '../auth/bearer-auth.guard.js';
 import { CurrentIdentity } from '../auth/current-identity.decorator.js';
-import { validateWith } from '../http/validate-with.pipe.js';
 import { CreateFolderBodySchema, folderView, UpdateFolderBodySchema } from './folders.http.js';
 import { FoldersService } from './folders.service.js';
 

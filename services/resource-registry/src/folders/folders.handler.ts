@@ -1,44 +1,54 @@
-import { registryIdentityContract as contract, type Folder } from '@flowmesh/contracts';
-import { HandleRequest } from '@flowmesh/messaging';
+import {
+  registryIdentityContract as contract,
+  type CallerIdentity,
+  type Folder,
+  type RequestOf,
+} from '@flowmesh/contracts';
+import { HandleRequest, MeshCaller } from '@flowmesh/messaging';
 import { Controller } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
-import type { z } from 'zod';
-import { AccessService } from '../access/access.service.js';
 import { FoldersService } from './folders.service.js';
-
-type Req<K extends keyof typeof contract> = z.output<(typeof contract)[K]['request']>;
 
 @Controller()
 export class FoldersHandler {
-  constructor(
-    private readonly access: AccessService,
-    private readonly folders: FoldersService,
-  ) {}
+  constructor(private readonly folders: FoldersService) {}
 
   @HandleRequest(contract.listFolders)
-  async list(@Payload() req: Req<'listFolders'>): Promise<{ folders: Folder[] }> {
+  async list(@MeshCaller() identity: CallerIdentity): Promise<{ folders: Folder[] }> {
     return {
-      folders: await this.folders.list(await this.access.authenticate(req.actor.token, req.workspace)),
+      folders: await this.folders.list(identity),
     };
   }
 
   @HandleRequest(contract.getFolder)
-  async get(@Payload() req: Req<'getFolder'>): Promise<Folder> {
-    return this.folders.get(await this.access.authenticate(req.actor.token, req.workspace), req.name);
+  async get(
+    @Payload() req: RequestOf<typeof contract.getFolder>,
+    @MeshCaller() identity: CallerIdentity,
+  ): Promise<Folder> {
+    return this.folders.get(identity, req.name);
   }
 
   @HandleRequest(contract.createFolder)
-  async create(@Payload() req: Req<'createFolder'>): Promise<Folder> {
-    return this.folders.create(await this.access.authenticate(req.actor.token, req.workspace), req.name, req);
+  async create(
+    @Payload() req: RequestOf<typeof contract.createFolder>,
+    @MeshCaller() identity: CallerIdentity,
+  ): Promise<Folder> {
+    return this.folders.create(identity, req.name, req);
   }
 
   @HandleRequest(contract.updateFolder)
-  async update(@Payload() req: Req<'updateFolder'>): Promise<Folder> {
-    return this.folders.update(await this.access.authenticate(req.actor.token, req.workspace), req.name, req);
+  async update(
+    @Payload() req: RequestOf<typeof contract.updateFolder>,
+    @MeshCaller() identity: CallerIdentity,
+  ): Promise<Folder> {
+    return this.folders.update(identity, req.name, req);
   }
 
   @HandleRequest(contract.deleteFolder)
-  async delete(@Payload() req: Req<'deleteFolder'>): Promise<{ done: true }> {
-    return this.folders.delete(await this.access.authenticate(req.actor.token, req.workspace), req.name);
+  async delete(
+    @Payload() req: RequestOf<typeof contract.deleteFolder>,
+    @MeshCaller() identity: CallerIdentity,
+  ): Promise<{ done: true }> {
+    return this.folders.delete(identity, req.name);
   }
 }

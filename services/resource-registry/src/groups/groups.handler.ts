@@ -1,59 +1,60 @@
-import { registryIdentityContract as contract, type Group } from '@flowmesh/contracts';
-import { HandleRequest } from '@flowmesh/messaging';
+import {
+  registryIdentityContract as contract,
+  type CallerIdentity,
+  type Group,
+  type RequestOf,
+} from '@flowmesh/contracts';
+import { HandleRequest, MeshCaller } from '@flowmesh/messaging';
 import { Controller } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
-import type { z } from 'zod';
-import { AccessService } from '../access/access.service.js';
 import { GroupsService } from './groups.service.js';
-
-type Req<K extends keyof typeof contract> = z.output<(typeof contract)[K]['request']>;
 
 @Controller()
 export class GroupsHandler {
-  constructor(
-    private readonly access: AccessService,
-    private readonly groups: GroupsService,
-  ) {}
+  constructor(private readonly groups: GroupsService) {}
 
   @HandleRequest(contract.listGroups)
-  async list(@Payload() req: Req<'listGroups'>): Promise<{ groups: Group[] }> {
-    return { groups: await this.groups.list(await this.access.authenticate(req.actor.token, req.workspace)) };
+  async list(@MeshCaller() identity: CallerIdentity): Promise<{ groups: Group[] }> {
+    return { groups: await this.groups.list(identity) };
   }
 
   @HandleRequest(contract.getGroup)
-  async get(@Payload() req: Req<'getGroup'>): Promise<Group> {
-    return this.groups.get(await this.access.authenticate(req.actor.token, req.workspace), req.name);
+  async get(
+    @Payload() req: RequestOf<typeof contract.getGroup>,
+    @MeshCaller() identity: CallerIdentity,
+  ): Promise<Group> {
+    return this.groups.get(identity, req.name);
   }
 
   @HandleRequest(contract.createGroup)
-  async create(@Payload() req: Req<'createGroup'>): Promise<Group> {
-    return this.groups.create(
-      await this.access.authenticate(req.actor.token, req.workspace),
-      req.name,
-      req.summary,
-    );
+  async create(
+    @Payload() req: RequestOf<typeof contract.createGroup>,
+    @MeshCaller() identity: CallerIdentity,
+  ): Promise<Group> {
+    return this.groups.create(identity, req.name, req.summary);
   }
 
   @HandleRequest(contract.deleteGroup)
-  async delete(@Payload() req: Req<'deleteGroup'>): Promise<{ done: true }> {
-    return this.groups.delete(await this.access.authenticate(req.actor.token, req.workspace), req.name);
+  async delete(
+    @Payload() req: RequestOf<typeof contract.deleteGroup>,
+    @MeshCaller() identity: CallerIdentity,
+  ): Promise<{ done: true }> {
+    return this.groups.delete(identity, req.name);
   }
 
   @HandleRequest(contract.addGroupMember)
-  async addMember(@Payload() req: Req<'addGroupMember'>): Promise<Group> {
-    return this.groups.addMember(
-      await this.access.authenticate(req.actor.token, req.workspace),
-      req.name,
-      req.username,
-    );
+  async addMember(
+    @Payload() req: RequestOf<typeof contract.addGroupMember>,
+    @MeshCaller() identity: CallerIdentity,
+  ): Promise<Group> {
+    return this.groups.addMember(identity, req.name, req.username);
   }
 
   @HandleRequest(contract.removeGroupMember)
-  async removeMember(@Payload() req: Req<'removeGroupMember'>): Promise<Group> {
-    return this.groups.removeMember(
-      await this.access.authenticate(req.actor.token, req.workspace),
-      req.name,
-      req.username,
-    );
+  async removeMember(
+    @Payload() req: RequestOf<typeof contract.removeGroupMember>,
+    @MeshCaller() identity: CallerIdentity,
+  ): Promise<Group> {
+    return this.groups.removeMember(identity, req.name, req.username);
   }
 }

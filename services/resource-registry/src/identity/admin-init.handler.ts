@@ -1,8 +1,11 @@
-import { registryIdentityContract as contract, type AdminInitReply } from '@flowmesh/contracts';
+import {
+  registryIdentityContract as contract,
+  type AdminInitReply,
+  type RequestOf,
+} from '@flowmesh/contracts';
 import { HandleRequest } from '@flowmesh/messaging';
 import { Controller } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
-import type { z } from 'zod';
 import { AdminBootstrapService } from './admin-bootstrap.service.js';
 
 /**
@@ -14,7 +17,7 @@ export class AdminInitHandler {
   constructor(private readonly bootstrap: AdminBootstrapService) {}
 
   @HandleRequest(contract.adminInit)
-  init(@Payload() req: z.output<typeof contract.adminInit.request>): Promise<AdminInitReply> {
+  init(@Payload() req: RequestOf<typeof contract.adminInit>): Promise<AdminInitReply> {
     return this.bootstrap.init(req.adminToken);
   }
 }

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { IDENTITY_EVENTS, type EventContract, type IdentityEvent } from '@flowmesh/contracts';
+import { AuthenticationCache } from '@flowmesh/http';
 import { writeToOutbox } from '@flowmesh/messaging';
 import { Inject, Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { AuthenticationCache } from '../auth/authentication.cache.js';
+import type { Authenticated } from '../auth/authenticated.js';
 import { FolderRepository } from '../folders/folder.repository.js';
 import { ItemTransactions } from '../item-events/item-transactions.js';
 import { REPLICA_STALE_MS } from '../item-events/replica-staleness.js';
@@ -27,7 +28,7 @@ export type IdentityFact = {
 export class IdentityEventWriter {
   constructor(
     private readonly transactions: ItemTransactions,
-    private readonly authentications: AuthenticationCache,
+    private readonly authentications: AuthenticationCache<Authenticated>,
     private readonly folders: FolderRepository,
     @Inject(REPLICA_STALE_MS) private readonly staleForMs: number,
   ) {}

@@ -1,3 +1,5 @@
+import { AuthenticationCache } from '@flowmesh/http';
+import { MESH_AUTHENTICATOR } from '@flowmesh/messaging';
 import { PersistenceModule } from '@flowmesh/persistence';
 import type { Logger } from '@flowmesh/telemetry';
 import { Global, Module, type DynamicModule } from '@nestjs/common';
@@ -5,7 +7,7 @@ import { AccessService } from '../access/access.service.js';
 import { CheckAccessHandler } from '../access/check-access.handler.js';
 import { AuthenticateHandler } from '../auth/authenticate.handler.js';
 import { AuthenticateService } from '../auth/authenticate.service.js';
-import { AuthenticationCache } from '../auth/authentication.cache.js';
+import { authenticationCache } from '../auth/authenticated.js';
 import { BearerAuthGuard } from '../auth/bearer-auth.guard.js';
 import { IdentityRepository } from '../auth/identity.repository.js';
 import { IdentityEventWriter } from './identity-event.writer.js';
@@ -15,7 +17,7 @@ import { GroupMemberEntity } from '../groups/group-member.entity.js';
 import { WorkspaceGroupEntity } from '../groups/workspace-group.entity.js';
 import { ApiTokenEntity } from '../tokens/api-token.entity.js';
 import { IssueJobTokenHandler } from '../tokens/issue-job-token.handler.js';
-import { IssueJobTokenService } from '../tokens/issue-job-token.service.js';
+import { IssueJobTokenUseCase } from '../tokens/issue-job-token.use-case.js';
 import { JobTokenSigner } from '../tokens/job-token.signer.js';
 import { AccountEntity } from '../users/account.entity.js';
 import { WorkspaceUserEntity } from '../users/workspace-user.entity.js';
@@ -63,7 +65,8 @@ export const IDENTITY_ENTITIES = [
 
 /**
  * Workspaces, users, groups, folders, tokens, and the access checks every other part of the
- * registry calls: `AccessService`, `BearerAuthGuard`, `@CurrentIdentity()` are available everywhere.
+ * registry calls: `AccessService`, `BearerAuthGuard`, `@CurrentIdentity()` and `@MeshCaller()` are
+ * available everywhere.
  */
 @Global()
 @Module({})
@@ -92,14 +95,16 @@ export class IdentityModule {
         { provide: IDENTITY_CONFIG, useValue: config },
         { provide: IDENTITY_LOGGER, useValue: logger },
         { provide: JobTokenSigner, useFactory: () => createJobTokenSigner(config, logger) },
-        { provide: AuthenticationCache, useValue: new AuthenticationCache(config.authCacheMs) },
+        { provide: AuthenticationCache, useValue: authenticationCache(config.authCacheMs) },
         IdentityRepository,
         IdentityEventWriter,
         AuthenticateService,
         FolderRepository,
         AccessService,
+        // `@MeshCaller()` on the request handlers authenticates through the access checks.
+        { provide: MESH_AUTHENTICATOR, useExisting: AccessService },
         BearerAuthGuard,
-        IssueJobTokenService,
+        IssueJobTokenUseCase,
         { provide: ADMIN_TOKEN_OUTPUT, useValue: stdoutAdminTokenOutput },
         AdminBootstrapService,
         AdminBootstrapOnStart,
@@ -114,7 +119,14 @@ export class IdentityModule {
         ApiTokenRepository,
         ApiTokensService,
       ],
-      exports: [AccessService, AuthenticateService, AuthenticationCache, BearerAuthGuard, FolderRepository],
+      exports: [
+        AccessService,
+        AuthenticateService,
+        AuthenticationCache,
+        BearerAuthGuard,
+        FolderRepository,
+        MESH_AUTHENTICATOR,
+      ],
     };
   }
 }

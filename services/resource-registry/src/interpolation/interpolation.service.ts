@@ -2,8 +2,8 @@ import type { CallerIdentity } from '@flowmesh/contracts';
 import { Inject, Injectable } from '@nestjs/common';
 import type { ItemsConfig } from '../items/items.config.js';
 import { ITEMS_CONFIG } from '../items/items.tokens.js';
-import { ReadResourcesService } from '../resources/read-resources.service.js';
-import { ReadVariablesService } from '../variables/read-variables.service.js';
+import { ReadResourcesUseCase } from '../resources/read-resources.use-case.js';
+import { ReadVariablesUseCase } from '../variables/read-variables.use-case.js';
 import { Interpolator, type ReferenceReader } from './interpolator.js';
 
 /** One call resolves at most this many references, however they nest. */
@@ -17,8 +17,8 @@ const MAX_REFERENCES = 1_000;
 @Injectable()
 export class InterpolationService {
   constructor(
-    private readonly resources: ReadResourcesService,
-    private readonly variables: ReadVariablesService,
+    private readonly resources: ReadResourcesUseCase,
+    private readonly variables: ReadVariablesUseCase,
     @Inject(ITEMS_CONFIG) private readonly config: ItemsConfig,
   ) {}
 

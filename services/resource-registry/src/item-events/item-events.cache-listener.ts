@@ -5,6 +5,7 @@ import {
   ItemChangedEventSchema,
   STREAMS,
 } from '@flowmesh/contracts';
+import { AuthenticationCache } from '@flowmesh/http';
 import { InjectMeshConnection, type MeshConnection } from '@flowmesh/messaging';
 import {
   Injectable,
@@ -12,7 +13,7 @@ import {
   type BeforeApplicationShutdown,
   type OnApplicationBootstrap,
 } from '@nestjs/common';
-import { AuthenticationCache } from '../auth/authentication.cache.js';
+import type { Authenticated } from '../auth/authenticated.js';
 import { FolderRepository } from '../folders/folder.repository.js';
 import { ItemReadCache } from '../items/item-read.cache.js';
 
@@ -49,7 +50,7 @@ export class ItemEventsCacheListener implements OnApplicationBootstrap, BeforeAp
 
   constructor(
     private readonly cache: ItemReadCache,
-    private readonly authentications: AuthenticationCache,
+    private readonly authentications: AuthenticationCache<Authenticated>,
     private readonly folders: FolderRepository,
     @InjectMeshConnection() private readonly conn: MeshConnection,
   ) {}

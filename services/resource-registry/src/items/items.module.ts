@@ -6,8 +6,8 @@ import { FlowEntity } from '../flows/flow.entity.js';
 import { FlowRepository } from '../flows/flow.repository.js';
 import { FlowsController } from '../flows/flows.controller.js';
 import { FlowsHandler } from '../flows/flows.handler.js';
-import { ReadFlowsService } from '../flows/read-flows.service.js';
-import { WriteFlowsService } from '../flows/write-flows.service.js';
+import { ReadFlowsUseCase } from '../flows/read-flows.use-case.js';
+import { WriteFlowsUseCase } from '../flows/write-flows.use-case.js';
 import { InterpolateHandler } from '../interpolation/interpolate.handler.js';
 import { InterpolationService } from '../interpolation/interpolation.service.js';
 import { ItemEventWriter } from '../item-events/item-event.writer.js';
@@ -22,32 +22,32 @@ import { ResourceTypesController } from '../resource-types/resource-types.contro
 import { ResourceTypesHandler } from '../resource-types/resource-types.handler.js';
 import { ResourceTypesService } from '../resource-types/resource-types.service.js';
 import { ResourceValueValidator } from '../resource-types/resource-value.validator.js';
-import { ReadResourcesService } from '../resources/read-resources.service.js';
+import { ReadResourcesUseCase } from '../resources/read-resources.use-case.js';
 import { ResourceWriteListeners } from '../resources/resource-write.listeners.js';
 import { ResourceEntity } from '../resources/resource.entity.js';
 import { ResourceRepository } from '../resources/resource.repository.js';
 import { ResourcesController } from '../resources/resources.controller.js';
 import { ResourcesHandler } from '../resources/resources.handler.js';
-import { WriteResourcesService } from '../resources/write-resources.service.js';
+import { WriteResourcesUseCase } from '../resources/write-resources.use-case.js';
 import { secretCipherProvider } from '../secrets/secret-cipher.provider.js';
 import { SecretKeyWarning } from '../secrets/secret-key.warning.js';
-import { ReadScriptsService } from '../scripts/read-scripts.service.js';
+import { ReadScriptsUseCase } from '../scripts/read-scripts.use-case.js';
 import { ScriptVersionEntity } from '../scripts/script-version.entity.js';
 import { ScriptEntity } from '../scripts/script.entity.js';
 import { ScriptRepository } from '../scripts/script.repository.js';
 import { AgentDeployListener } from '../locks/agent-deploy.listener.js';
 import { DeployEventWriter } from '../locks/deploy-event.writer.js';
 import { LocksHandler } from '../locks/locks.handler.js';
-import { WriteLocksService } from '../locks/write-locks.service.js';
+import { WriteLocksUseCase } from '../locks/write-locks.use-case.js';
 import { ScriptsController } from '../scripts/scripts.controller.js';
 import { ScriptsHandler } from '../scripts/scripts.handler.js';
-import { WriteScriptsService } from '../scripts/write-scripts.service.js';
-import { ReadVariablesService } from '../variables/read-variables.service.js';
+import { WriteScriptsUseCase } from '../scripts/write-scripts.use-case.js';
+import { ReadVariablesUseCase } from '../variables/read-variables.use-case.js';
 import { VariableEntity } from '../variables/variable.entity.js';
 import { VariableRepository } from '../variables/variable.repository.js';
 import { VariablesController } from '../variables/variables.controller.js';
 import { VariablesHandler } from '../variables/variables.handler.js';
-import { WriteVariablesService } from '../variables/write-variables.service.js';
+import { WriteVariablesUseCase } from '../variables/write-variables.use-case.js';
 import { ItemReadCache } from './item-read.cache.js';
 import type { ItemsConfig } from './items.config.js';
 import { ITEMS_CONFIG, ITEMS_LOGGER } from './items.tokens.js';
@@ -65,17 +65,17 @@ export const ITEM_ENTITIES = [
 
 /** What other parts of the registry (history, drafts, deploy) build on. */
 const EXPORTED = [
-  ReadResourcesService,
-  WriteResourcesService,
+  ReadResourcesUseCase,
+  WriteResourcesUseCase,
   ResourceWriteListeners,
   ResourceTypesService,
   BuiltinResourceTypesService,
-  ReadVariablesService,
-  WriteVariablesService,
-  ReadScriptsService,
-  WriteScriptsService,
-  ReadFlowsService,
-  WriteFlowsService,
+  ReadVariablesUseCase,
+  WriteVariablesUseCase,
+  ReadScriptsUseCase,
+  WriteScriptsUseCase,
+  ReadFlowsUseCase,
+  WriteFlowsUseCase,
   InterpolationService,
   ItemTransactions,
   ItemEventWriter,
@@ -122,22 +122,22 @@ export class ItemsModule {
         ResourceTypesService,
         ResourceRepository,
         ResourceWriteListeners,
-        ReadResourcesService,
-        WriteResourcesService,
+        ReadResourcesUseCase,
+        WriteResourcesUseCase,
         VariableRepository,
-        ReadVariablesService,
-        WriteVariablesService,
+        ReadVariablesUseCase,
+        WriteVariablesUseCase,
         ScriptRepository,
-        ReadScriptsService,
-        WriteScriptsService,
+        ReadScriptsUseCase,
+        WriteScriptsUseCase,
         FlowRepository,
-        ReadFlowsService,
-        WriteFlowsService,
+        ReadFlowsUseCase,
+        WriteFlowsUseCase,
         InterpolationService,
         SecretKeyWarning,
         DeployEventWriter,
         AgentDeployListener,
-        WriteLocksService,
+        WriteLocksUseCase,
       ],
       exports: EXPORTED,
     };

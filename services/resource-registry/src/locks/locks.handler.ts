@@ -2,12 +2,12 @@ import { registryLocksContract, type WriteLocksReply, type WriteLocksRequest } f
 import { HandleRequest } from '@flowmesh/messaging';
 import { Controller } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
-import { WriteLocksService } from './write-locks.service.js';
+import { WriteLocksUseCase } from './write-locks.use-case.js';
 
 /** `registry.lock.*`: locks dependency-locker writes back into scripts, flows and agents. */
 @Controller()
 export class LocksHandler {
-  constructor(private readonly locks: WriteLocksService) {}
+  constructor(private readonly locks: WriteLocksUseCase) {}
 
   @HandleRequest(registryLocksContract.writeLocks)
   write(@Payload() request: WriteLocksRequest): Promise<WriteLocksReply> {

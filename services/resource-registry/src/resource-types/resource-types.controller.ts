@@ -1,9 +1,9 @@
 import { ResourceTypeNameSchema, type CallerIdentity } from '@flowmesh/contracts';
+import { validateWith } from '@flowmesh/http';
 import { Body, Controller, Delete, Get, Header, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
 import type { z } from 'zod';
 import { BearerAuthGuard } from '../auth/bearer-auth.guard.js';
 import { CurrentIdentity } from '../auth/current-identity.decorator.js';
-import { validateWith } from '../http/validate-with.pipe.js';
 import { CreateResourceTypeBodySchema, UpdateResourceTypeBodySchema } from './resource-types.http.js';
 import { ResourceTypesService } from './resource-types.service.js';
 

@@ -1,48 +1,56 @@
-import { registryItemsContract as contract, type ResourceType } from '@flowmesh/contracts';
-import { HandleRequest } from '@flowmesh/messaging';
+import {
+  registryItemsContract as contract,
+  type CallerIdentity,
+  type RequestOf,
+  type ResourceType,
+} from '@flowmesh/contracts';
+import { HandleRequest, MeshCaller } from '@flowmesh/messaging';
 import { Controller } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
-import type { z } from 'zod';
-import { AccessService } from '../access/access.service.js';
 import { ResourceTypesService } from './resource-types.service.js';
-
-type Req<K extends keyof typeof contract> = z.output<(typeof contract)[K]['request']>;
 
 /** `registry.resource_type.*` over NATS. */
 @Controller()
 export class ResourceTypesHandler {
-  constructor(
-    private readonly access: AccessService,
-    private readonly types: ResourceTypesService,
-  ) {}
+  constructor(private readonly types: ResourceTypesService) {}
 
   @HandleRequest(contract.getResourceType)
-  async get(@Payload() req: Req<'getResourceType'>): Promise<ResourceType> {
-    return this.types.get(await this.access.authenticate(req.actor.token, req.workspace), req.name);
+  async get(
+    @Payload() req: RequestOf<typeof contract.getResourceType>,
+    @MeshCaller() identity: CallerIdentity,
+  ): Promise<ResourceType> {
+    return this.types.get(identity, req.name);
   }
 
   @HandleRequest(contract.listResourceTypes)
-  async list(@Payload() req: Req<'listResourceTypes'>): Promise<{ resource_types: ResourceType[] }> {
+  async list(@MeshCaller() identity: CallerIdentity): Promise<{ resource_types: ResourceType[] }> {
     return {
-      resource_types: await this.types.list(await this.access.authenticate(req.actor.token, req.workspace)),
+      resource_types: await this.types.list(identity),
     };
   }
 
   @HandleRequest(contract.createResourceType)
-  async create(@Payload() req: Req<'createResourceType'>): Promise<ResourceType> {
-    const identity = await this.access.authenticate(req.actor.token, req.workspace);
+  async create(
+    @Payload() req: RequestOf<typeof contract.createResourceType>,
+    @MeshCaller() identity: CallerIdentity,
+  ): Promise<ResourceType> {
     return this.types.create(identity, { name: req.name, schema: req.schema, description: req.description });
   }
 
   @HandleRequest(contract.updateResourceType)
-  async update(@Payload() req: Req<'updateResourceType'>): Promise<ResourceType> {
-    const identity = await this.access.authenticate(req.actor.token, req.workspace);
+  async update(
+    @Payload() req: RequestOf<typeof contract.updateResourceType>,
+    @MeshCaller() identity: CallerIdentity,
+  ): Promise<ResourceType> {
     return this.types.update(identity, req.name, { schema: req.schema, description: req.description });
   }
 
   @HandleRequest(contract.deleteResourceType)
-  async delete(@Payload() req: Req<'deleteResourceType'>): Promise<{ deleted: true }> {
-    await this.types.delete(await this.access.authenticate(req.actor.token, req.workspace), req.name);
+  async delete(
+    @Payload() req: RequestOf<typeof contract.deleteResourceType>,
+    @MeshCaller() identity: CallerIdentity,
+  ): Promise<{ deleted: true }> {
+    await this.types.delete(identity, req.name);
     return { deleted: true };
   }
 }

@@ -1,4 +1,5 @@
 import type { CallerIdentity } from '@flowmesh/contracts';
+import { itemPath, jsonBody, validateWith } from '@flowmesh/http';
 import {
   Body,
   Controller,
@@ -14,26 +15,23 @@ import {
 import type { z } from 'zod';
 import { BearerAuthGuard } from '../auth/bearer-auth.guard.js';
 import { CurrentIdentity } from '../auth/current-identity.decorator.js';
-import { validateWith } from '../http/validate-with.pipe.js';
 import { InterpolationService } from '../interpolation/interpolation.service.js';
-import { itemPath } from '../items/item-path.param.js';
-import { jsonBody } from '../items/json-body.util.js';
-import { ReadResourcesService } from './read-resources.service.js';
+import { ReadResourcesUseCase } from './read-resources.use-case.js';
 import {
   CreateResourceBodySchema,
   ListResourcesQuerySchema,
   UpdateResourceBodySchema,
   UpdateResourceValueBodySchema,
 } from './resources.http.js';
-import { WriteResourcesService } from './write-resources.service.js';
+import { WriteResourcesUseCase } from './write-resources.use-case.js';
 
 /** `/api/w/:workspace/resources/...` as Windmill's REST API; `*path` holds slashes (`u/alice/db`). */
 @Controller('api/w/:workspace/resources')
 @UseGuards(BearerAuthGuard)
 export class ResourcesController {
   constructor(
-    private readonly read: ReadResourcesService,
-    private readonly write: WriteResourcesService,
+    private readonly read: ReadResourcesUseCase,
+    private readonly write: WriteResourcesUseCase,
     private readonly interpolation: InterpolationService,
   ) {}
 

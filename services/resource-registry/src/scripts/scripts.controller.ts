@@ -1,14 +1,12 @@
 import { ScriptHashSchema, type CallerIdentity } from '@flowmesh/contracts';
+import { itemPath, jsonBody, validateWith } from '@flowmesh/http';
 import { Body, Controller, Delete, Get, Header, Param, Post, Query, UseGuards } from '@nestjs/common';
 import type { z } from 'zod';
 import { BearerAuthGuard } from '../auth/bearer-auth.guard.js';
 import { CurrentIdentity } from '../auth/current-identity.decorator.js';
-import { validateWith } from '../http/validate-with.pipe.js';
-import { itemPath } from '../items/item-path.param.js';
-import { jsonBody } from '../items/json-body.util.js';
-import { ReadScriptsService } from './read-scripts.service.js';
+import { ReadScriptsUseCase } from './read-scripts.use-case.js';
 import { CreateScriptBodySchema, ListScriptsQuerySchema } from './scripts.http.js';
-import { WriteScriptsService } from './write-scripts.service.js';
+import { WriteScriptsUseCase } from './write-scripts.use-case.js';
 
 const scriptHash = validateWith(ScriptHashSchema, 'script hash');
 
@@ -17,8 +15,8 @@ const scriptHash = validateWith(ScriptHashSchema, 'script hash');
 @UseGuards(BearerAuthGuard)
 export class ScriptsController {
   constructor(
-    private readonly read: ReadScriptsService,
-    private readonly write: WriteScriptsService,
+    private readonly read: ReadScriptsUseCase,
+    private readonly write: WriteScriptsUseCase,
   ) {}
 
   @Get('list')

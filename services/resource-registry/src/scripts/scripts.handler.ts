@@ -1,86 +1,93 @@
-import { registryItemsContract as contract, type Script } from '@flowmesh/contracts';
-import { HandleRequest } from '@flowmesh/messaging';
+import {
+  registryItemsContract as contract,
+  type CallerIdentity,
+  type RequestOf,
+  type Script,
+} from '@flowmesh/contracts';
+import { HandleRequest, MeshCaller } from '@flowmesh/messaging';
 import { Controller } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
-import type { z } from 'zod';
-import { AccessService } from '../access/access.service.js';
-import { ReadScriptsService } from './read-scripts.service.js';
-import { WriteScriptsService, type SavedScript } from './write-scripts.service.js';
-
-type Req<K extends keyof typeof contract> = z.output<(typeof contract)[K]['request']>;
+import { ReadScriptsUseCase } from './read-scripts.use-case.js';
+import { WriteScriptsUseCase, type SavedScript } from './write-scripts.use-case.js';
 
 /** `registry.script.*` over NATS. */
 @Controller()
 export class ScriptsHandler {
   constructor(
-    private readonly access: AccessService,
-    private readonly read: ReadScriptsService,
-    private readonly write: WriteScriptsService,
+    private readonly read: ReadScriptsUseCase,
+    private readonly write: WriteScriptsUseCase,
   ) {}
 
   @HandleRequest(contract.getScript)
-  async get(@Payload() req: Req<'getScript'>): Promise<Script> {
-    return this.read.get(await this.access.authenticate(req.actor.token, req.workspace), req.path, req.hash);
+  async get(
+    @Payload() req: RequestOf<typeof contract.getScript>,
+    @MeshCaller() identity: CallerIdentity,
+  ): Promise<Script> {
+    return this.read.get(identity, req.path, req.hash);
   }
 
   @HandleRequest(contract.getScriptByHash)
-  async getByHash(@Payload() req: Req<'getScriptByHash'>): Promise<Script> {
-    return this.read.getByHash(await this.access.authenticate(req.actor.token, req.workspace), req.hash);
+  async getByHash(
+    @Payload() req: RequestOf<typeof contract.getScriptByHash>,
+    @MeshCaller() identity: CallerIdentity,
+  ): Promise<Script> {
+    return this.read.getByHash(identity, req.hash);
   }
 
   @HandleRequest(contract.scriptExists)
-  async exists(@Payload() req: Req<'scriptExists'>): Promise<{ exists: boolean }> {
+  async exists(
+    @Payload() req: RequestOf<typeof contract.scriptExists>,
+    @MeshCaller() identity: CallerIdentity,
+  ): Promise<{ exists: boolean }> {
     return {
-      exists: await this.read.exists(
-        await this.access.authenticate(req.actor.token, req.workspace),
-        req.path,
-      ),
+      exists: await this.read.exists(identity, req.path),
     };
   }
 
   @HandleRequest(contract.createScript)
-  async create(@Payload() req: Req<'createScript'>): Promise<SavedScript> {
-    return this.write.create(
-      await this.access.authenticate(req.actor.token, req.workspace),
-      req.path,
-      scriptInput(req),
-    );
+  async create(
+    @Payload() req: RequestOf<typeof contract.createScript>,
+    @MeshCaller() identity: CallerIdentity,
+  ): Promise<SavedScript> {
+    return this.write.create(identity, req.path, scriptInput(req));
   }
 
   @HandleRequest(contract.updateScript)
-  async update(@Payload() req: Req<'updateScript'>): Promise<SavedScript> {
-    const identity = await this.access.authenticate(req.actor.token, req.workspace);
+  async update(
+    @Payload() req: RequestOf<typeof contract.updateScript>,
+    @MeshCaller() identity: CallerIdentity,
+  ): Promise<SavedScript> {
     return this.write.update(identity, req.path, { ...scriptInput(req), parentHash: req.parent_hash });
   }
 
   @HandleRequest(contract.deleteScript)
-  async delete(@Payload() req: Req<'deleteScript'>): Promise<{ deleted: true }> {
-    await this.write.delete(await this.access.authenticate(req.actor.token, req.workspace), req.path);
+  async delete(
+    @Payload() req: RequestOf<typeof contract.deleteScript>,
+    @MeshCaller() identity: CallerIdentity,
+  ): Promise<{ deleted: true }> {
+    await this.write.delete(identity, req.path);
     return { deleted: true };
   }
 
   @HandleRequest(contract.listScripts)
-  async list(@Payload() req: Req<'listScripts'>) {
+  async list(@Payload() req: RequestOf<typeof contract.listScripts>, @MeshCaller() identity: CallerIdentity) {
     return {
-      scripts: await this.read.list(
-        await this.access.authenticate(req.actor.token, req.workspace),
-        req.path_prefix,
-      ),
+      scripts: await this.read.list(identity, req.path_prefix),
     };
   }
 
   @HandleRequest(contract.listScriptVersions)
-  async listVersions(@Payload() req: Req<'listScriptVersions'>) {
+  async listVersions(
+    @Payload() req: RequestOf<typeof contract.listScriptVersions>,
+    @MeshCaller() identity: CallerIdentity,
+  ) {
     return {
-      versions: await this.read.listVersions(
-        await this.access.authenticate(req.actor.token, req.workspace),
-        req.path,
-      ),
+      versions: await this.read.listVersions(identity, req.path),
     };
   }
 }
 
-function scriptInput(req: Req<'createScript'>) {
+function scriptInput(req: RequestOf<typeof contract.createScript>) {
   return {
     language: req.language,
     content: req.content,

@@ -1,32 +1,36 @@
-import { registryIdentityContract as contract, type ApiToken } from '@flowmesh/contracts';
-import { HandleRequest } from '@flowmesh/messaging';
+import {
+  registryIdentityContract as contract,
+  type ApiToken,
+  type CallerIdentity,
+  type RequestOf,
+} from '@flowmesh/contracts';
+import { HandleRequest, MeshCaller } from '@flowmesh/messaging';
 import { Controller } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
-import type { z } from 'zod';
-import { AccessService } from '../access/access.service.js';
 import { ApiTokensService } from './api-tokens.service.js';
-
-type Req<K extends keyof typeof contract> = z.output<(typeof contract)[K]['request']>;
 
 @Controller()
 export class ApiTokensHandler {
-  constructor(
-    private readonly access: AccessService,
-    private readonly tokens: ApiTokensService,
-  ) {}
+  constructor(private readonly tokens: ApiTokensService) {}
 
   @HandleRequest(contract.createApiToken)
-  async create(@Payload() req: Req<'createApiToken'>): Promise<ApiToken & { token: string }> {
-    return this.tokens.create(await this.access.authenticate(req.actor.token, req.workspace), req);
+  async create(
+    @Payload() req: RequestOf<typeof contract.createApiToken>,
+    @MeshCaller() identity: CallerIdentity,
+  ): Promise<ApiToken & { token: string }> {
+    return this.tokens.create(identity, req);
   }
 
   @HandleRequest(contract.listApiTokens)
-  async list(@Payload() req: Req<'listApiTokens'>): Promise<{ tokens: ApiToken[] }> {
-    return { tokens: await this.tokens.list(await this.access.authenticate(req.actor.token, req.workspace)) };
+  async list(@MeshCaller() identity: CallerIdentity): Promise<{ tokens: ApiToken[] }> {
+    return { tokens: await this.tokens.list(identity) };
   }
 
   @HandleRequest(contract.revokeApiToken)
-  async revoke(@Payload() req: Req<'revokeApiToken'>): Promise<{ done: true }> {
-    return this.tokens.revoke(await this.access.authenticate(req.actor.token, req.workspace), req.prefix);
+  async revoke(
+    @Payload() req: RequestOf<typeof contract.revokeApiToken>,
+    @MeshCaller() identity: CallerIdentity,
+  ): Promise<{ done: true }> {
+    return this.tokens.revoke(identity, req.prefix);
   }
 }

@@ -1,24 +1,24 @@
-import { registryIdentityContract as contract } from '@flowmesh/contracts';
+import { registryIdentityContract as contract, type RequestOf } from '@flowmesh/contracts';
 import { HandleRequest } from '@flowmesh/messaging';
 import { Controller } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
 import type { z } from 'zod';
-import { IssueJobTokenService } from './issue-job-token.service.js';
+import { IssueJobTokenUseCase } from './issue-job-token.use-case.js';
 
 @Controller()
 export class IssueJobTokenHandler {
-  constructor(private readonly jobTokens: IssueJobTokenService) {}
+  constructor(private readonly jobTokens: IssueJobTokenUseCase) {}
 
   @HandleRequest(contract.issueJobToken)
   issue(
-    @Payload() req: z.output<typeof contract.issueJobToken.request>,
+    @Payload() req: RequestOf<typeof contract.issueJobToken>,
   ): Promise<z.output<typeof contract.issueJobToken.reply>> {
     return this.jobTokens.issue(req);
   }
 
   @HandleRequest(contract.issueJobTokens)
   issueMany(
-    @Payload() req: z.output<typeof contract.issueJobTokens.request>,
+    @Payload() req: RequestOf<typeof contract.issueJobTokens>,
   ): Promise<z.output<typeof contract.issueJobTokens.reply>> {
     return this.jobTokens.issueMany(req.requests);
   }

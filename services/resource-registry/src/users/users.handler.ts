@@ -1,51 +1,57 @@
-import { registryIdentityContract as contract, type CallerIdentity, type User } from '@flowmesh/contracts';
-import { HandleRequest } from '@flowmesh/messaging';
+import {
+  registryIdentityContract as contract,
+  type CallerIdentity,
+  type RequestOf,
+  type User,
+} from '@flowmesh/contracts';
+import { HandleRequest, MeshCaller } from '@flowmesh/messaging';
 import { Controller } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
-import type { z } from 'zod';
-import { AccessService } from '../access/access.service.js';
 import { UsersService } from './users.service.js';
-
-type Req<K extends keyof typeof contract> = z.output<(typeof contract)[K]['request']>;
 
 @Controller()
 export class UsersHandler {
-  constructor(
-    private readonly access: AccessService,
-    private readonly users: UsersService,
-  ) {}
+  constructor(private readonly users: UsersService) {}
 
   @HandleRequest(contract.whoami)
-  async whoami(@Payload() req: Req<'whoami'>): Promise<CallerIdentity> {
-    return this.users.whoami(await this.access.authenticate(req.actor.token, req.workspace));
+  whoami(@MeshCaller() identity: CallerIdentity): CallerIdentity {
+    return this.users.whoami(identity);
   }
 
   @HandleRequest(contract.listUsers)
-  async list(@Payload() req: Req<'listUsers'>): Promise<{ users: User[] }> {
-    return { users: await this.users.list(await this.access.authenticate(req.actor.token, req.workspace)) };
+  async list(@MeshCaller() identity: CallerIdentity): Promise<{ users: User[] }> {
+    return { users: await this.users.list(identity) };
   }
 
   @HandleRequest(contract.getUser)
-  async get(@Payload() req: Req<'getUser'>): Promise<User> {
-    return this.users.get(await this.access.authenticate(req.actor.token, req.workspace), req.username);
+  async get(
+    @Payload() req: RequestOf<typeof contract.getUser>,
+    @MeshCaller() identity: CallerIdentity,
+  ): Promise<User> {
+    return this.users.get(identity, req.username);
   }
 
   @HandleRequest(contract.addUser)
-  async add(@Payload() req: Req<'addUser'>): Promise<User> {
-    return this.users.add(await this.access.authenticate(req.actor.token, req.workspace), req);
+  async add(
+    @Payload() req: RequestOf<typeof contract.addUser>,
+    @MeshCaller() identity: CallerIdentity,
+  ): Promise<User> {
+    return this.users.add(identity, req);
   }
 
   @HandleRequest(contract.updateUser)
-  async update(@Payload() req: Req<'updateUser'>): Promise<User> {
-    return this.users.setAdmin(
-      await this.access.authenticate(req.actor.token, req.workspace),
-      req.username,
-      req.isAdmin,
-    );
+  async update(
+    @Payload() req: RequestOf<typeof contract.updateUser>,
+    @MeshCaller() identity: CallerIdentity,
+  ): Promise<User> {
+    return this.users.setAdmin(identity, req.username, req.isAdmin);
   }
 
   @HandleRequest(contract.removeUser)
-  async remove(@Payload() req: Req<'removeUser'>): Promise<{ done: true }> {
-    return this.users.remove(await this.access.authenticate(req.actor.token, req.workspace), req.username);
+  async remove(
+    @Payload() req: RequestOf<typeof contract.removeUser>,
+    @MeshCaller() identity: CallerIdentity,
+  ): Promise<{ done: true }> {
+    return this.users.remove(identity, req.username);
   }
 }

@@ -1,4 +1,5 @@
 import type { CallerIdentity } from '@flowmesh/contracts';
+import { itemPath, jsonBody, validateWith } from '@flowmesh/http';
 import {
   Body,
   Controller,
@@ -14,25 +15,22 @@ import {
 import type { z } from 'zod';
 import { BearerAuthGuard } from '../auth/bearer-auth.guard.js';
 import { CurrentIdentity } from '../auth/current-identity.decorator.js';
-import { validateWith } from '../http/validate-with.pipe.js';
-import { itemPath } from '../items/item-path.param.js';
-import { jsonBody } from '../items/json-body.util.js';
-import { ReadVariablesService } from './read-variables.service.js';
+import { ReadVariablesUseCase } from './read-variables.use-case.js';
 import {
   CreateVariableBodySchema,
   GetVariableQuerySchema,
   ListVariablesQuerySchema,
   UpdateVariableBodySchema,
 } from './variables.http.js';
-import { WriteVariablesService } from './write-variables.service.js';
+import { WriteVariablesUseCase } from './write-variables.use-case.js';
 
 /** `/api/w/:workspace/variables/...` as Windmill's REST API. */
 @Controller('api/w/:workspace/variables')
 @UseGuards(BearerAuthGuard)
 export class VariablesController {
   constructor(
-    private readonly read: ReadVariablesService,
-    private readonly write: WriteVariablesService,
+    private readonly read: ReadVariablesUseCase,
+    private readonly write: WriteVariablesUseCase,
   ) {}
 
   @Get('list')

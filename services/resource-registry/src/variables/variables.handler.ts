@@ -1,55 +1,56 @@
-import { registryItemsContract as contract, type Variable } from '@flowmesh/contracts';
-import { HandleRequest } from '@flowmesh/messaging';
+import {
+  registryItemsContract as contract,
+  type CallerIdentity,
+  type RequestOf,
+  type Variable,
+} from '@flowmesh/contracts';
+import { HandleRequest, MeshCaller } from '@flowmesh/messaging';
 import { Controller } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
-import type { z } from 'zod';
-import { AccessService } from '../access/access.service.js';
-import { ReadVariablesService } from './read-variables.service.js';
-import { WriteVariablesService } from './write-variables.service.js';
-
-type Req<K extends keyof typeof contract> = z.output<(typeof contract)[K]['request']>;
+import { ReadVariablesUseCase } from './read-variables.use-case.js';
+import { WriteVariablesUseCase } from './write-variables.use-case.js';
 
 /** `registry.variable.*` over NATS. */
 @Controller()
 export class VariablesHandler {
   constructor(
-    private readonly access: AccessService,
-    private readonly read: ReadVariablesService,
-    private readonly write: WriteVariablesService,
+    private readonly read: ReadVariablesUseCase,
+    private readonly write: WriteVariablesUseCase,
   ) {}
 
   @HandleRequest(contract.getVariable)
-  async get(@Payload() req: Req<'getVariable'>): Promise<Variable> {
-    return this.read.get(
-      await this.access.authenticate(req.actor.token, req.workspace),
-      req.path,
-      req.decrypt_secret ?? true,
-    );
+  async get(
+    @Payload() req: RequestOf<typeof contract.getVariable>,
+    @MeshCaller() identity: CallerIdentity,
+  ): Promise<Variable> {
+    return this.read.get(identity, req.path, req.decrypt_secret ?? true);
   }
 
   @HandleRequest(contract.getVariableValue)
-  async getValue(@Payload() req: Req<'getVariableValue'>): Promise<{ value: string }> {
+  async getValue(
+    @Payload() req: RequestOf<typeof contract.getVariableValue>,
+    @MeshCaller() identity: CallerIdentity,
+  ): Promise<{ value: string }> {
     return {
-      value: await this.read.getValue(
-        await this.access.authenticate(req.actor.token, req.workspace),
-        req.path,
-      ),
+      value: await this.read.getValue(identity, req.path),
     };
   }
 
   @HandleRequest(contract.variableExists)
-  async exists(@Payload() req: Req<'variableExists'>): Promise<{ exists: boolean }> {
+  async exists(
+    @Payload() req: RequestOf<typeof contract.variableExists>,
+    @MeshCaller() identity: CallerIdentity,
+  ): Promise<{ exists: boolean }> {
     return {
-      exists: await this.read.exists(
-        await this.access.authenticate(req.actor.token, req.workspace),
-        req.path,
-      ),
+      exists: await this.read.exists(identity, req.path),
     };
   }
 
   @HandleRequest(contract.createVariable)
-  async create(@Payload() req: Req<'createVariable'>): Promise<Variable> {
-    const identity = await this.access.authenticate(req.actor.token, req.workspace);
+  async create(
+    @Payload() req: RequestOf<typeof contract.createVariable>,
+    @MeshCaller() identity: CallerIdentity,
+  ): Promise<Variable> {
     return this.write.create(identity, {
       path: req.path,
       value: req.value,
@@ -59,8 +60,10 @@ export class VariablesHandler {
   }
 
   @HandleRequest(contract.updateVariable)
-  async update(@Payload() req: Req<'updateVariable'>): Promise<Variable> {
-    const identity = await this.access.authenticate(req.actor.token, req.workspace);
+  async update(
+    @Payload() req: RequestOf<typeof contract.updateVariable>,
+    @MeshCaller() identity: CallerIdentity,
+  ): Promise<Variable> {
     return this.write.update(identity, req.path, {
       newPath: req.new_path,
       value: req.value,
@@ -70,18 +73,21 @@ export class VariablesHandler {
   }
 
   @HandleRequest(contract.deleteVariable)
-  async delete(@Payload() req: Req<'deleteVariable'>): Promise<{ deleted: true }> {
-    await this.write.delete(await this.access.authenticate(req.actor.token, req.workspace), req.path);
+  async delete(
+    @Payload() req: RequestOf<typeof contract.deleteVariable>,
+    @MeshCaller() identity: CallerIdentity,
+  ): Promise<{ deleted: true }> {
+    await this.write.delete(identity, req.path);
     return { deleted: true };
   }
 
   @HandleRequest(contract.listVariables)
-  async list(@Payload() req: Req<'listVariables'>): Promise<{ variables: Variable[] }> {
+  async list(
+    @Payload() req: RequestOf<typeof contract.listVariables>,
+    @MeshCaller() identity: CallerIdentity,
+  ): Promise<{ variables: Variable[] }> {
     return {
-      variables: await this.read.list(
-        await this.access.authenticate(req.actor.token, req.workspace),
-        req.path_prefix,
-      ),
+      variables: await this.read.list(identity, req.path_prefix),
     };
   }
 }

@@ -1,14 +1,13 @@
 import { type CallerIdentity } from '@flowmesh/contracts';
+import { itemPath, validateWith } from '@flowmesh/http';
 import { Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { z } from 'zod';
 import { BearerAuthGuard } from '../auth/bearer-auth.guard.js';
 import { CurrentIdentity } from '../auth/current-identity.decorator.js';
-import { validateWith } from '../http/validate-with.pipe.js';
-import { itemPath } from '../items/item-path.param.js';
-import { ClearResourceVersionsService } from './clear-resource-versions.service.js';
+import { ClearResourceVersionsUseCase } from './clear-resource-versions.use-case.js';
 import { requireVersionedRoute, splitHistoryRoute } from './history-route.util.js';
 import { ResourceHistoryService } from './resource-history.service.js';
-import { RestoreResourceVersionService } from './restore-resource-version.service.js';
+import { RestoreResourceVersionUseCase } from './restore-resource-version.use-case.js';
 
 const version = z.coerce.number().int().min(1, 'must be a version number (1 or more)');
 const DiffQuerySchema = z.object({ from: version, to: version });
@@ -19,8 +18,8 @@ const DiffQuerySchema = z.object({ from: version, to: version });
 export class ResourceHistoryController {
   constructor(
     private readonly history: ResourceHistoryService,
-    private readonly restorer: RestoreResourceVersionService,
-    private readonly clearer: ClearResourceVersionsService,
+    private readonly restorer: RestoreResourceVersionUseCase,
+    private readonly clearer: ClearResourceVersionsUseCase,
   ) {}
 
   /** A list, newest first; with a trailing `/<version>`, that version with its value. */

@@ -6,7 +6,7 @@ import {
   type ResourceVersionSummary,
 } from '@flowmesh/contracts';
 import { Injectable } from '@nestjs/common';
-import { ReadResourcesService } from '../resources/read-resources.service.js';
+import { ReadResourcesUseCase } from '../resources/read-resources.use-case.js';
 import { diffJson } from './json-diff.util.js';
 import { toVersion, toVersionSummary } from './resource-version.mapper.js';
 import { ResourceVersionRepository } from './resource-version.repository.js';
@@ -18,7 +18,7 @@ import { ResourceVersionRepository } from './resource-version.repository.js';
 @Injectable()
 export class ResourceHistoryService {
   constructor(
-    private readonly resources: ReadResourcesService,
+    private readonly resources: ReadResourcesUseCase,
     private readonly versions: ResourceVersionRepository,
   ) {}
 

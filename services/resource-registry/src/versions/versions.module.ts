@@ -1,13 +1,13 @@
 import { PersistenceModule } from '@flowmesh/persistence';
 import { Module } from '@nestjs/common';
-import { ClearResourceVersionsService } from './clear-resource-versions.service.js';
+import { ClearResourceVersionsUseCase } from './clear-resource-versions.use-case.js';
 import { ResourceHistoryController } from './resource-history.controller.js';
 import { ResourceHistoryHandler } from './resource-history.handler.js';
 import { ResourceHistoryRecorder } from './resource-history.recorder.js';
 import { ResourceHistoryService } from './resource-history.service.js';
 import { ResourceVersionEntity } from './resource-version.entity.js';
 import { ResourceVersionRepository } from './resource-version.repository.js';
-import { RestoreResourceVersionService } from './restore-resource-version.service.js';
+import { RestoreResourceVersionUseCase } from './restore-resource-version.use-case.js';
 
 export const VERSION_ENTITIES = [ResourceVersionEntity];
 
@@ -19,8 +19,8 @@ export const VERSION_ENTITIES = [ResourceVersionEntity];
     ResourceVersionRepository,
     ResourceHistoryRecorder,
     ResourceHistoryService,
-    RestoreResourceVersionService,
-    ClearResourceVersionsService,
+    RestoreResourceVersionUseCase,
+    ClearResourceVersionsUseCase,
   ],
   exports: [ResourceVersionRepository, ResourceHistoryService],
 })

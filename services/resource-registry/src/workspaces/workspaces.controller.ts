@@ -1,10 +1,10 @@
 import { UsernameSchema, WorkspaceIdSchema } from '@flowmesh/contracts';
+import { validateWith } from '@flowmesh/http';
 import { Body, Controller, Get, Post, UseGuards } from '@nestjs/common';
 import { z } from 'zod';
 import type { AccountIdentity } from '../auth/authenticated.js';
 import { BearerAuthGuard } from '../auth/bearer-auth.guard.js';
 import { CurrentAccount } from '../auth/current-identity.decorator.js';
-import { validateWith } from '../http/validate-with.pipe.js';
 import { WorkspacesService } from './workspaces.service.js';
 
 const CreateWorkspaceBodySchema = z

@@ -1,12 +1,9 @@
-import { registryIdentityContract as contract, type Workspace } from '@flowmesh/contracts';
+import { registryIdentityContract as contract, type RequestOf, type Workspace } from '@flowmesh/contracts';
 import { HandleRequest } from '@flowmesh/messaging';
 import { Controller } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
-import type { z } from 'zod';
 import { AuthenticateService } from '../auth/authenticate.service.js';
 import { WorkspacesService } from './workspaces.service.js';
-
-type Req<K extends keyof typeof contract> = z.output<(typeof contract)[K]['request']>;
 
 @Controller()
 export class WorkspacesHandler {
@@ -16,12 +13,14 @@ export class WorkspacesHandler {
   ) {}
 
   @HandleRequest(contract.listWorkspaces)
-  async list(@Payload() req: Req<'listWorkspaces'>): Promise<{ workspaces: Workspace[] }> {
+  async list(
+    @Payload() req: RequestOf<typeof contract.listWorkspaces>,
+  ): Promise<{ workspaces: Workspace[] }> {
     return { workspaces: await this.workspaces.list(await this.auth.authenticateAccount(req.actor.token)) };
   }
 
   @HandleRequest(contract.createWorkspace)
-  async create(@Payload() req: Req<'createWorkspace'>): Promise<Workspace> {
+  async create(@Payload() req: RequestOf<typeof contract.createWorkspace>): Promise<Workspace> {
     return this.workspaces.create(await this.auth.authenticateAccount(req.actor.token), req);
   }
 }
