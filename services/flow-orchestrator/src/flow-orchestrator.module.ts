@@ -8,6 +8,7 @@ import { FLOW_ORCHESTRATOR_MIGRATIONS } from './migrations/index.js';
 import type { EngineConfig } from './engine/engine.config.js';
 import { EngineModule, engineConfigOf } from './engine/engine.module.js';
 import { AgentStepsHandler } from './jobs/agent-steps.handler.js';
+import { JobsModule } from './jobs/jobs.module.js';
 import { RunApiModule } from './run-api/run-api.module.js';
 import { ParkedApprovalsMetrics } from './telemetry/parked-approvals.metrics.js';
 
@@ -53,8 +54,11 @@ export class FlowOrchestratorModule {
           logger: logger.child({ component: 'persistence' }),
         }),
         engineModule,
+        JobsModule,
         // The run API (HTTP and `orchestrator.job.*`) is the service role's; workers only run jobs.
-        ...(config.role === 'service' ? [RunApiModule.forRoot(config, { imports: [engineModule] })] : []),
+        ...(config.role === 'service'
+          ? [RunApiModule.forRoot(config, { imports: [engineModule, JobsModule] })]
+          : []),
       ],
       // agent-runtime reports on AI steps to the service (one queue group answers each request).
       controllers: config.role === 'service' ? [AgentStepsHandler] : [],

@@ -1,7 +1,7 @@
 import { createAgentStepClient, MeshError } from '@flowmesh/contracts';
 import { MeshClient } from '@flowmesh/messaging';
 import { Injectable } from '@nestjs/common';
-import { JobRepository } from '../jobs/job.repository.js';
+import { JobStore } from '../store/job.store.js';
 import type { ResumeOutcome } from '../run-api/jobs-engine.port.js';
 
 /**
@@ -14,7 +14,7 @@ import type { ResumeOutcome } from '../run-api/jobs-engine.port.js';
 @Injectable()
 export class AgentAnswers {
   constructor(
-    private readonly jobs: JobRepository,
+    private readonly jobs: JobStore,
     private readonly mesh: MeshClient,
   ) {}
 

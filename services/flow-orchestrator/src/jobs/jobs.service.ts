@@ -21,7 +21,7 @@ import { CancelJobUseCase } from './cancel-job.use-case.js';
 import type { ResumeCommand, ResumeOutcome, WaitForResultOptions } from './job-commands.js';
 import { JobQueries } from './job-queries.js';
 import { toJob } from './job-row.mapper.js';
-import { JobRepository } from './job.repository.js';
+import { JobStore } from '../store/job.store.js';
 import { JobWaiter } from './job-waiter.js';
 import { ResumeJobUseCase } from './resume-job.use-case.js';
 import { RunFlowUseCase } from './run-flow.use-case.js';
@@ -39,7 +39,7 @@ export class JobsService {
 
   constructor(
     client: MeshClient,
-    private readonly jobs: JobRepository,
+    private readonly jobs: JobStore,
     private readonly runFlows: RunFlowUseCase,
     private readonly runScripts: RunScriptUseCase,
     private readonly cancels: CancelJobUseCase,

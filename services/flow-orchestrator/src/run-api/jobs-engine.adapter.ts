@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { SuspendedApprovalReader } from '../approvals/suspended-approval.reader.js';
 import type { Caller } from '../http/caller.js';
 import { toJob } from '../jobs/job-row.mapper.js';
-import { JobRepository } from '../jobs/job.repository.js';
+import { JobStore } from '../store/job.store.js';
 import { JobsService } from '../jobs/jobs.service.js';
 import {
   JobsEngine,
@@ -23,7 +23,7 @@ import {
 export class JobsEngineAdapter extends JobsEngine {
   constructor(
     private readonly jobs: JobsService,
-    private readonly rows: JobRepository,
+    private readonly rows: JobStore,
     private readonly approvals: SuspendedApprovalReader,
   ) {
     super();

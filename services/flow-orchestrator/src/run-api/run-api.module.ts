@@ -35,7 +35,7 @@ import { StartJobService } from './start-job.service.js';
 import { WAIT_RESULT_TIMEOUT_MS, WaitForResultService } from './wait-for-result.service.js';
 
 export interface RunApiModuleOptions {
-  /** Modules that export the engine's `JobsService` and `JobRepository`, and the `EXPRESSION_SANDBOX`. */
+  /** Modules that export the engine's `JobsService` and `JobStore`, and the `EXPRESSION_SANDBOX`. */
   readonly imports: NonNullable<ModuleMetadata['imports']>;
 }
 
