@@ -2,7 +2,9 @@ import type { JobStatus } from '@flowmesh/contracts';
 import type { ConnectionLanes } from './connection-lanes.js';
 import type { JobRecord } from './job.record.js';
 import { JobStore, type NewJob } from './job.store.js';
+import { LeaseStore } from './lease.store.js';
 import { ResultCacheStore } from './result-cache.store.js';
+import { ResumeStore, type ResumeRow } from './resume.store.js';
 import type { SqlStatement } from './sql-batch.js';
 
 /**
@@ -56,6 +58,43 @@ export class MemoryJobStore extends JobStore {
     return Promise.resolve(new Map(found));
   }
 
+  override countWake(id: string): Promise<void> {
+    const row = this.rows.get(id);
+    if (row) row.wake_seq += 1;
+    return Promise.resolve();
+  }
+
+  override kindOf(id: string): Promise<string | undefined> {
+    return Promise.resolve(this.rows.get(id)?.kind);
+  }
+
+  override argsOf(id: string): Promise<{ args: Record<string, unknown>; kind: string } | undefined> {
+    const row = this.rows.get(id);
+    return Promise.resolve(row && { args: row.args, kind: row.kind });
+  }
+
+  override flowEnvOf(
+    id: string,
+  ): Promise<{ flow_env: Record<string, unknown> | null; workspace: string } | undefined> {
+    const row = this.rows.get(id);
+    const env = (row?.raw_flow as { flow_env?: Record<string, unknown> } | null)?.flow_env ?? null;
+    return Promise.resolve(row && { flow_env: env, workspace: row.workspace });
+  }
+
+  override latestStepResult(rootJob: string, stepId: string): Promise<{ found: boolean; result: unknown }> {
+    const ended = [...this.rows.values()].filter(
+      (row) =>
+        row.root_job === rootJob &&
+        row.flow_step_id === stepId &&
+        row.kind !== 'flowpreview' &&
+        (row.status === 'completed' || row.status === 'failed'),
+    );
+    const latest = ended.at(-1);
+    return Promise.resolve(
+      latest ? { found: true, result: latest.result } : { found: false, result: undefined },
+    );
+  }
+
   override results(
     ids: readonly string[],
   ): Promise<Array<{ status: JobStatus; result: unknown } | undefined>> {
@@ -85,5 +124,48 @@ export class MemoryResultCacheStore extends ResultCacheStore {
   override save(key: string, result: unknown, ttlSeconds: number): SqlStatement {
     this.results.set(key, result);
     return super.save(key, result, ttlSeconds);
+  }
+}
+
+/** `LeaseStore` over a `MemoryJobStore`'s rows: who holds each job, taken and given back. */
+export class MemoryLeaseStore extends LeaseStore {
+  readonly owners = new Map<string, string>();
+
+  constructor(private readonly memory: MemoryJobStore) {
+    super(undefined as unknown as ConnectionLanes, memory, undefined as never);
+  }
+
+  override acquireLease(
+    id: string,
+    owner: string,
+    _ttlMs: number,
+    options: { flowsOnly?: boolean } = {},
+  ): Promise<JobRecord | undefined> {
+    const row = this.memory.rows.get(id);
+    const holder = this.owners.get(id);
+    const flow = row?.kind === 'flow' || row?.kind === 'flowpreview';
+    if (!row || (holder !== undefined && holder !== owner) || (options.flowsOnly && !flow))
+      return Promise.resolve(undefined);
+    this.owners.set(id, owner);
+    return Promise.resolve(structuredClone(row));
+  }
+
+  override releaseLease(id: string, owner: string, seenWakeSeq: number): Promise<boolean> {
+    const released = this.owners.get(id) === owner && this.memory.rows.get(id)?.wake_seq === seenWakeSeq;
+    if (released) this.owners.delete(id);
+    return Promise.resolve(released);
+  }
+}
+
+/** `ResumeStore` in memory: the answers given to each suspended step. */
+export class MemoryResumeStore extends ResumeStore {
+  readonly answers = new Map<string, ResumeRow[]>();
+
+  constructor() {
+    super(undefined as unknown as ConnectionLanes);
+  }
+
+  override list(suspendedJob: string): Promise<ResumeRow[]> {
+    return Promise.resolve(this.answers.get(suspendedJob) ?? []);
   }
 }

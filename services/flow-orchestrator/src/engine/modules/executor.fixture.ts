@@ -1,4 +1,5 @@
 import type { FlowModule, FlowStatusModule } from '@flowmesh/contracts';
+import { vi } from 'vitest';
 import type { ExpressionSandbox } from '../../ports/expression-sandbox.port.js';
 import type { JobRecord } from '../../store/job.record.js';
 import { MemoryJobStore } from '../../store/memory-stores.fixture.js';
@@ -8,6 +9,7 @@ import { NO_RESULTS } from '../expressions/expression-scope.js';
 import { FlowRun, RunTree } from '../flow-run.js';
 import type { ChildDriver, ChildOutcome, ModuleContext } from '../module-outcome.js';
 import { ScopedTokens } from '../scoped-token.js';
+import type { LeafRun } from '../steps/leaf-step.runner.js';
 import { BodyRunner } from './body-runner.js';
 
 /**
@@ -23,7 +25,6 @@ export function containerSetup(options: {
   childEnd?: (child: JobRecord) => { success: boolean; result: unknown } | 'parked';
 }) {
   const jobs = new MemoryJobStore();
-  const config = { instanceId: 'spec-worker', leaseTtlMs: 30_000, maxInlineParallelism: 4 } as EngineConfig;
   const noSandbox: ExpressionSandbox = {
     evaluate: (expr) => Promise.reject(new Error(`the spec evaluates only plain expressions, not ${expr}`)),
   };
@@ -31,8 +32,8 @@ export function containerSetup(options: {
   // Without job_token_scopes, a body acts with its flow's token: no registry, no token store.
   const bodies = new BodyRunner(
     jobs,
-    new ScopedTokens(undefined as never, undefined as never, config),
-    config,
+    new ScopedTokens(undefined as never, undefined as never, SPEC_ENGINE_CONFIG),
+    SPEC_ENGINE_CONFIG,
   );
   const flow = jobs.put({
     id: 'flow-1',
@@ -88,6 +89,31 @@ export function containerSetup(options: {
     },
   };
   return { jobs, evaluator, bodies, run, ctx, driver, driven, saved };
+}
+
+/** An engine's settings for a spec: a worker serving the `default` tag. */
+const specSettings: Partial<EngineConfig> = {
+  instanceId: 'spec-worker',
+  workerTags: ['default'],
+  leaseTtlMs: 30_000,
+  defaultTimeoutMs: 60_000,
+  defaultMemoryMb: 512,
+  liveAfterMs: 60_000,
+  maxInlineParallelism: 4,
+};
+export const SPEC_ENGINE_CONFIG = specSettings as EngineConfig;
+
+/** `LeafStepRunner.run` of a script that doubles its `x`. */
+export function doublingRunner() {
+  return vi.fn((job: { args: Record<string, unknown> }): Promise<LeafRun> =>
+    Promise.resolve({
+      success: true,
+      result: (job.args.x as number) * 2,
+      startedAt: new Date(),
+      durationMs: 1,
+      logs: undefined,
+    }),
+  );
 }
 
 /** The `iter` a loop gave its iteration. */

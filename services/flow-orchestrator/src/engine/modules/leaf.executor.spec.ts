@@ -1,15 +1,14 @@
 import type { FlowModule, FlowStatusModule } from '@flowmesh/contracts';
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { RegistryGateway } from '../../registry/registry.gateway.js';
 import type { JobTokens } from '../../registry/job-tokens.js';
 import { MemoryResultCacheStore } from '../../store/memory-stores.fixture.js';
 import { CancelSignals } from '../cancel-signals.js';
 import type { Debouncer } from '../debouncer.js';
-import type { EngineConfig } from '../engine.config.js';
 import type { ModuleOutcome, ModuleProgress } from '../module-outcome.js';
 import { ScopedTokens } from '../scoped-token.js';
-import type { LeafRun, LeafStepRunner } from '../steps/leaf-step.runner.js';
-import { containerSetup } from './executor.fixture.js';
+import type { LeafStepRunner } from '../steps/leaf-step.runner.js';
+import { containerSetup, doublingRunner, SPEC_ENGINE_CONFIG } from './executor.fixture.js';
 import { LeafExecutor } from './leaf.executor.js';
 
 function rawscript(fields: Record<string, unknown> = {}): FlowModule {
@@ -27,22 +26,8 @@ function rawscript(fields: Record<string, unknown> = {}): FlowModule {
 
 function setup(module: FlowModule, status?: FlowStatusModule) {
   const base = containerSetup({ module, flowInput: { x: 21 }, ...(status ? { status } : {}) });
-  const config = {
-    instanceId: 'spec-worker',
-    workerTags: ['default'],
-    defaultTimeoutMs: 60_000,
-    defaultMemoryMb: 512,
-    liveAfterMs: 60_000,
-  } as EngineConfig;
-  const run = vi.fn((job: { args: Record<string, unknown> }): Promise<LeafRun> =>
-    Promise.resolve({
-      success: true,
-      result: (job.args.x as number) * 2,
-      startedAt: new Date(),
-      durationMs: 3,
-      logs: undefined,
-    }),
-  );
+  const config = SPEC_ENGINE_CONFIG;
+  const run = doublingRunner();
   const cache = new MemoryResultCacheStore();
   const leaves = new LeafExecutor(
     base.evaluator,
