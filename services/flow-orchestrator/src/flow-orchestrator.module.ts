@@ -9,6 +9,7 @@ import type { EngineConfig } from './engine/engine.config.js';
 import { EngineModule, engineConfigOf } from './engine/engine.module.js';
 import { GrpcApiModule } from './grpc/grpc-api.module.js';
 import { AgentStepsHandler } from './jobs/agent-steps.handler.js';
+import { JobsModule } from './jobs/jobs.module.js';
 import { RunApiModule } from './run-api/run-api.module.js';
 import { ParkedApprovalsMetrics } from './telemetry/parked-approvals.metrics.js';
 
@@ -27,7 +28,7 @@ export class FlowOrchestratorModule {
     engine: EngineConfig = engineConfigOf(config),
   ): DynamicModule {
     const engineModule = EngineModule.forRoot(config, engine);
-    const runApi = RunApiModule.forRoot(config, { imports: [engineModule] });
+    const runApi = RunApiModule.forRoot(config, { imports: [engineModule, JobsModule] });
     if (engine.jobTokenKeys.insecureDevelopmentKey) {
       logger.warn(
         'FLOWMESH_JOB_TOKEN_STORE_KEYS is not set: job tokens are sealed at rest with the public development key (insecure-dev), which protects nothing; set it, the same on the orchestrator and its workers (required with NODE_ENV=production)',
@@ -55,6 +56,7 @@ export class FlowOrchestratorModule {
           logger: logger.child({ component: 'persistence' }),
         }),
         engineModule,
+        JobsModule,
         // The run API (HTTP, `orchestrator.job.*` and gRPC) is the service role's; workers only run jobs.
         ...(config.role === 'service' ? [runApi, GrpcApiModule.forRoot(runApi)] : []),
       ],

@@ -2,7 +2,7 @@ import { startTestService, type TestService } from '@flowmesh/testing';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { flowOrchestratorDefinition } from '../src/flow-orchestrator.definition.js';
-import { PARKED_APPROVALS_SQL } from '../src/telemetry/parked-approvals.metrics.js';
+import { PARKED_APPROVALS_SQL } from '../src/store/job-listing.store.js';
 
 /**
  * The lease queries every process runs all the time (renewing its leases, finding lapsed ones)

@@ -3,27 +3,30 @@ import { startTestService, waitFor, type TestService } from '@flowmesh/testing';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { flowOrchestratorDefinition } from '../src/flow-orchestrator.definition.js';
-import { JobRepository } from '../src/jobs/job.repository.js';
-import type { SqlStatement } from '../src/jobs/sql-batch.js';
-import { WriteGroups } from '../src/jobs/write-groups.js';
+import { ConnectionLanes } from '../src/store/connection-lanes.js';
+import { JobStore } from '../src/store/job.store.js';
+import type { SqlStatement } from '../src/store/sql-batch.js';
+import { WriteGroups } from '../src/store/write-groups.js';
 
 /** Many flows' writes committed as one statement on the real Postgres: each lands, and each is answered with its own row. */
 describe('flow-orchestrator: grouped writes on Postgres', () => {
   let orchestrator: TestService;
-  let jobs: JobRepository;
+  let jobs: JobStore;
+  let lanes: ConnectionLanes;
   /** Statements sent to Postgres, by the number of job writes each carried. */
   const sent: number[] = [];
 
   beforeAll(async () => {
     orchestrator = await startTestService(flowOrchestratorDefinition);
-    const real = orchestrator.running.app.get(JobRepository);
-    jobs = Object.create(real) as JobRepository;
+    jobs = orchestrator.running.app.get(JobStore);
+    const real = orchestrator.running.app.get(ConnectionLanes);
+    lanes = Object.create(real) as ConnectionLanes;
     const flowUpdates = (sql: string) => sql.split('RETURNING id, canceled_by').length - 1;
-    jobs.query = (sql, params) => {
+    lanes.query = (sql, params) => {
       if (flowUpdates(sql) > 0) sent.push(flowUpdates(sql));
       return real.query(sql, params);
     };
-    jobs.queryApart = (lane, sql, params) => {
+    lanes.queryApart = (lane, sql, params) => {
       sent.push(flowUpdates(sql));
       return real.queryApart(lane, sql, params);
     };
@@ -82,8 +85,8 @@ describe('flow-orchestrator: grouped writes on Postgres', () => {
   it('thirty flows committing at once share statements; every row lands once, each write gets its own flow row back', async () => {
     const flows = Array.from({ length: 30 }, () => randomUUID());
     await jobs.execute(flows.map((flow) => flowRow(flow)));
-    await jobs.query(`UPDATE job SET canceled_by = 'u/admin' WHERE id = $1`, [flows[7]]);
-    const groups = new WriteGroups(jobs);
+    await lanes.query(`UPDATE job SET canceled_by = 'u/admin' WHERE id = $1`, [flows[7]]);
+    const groups = new WriteGroups(lanes);
     sent.length = 0;
 
     const answers = await Promise.all(
@@ -97,17 +100,17 @@ describe('flow-orchestrator: grouped writes on Postgres', () => {
     expect(sent.reduce((a, b) => a + b, 0)).toBe(30);
     expect(sent.length).toBeLessThan(30);
     expect(Math.max(...sent)).toBeGreaterThan(1);
-    const steps = await jobs.query<{ root_job: string; result: number }>(
+    const steps = await lanes.query<{ root_job: string; result: number }>(
       `SELECT root_job, result FROM job WHERE root_job = ANY($1::uuid[]) AND kind = 'flowscript'`,
       [flows],
     );
     expect(steps.map((row) => row.root_job).sort()).toEqual([...flows].sort());
-    const statuses = await jobs.query<{ step: number }>(
+    const statuses = await lanes.query<{ step: number }>(
       `SELECT (flow_status->>'step')::int AS step FROM job WHERE id = ANY($1::uuid[])`,
       [flows],
     );
     expect(statuses.map((row) => row.step)).toEqual(flows.map(() => 1));
-    const logs = await jobs.query<{ n: number }>(
+    const logs = await lanes.query<{ n: number }>(
       `SELECT count(*)::int AS n FROM job_log WHERE job_id IN (SELECT id FROM job WHERE root_job = ANY($1::uuid[]))`,
       [flows],
     );
@@ -124,9 +127,9 @@ describe('flow-orchestrator: grouped writes on Postgres', () => {
     // Postgres ends the transaction whose deadlock check runs once the cycle exists. The tree
     // statement waits first and checks after 3 s, the other one after 30 s: the tree statement
     // is the one ended, however slowly this machine gets the other one waiting.
-    const checkingLate = Object.create(jobs) as JobRepository;
-    (checkingLate as unknown as { rows: JobRepository['query'] }).rows = (sql, params) =>
-      jobs.transaction(async (query) => {
+    const checkingLate = Object.create(lanes) as ConnectionLanes;
+    (checkingLate as unknown as { rows: ConnectionLanes['query'] }).rows = (sql, params) =>
+      lanes.transaction(async (query) => {
         await query(`SET LOCAL deadlock_timeout = '3s'`, []);
         return query(sql, params);
       });
@@ -152,7 +155,7 @@ describe('flow-orchestrator: grouped writes on Postgres', () => {
       await waitFor(
         async () =>
           (
-            await jobs.query<{ n: number }>(
+            await lanes.query<{ n: number }>(
               `SELECT count(*)::int AS n FROM pg_stat_activity
                 WHERE $1::int = ANY(pg_blocking_pids(pid)) AND query LIKE '%WITH RECURSIVE tree AS%'`,
               [own[0].pid],
@@ -178,7 +181,7 @@ describe('flow-orchestrator: grouped writes on Postgres', () => {
   it('one bad write in a group fails alone; the others land', async () => {
     const flows = Array.from({ length: 6 }, () => randomUUID());
     await jobs.execute(flows.map((flow) => flowRow(flow)));
-    const groups = new WriteGroups(jobs);
+    const groups = new WriteGroups(lanes);
     const writes = flows.map((flow, i) => {
       const write = stepWrite(flow, 2);
       // A step row whose kind is NULL: the NOT NULL constraint refuses it.
@@ -193,7 +196,7 @@ describe('flow-orchestrator: grouped writes on Postgres', () => {
     expect(outcomes.map((outcome) => outcome.status)).toEqual(
       flows.map((_, i) => (i === 4 ? 'rejected' : 'fulfilled')),
     );
-    const statuses = await jobs.query<{ id: string; step: number | null }>(
+    const statuses = await lanes.query<{ id: string; step: number | null }>(
       `SELECT id, (flow_status->>'step')::int AS step FROM job WHERE id = ANY($1::uuid[])`,
       [flows],
     );
@@ -204,7 +207,7 @@ describe('flow-orchestrator: grouped writes on Postgres', () => {
   it('a connection held apart that Postgres ends (a restart, a killed session) is replaced, and the process lives on', async () => {
     const lane = 7;
     const pidOf = async () =>
-      (await jobs.queryApart<{ pid: number }>(lane, 'SELECT pg_backend_pid() AS pid', []))[0].pid;
+      (await lanes.queryApart<{ pid: number }>(lane, 'SELECT pg_backend_pid() AS pid', []))[0].pid;
     const before = await pidOf();
     const admin = new pg.Client({ connectionString: orchestrator.config.database.url });
     await admin.connect();
@@ -220,7 +223,7 @@ describe('flow-orchestrator: grouped writes on Postgres', () => {
     }
     // The idle connection hears of its end (an `error` event) and leaves its lane before the lane
     // is used again: used first, it would fail the statement instead of being replaced.
-    const held = (jobs as unknown as { apart: Map<number, unknown> }).apart;
+    const held = (lanes as unknown as { apart: Map<number, unknown> }).apart;
     await waitFor(() => !held.has(lane), { description: 'the ended connection to leave its lane' });
     const after = await pidOf();
     expect(after).not.toBe(before);

@@ -1,7 +1,7 @@
 import { createAgentStepClient, MeshError, type ResumeOutcome } from '@flowmesh/contracts';
 import { MeshClient } from '@flowmesh/messaging';
 import { Injectable } from '@nestjs/common';
-import { JobRepository } from '../jobs/job.repository.js';
+import { JobStore } from '../store/job.store.js';
 
 /**
  * Answers to AI steps parked on a request of their agent (tools that need approval, a question):
@@ -13,7 +13,7 @@ import { JobRepository } from '../jobs/job.repository.js';
 @Injectable()
 export class AgentAnswers {
   constructor(
-    private readonly jobs: JobRepository,
+    private readonly jobs: JobStore,
     private readonly mesh: MeshClient,
   ) {}
 

@@ -1,7 +1,8 @@
 import { isTerminalJobStatus, SuspendSchema, type FlowStatus, type Suspend } from '@flowmesh/contracts';
 import { Injectable } from '@nestjs/common';
-import { isFlowKind, type JobRecord } from '../jobs/job.record.js';
-import { JobRepository } from '../jobs/job.repository.js';
+import { isFlowKind, type JobRecord } from '../store/job.record.js';
+import { JobStore } from '../store/job.store.js';
+import { ResumeStore } from '../store/resume.store.js';
 
 /** A flow parked on a step with `suspend`, as an approver answering it needs to know it. */
 export interface SuspendedApproval {
@@ -34,7 +35,10 @@ interface ModuleDefinition {
  */
 @Injectable()
 export class SuspendedApprovalReader {
-  constructor(private readonly jobs: JobRepository) {}
+  constructor(
+    private readonly jobs: JobStore,
+    private readonly resumes: ResumeStore,
+  ) {}
 
   async read(workspace: string, jobId: string): Promise<SuspendedApproval | undefined> {
     const target = await this.jobs.load(jobId);
@@ -53,10 +57,7 @@ export class SuspendedApprovalReader {
     const suspend: Suspend = parsed.data;
     const required = suspend.required_events ?? 0;
     if (required <= 0) return undefined;
-    const [answers] = await this.jobs.query<{ approved: number }>(
-      `SELECT count(*) FILTER (WHERE approved)::int AS approved FROM job_resume WHERE suspended_job = $1`,
-      [stepJobId],
-    );
+    const answers = await this.resumes.counts(stepJobId);
     return {
       flowJobId: flow.id,
       stepId: typeof definition.id === 'string' ? definition.id : String(stepIndex),
@@ -64,7 +65,7 @@ export class SuspendedApprovalReader {
       suspend,
       createdBy: flow.created_by,
       email: flow.email,
-      remaining: Math.max(1, required - (answers?.approved ?? 0)),
+      remaining: Math.max(1, required - answers.approved),
       context: { flow_input: flow.args, results: await this.resultsOf(flow.flow_status) },
     };
   }
@@ -72,12 +73,8 @@ export class SuspendedApprovalReader {
   private async waitingFlow(target: JobRecord): Promise<JobRecord | undefined> {
     if (!isFlowKind(target.kind)) return target.parent_job ? this.jobs.load(target.parent_job) : undefined;
     if (target.status === 'suspended') return target;
-    const rows = await this.jobs.query<{ id: string }>(
-      `SELECT id FROM job WHERE root_job = $1 AND status = 'suspended' AND kind IN ('flow','flowpreview')
-        ORDER BY created_at LIMIT 1`,
-      [target.root_job],
-    );
-    return rows[0] ? this.jobs.load(rows[0].id) : undefined;
+    const suspended = await this.jobs.firstSuspendedFlow(target.root_job);
+    return suspended ? this.jobs.load(suspended) : undefined;
   }
 
   /** Results of the flow's steps that have ended, by step id, for `user_groups_required` expressions. */

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { FlowModule, FlowValue, JobKind } from '@flowmesh/contracts';
-import type { JobRecord, JobRuntime } from '../jobs/job.record.js';
+import type { JobRecord, JobRuntime } from '../store/job.record.js';
 import { initialFlowStatus } from './flow-status.util.js';
 import type { FlowRun } from './flow-run.js';
 

@@ -1,7 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { Injectable } from '@nestjs/common';
-import { JobRepository } from '../jobs/job.repository.js';
-import type { SqlStatement } from '../jobs/sql-batch.js';
+import { ConcurrencySlotStore } from '../store/concurrency-slot.store.js';
+import type { SqlStatement } from '../store/sql-batch.js';
 import { ExpressionEvaluator } from './expressions/expression.evaluator.js';
 import { NO_RESULTS } from './expressions/expression-scope.js';
 import type { FlowRun } from './flow-run.js';
@@ -15,7 +15,7 @@ import type { FlowRun } from './flow-run.js';
 @Injectable()
 export class ConcurrencyLimiter {
   constructor(
-    private readonly jobs: JobRepository,
+    private readonly slots: ConcurrencySlotStore,
     private readonly evaluator: ExpressionEvaluator,
   ) {}
 
@@ -42,22 +42,7 @@ export class ConcurrencyLimiter {
    * one stops blocking the others).
    */
   async tryAcquireSlot(key: string, jobId: string, limit: number, windowS: number): Promise<boolean> {
-    return this.jobs.transaction(async (query) => {
-      await query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [key]);
-      const [row] = await query<{ n: number }>(
-        `SELECT count(*)::int AS n FROM concurrency_slot
-         WHERE key = $1 AND job_id <> $2 AND ended_at IS NULL
-           AND ($3 = 0 OR started_at > now() - $3 * interval '1 second')`,
-        [key, jobId, windowS],
-      );
-      if ((row?.n ?? 0) >= limit) return false;
-      await query(
-        `INSERT INTO concurrency_slot (key, job_id) VALUES ($1, $2)
-         ON CONFLICT (key, job_id) DO UPDATE SET started_at = now(), ended_at = NULL`,
-        [key, jobId],
-      );
-      return true;
-    });
+    return this.slots.tryAcquire(key, jobId, limit, windowS);
   }
 
   /** Waits (in this process) for a slot: a step with its own concurrent_limit. */
@@ -77,26 +62,12 @@ export class ConcurrencyLimiter {
   }
 
   async releaseSlot(key: string, jobId: string): Promise<void> {
-    await this.jobs.query(`UPDATE concurrency_slot SET ended_at = now() WHERE key = $1 AND job_id = $2`, [
-      key,
-      jobId,
-    ]);
+    await this.slots.release(key, jobId);
   }
 
   /** The run ended: its slot frees, and the oldest run waiting on the key is woken. */
   release(key: string, jobId: string): SqlStatement[] {
-    return [
-      {
-        sql: `UPDATE concurrency_slot SET ended_at = now() WHERE key = $1 AND job_id = $2`,
-        params: [key, jobId],
-      },
-      {
-        sql: `UPDATE job SET wake_at = now() WHERE id = (
-                SELECT id FROM job WHERE status = 'queued' AND runtime->>'concurrencyKey' = $1
-                  AND wake_at IS NOT NULL AND id <> $2 ORDER BY created_at LIMIT 1)`,
-        params: [key, jobId],
-      },
-    ];
+    return this.slots.releaseAndWakeNext(key, jobId);
   }
 }
 

@@ -6,7 +6,8 @@ import {
   type OnApplicationBootstrap,
 } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import type { SqlStatement } from '../jobs/sql-batch.js';
+import { OutboxStore } from '../store/outbox.store.js';
+import type { SqlStatement } from '../store/sql-batch.js';
 
 const MARK_AFTER_MS = 20;
 
@@ -26,7 +27,8 @@ export class EngineOutbox implements OnApplicationBootstrap, BeforeApplicationSh
   private stopping = false;
 
   constructor(
-    private readonly dataSource: DataSource,
+    dataSource: DataSource,
+    private readonly store: OutboxStore,
     @InjectMeshConnection() private readonly conn: MeshConnection,
   ) {
     this.client = new MeshClient(conn);
@@ -89,11 +91,8 @@ export class EngineOutbox implements OnApplicationBootstrap, BeforeApplicationSh
         if (!this.stopping) await new Promise((resolve) => setTimeout(resolve, MARK_AFTER_MS));
         const ids = [...this.published];
         this.published.clear();
-        await this.dataSource
-          .query(
-            `UPDATE outbox_message SET published_at = now() WHERE msg_id = ANY($1) AND published_at IS NULL`,
-            [ids],
-          )
+        await this.store
+          .markPublished(ids)
           .catch((error: unknown) => this.log.warn(`outbox messages not marked published: ${String(error)}`));
       }
       this.marking = undefined;

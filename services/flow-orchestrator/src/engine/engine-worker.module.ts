@@ -21,7 +21,6 @@ import { BranchExecutor } from './modules/branch.executor.js';
 import { DecisionExecutor } from './modules/decision.executor.js';
 import { LeafExecutor } from './modules/leaf.executor.js';
 import { LoopExecutor } from './modules/loop.executor.js';
-import { StepDebouncer } from './modules/step-debouncer.js';
 import { SubflowExecutor } from './modules/subflow.executor.js';
 import { ScopedTokens } from './scoped-token.js';
 import { StepEventPublisher } from './step-events.publisher.js';
@@ -44,7 +43,6 @@ const WORKER_PROVIDERS: Provider[] = [
   SleepGate,
   LeafExecutor,
   LoopExecutor,
-  StepDebouncer,
   BranchExecutor,
   SubflowExecutor,
   AgentStepExecutor,

@@ -1,25 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { Module, type DynamicModule, type Provider } from '@nestjs/common';
 import type { FlowOrchestratorConfig } from '../flow-orchestrator.config.js';
-import { AgentStepUseCase } from '../jobs/agent-step.use-case.js';
-import { CancelJobUseCase } from '../jobs/cancel-job.use-case.js';
-import { FlowDebouncer } from '../jobs/flow-debouncer.js';
-import { JobQueries } from '../jobs/job-queries.js';
-import { JobRepository } from '../jobs/job.repository.js';
-import { WriteGroups } from '../jobs/write-groups.js';
-import { JobWaiter } from '../jobs/job-waiter.js';
-import { ResumeJobUseCase } from '../jobs/resume-job.use-case.js';
-import { ChatTranscript } from '../jobs/chat-transcript.js';
-import { RunFlowUseCase } from '../jobs/run-flow.use-case.js';
-import { RunScriptUseCase } from '../jobs/run-script.use-case.js';
 import { EXPRESSION_SANDBOX } from '../ports/expression-sandbox.port.js';
 import { JobTokens } from '../registry/job-tokens.js';
 import { RegistryGateway } from '../registry/registry.gateway.js';
 import { QuickJsExpressionSandbox } from '../sandbox/quickjs-expression.sandbox.js';
 import { TimerPoller } from '../scheduler/timer.poller.js';
-import { ResultCache } from './cache/result-cache.js';
+import { STORE_PROVIDERS } from '../store/store.providers.js';
 import { CancelSignals } from './cancel-signals.js';
 import { ConcurrencyLimiter } from './concurrency.limiter.js';
+import { Debouncer } from './debouncer.js';
 import { ENGINE_CONFIG, type EngineConfig } from './engine.config.js';
 import { EngineOutbox } from './engine-outbox.js';
 import { ExpressionEvaluator } from './expressions/expression.evaluator.js';
@@ -45,31 +35,21 @@ export function engineConfigOf(config: FlowOrchestratorConfig): EngineConfig {
 }
 
 const CORE_PROVIDERS: Provider[] = [
-  JobRepository,
-  WriteGroups,
+  ...STORE_PROVIDERS,
   JobTokens,
   RegistryGateway,
   EngineOutbox,
   ExpressionEvaluator,
-  ResultCache,
   ConcurrencyLimiter,
   CancelSignals,
-  FlowDebouncer,
-  ChatTranscript,
-  RunFlowUseCase,
-  RunScriptUseCase,
-  CancelJobUseCase,
-  ResumeJobUseCase,
-  JobQueries,
-  JobWaiter,
-  AgentStepUseCase,
+  Debouncer,
   TimerPoller,
 ];
 
 /**
- * The engine as every orchestrator process has it: the job tables, starting, reading,
- * cancelling and resuming jobs, the outbox relay and the timer of parked jobs. The worker role
- * adds the driver and the runners (`EngineWorkerModule`).
+ * The engine as every orchestrator process has it: the stores of the job tables, starting flows,
+ * the outbox relay and the timer of parked jobs. The use cases on jobs build on it (`JobsModule`);
+ * the worker role adds the driver and the runners (`EngineWorkerModule`).
  */
 @Module({})
 export class EngineModule {

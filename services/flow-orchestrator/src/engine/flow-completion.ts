@@ -1,7 +1,7 @@
 import { jobEvents, type FlowModule, type StopAfterIf } from '@flowmesh/contracts';
 import { Injectable } from '@nestjs/common';
-import { JobRepository } from '../jobs/job.repository.js';
-import type { SqlStatement } from '../jobs/sql-batch.js';
+import { JobStore } from '../store/job.store.js';
+import type { SqlStatement } from '../store/sql-batch.js';
 import { ExpressionEvaluator } from './expressions/expression.evaluator.js';
 import { FlowStateStore } from './flow-state.store.js';
 import type { FlowRun } from './flow-run.js';
@@ -28,7 +28,7 @@ export class FlowCompletion {
     private readonly evaluator: ExpressionEvaluator,
     private readonly store: FlowStateStore,
     private readonly sleeps: SleepGate,
-    private readonly jobs: JobRepository,
+    private readonly jobs: JobStore,
     private readonly events: StepEventPublisher,
     private readonly flowEnv: FlowEnvResolver,
     private readonly metrics: FlowMetrics,

@@ -1,8 +1,9 @@
 import { ExpressionItems } from './expressions/expression-items.js';
 import { isTerminalJobStatus, type FlowModule, type FlowStatusModule } from '@flowmesh/contracts';
 import { Inject, Injectable } from '@nestjs/common';
-import type { JobRecord } from '../jobs/job.record.js';
-import { JobRepository } from '../jobs/job.repository.js';
+import type { JobRecord } from '../store/job.record.js';
+import { JobStore } from '../store/job.store.js';
+import { LeaseStore } from '../store/lease.store.js';
 import { ENGINE_CONFIG, type EngineConfig } from './engine.config.js';
 import { EngineOutbox } from './engine-outbox.js';
 import type { ResultsReader } from './expressions/expression-scope.js';
@@ -53,7 +54,8 @@ const PARKED_CHILD: ChildOutcome = { kind: 'parked' };
 export class FlowDriver implements ChildDriver {
   constructor(
     private readonly claims: LocalClaims,
-    private readonly jobs: JobRepository,
+    private readonly jobs: JobStore,
+    private readonly leases: LeaseStore,
     private readonly store: FlowStateStore,
     private readonly starter: FlowStarter,
     private readonly completion: FlowCompletion,
@@ -92,7 +94,9 @@ export class FlowDriver implements ChildDriver {
     try {
       let flowsOnly = true;
       for (;;) {
-        const record = await this.jobs.acquireLease(jobId, this.owner, this.config.leaseTtlMs, { flowsOnly });
+        const record = await this.leases.acquireLease(jobId, this.owner, this.config.leaseTtlMs, {
+          flowsOnly,
+        });
         if (!record) {
           if (flowsOnly && !(await this.isFlow(jobId))) return false;
           // Driven elsewhere: that driver looks again before it parks.
@@ -101,13 +105,13 @@ export class FlowDriver implements ChildDriver {
         }
         flowsOnly = false;
         if (isTerminalJobStatus(record.status)) {
-          await this.jobs.releaseLease(jobId, this.owner, record.wake_seq);
+          await this.leases.releaseLease(jobId, this.owner, record.wake_seq);
           return true;
         }
         const end = await this.drive(this.open(record, undefined), true, stopping);
         if (end) return true;
         if (
-          (await this.jobs.releaseLease(jobId, this.owner, record.wake_seq)) &&
+          (await this.leases.releaseLease(jobId, this.owner, record.wake_seq)) &&
           !this.claims.keepIfPoked(jobId)
         )
           return true;
@@ -123,7 +127,7 @@ export class FlowDriver implements ChildDriver {
     try {
       let record = typeof child === 'string' ? undefined : child;
       for (;;) {
-        record ??= await this.jobs.acquireLease(id, this.owner, this.config.leaseTtlMs);
+        record ??= await this.leases.acquireLease(id, this.owner, this.config.leaseTtlMs);
         if (!record) return PARKED_CHILD;
         if (isTerminalJobStatus(record.status)) return childOutcomeOf(record);
         const end = await this.drive(this.open(record, parent), false);
@@ -135,7 +139,7 @@ export class FlowDriver implements ChildDriver {
             ...(end.stop ? { stop: end.stop } : {}),
             record: end.record,
           };
-        if ((await this.jobs.releaseLease(id, this.owner, record.wake_seq)) && !this.claims.keepIfPoked(id))
+        if ((await this.leases.releaseLease(id, this.owner, record.wake_seq)) && !this.claims.keepIfPoked(id))
           return PARKED_CHILD;
         record = undefined;
       }
@@ -145,12 +149,12 @@ export class FlowDriver implements ChildDriver {
   }
 
   private async bump(jobId: string): Promise<void> {
-    await this.jobs.query(`UPDATE job SET wake_seq = wake_seq + 1 WHERE id = $1`, [jobId]);
+    await this.jobs.countWake(jobId);
   }
 
   private async isFlow(jobId: string): Promise<boolean> {
-    const rows = await this.jobs.query<{ kind: string }>(`SELECT kind FROM job WHERE id = $1`, [jobId]);
-    return rows[0] !== undefined && (rows[0].kind === 'flow' || rows[0].kind === 'flowpreview');
+    const kind = await this.jobs.kindOf(jobId);
+    return kind === 'flow' || kind === 'flowpreview';
   }
 
   driveEphemeral(parent: FlowRun, child: JobRecord): Promise<ChildOutcome> {
@@ -259,7 +263,7 @@ export class FlowDriver implements ChildDriver {
    */
   private async handBack(run: FlowRun): Promise<never> {
     await run.settled();
-    const statements = this.jobs.handBack(run.id, this.owner);
+    const statements = this.leases.handBack(run.id, this.owner);
     await this.jobs.execute(statements);
     this.outbox.afterCommit(statements);
     throw new HandBackError(`flow ${run.id} handed back after its step in progress: this worker is stopping`);

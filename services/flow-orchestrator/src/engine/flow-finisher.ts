@@ -1,10 +1,11 @@
 import { jobEvents, type JobStatus } from '@flowmesh/contracts';
 import { Injectable } from '@nestjs/common';
-import type { JobRecord } from '../jobs/job.record.js';
-import { JobRepository } from '../jobs/job.repository.js';
-import { rowsTouched, type SqlStatement } from '../jobs/sql-batch.js';
-import { WriteGroups } from '../jobs/write-groups.js';
-import { ResultCache } from './cache/result-cache.js';
+import type { JobRecord } from '../store/job.record.js';
+import { JobStore } from '../store/job.store.js';
+import { ResultCacheStore } from '../store/result-cache.store.js';
+import { rowsTouched, type SqlStatement } from '../store/sql-batch.js';
+import { WriteGroups } from '../store/write-groups.js';
+
 import { CancelSignals } from './cancel-signals.js';
 import { ConcurrencyLimiter } from './concurrency.limiter.js';
 import { EngineOutbox } from './engine-outbox.js';
@@ -27,8 +28,8 @@ export interface DriveEnd {
 @Injectable()
 export class FlowFinisher {
   constructor(
-    private readonly jobs: JobRepository,
-    private readonly cache: ResultCache,
+    private readonly jobs: JobStore,
+    private readonly cache: ResultCacheStore,
     private readonly concurrency: ConcurrencyLimiter,
     private readonly outbox: EngineOutbox,
     private readonly cancels: CancelSignals,
@@ -83,7 +84,7 @@ export class FlowFinisher {
     if (run.runtime.concurrencyKey)
       statements.push(...this.concurrency.release(run.runtime.concurrencyKey, run.id));
     if (status === 'completed' && run.runtime.cacheKey && run.runtime.cacheTtlS) {
-      statements.push(this.cache.store(run.runtime.cacheKey, ending.result, run.runtime.cacheTtlS));
+      statements.push(this.cache.save(run.runtime.cacheKey, ending.result, run.runtime.cacheTtlS));
     }
     if (run.job.parent_job === null) {
       this.metrics.flowFinished(run.job.kind, status);

@@ -1,8 +1,8 @@
 import type { ItemReader } from './expressions/item-calls.js';
 import type { FlowModule, FlowStatus, FlowValue } from '@flowmesh/contracts';
-import type { JobRecord, JobRuntime } from '../jobs/job.record.js';
-import type { JobUpdate } from '../jobs/job.repository.js';
-import type { SqlStatement } from '../jobs/sql-batch.js';
+import type { JobRecord, JobRuntime } from '../store/job.record.js';
+import type { JobUpdate } from '../store/job.store.js';
+import type { SqlStatement } from '../store/sql-batch.js';
 import type { ExpressionScope, ResultsReader } from './expressions/expression-scope.js';
 
 /** State shared by every flow of one tree driven in this process. */

@@ -1,10 +1,11 @@
 import { FlowEnvResolver } from './steps/flow-env.resolver.js';
 import { jobEvents } from '@flowmesh/contracts';
 import { Injectable } from '@nestjs/common';
-import { FlowDebouncer } from '../jobs/flow-debouncer.js';
-import { JobRepository } from '../jobs/job.repository.js';
-import type { SqlStatement } from '../jobs/sql-batch.js';
-import { ResultCache, stableJson } from './cache/result-cache.js';
+import { Debouncer } from './debouncer.js';
+import { JobStore } from '../store/job.store.js';
+import { ResultCacheStore } from '../store/result-cache.store.js';
+import type { SqlStatement } from '../store/sql-batch.js';
+import { resultCacheKey, stableJson } from './cache/result-cache.js';
 import { ConcurrencyLimiter } from './concurrency.limiter.js';
 import { ExpressionEvaluator } from './expressions/expression.evaluator.js';
 import { FlowCompletion } from './flow-completion.js';
@@ -25,14 +26,14 @@ const CONCURRENCY_RECHECK_MS = 1_000;
 @Injectable()
 export class FlowStarter {
   constructor(
-    private readonly jobs: JobRepository,
+    private readonly jobs: JobStore,
     private readonly store: FlowStateStore,
     private readonly concurrency: ConcurrencyLimiter,
     private readonly evaluator: ExpressionEvaluator,
-    private readonly cache: ResultCache,
+    private readonly cache: ResultCacheStore,
     private readonly completion: FlowCompletion,
     private readonly leaf: LeafExecutor,
-    private readonly debouncer: FlowDebouncer,
+    private readonly debouncer: Debouncer,
     private readonly flowEnv: FlowEnvResolver,
     private readonly metrics: FlowMetrics,
   ) {}
@@ -154,7 +155,7 @@ export class FlowStarter {
       }
     }
     if (run.value.cache_ttl && run.job.parent_job === null) {
-      const key = ResultCache.key([
+      const key = resultCacheKey([
         'flow',
         run.job.workspace,
         run.job.path ?? stableJson(run.value),

@@ -1,22 +1,22 @@
 import type { FlowStatus } from '@flowmesh/contracts';
-import type { DataSource } from 'typeorm';
 import { describe, expect, it } from 'vitest';
-import type { JobRecord } from '../jobs/job.record.js';
-import { JobRepository } from '../jobs/job.repository.js';
-import type { SqlStatement } from '../jobs/sql-batch.js';
+import type { JobRecord } from '../store/job.record.js';
+import type { ConnectionLanes } from '../store/connection-lanes.js';
+import { JobStore } from '../store/job.store.js';
+import type { SqlStatement } from '../store/sql-batch.js';
 import type { EngineOutbox } from './engine-outbox.js';
 import { FlowRun, RunTree } from './flow-run.js';
 import { FlowStateStore } from './flow-state.store.js';
-import type { WriteGroups } from '../jobs/write-groups.js';
+import type { WriteGroups } from '../store/write-groups.js';
 
 /** The real statement builders; `execute` records each statement and waits for `release()`. */
-class RecordingJobs extends JobRepository {
+class RecordingJobs extends JobStore {
   readonly executed: SqlStatement[][] = [];
   failCombined = false;
   private gates: Array<() => void> = [];
 
   constructor() {
-    super(undefined as unknown as DataSource);
+    super(undefined as unknown as ConnectionLanes);
   }
 
   override async execute<Row>(statements: readonly SqlStatement[]): Promise<Row[]> {
@@ -66,7 +66,7 @@ function flowRun(): FlowRun {
   });
 }
 
-function stepRow(jobs: JobRepository, id: string): SqlStatement {
+function stepRow(jobs: JobStore, id: string): SqlStatement {
   return jobs.insert(
     {
       id,
@@ -82,7 +82,7 @@ function stepRow(jobs: JobRepository, id: string): SqlStatement {
 }
 
 /** Each write straight to `jobs.execute`: how writes of many flows share statements is WriteGroups' own test. */
-function writesOf(jobs: JobRepository): WriteGroups {
+function writesOf(jobs: JobStore): WriteGroups {
   return { write: (write) => jobs.execute(write.statements) } as WriteGroups;
 }
 

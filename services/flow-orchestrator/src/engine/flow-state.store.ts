@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { JobRepository, type JobUpdate } from '../jobs/job.repository.js';
-import { rowsTouched, touchesOwnRows, type SqlStatement } from '../jobs/sql-batch.js';
-import { WriteGroups } from '../jobs/write-groups.js';
+import { JobStore, type JobUpdate } from '../store/job.store.js';
+import { rowsTouched, touchesOwnRows, type SqlStatement } from '../store/sql-batch.js';
+import { WriteGroups } from '../store/write-groups.js';
 import { EngineOutbox } from './engine-outbox.js';
 import type { FlowRun } from './flow-run.js';
 
@@ -13,7 +13,7 @@ import type { FlowRun } from './flow-run.js';
 @Injectable()
 export class FlowStateStore {
   constructor(
-    private readonly jobs: JobRepository,
+    private readonly jobs: JobStore,
     private readonly groups: WriteGroups,
     private readonly outbox: EngineOutbox,
   ) {}

@@ -1,6 +1,6 @@
 import type { FlowModule, FlowStatusModule } from '@flowmesh/contracts';
-import type { JobRecord } from '../jobs/job.record.js';
-import type { SqlStatement } from '../jobs/sql-batch.js';
+import type { JobRecord } from '../store/job.record.js';
+import type { SqlStatement } from '../store/sql-batch.js';
 import type { ExpressionScope } from './expressions/expression-scope.js';
 import type { FlowRun, StopSignal } from './flow-run.js';
 

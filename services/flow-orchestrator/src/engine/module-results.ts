@@ -1,6 +1,6 @@
 import type { FlowModule, FlowStatusModule } from '@flowmesh/contracts';
 import { Injectable } from '@nestjs/common';
-import { JobRepository } from '../jobs/job.repository.js';
+import { JobStore } from '../store/job.store.js';
 import type { FlowRun } from './flow-run.js';
 
 /**
@@ -9,7 +9,7 @@ import type { FlowRun } from './flow-run.js';
  */
 @Injectable()
 export class ModuleResults {
-  constructor(private readonly jobs: JobRepository) {}
+  constructor(private readonly jobs: JobStore) {}
 
   /** `previous_result` of module `index`: the module before's result, or the flow's input for the first. */
   async previousResult(run: FlowRun, index: number): Promise<unknown> {
@@ -61,11 +61,8 @@ export class ModuleResults {
     const failed = run.status.retry?.failed_jobs?.at(-1);
     if (!failed || (module.value.type !== 'rawscript' && module.value.type !== 'script')) return undefined;
     if (run.status.modules[run.status.step]?.id !== module.id) return undefined;
-    const rows = await this.jobs.query<{ args: Record<string, unknown>; kind: string }>(
-      `SELECT args, kind FROM job WHERE id = $1`,
-      [failed],
-    );
-    return rows[0] && rows[0].kind !== 'identity' ? rows[0].args : undefined;
+    const row = await this.jobs.argsOf(failed);
+    return row && row.kind !== 'identity' ? row.args : undefined;
   }
 
   private async load(module: FlowModule, status: FlowStatusModule): Promise<unknown> {

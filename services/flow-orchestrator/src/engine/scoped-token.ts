@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FlowModule } from '@flowmesh/contracts';
 import { Inject, Injectable } from '@nestjs/common';
-import type { SqlStatement } from '../jobs/sql-batch.js';
+import type { SqlStatement } from '../store/sql-batch.js';
 import { JobTokens } from '../registry/job-tokens.js';
 import { RegistryGateway } from '../registry/registry.gateway.js';
 import { ENGINE_CONFIG, type EngineConfig } from './engine.config.js';

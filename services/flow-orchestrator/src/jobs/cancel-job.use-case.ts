@@ -1,21 +1,11 @@
-import { isTerminalJobStatus, jobEvents, MeshError, type JobKind, type JobStatus } from '@flowmesh/contracts';
+import { isTerminalJobStatus, jobEvents, MeshError, type JobKind } from '@flowmesh/contracts';
 import { Injectable } from '@nestjs/common';
 import { EngineOutbox } from '../engine/engine-outbox.js';
-import { JobRepository } from './job.repository.js';
-import { isFlowKind } from './job.record.js';
+import { JobStore, type CancelMarked as Marked } from '../store/job.store.js';
+import { isFlowKind } from '../store/job.record.js';
 
 const isAgentKind = (kind: JobKind): boolean => kind === 'aiagent' || kind === 'aidecision';
-import type { SqlStatement } from './sql-batch.js';
-
-interface Marked {
-  id: string;
-  kind: JobKind;
-  status: JobStatus;
-  parent_job: string | null;
-  lease_owner: string | null;
-  /** It holds a concurrency slot, which only its driver's finish releases. */
-  limited: boolean;
-}
+import type { SqlStatement } from '../store/sql-batch.js';
 
 /**
  * Cancels a job and everything below it, in a few statements whatever the tree's size (the mark
@@ -29,7 +19,7 @@ interface Marked {
 @Injectable()
 export class CancelJobUseCase {
   constructor(
-    private readonly jobs: JobRepository,
+    private readonly jobs: JobStore,
     private readonly outbox: EngineOutbox,
   ) {}
 
@@ -37,16 +27,7 @@ export class CancelJobUseCase {
     const job = await this.jobs.load(id);
     if (!job || job.workspace !== workspace) throw new MeshError('NOT_FOUND', `job ${id} not found`, { id });
     if (isTerminalJobStatus(job.status)) return false;
-    const marked = await this.jobs.queryManyRows<Marked>(
-      `WITH RECURSIVE tree AS (
-         SELECT id FROM job WHERE id = $1
-         UNION ALL SELECT j.id FROM job j JOIN tree t ON j.parent_job = t.id)
-       UPDATE job SET canceled_by = $2, canceled_reason = $3
-       WHERE id IN (SELECT id FROM tree) AND status NOT IN ('completed','failed','cancelled')
-       RETURNING id, kind, status, parent_job, lease_owner,
-                 (runtime->>'concurrencyKey') IS NOT NULL AS limited`,
-      [id, by, reason],
-    );
+    const marked = await this.jobs.markCancelled(id, by, reason);
     const result = {
       error: {
         name: 'Canceled',

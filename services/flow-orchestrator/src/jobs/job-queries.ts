@@ -7,15 +7,18 @@ import {
 } from '@flowmesh/contracts';
 import { Injectable } from '@nestjs/common';
 import { toJob, toJobSummary } from './job-row.mapper.js';
-import type { JobRecord } from './job.record.js';
-import { JobRepository } from './job.repository.js';
+import { JobListingStore } from '../store/job-listing.store.js';
+import { JobStore } from '../store/job.store.js';
 
 type ListFilter = Omit<ListJobsRequest, 'actor'>;
 
 /** Reads of jobs for the run API (which decides who may see them): a job, lists, logs, a node's result. */
 @Injectable()
 export class JobQueries {
-  constructor(private readonly jobs: JobRepository) {}
+  constructor(
+    private readonly jobs: JobStore,
+    private readonly listing: JobListingStore,
+  ) {}
 
   /** The job when it exists in `workspace`; whether the caller may see it is not asked here. */
   async find(workspace: string, id: string): Promise<Job | undefined> {
@@ -24,34 +27,7 @@ export class JobQueries {
   }
 
   async list(filter: ListFilter): Promise<JobSummary[]> {
-    const where = ['workspace = $1'];
-    const params: unknown[] = [filter.workspace];
-    const add = (sql: string, value: unknown) => {
-      params.push(value);
-      where.push(sql.replace('?', `$${params.length}`));
-    };
-    if (!filter.include_children && !filter.parent_job && !filter.root_job) where.push('parent_job IS NULL');
-    if (filter.status?.length) add('status = ANY(?)', filter.status);
-    if (filter.kind?.length) add('kind = ANY(?)', filter.kind);
-    if (filter.path) add('path = ?', filter.path);
-    if (filter.path_prefix) add(`path LIKE ? || '%'`, filter.path_prefix.replace(/[%_\\]/g, '\\$&'));
-    if (filter.created_by) add('created_by = ?', filter.created_by);
-    if (filter.parent_job) add('parent_job = ?', filter.parent_job);
-    if (filter.root_job) add('root_job = ?', filter.root_job);
-    if (filter.tag) add('tag = ?', filter.tag);
-    if (filter.success === true) where.push(`status = 'completed'`);
-    if (filter.success === false) where.push(`status IN ('failed','cancelled')`);
-    if (filter.created_after) add('created_at > ?', filter.created_after);
-    if (filter.created_before) add('created_at < ?', filter.created_before);
-    params.push(filter.limit ?? 100, filter.offset ?? 0);
-    const rows = await this.jobs.query<JobRecord>(
-      `SELECT id, workspace, kind, parent_job, root_job, path, script_hash, flow_step_id, language, status,
-              created_by, on_behalf_of, email, tag, priority, skipped, canceled_by, canceled_reason,
-              created_at, scheduled_for, started_at, completed_at, duration_ms
-       FROM job WHERE ${where.join(' AND ')}
-       ORDER BY created_at DESC, id LIMIT $${params.length - 1} OFFSET $${params.length}`,
-      params,
-    );
+    const rows = await this.listing.list(filter);
     return rows.map((row) =>
       toJobSummary({ ...row, priority: row.priority === null ? null : Number(row.priority) }),
     );
@@ -59,12 +35,7 @@ export class JobQueries {
 
   /** The job's logs from character `offset` on. */
   async logs(workspace: string, id: string, offset: number): Promise<Omit<JobLogsReply, 'completed'>> {
-    const rows = await this.jobs.query<{ logs: string | null; workspace: string | null }>(
-      `SELECT (SELECT workspace FROM job WHERE id = $1) AS workspace,
-              (SELECT string_agg(chunk, '' ORDER BY id) FROM job_log WHERE job_id = $1) AS logs`,
-      [id],
-    );
-    const row = rows[0];
+    const row = await this.listing.logsOf(id);
     if (!row?.workspace || row.workspace !== workspace)
       throw new MeshError('NOT_FOUND', `job ${id} not found`, { id });
     const all = row.logs ?? '';

@@ -1,5 +1,5 @@
 import type { Job, JobSummary } from '@flowmesh/contracts';
-import type { JobRecord } from './job.record.js';
+import type { JobRecord } from '../store/job.record.js';
 
 const iso = (date: Date | null): string | null => (date ? date.toISOString() : null);
 

@@ -2,7 +2,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { isTerminalJobStatus, jobEvents, type JobResultReply } from '@flowmesh/contracts';
 import { InjectMeshConnection, listenToEvent, type MeshConnection } from '@flowmesh/messaging';
 import { Injectable, type OnModuleDestroy } from '@nestjs/common';
-import { JobRepository } from './job.repository.js';
+import { JobStore } from '../store/job.store.js';
 
 const RECHECK_MS = 250;
 /** How long the subscriptions outlive the last waiter: a steady trickle of waits keeps them. */
@@ -25,7 +25,7 @@ export class JobWaiter implements OnModuleDestroy {
 
   constructor(
     @InjectMeshConnection() private readonly conn: MeshConnection,
-    private readonly jobs: JobRepository,
+    private readonly jobs: JobStore,
   ) {}
 
   onModuleDestroy(): void {
@@ -98,17 +98,7 @@ export class JobWaiter implements OnModuleDestroy {
   }
 
   private async check(workspace: string, id: string, earlyReturn: boolean): Promise<JobResultReply> {
-    const rows = await this.jobs.query<{
-      workspace: string;
-      status: JobResultReply['status'];
-      result: unknown;
-      started: boolean;
-      early: { value: unknown } | null;
-    }>(
-      `SELECT workspace, status, result, started_at IS NOT NULL AS started, runtime->'earlyResult' AS early FROM job WHERE id = $1`,
-      [id],
-    );
-    const row = rows[0];
+    const row = await this.jobs.resultState(id);
     if (!row || row.workspace !== workspace) {
       return { completed: false, result: null, started: false, status: 'queued' };
     }

@@ -2,8 +2,9 @@ import { isTerminalJobStatus, MeshError, type FlowValue, type ResumeOutcome } fr
 import { Injectable } from '@nestjs/common';
 import { EngineOutbox } from '../engine/engine-outbox.js';
 import type { ResumeCommand } from './job-commands.js';
-import { isFlowKind, type JobRecord } from './job.record.js';
-import { JobRepository } from './job.repository.js';
+import { isFlowKind, type JobRecord } from '../store/job.record.js';
+import { JobStore } from '../store/job.store.js';
+import { ResumeStore } from '../store/resume.store.js';
 
 /**
  * Records an approval (or a disapproval) of a flow parked on a `suspend` step, by the step's job
@@ -13,7 +14,8 @@ import { JobRepository } from './job.repository.js';
 @Injectable()
 export class ResumeJobUseCase {
   constructor(
-    private readonly jobs: JobRepository,
+    private readonly jobs: JobStore,
+    private readonly resumes: ResumeStore,
     private readonly outbox: EngineOutbox,
   ) {}
 
@@ -23,31 +25,17 @@ export class ResumeJobUseCase {
       throw new MeshError('NOT_FOUND', `job ${command.jobId} not found`, { id: command.jobId });
     }
     const { flow, suspendedJob, required } = await this.locate(target);
-    await this.jobs.query(
-      `INSERT INTO job_resume (suspended_job, resume_id, flow_job, approver, approved, value)
-       VALUES ($1, $2, $3, $4, $5, $6::jsonb)
-       ON CONFLICT (suspended_job, resume_id) DO UPDATE
-         SET approver = EXCLUDED.approver, approved = EXCLUDED.approved, value = EXCLUDED.value`,
-      [
-        suspendedJob,
-        command.resumeId,
-        flow.id,
-        command.approver ?? null,
-        command.approve,
-        JSON.stringify(command.payload ?? null),
-      ],
-    );
-    const [counts] = await this.jobs.query<{ approved: number; disapproved: number }>(
-      `SELECT count(*) FILTER (WHERE approved)::int AS approved, count(*) FILTER (WHERE NOT approved)::int AS disapproved
-       FROM job_resume WHERE suspended_job = $1`,
-      [suspendedJob],
-    );
+    await this.resumes.save({
+      suspendedJob,
+      resumeId: command.resumeId,
+      flowJob: flow.id,
+      approver: command.approver ?? null,
+      approved: command.approve,
+      value: command.payload,
+    });
+    const counts = await this.resumes.counts(suspendedJob);
     const outcome: ResumeOutcome =
-      (counts?.disapproved ?? 0) > 0
-        ? 'cancelled'
-        : (counts?.approved ?? 0) >= required
-          ? 'resumed'
-          : 'waiting';
+      counts.disapproved > 0 ? 'cancelled' : counts.approved >= required ? 'resumed' : 'waiting';
     if (outcome !== 'waiting') {
       const wake = this.jobs.wake(flow.id, 'resume');
       await this.jobs.execute(wake);
@@ -87,12 +75,8 @@ export class ResumeJobUseCase {
 
   /** A run's approval may wait in a flow below it (a loop iteration, a branch). */
   private async suspendedBelow(flow: JobRecord): Promise<JobRecord | undefined> {
-    const rows = await this.jobs.query<{ id: string }>(
-      `SELECT id FROM job WHERE root_job = $1 AND status = 'suspended' AND kind IN ('flow','flowpreview')
-        ORDER BY created_at LIMIT 1`,
-      [flow.root_job],
-    );
-    return rows[0] ? this.jobs.load(rows[0].id) : undefined;
+    const suspended = await this.jobs.firstSuspendedFlow(flow.root_job);
+    return suspended ? this.jobs.load(suspended) : undefined;
   }
 }
 

@@ -17,13 +17,13 @@ import { isValidTag } from '../engine/step-tags.js';
 import { JobTokens } from '../registry/job-tokens.js';
 import { RegistryGateway } from '../registry/registry.gateway.js';
 import { ChatTranscript } from './chat-transcript.js';
-import { FlowDebouncer } from './flow-debouncer.js';
+import { Debouncer } from '../engine/debouncer.js';
 import { creatorOf, principalOf } from './job-identity.js';
-import type { JobRecord, JobRuntime } from './job.record.js';
-import { JobRepository } from './job.repository.js';
+import type { JobRecord, JobRuntime } from '../store/job.record.js';
+import { JobStore } from '../store/job.store.js';
 import { pinAgents } from './pinned-agents.js';
-import type { SqlStatement } from './sql-batch.js';
-import { WriteGroups } from './write-groups.js';
+import type { SqlStatement } from '../store/sql-batch.js';
+import { WriteGroups } from '../store/write-groups.js';
 
 const PARSED_LIMIT = 500;
 const parsedFlows = new Map<string, ParseOpenFlowResult>();
@@ -53,10 +53,10 @@ export class RunFlowUseCase {
    * replies then leave together, in a few socket writes instead of a few per run.
    */
   constructor(
-    private readonly jobs: JobRepository,
+    private readonly jobs: JobStore,
     private readonly registry: RegistryGateway,
     private readonly tokens: JobTokens,
-    private readonly debouncer: FlowDebouncer,
+    private readonly debouncer: Debouncer,
     private readonly outbox: EngineOutbox,
     private readonly writes: WriteGroups,
     private readonly transcript: ChatTranscript,
@@ -151,7 +151,7 @@ export class RunFlowUseCase {
       });
     const statements: SqlStatement[] = [this.tokens.store(jobId, issued.token, issued.expiresAt)];
     if (value.debounce_delay_s && value.debounce_delay_s > 0) {
-      await this.debouncer.submit(record, value, statements);
+      await this.debouncer.submitFlow(record, value, statements);
       this.outbox.wake();
     } else {
       statements.push(this.jobs.insert(record, { onConflictDoNothing: true }));

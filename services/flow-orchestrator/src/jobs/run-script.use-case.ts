@@ -14,14 +14,14 @@ import { isValidTag } from '../engine/step-tags.js';
 import { JobTokens } from '../registry/job-tokens.js';
 import { RegistryGateway } from '../registry/registry.gateway.js';
 import { creatorOf, principalOf } from './job-identity.js';
-import type { JobRecord } from './job.record.js';
-import { JobRepository } from './job.repository.js';
+import type { JobRecord } from '../store/job.record.js';
+import { JobStore } from '../store/job.store.js';
 
 /** Starts a script run (a saved script by path and hash, or inline code): one job, queued durably for its tag. */
 @Injectable()
 export class RunScriptUseCase {
   constructor(
-    private readonly jobs: JobRepository,
+    private readonly jobs: JobStore,
     private readonly registry: RegistryGateway,
     private readonly tokens: JobTokens,
     private readonly outbox: EngineOutbox,

@@ -2,8 +2,8 @@ import { MeshError } from '@flowmesh/contracts';
 import { JobTokenSealer } from '@flowmesh/bootstrap';
 import { Inject, Injectable } from '@nestjs/common';
 import { ENGINE_CONFIG, type EngineConfig } from '../engine/engine.config.js';
-import { JobRepository } from '../jobs/job.repository.js';
-import type { SqlStatement } from '../jobs/sql-batch.js';
+import { JobTokenStore } from '../store/job-token.store.js';
+import type { SqlStatement } from '../store/sql-batch.js';
 
 const CACHE_LIMIT = 10_000;
 
@@ -18,7 +18,7 @@ export class JobTokens {
   private readonly sealer: JobTokenSealer;
 
   constructor(
-    private readonly jobs: JobRepository,
+    private readonly tokens: JobTokenStore,
     @Inject(ENGINE_CONFIG) config: EngineConfig,
   ) {
     this.sealer = new JobTokenSealer(config.jobTokenKeys);
@@ -26,20 +26,13 @@ export class JobTokens {
 
   store(jobId: string, token: string, expiresAt: string): SqlStatement {
     this.remember(jobId, token);
-    return {
-      sql: `INSERT INTO job_token (job_id, token, expires_at) VALUES ($1, $2, $3)
-            ON CONFLICT (job_id) DO UPDATE SET token = EXCLUDED.token, expires_at = EXCLUDED.expires_at`,
-      params: [jobId, this.sealer.seal(token, jobId), expiresAt],
-    };
+    return this.tokens.save(jobId, this.sealer.seal(token, jobId), expiresAt);
   }
 
   async tokenOf(jobId: string): Promise<string> {
     const cached = this.cache.get(jobId);
     if (cached) return cached;
-    const stored =
-      this.jobs.leasedTokens.take(jobId) ??
-      (await this.jobs.query<{ token: string }>(`SELECT token FROM job_token WHERE job_id = $1`, [jobId]))[0]
-        ?.token;
+    const stored = await this.tokens.sealedOf(jobId);
     if (!stored) throw new MeshError('INTERNAL', `job ${jobId} has no job token`);
     const token = this.sealer.open(stored, jobId);
     this.remember(jobId, token);

@@ -32,7 +32,7 @@ import { ReadJobsController } from './read-jobs.controller.js';
 import { WAIT_RESULT_TIMEOUT_MS, WaitForResultService } from './wait-for-result.service.js';
 
 export interface RunApiModuleOptions {
-  /** Modules that export the engine's use cases, `JobQueries`, `JobWaiter`, `JobRepository` and the `EXPRESSION_SANDBOX`. */
+  /** Modules that export the jobs use cases, `JobQueries`, `JobWaiter`, `JobStore` and the `EXPRESSION_SANDBOX`. */
   readonly imports: NonNullable<ModuleMetadata['imports']>;
 }
 

@@ -6,7 +6,7 @@ import {
   type OnApplicationBootstrap,
 } from '@nestjs/common';
 import { ENGINE_CONFIG, type EngineConfig } from '../engine/engine.config.js';
-import { JobRepository } from '../jobs/job.repository.js';
+import { LeaseStore } from '../store/lease.store.js';
 
 /**
  * Keeps this process's flow jobs leased: renews every lease it holds three times per lease
@@ -18,14 +18,14 @@ export class LeaseKeeper implements OnApplicationBootstrap, BeforeApplicationShu
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
-    private readonly jobs: JobRepository,
+    private readonly leases: LeaseStore,
     @Inject(ENGINE_CONFIG) private readonly config: EngineConfig,
   ) {}
 
   onApplicationBootstrap(): void {
     this.timer = setInterval(
       () => {
-        this.jobs
+        this.leases
           .renewLeases(this.config.instanceId, this.config.leaseTtlMs)
           .catch((error: unknown) => this.log.warn(`lease renewal failed: ${String(error)}`));
       },
@@ -36,7 +36,7 @@ export class LeaseKeeper implements OnApplicationBootstrap, BeforeApplicationShu
   /** Stopping: whatever this process still drives goes back to the others, each with a work message. */
   async beforeApplicationShutdown(): Promise<void> {
     clearInterval(this.timer);
-    await this.jobs
+    await this.leases
       .releaseAll(this.config.instanceId)
       .catch((error: unknown) => this.log.warn(`releasing leases at shutdown failed: ${String(error)}`));
   }

@@ -7,9 +7,9 @@ import {
 } from '@nestjs/common';
 import { ENGINE_CONFIG, type EngineConfig } from '../engine/engine.config.js';
 import { EngineOutbox } from '../engine/engine-outbox.js';
-import { JobRepository, WORK_SUBJECT_SQL } from '../jobs/job.repository.js';
+import { JobStore } from '../store/job.store.js';
+import { LeaseStore } from '../store/lease.store.js';
 
-const BATCH = 500;
 const JANITOR_EVERY = 20;
 
 /**
@@ -29,7 +29,8 @@ export class TimerPoller implements OnApplicationBootstrap, BeforeApplicationShu
   private orphansCheckedAt = 0;
 
   constructor(
-    private readonly jobs: JobRepository,
+    private readonly jobs: JobStore,
+    private readonly leases: LeaseStore,
     private readonly outbox: EngineOutbox,
     @Inject(ENGINE_CONFIG) private readonly config: EngineConfig,
   ) {}
@@ -46,59 +47,20 @@ export class TimerPoller implements OnApplicationBootstrap, BeforeApplicationShu
 
   /** Wakes the due jobs, and the orphaned flow jobs when `orphans` (the default); the number woken. */
   async pollOnce(orphans = true): Promise<number> {
-    const woken = (await this.wakeDue()) + (orphans ? await this.freeOrphans() : 0);
+    const woken = (await this.jobs.wakeDue()) + (orphans ? await this.freeOrphans() : 0);
     if (woken > 0) this.outbox.wake();
     return woken;
   }
 
-  private async wakeDue(): Promise<number> {
-    const due = await this.jobs.query<unknown>(
-      `WITH due AS (
-         SELECT id FROM job WHERE wake_at <= now() AND status NOT IN ('completed','failed','cancelled')
-         ORDER BY wake_at LIMIT ${BATCH} FOR UPDATE SKIP LOCKED),
-       woken AS (
-         UPDATE job j SET wake_at = NULL, wake_seq = j.wake_seq + 1 FROM due WHERE j.id = due.id
-         RETURNING j.id, j.tag, j.priority, j.workspace)
-       INSERT INTO outbox_message (id, subject, payload, headers, msg_id)
-       SELECT gen_random_uuid(), ${WORK_SUBJECT_SQL}, jsonb_build_object('jobId', id, 'workspace', workspace),
-              '{}'::jsonb, 'timer:' || id || ':' || gen_random_uuid()
-       FROM woken RETURNING 1`,
-      [],
-    );
-    return due.length;
-  }
-
   private async freeOrphans(): Promise<number> {
-    const orphans = await this.jobs.query<unknown>(
-      `WITH stale AS (
-         SELECT id FROM job WHERE lease_owner IS NOT NULL
-           AND lease_until < now() - $1 * interval '1 millisecond'
-           AND status NOT IN ('completed','failed','cancelled')
-         LIMIT ${BATCH} FOR UPDATE SKIP LOCKED),
-       freed AS (
-         UPDATE job j SET lease_owner = NULL, lease_until = NULL, wake_seq = j.wake_seq + 1 FROM stale
-         WHERE j.id = stale.id RETURNING j.id, j.tag, j.priority, j.workspace)
-       INSERT INTO outbox_message (id, subject, payload, headers, msg_id)
-       SELECT gen_random_uuid(), ${WORK_SUBJECT_SQL}, jsonb_build_object('jobId', id, 'workspace', workspace),
-              '{}'::jsonb, 'orphan:' || id || ':' || gen_random_uuid()
-       FROM freed RETURNING 1`,
-      [this.config.leaseTtlMs],
-    );
-    if (orphans.length > 0)
-      this.log.warn(`${orphans.length} flow job(s) lost their driver: handed to another worker`);
-    return orphans.length;
+    const orphans = await this.leases.freeOrphans(this.config.leaseTtlMs);
+    if (orphans > 0) this.log.warn(`${orphans} flow job(s) lost their driver: handed to another worker`);
+    return orphans;
   }
 
   /** `delete_after_secs`: the job's args, result and logs go once its time has come. */
-  async deleteExpired(): Promise<void> {
-    await this.jobs.query(
-      `WITH expired AS (
-         UPDATE job SET args = '{}'::jsonb, result = NULL, delete_after = NULL
-         WHERE id IN (SELECT id FROM job WHERE delete_after <= now() LIMIT ${BATCH} FOR UPDATE SKIP LOCKED)
-         RETURNING id)
-       DELETE FROM job_log WHERE job_id IN (SELECT id FROM expired)`,
-      [],
-    );
+  deleteExpired(): Promise<void> {
+    return this.jobs.deleteExpired();
   }
 
   private schedule(): void {

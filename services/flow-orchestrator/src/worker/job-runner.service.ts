@@ -2,7 +2,7 @@ import { isTerminalJobStatus, MeshError, type RunJobWork } from '@flowmesh/contr
 import { HandBackError } from '@flowmesh/messaging';
 import { Injectable, Logger } from '@nestjs/common';
 import { FlowDriver } from '../engine/flow-driver.js';
-import { JobRepository } from '../jobs/job.repository.js';
+import { JobStore } from '../store/job.store.js';
 import { ScriptJobExecutor } from './script-job.executor.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -15,7 +15,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 @Injectable()
 export class JobRunner {
   constructor(
-    private readonly jobs: JobRepository,
+    private readonly jobs: JobStore,
     private readonly flows: FlowDriver,
     private readonly scripts: ScriptJobExecutor,
   ) {}

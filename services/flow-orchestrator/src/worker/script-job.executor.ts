@@ -6,9 +6,10 @@ import { EngineOutbox } from '../engine/engine-outbox.js';
 import { LocalClaims } from '../engine/local-claims.js';
 import { leafJobOf } from '../engine/modules/leaf.executor.js';
 import { LeafStepRunner } from '../engine/steps/leaf-step.runner.js';
-import type { JobRecord } from '../jobs/job.record.js';
-import { JobRepository } from '../jobs/job.repository.js';
-import type { SqlStatement } from '../jobs/sql-batch.js';
+import type { JobRecord } from '../store/job.record.js';
+import { JobStore } from '../store/job.store.js';
+import { LeaseStore } from '../store/lease.store.js';
+import type { SqlStatement } from '../store/sql-batch.js';
 import { HandBackError } from '@flowmesh/messaging';
 
 /**
@@ -19,7 +20,8 @@ import { HandBackError } from '@flowmesh/messaging';
 @Injectable()
 export class ScriptJobExecutor {
   constructor(
-    private readonly jobs: JobRepository,
+    private readonly jobs: JobStore,
+    private readonly leases: LeaseStore,
     private readonly runner: LeafStepRunner,
     private readonly outbox: EngineOutbox,
     private readonly cancels: CancelSignals,
@@ -33,7 +35,11 @@ export class ScriptJobExecutor {
     // worker wakes the flow); once its worker died, its lease lapses and the job runs again.
     if (!this.claims.claim(queued.id)) return;
     try {
-      const record = await this.jobs.acquireLease(queued.id, this.config.instanceId, this.config.leaseTtlMs);
+      const record = await this.leases.acquireLease(
+        queued.id,
+        this.config.instanceId,
+        this.config.leaseTtlMs,
+      );
       if (!record || isTerminalJobStatus(record.status)) return;
       await this.run(record, stopping);
     } finally {
@@ -49,7 +55,7 @@ export class ScriptJobExecutor {
   async executeLeased(jobId: string, workspace: string, stopping?: AbortSignal): Promise<boolean> {
     if (!this.claims.claim(jobId)) return false;
     try {
-      const record = await this.jobs.acquireLease(jobId, this.config.instanceId, this.config.leaseTtlMs, {
+      const record = await this.leases.acquireLease(jobId, this.config.instanceId, this.config.leaseTtlMs, {
         scriptIn: workspace,
       });
       if (!record) return false;
@@ -62,12 +68,7 @@ export class ScriptJobExecutor {
 
   private async run(record: JobRecord, stopping: AbortSignal | undefined): Promise<void> {
     const root = record.parent_job === null;
-    const start: SqlStatement[] = [
-      {
-        sql: `UPDATE job SET status = 'running', started_at = COALESCE(started_at, now()) WHERE id = $1 AND status IN ('queued', 'running')`,
-        params: [record.id],
-      },
-    ];
+    const start: SqlStatement[] = [this.jobs.markRunning(record.id)];
     if (root && record.status === 'queued') {
       start.push(
         this.jobs.event(
@@ -93,7 +94,7 @@ export class ScriptJobExecutor {
     );
     // It may have failed of the stop (its runner closed under it): another worker runs it again.
     if (!outcome.success && stopping?.aborted) {
-      const statements = this.jobs.handBack(record.id, this.config.instanceId);
+      const statements = this.leases.handBack(record.id, this.config.instanceId);
       await this.jobs.execute(statements);
       this.outbox.afterCommit(statements);
       throw new HandBackError(`job ${record.id} handed back: it failed while this worker stops`);

@@ -1,7 +1,7 @@
 import type { Job } from '@flowmesh/contracts';
 import { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FlowDebouncer } from '../../src/jobs/flow-debouncer.js';
+import { Debouncer } from '../../src/engine/debouncer.js';
 import { JobWaiter } from '../../src/jobs/job-waiter.js';
 import { waitFor } from '@flowmesh/testing';
 import { identity, startEngineMesh, type EngineMesh } from '../support/engine-mesh.js';
@@ -307,7 +307,7 @@ describe('module and flow options', () => {
   it('flow debounce: a run that started leaves its batch; the next run opens a new one', async () => {
     const flow = { debounce_delay_s: 60, debounce_key: "'claimed'", modules: [compute('c', '1')] };
     const db = mesh.orchestrator.running.app.get(DataSource);
-    const debouncer = mesh.orchestrator.running.app.get(FlowDebouncer);
+    const debouncer = mesh.orchestrator.running.app.get(Debouncer);
     const state = async (id: string) =>
       (await db.query<Array<{ status: string }>>('SELECT status FROM job WHERE id = $1', [id]))[0]?.status;
     const keyHolder = async () =>

@@ -3,7 +3,7 @@ import { waitFor } from '@flowmesh/testing';
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FlowDriver } from '../../src/engine/flow-driver.js';
-import { JobRepository } from '../../src/jobs/job.repository.js';
+import { LeaseStore } from '../../src/store/lease.store.js';
 import { startEngineMesh, type EngineMesh } from '../support/engine-mesh.js';
 
 /** A step that returns its inputs: `resume`, `resumes`, `approvers` (a loop of no modules over them). */
@@ -86,7 +86,7 @@ describe('suspend (approvals)', () => {
 
   it('an approval whose wake-up reaches the worker after the driver released the lease, but before it let go of the flow, still resumes it', async () => {
     const app = mesh.workers[0].running.app;
-    const repository = app.get(JobRepository, { strict: false });
+    const repository = app.get(LeaseStore, { strict: false });
     const driver = app.get(FlowDriver, { strict: false });
     const { releaseLease } = repository;
     const { driveFromMessage } = driver;

@@ -1,15 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { JobRepository } from '../../jobs/job.repository.js';
+import { ResumeStore, type ResumeRow } from '../../store/resume.store.js';
 import type { FlowRun } from '../flow-run.js';
 
 const DEFAULT_TIMEOUT_S = 30 * 60;
-
-export interface ResumeRow {
-  readonly resume_id: number;
-  readonly approver: string | null;
-  readonly approved: boolean;
-  readonly value: unknown;
-}
 
 /** What the step after an approval sees. */
 export interface ResumeVars {
@@ -38,7 +31,7 @@ export type GateDecision =
  */
 @Injectable()
 export class ApprovalGate {
-  constructor(private readonly jobs: JobRepository) {}
+  constructor(private readonly resumes: ResumeStore) {}
 
   /** The module whose `suspend` guards the start of `index`, with its job, or undefined. */
   guard(run: FlowRun, index: number): { required: number; job: string; stepIndex: number } | undefined {
@@ -100,10 +93,7 @@ export class ApprovalGate {
   }
 
   rows(suspendedJob: string): Promise<ResumeRow[]> {
-    return this.jobs.query<ResumeRow>(
-      `SELECT resume_id, approver, approved, value FROM job_resume WHERE suspended_job = $1 ORDER BY created_at, resume_id`,
-      [suspendedJob],
-    );
+    return this.resumes.list(suspendedJob);
   }
 }
 

@@ -1,7 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { jobEvents, type FlowModule } from '@flowmesh/contracts';
 import { Injectable } from '@nestjs/common';
-import { JobRepository } from '../../jobs/job.repository.js';
+import { JobStore } from '../../store/job.store.js';
 import { ExpressionEvaluator } from '../expressions/expression.evaluator.js';
 import type { ExpressionScope } from '../expressions/expression-scope.js';
 import { FlowStateStore } from '../flow-state.store.js';
@@ -20,7 +20,7 @@ export class SleepGate {
   constructor(
     private readonly evaluator: ExpressionEvaluator,
     private readonly store: FlowStateStore,
-    private readonly jobs: JobRepository,
+    private readonly jobs: JobStore,
   ) {}
 
   /**

@@ -8,8 +8,8 @@ import {
 } from '@flowmesh/contracts';
 import { MeshClient } from '@flowmesh/messaging';
 import { Injectable } from '@nestjs/common';
-import type { JobRecord } from '../../jobs/job.record.js';
-import { JobRepository } from '../../jobs/job.repository.js';
+import type { JobRecord } from '../../store/job.record.js';
+import { JobStore } from '../../store/job.store.js';
 import { JobTokens } from '../../registry/job-tokens.js';
 import { RegistryGateway } from '../../registry/registry.gateway.js';
 import { childPath } from '../child-flows.js';
@@ -38,7 +38,7 @@ import { outcomeOf } from './leaf.executor.js';
 export class AgentStepExecutor {
   constructor(
     private readonly evaluator: ExpressionEvaluator,
-    private readonly jobs: JobRepository,
+    private readonly jobs: JobStore,
     private readonly client: MeshClient,
     private readonly tokens: JobTokens,
     private readonly scopedTokens: ScopedTokens,

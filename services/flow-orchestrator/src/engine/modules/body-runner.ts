@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { FlowModule, FlowStatusModule } from '@flowmesh/contracts';
 import { Inject, Injectable } from '@nestjs/common';
-import type { JobRecord } from '../../jobs/job.record.js';
-import { JobRepository } from '../../jobs/job.repository.js';
+import type { JobRecord } from '../../store/job.record.js';
+import { JobStore } from '../../store/job.store.js';
 import { bodyRecord } from '../child-flows.js';
 import { ENGINE_CONFIG, type EngineConfig } from '../engine.config.js';
 import type { ChildDriver, ChildOutcome, ModuleContext } from '../module-outcome.js';
@@ -30,7 +30,7 @@ export type EndedChild = Extract<ChildOutcome, { kind: 'done' }>;
 @Injectable()
 export class BodyRunner {
   constructor(
-    private readonly jobs: JobRepository,
+    private readonly jobs: JobStore,
     private readonly scopedTokens: ScopedTokens,
     @Inject(ENGINE_CONFIG) private readonly config: EngineConfig,
   ) {}
@@ -47,7 +47,7 @@ export class BodyRunner {
   /** The token job the container's bodies act with (narrowed by the module's job_token_scopes). */
   async bodyToken(
     ctx: ModuleContext,
-  ): Promise<{ tokenJob: string; statements: ReturnType<JobRepository['insert']>[] }> {
+  ): Promise<{ tokenJob: string; statements: ReturnType<JobStore['insert']>[] }> {
     return this.scopedTokens.forModule(ctx.run, ctx.module);
   }
 
@@ -71,7 +71,7 @@ export class BodyRunner {
     driver: ChildDriver,
     child: JobRecord,
     status: FlowStatusModule,
-    extra: readonly ReturnType<JobRepository['insert']>[] = [],
+    extra: readonly ReturnType<JobStore['insert']>[] = [],
   ): Promise<ChildOutcome> {
     if (ctx.run.ephemeral) return driver.driveEphemeral(ctx.run, child);
     await ctx.saveProgress(status, [...extra, this.jobs.insert(child, { lease: this.lease() })]);
@@ -134,7 +134,7 @@ export class BodyRunner {
     id: string,
     result: unknown,
     success: boolean,
-  ): ReturnType<JobRepository['insert']> {
+  ): ReturnType<JobStore['insert']> {
     const now = new Date();
     const record = {
       ...this.newChild(

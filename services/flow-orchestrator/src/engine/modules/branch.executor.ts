@@ -7,8 +7,8 @@ import type {
   FlowStatusModule,
 } from '@flowmesh/contracts';
 import { Injectable } from '@nestjs/common';
-import type { JobRecord } from '../../jobs/job.record.js';
-import type { SqlStatement } from '../../jobs/sql-batch.js';
+import type { JobRecord } from '../../store/job.record.js';
+import type { SqlStatement } from '../../store/sql-batch.js';
 import type { ExpressionScope } from '../expressions/expression-scope.js';
 import { ExpressionEvaluator } from '../expressions/expression.evaluator.js';
 import {

@@ -1,5 +1,5 @@
 import { isTerminalJobStatus, type FlowStatusModule } from '@flowmesh/contracts';
-import type { JobRecord } from '../../jobs/job.record.js';
+import type { JobRecord } from '../../store/job.record.js';
 import type { ChildOutcome } from '../module-outcome.js';
 
 /** A child job that ended, as the outcome its parent reads. */

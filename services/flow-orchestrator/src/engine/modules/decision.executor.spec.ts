@@ -1,6 +1,6 @@
 import type { FlowModule, FlowStatusModule } from '@flowmesh/contracts';
 import { describe, expect, it, vi } from 'vitest';
-import type { JobRepository } from '../../jobs/job.repository.js';
+import type { JobStore } from '../../store/job.store.js';
 import { NO_RESULTS } from '../expressions/expression-scope.js';
 import type { FlowRun } from '../flow-run.js';
 import { done, PARKED, type ChildDriver, type ModuleContext } from '../module-outcome.js';
@@ -25,7 +25,7 @@ function setup(module: FlowModule, status: FlowStatusModule) {
   const executor = new DecisionExecutor(
     agents as unknown as AgentStepExecutor,
     branchExecutor as unknown as BranchExecutor,
-    jobs as unknown as JobRepository,
+    jobs as unknown as JobStore,
   );
   return { agents, branchExecutor, jobs, run, ctx, executor, driver: {} as ChildDriver };
 }

@@ -1,7 +1,7 @@
 import type { AiDecision } from '@flowmesh/contracts';
 import { Injectable } from '@nestjs/common';
-import type { SqlStatement } from '../../jobs/sql-batch.js';
-import { JobRepository } from '../../jobs/job.repository.js';
+import type { SqlStatement } from '../../store/sql-batch.js';
+import { JobStore } from '../../store/job.store.js';
 import { withVars } from '../expressions/expression-scope.js';
 import type { ChildDriver, ModuleContext, ModuleProgress } from '../module-outcome.js';
 import { AgentStepExecutor } from './agent-step.executor.js';
@@ -20,7 +20,7 @@ export class DecisionExecutor {
   constructor(
     private readonly agents: AgentStepExecutor,
     private readonly branches: BranchExecutor,
-    private readonly jobs: JobRepository,
+    private readonly jobs: JobStore,
   ) {}
 
   async run(ctx: ModuleContext, driver: ChildDriver): Promise<ModuleProgress> {

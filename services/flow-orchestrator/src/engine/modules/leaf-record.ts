@@ -1,5 +1,5 @@
 import type { FlowModule, JobKind } from '@flowmesh/contracts';
-import type { JobRecord, JobRuntime } from '../../jobs/job.record.js';
+import type { JobRecord, JobRuntime } from '../../store/job.record.js';
 import type { FlowRun } from '../flow-run.js';
 
 /** The row of a step job (script, identity, AI step) of `run`. */

@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { isTerminalJobStatus, type FlowModule, type JobKind, type ScriptLanguage } from '@flowmesh/contracts';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import type { JobRecord, JobRuntime } from '../../jobs/job.record.js';
-import { JobRepository } from '../../jobs/job.repository.js';
-import type { SqlStatement } from '../../jobs/sql-batch.js';
+import type { JobRecord, JobRuntime } from '../../store/job.record.js';
+import { JobStore } from '../../store/job.store.js';
+import { ResultCacheStore } from '../../store/result-cache.store.js';
+import type { SqlStatement } from '../../store/sql-batch.js';
 import { JobTokens } from '../../registry/job-tokens.js';
 import { RegistryGateway } from '../../registry/registry.gateway.js';
-import { ResultCache } from '../cache/result-cache.js';
+import { resultCacheKey } from '../cache/result-cache.js';
 import { CancelSignals } from '../cancel-signals.js';
 import { resolveKey } from '../concurrency.limiter.js';
 import { childPath } from '../child-flows.js';
@@ -24,7 +25,7 @@ import { ScopedTokens } from '../scoped-token.js';
 import { errorObject, LeafStepRunner, type LeafJob } from '../steps/leaf-step.runner.js';
 import { isValidTag, stepTag } from '../step-tags.js';
 import { endedRecord, leafRecord } from './leaf-record.js';
-import { StepDebouncer } from './step-debouncer.js';
+import { Debouncer } from '../debouncer.js';
 
 interface PreparedLeaf {
   readonly record: JobRecord;
@@ -43,14 +44,14 @@ export class LeafExecutor {
 
   constructor(
     private readonly evaluator: ExpressionEvaluator,
-    private readonly jobs: JobRepository,
+    private readonly jobs: JobStore,
     private readonly runner: LeafStepRunner,
     private readonly registry: RegistryGateway,
     private readonly tokens: JobTokens,
     private readonly scopedTokens: ScopedTokens,
-    private readonly cache: ResultCache,
+    private readonly cache: ResultCacheStore,
     private readonly cancels: CancelSignals,
-    private readonly debouncer: StepDebouncer,
+    private readonly debouncer: Debouncer,
     @Inject(ENGINE_CONFIG) private readonly config: EngineConfig,
   ) {}
 
@@ -85,7 +86,7 @@ export class LeafExecutor {
     }
     const { record, statements, cacheKey } = prepared;
     if (module.debouncing?.debounce_delay_s && !ctx.run.ephemeral) {
-      const at = await this.debouncer.register(ctx, record, module.debouncing, statements);
+      const at = await this.debouncer.registerStep(ctx, record, module.debouncing, statements);
       if (at === 'replaced')
         return done({ success: true, result: null, skipped: true, status: { job: jobId }, statements: [] });
       await ctx.saveProgress({ type: 'InProgress', id: module.id, job: jobId });
@@ -103,7 +104,7 @@ export class LeafExecutor {
   ): Promise<ModuleProgress> {
     if (Date.now() < at) return { kind: 'parked', wakeAt: at };
     // Claimed, so that a run reaching the step now cannot replace it while it runs.
-    const claimed = await this.debouncer.claim(row.id);
+    const claimed = await this.debouncer.claimStep(row.id);
     if (!claimed)
       return done({ success: true, result: null, skipped: true, status: { job: row.id }, statements: [] });
     const record: JobRecord = { ...row, args: claimed.args, runtime: withoutDebounce(row.runtime) };
@@ -169,7 +170,7 @@ export class LeafExecutor {
     const writes = [...statements];
     if (outcome.logs) writes.push(outcome.logs);
     if (cacheKey && outcome.success && ctx.module.cache_ttl) {
-      writes.push(this.cache.store(cacheKey, outcome.result, ctx.module.cache_ttl));
+      writes.push(this.cache.save(cacheKey, outcome.result, ctx.module.cache_ttl));
     }
     return this.ended(record, writes, outcome);
   }
@@ -318,7 +319,7 @@ export class LeafExecutor {
     }
     const record = leafRecord(run, module, { id: jobId, tag, args, runtime, ...code });
     const cacheKey = module.cache_ttl
-      ? ResultCache.key([
+      ? resultCacheKey([
           'step',
           run.job.workspace,
           run.job.path,

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { FlowStatusModule, ForloopFlow, WhileloopFlow } from '@flowmesh/contracts';
 import { Injectable } from '@nestjs/common';
-import type { JobRecord } from '../../jobs/job.record.js';
-import type { SqlStatement } from '../../jobs/sql-batch.js';
+import type { JobRecord } from '../../store/job.record.js';
+import type { SqlStatement } from '../../store/sql-batch.js';
 import { ExpressionEvaluator } from '../expressions/expression.evaluator.js';
 import { withVars } from '../expressions/expression-scope.js';
 import { evaluateTransform, withIter } from '../input-transforms.js';

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { JobRepository } from '../../jobs/job.repository.js';
+import { JobStore } from '../../store/job.store.js';
 import { hasReferences, RegistryGateway } from '../../registry/registry.gateway.js';
 import { JobTokens } from '../../registry/job-tokens.js';
 
@@ -14,7 +14,7 @@ export class FlowEnvResolver {
   private readonly cache = new Map<string, { at: number; value: Promise<Record<string, unknown>> }>();
 
   constructor(
-    private readonly jobs: JobRepository,
+    private readonly jobs: JobStore,
     private readonly registry: RegistryGateway,
     private readonly tokens: JobTokens,
   ) {}
@@ -44,14 +44,11 @@ export class FlowEnvResolver {
   }
 
   private async load(envJob: string, tokenJob: string): Promise<Record<string, unknown>> {
-    const rows = await this.jobs.query<{ flow_env: Record<string, unknown> | null; workspace: string }>(
-      `SELECT raw_flow->'flow_env' AS flow_env, workspace FROM job WHERE id = $1`,
-      [envJob],
-    );
-    const env = rows[0]?.flow_env ?? {};
-    if (!hasReferences(env)) return env;
+    const row = await this.jobs.flowEnvOf(envJob);
+    const env = row?.flow_env ?? {};
+    if (!row || !hasReferences(env)) return env;
     const token = await this.tokens.tokenOf(tokenJob);
-    return (await this.registry.interpolate(token, rows[0].workspace, env)) as Record<string, unknown>;
+    return (await this.registry.interpolate(token, row.workspace, env)) as Record<string, unknown>;
   }
 }
 

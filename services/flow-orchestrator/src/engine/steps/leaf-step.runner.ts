@@ -2,9 +2,9 @@ import { jobTokenAuthority, MeshError, type JobKind, type ScriptLanguage } from 
 import { isDatabaseUnavailable } from '@flowmesh/persistence';
 import { Inject, Injectable } from '@nestjs/common';
 import { QueryFailedError } from 'typeorm';
-import { JobRepository } from '../../jobs/job.repository.js';
+import { JobStore } from '../../store/job.store.js';
 import { ExpressionError } from '../../ports/expression-sandbox.port.js';
-import type { SqlStatement } from '../../jobs/sql-batch.js';
+import type { SqlStatement } from '../../store/sql-batch.js';
 import {
   JobError,
   SCRIPT_RUNNER_REGISTRY,
@@ -61,7 +61,7 @@ export class LeafStepRunner {
   constructor(
     @Inject(SCRIPT_RUNNER_REGISTRY) private readonly runners: ScriptRunnerRegistry,
     @Inject(ENGINE_CONFIG) private readonly config: EngineConfig,
-    private readonly jobs: JobRepository,
+    private readonly jobs: JobStore,
     private readonly registry: RegistryGateway,
     private readonly tokens: JobTokens,
     private readonly flowEnv: FlowEnvResolver,

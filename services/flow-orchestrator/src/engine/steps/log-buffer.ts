@@ -1,4 +1,5 @@
-import type { SqlStatement } from '../../jobs/sql-batch.js';
+import { jobLogStatement } from '../../store/job.store.js';
+import type { SqlStatement } from '../../store/sql-batch.js';
 
 /**
  * A running job's output, line by line. A quick job's lines are written with its result (no
@@ -41,6 +42,6 @@ export class LogBuffer {
     if (this.pending.length === 0) return undefined;
     const chunk = this.pending.join('');
     this.pending = [];
-    return { sql: `INSERT INTO job_log (job_id, chunk) VALUES ($1, $2)`, params: [this.jobId, chunk] };
+    return jobLogStatement(this.jobId, chunk);
   }
 }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { JobRepository } from './job.repository.js';
+import { ConnectionLanes } from './connection-lanes.js';
 import { combineStatements, type SqlStatement } from './sql-batch.js';
 
 /**
@@ -51,7 +51,7 @@ export class WriteGroups {
   /** Connections (held apart from the pool) of the groups in flight. */
   private readonly lanes = new Set<number>();
 
-  constructor(private readonly jobs: JobRepository) {}
+  constructor(private readonly connections: ConnectionLanes) {}
 
   /** Commits the write (with others, when they wait together); the rows its last statement returned. */
   write<Row>(write: GroupedWrite): Promise<Row[]> {
@@ -66,7 +66,7 @@ export class WriteGroups {
   }
 
   private pump(): void {
-    while (this.queue.length > 0 && this.inFlight < this.jobs.apartLanes && !this.exclusive) {
+    while (this.queue.length > 0 && this.inFlight < this.connections.apartLanes && !this.exclusive) {
       const head = this.queue[0];
       if (!head.write.rows) {
         if (this.inFlight > 0) return;
@@ -123,7 +123,7 @@ export class WriteGroups {
 
   private launch(group: Pending[]): void {
     this.inFlight++;
-    const lane = [...Array(this.jobs.apartLanes).keys()].find((index) => !this.lanes.has(index))!;
+    const lane = [...Array(this.connections.apartLanes).keys()].find((index) => !this.lanes.has(index))!;
     this.lanes.add(lane);
     const rows = group.flatMap((pending) => [...(pending.write.rows ?? [])]);
     for (const row of rows) this.busyRows.set(row, (this.busyRows.get(row) ?? 0) + 1);
@@ -144,7 +144,7 @@ export class WriteGroups {
     if (group.length === 1) return this.commitAlone(group[0]);
     let rows: Array<Record<string, unknown>>;
     try {
-      rows = await this.jobs.queryApart(lane, groupText(group), paramsOf(group));
+      rows = await this.connections.queryApart(lane, groupText(group), paramsOf(group));
     } catch {
       for (const pending of group) await this.commitAlone(pending);
       return;
@@ -156,7 +156,7 @@ export class WriteGroups {
 
   private async commitAlone(pending: Pending): Promise<void> {
     try {
-      pending.resolve(await this.jobs.query(groupText([pending]), paramsOf([pending])));
+      pending.resolve(await this.connections.query(groupText([pending]), paramsOf([pending])));
     } catch (error) {
       pending.reject(error);
     }

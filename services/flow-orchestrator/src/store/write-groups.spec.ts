@@ -1,10 +1,10 @@
 import type { DataSource } from 'typeorm';
 import { describe, expect, it } from 'vitest';
-import { JobRepository } from './job.repository.js';
+import { ConnectionLanes } from './connection-lanes.js';
 import { WriteGroups, type GroupedWrite } from './write-groups.js';
 
 /** Records the job ids each statement sent carries and holds it until `release()`; answers a row per id. */
-class HeldJobs extends JobRepository {
+class HeldJobs extends ConnectionLanes {
   readonly sent: Array<{ ids: unknown[]; sql: string }> = [];
   /** The connection (of those held apart) each group statement went to. */
   readonly lanes: number[] = [];
@@ -199,9 +199,9 @@ describe('WriteGroups', () => {
   });
 });
 
-describe('JobRepository.apartLanes', () => {
+describe('ConnectionLanes.apartLanes', () => {
   const withPool = (max: number | undefined) =>
-    new JobRepository({ driver: { master: { options: { max } } } } as unknown as DataSource).apartLanes;
+    new ConnectionLanes({ driver: { master: { options: { max } } } } as unknown as DataSource).apartLanes;
 
   it('holds a fifth of the pool apart for groups of writes, from one to four', () => {
     expect(withPool(20)).toBe(4);
