@@ -36,6 +36,12 @@ export const scriptRunnersSettingsShape = {
   FLOWMESH_PACKAGES_DIR: settings.text().default(join(tmpdir(), 'flowmesh-packages')),
   /** The npm executable that installs them (on the worker's own PATH). */
   FLOWMESH_NPM: settings.text().default('npm'),
+  /**
+   * The npm registry locks are installed from: the one dependency-locker resolves against
+   * (`FLOWMESH_LOCKER_NPM_REGISTRY`), since a lock written with `omit-lockfile-registry-resolved`
+   * names no host. Without it, npm's own configuration says.
+   */
+  FLOWMESH_NPM_REGISTRY: settings.httpUrl().optional(),
   /** The longest one install may take. */
   FLOWMESH_PACKAGES_TIMEOUT_S: settings.positiveInt().default(300),
   /** How long a worker uses a script's lock before it asks dependency-locker again (a refreshed lock). */
@@ -69,6 +75,7 @@ export interface ScriptRunnersConfig {
   readonly packages: {
     readonly cacheDir: string;
     readonly npm: string;
+    readonly registry?: string;
     readonly timeoutMs: number;
     readonly lockCacheMs: number;
   };
@@ -93,6 +100,7 @@ export function toScriptRunnersConfig(env: Settings): ScriptRunnersConfig {
     packages: {
       cacheDir: env.FLOWMESH_PACKAGES_DIR,
       npm: env.FLOWMESH_NPM,
+      ...(env.FLOWMESH_NPM_REGISTRY ? { registry: env.FLOWMESH_NPM_REGISTRY } : {}),
       timeoutMs: env.FLOWMESH_PACKAGES_TIMEOUT_S * 1000,
       lockCacheMs: env.FLOWMESH_PACKAGES_LOCK_CACHE_S * 1000,
     },
