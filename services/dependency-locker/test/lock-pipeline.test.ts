@@ -4,6 +4,7 @@ import {
   createRegistryIdentityClient,
   createRegistryItemsClient,
   LOCK_EVENTS,
+  lockedScriptsOf,
   parseNpmLockText,
   type Actor,
   type EventContract,
@@ -331,10 +332,16 @@ describe('dependency-locker: locks on deploy, the map, cascades', () => {
     await deployScript(`${dir}/b`, `import '/${dir}/a';`);
     await completion('script', `${dir}/b`);
 
-    // Other code, the same imports: A's lock is the same, so B is not locked again.
-    await deployScript(`${dir}/a`, `import 'fm-alpha@1.0.0';\nexport const x = 2;`);
+    expect(lockedScriptsOf(await scriptLock(`${dir}/b`))).toEqual({
+      [`${dir}/a`]: (await items.getScript({ ...inMain, path: `${dir}/a` })).hash,
+    });
+
+    // Other code, the same imports: A's lock is the same, so B is not locked again; B's lock
+    // names A's new version (what a worker runs), nothing resolved for it.
+    const second = await deployScript(`${dir}/a`, `import 'fm-alpha@1.0.0';\nexport const x = 2;`);
     await waitFor(() => seen.skipped.find((e) => e.path === `${dir}/b`), { timeoutMs: 90_000 });
     expect(count('script', `${dir}/b`, `script:${dir}/a`)).toBe(0);
+    expect(lockedScriptsOf(await scriptLock(`${dir}/b`))).toEqual({ [`${dir}/a`]: second.hash });
 
     const good = await scriptLock(`${dir}/a`);
     expect(versionOf(good, 'fm-alpha')).toBe('1.0.0');

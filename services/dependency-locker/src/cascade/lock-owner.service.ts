@@ -1,7 +1,10 @@
 import {
   createRegistryLocksClient,
   LOCK_EVENTS,
+  lockedScriptsOf,
   MeshError,
+  npmLockText,
+  parseNpmLockText,
   type RegistryLocksClient,
 } from '@flowmesh/contracts';
 import { MeshClient } from '@flowmesh/messaging';
@@ -25,7 +28,8 @@ export type JobOutcome = { status: 'done' | 'skipped' | 'superseded' | 'failed';
  * Runs one lock job: locks the owner's units (all of them for a deploy, the named ones for a
  * cascade), writes the locks back into the owner through the registry (only onto the version
  * they were made for), rewrites the owner's import edges, and plans the cascade over its
- * dependents. A cascade re-lock whose imports' locks are all as they were is skipped.
+ * dependents. A cascade re-lock whose imports' locks are all as they were is skipped; its locks
+ * then only name the versions of the scripts they import that are deployed now (workers run those).
  */
 @Injectable()
 export class LockOwnerService {
@@ -62,6 +66,7 @@ export class LockOwnerService {
     const all = await this.records.units(owner);
     const wanted = job.nodeIds ? all.filter((r) => job.nodeIds!.includes(r.nodeId)) : all;
     if (job.action === 'relock' && (await this.importsUnchanged(owner, wanted))) {
+      await this.repin(owner, wanted);
       await this.events.publish(LOCK_EVENTS.skipped, {
         workspace: owner.workspace,
         owner_kind: owner.kind,
@@ -159,6 +164,29 @@ export class LockOwnerService {
     return imports.every(
       (e) => e.importedLockSha256 !== null && hashes.get(e.importedPath) === e.importedLockSha256,
     );
+  }
+
+  /**
+   * The locks of a skipped re-lock, with the scripts they import named at the versions deployed
+   * now: their packages are as they were, their code is not (a worker runs the version a lock
+   * names). Nothing is resolved; locks already naming those versions are left alone.
+   */
+  private async repin(owner: OwnerKey, units: readonly LockRecord[]): Promise<void> {
+    const repinned: Array<{ unit: LockRecord; lock: string }> = [];
+    for (const unit of units) {
+      const named = lockedScriptsOf(unit.lock);
+      const npm = parseNpmLockText(unit.lock);
+      if (!npm || Object.keys(named).length === 0) continue;
+      const current: Record<string, string> = {};
+      for (const [path, version] of Object.entries(named))
+        current[path] = (await this.records.script(owner.workspace, path))?.ownerVersion ?? version;
+      if (Object.entries(named).every(([path, version]) => current[path] === version)) continue;
+      repinned.push({ unit, lock: npmLockText(npm, current) });
+    }
+    if (repinned.length === 0) return;
+    const written = await this.writeBack(owner, repinned);
+    for (const { unit, lock } of repinned)
+      if (written.has(unit.nodeId)) await this.records.saveLock(owner, unit, lock);
   }
 
   /** Writes the new locks into the owner, grouped by the version they were made for. */

@@ -13,6 +13,7 @@ import type { ScriptRunnersConfig } from './script-runners.config.js';
 import { PackageInstaller } from './typescript/package-installer.js';
 import { TypeScriptProcessRunner } from './typescript/typescript-process.runner.js';
 import { TypeScriptRunner } from './typescript/typescript.runner.js';
+import type { WorkspaceScriptReader } from './typescript/workspace-imports.js';
 
 export interface ScriptRunnersDeployment {
   /** Tags of this worker, named when a language is not served here. */
@@ -39,11 +40,15 @@ export class ScriptRunnersHost implements OnModuleDestroy {
     readonly missing: readonly string[],
   ) {}
 
-  /** `locker` locks the packages TypeScript scripts import that the worker does not have. */
+  /**
+   * `locker` locks the packages TypeScript scripts import that the worker does not have; `scripts`
+   * reads the workspace scripts they import (with each job's token).
+   */
   static async start(
     config: ScriptRunnersConfig,
     deployment: ScriptRunnersDeployment,
     locker?: LockerClient,
+    scripts?: WorkspaceScriptReader,
   ): Promise<ScriptRunnersHost> {
     const log = deployment.log ?? (() => undefined);
     const { sandbox, warnings } = resolveScriptSandbox(
@@ -73,6 +78,7 @@ export class ScriptRunnersHost implements OnModuleDestroy {
       {
         ...typescriptOptions,
         ...(locker ? { packages: new PackageInstaller(config.packages, locker) } : {}),
+        ...(scripts ? { scripts } : {}),
       },
       new TypeScriptProcessRunner(processOptions, workdirs),
       threads,

@@ -49,6 +49,8 @@ module.exports = (n) => {
 export interface PackagesMesh {
   readonly mesh: TestMesh;
   readonly jobs: OrchestratorJobsClient;
+  /** A client of the mesh on its subject prefix, for other typed clients. */
+  readonly client: MeshClient;
   readonly inMain: { actor: { token: string }; workspace: string };
   /** Where the worker installs packages (`FLOWMESH_PACKAGES_DIR`). */
   readonly packagesDir: string;
@@ -87,10 +89,12 @@ export async function startPackagesMesh(processes: readonly string[], name: stri
     name,
     prefix: mesh.env.FLOWMESH_SUBJECT_PREFIX,
   });
-  const jobs = createOrchestratorJobsClient(new MeshClient(conn));
+  const client = new MeshClient(conn);
+  const jobs = createOrchestratorJobsClient(client);
   return {
     mesh,
     jobs,
+    client,
     inMain,
     packagesDir,
     npm,
