@@ -13,6 +13,8 @@ import {
 } from '@flowmesh/contracts';
 import { connectMesh, listenToEvent, MeshClient, type MeshConnection } from '@flowmesh/messaging';
 import {
+  buildPythonIndex,
+  pipAvailable,
   startMesh,
   startPackumentRegistry,
   startTestService,
@@ -24,8 +26,6 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { dependencyLockerDefinition } from '../src/dependency-locker.definition.js';
-
-import { buildPythonIndex, pipAvailable } from './support/python-index.js';
 
 type Payload<C> = C extends EventContract<infer P> ? z.output<P> : never;
 

@@ -8,6 +8,7 @@ import { SandboxedThreadJobs } from './isolation/sandboxed-thread-jobs.js';
 import { LanguageRunnerRegistry } from './language-runner.registry.js';
 import { PostgresqlRunner } from './postgresql/postgresql.runner.js';
 import { JobWorkdirs } from './process/job-workdir.js';
+import { PythonPackages } from './python/python-packages.js';
 import { PythonRunner } from './python/python.runner.js';
 import type { ScriptRunnersConfig } from './script-runners.config.js';
 import { PackageInstaller } from './typescript/package-installer.js';
@@ -98,7 +99,20 @@ export class ScriptRunnersHost implements OnModuleDestroy {
       answers(config.bashExecutable, config.subprocessPath, sandbox),
     ]);
     if (python)
-      runners.push(new PythonRunner({ ...processOptions, executable: config.pythonExecutable }, workdirs));
+      runners.push(
+        new PythonRunner(
+          {
+            ...processOptions,
+            executable: config.pythonExecutable,
+            packages: new PythonPackages({
+              ...config.pythonPackages,
+              python: config.pythonExecutable,
+              timeoutMs: config.packages.timeoutMs,
+            }),
+          },
+          workdirs,
+        ),
+      );
     else missing.push(config.pythonExecutable);
     if (bash)
       runners.push(new BashRunner({ ...processOptions, executable: config.bashExecutable }, workdirs));
