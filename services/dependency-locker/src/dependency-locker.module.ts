@@ -16,6 +16,7 @@ import { LocksHandler } from './locks/locks.handler.js';
 import { TypescriptLocks } from './locks/typescript-locks.service.js';
 import { DependencyEdgeRepository } from './map/dependency-edge.repository.js';
 import { LockRecordRepository } from './map/lock-record.repository.js';
+import { ToolRevalidationRepository } from './revalidation/tool-revalidation.repository.js';
 import { DEPENDENCY_LOCKER_MIGRATIONS } from './migrations/index.js';
 import { pythonLockResolver } from './python/python-lock.resolver.js';
 import { PYTHON_LOCK_RESOLVER } from './python/python-lock.tokens.js';
@@ -58,6 +59,7 @@ export class DependencyLockerModule {
         TypescriptLocks,
         LockRecordRepository,
         DependencyEdgeRepository,
+        ToolRevalidationRepository,
         LockJobRepository,
         LockEventsPublisher,
         UnitLocker,

@@ -20,6 +20,7 @@ import {
 } from '../map/lock-record.repository.js';
 import { ownerKey, planCascade } from './cascade-planner.js';
 import { LockEventsPublisher } from './lock-events.publisher.js';
+import { ToolRevalidationRepository } from '../revalidation/tool-revalidation.repository.js';
 import { LockJobRepository, type LockJob } from './lock-job.repository.js';
 
 export type JobOutcome = { status: 'done' | 'skipped' | 'superseded' | 'failed'; outcome: string };
@@ -42,6 +43,7 @@ export class LockOwnerService {
     private readonly jobs: LockJobRepository,
     private readonly units: UnitLocker,
     private readonly events: LockEventsPublisher,
+    private readonly revalidations: ToolRevalidationRepository,
     @Inject(LOCKER_SETTINGS) private readonly settings: LockerSettings,
     mesh: MeshClient,
   ) {
@@ -51,6 +53,7 @@ export class LockOwnerService {
   async run(job: LockJob): Promise<JobOutcome> {
     const owner: OwnerKey = { workspace: job.workspace, kind: job.ownerKind, path: job.ownerPath };
     if (job.action === 'revalidate') {
+      const checked = await this.checkAgentTools(job, owner);
       await this.events.publish(LOCK_EVENTS.revalidated, {
         workspace: owner.workspace,
         owner_kind: owner.kind,
@@ -58,10 +61,11 @@ export class LockOwnerService {
         cascade_root: job.cascadeRoot ?? ownerKey(owner.kind, owner.path),
         because_of: job.becauseOf ?? '',
         edge_kind: job.edgeKind ?? 'path_step',
+        ...checked,
         at: new Date().toISOString(),
       });
       await this.cascade(job, owner);
-      return { status: 'done', outcome: 'revalidated' };
+      return { status: 'done', outcome: checked.outcome ? `revalidated: ${checked.outcome}` : 'revalidated' };
     }
     const all = await this.records.units(owner);
     const wanted = job.nodeIds ? all.filter((r) => job.nodeIds!.includes(r.nodeId)) : all;
@@ -164,6 +168,56 @@ export class LockOwnerService {
     return imports.every(
       (e) => e.importedLockSha256 !== null && hashes.get(e.importedPath) === e.importedLockSha256,
     );
+  }
+
+  /**
+   * An agent whose tool runs a redeployed script by path: the registry checks the tools' inputs
+   * against the script's and bumps the agent's version when they fit. Each tool's outcome is
+   * recorded on the agent (`locker.lock.status`); a mismatch is announced (`evt.lock.tool_mismatch`),
+   * a bump too (`evt.lock.agent_changed`). Nothing to check for other revalidations.
+   */
+  private async checkAgentTools(
+    job: LockJob,
+    owner: OwnerKey,
+  ): Promise<{ outcome?: 'ok' | 'mismatch'; version?: string }> {
+    const because = job.becauseOf ?? '';
+    if (owner.kind !== 'agent' || job.edgeKind !== 'path_tool' || !because.startsWith('script:')) return {};
+    const reply = await this.registry.revalidateAgentTools({
+      workspace: owner.workspace,
+      path: owner.path,
+      script_path: because.slice('script:'.length),
+    });
+    if (reply.tools.length === 0) return {};
+    const at = new Date().toISOString();
+    for (const tool of reply.tools) {
+      const error = tool.problems.length > 0 ? tool.problems.join('; ') : null;
+      await this.revalidations.save(owner, {
+        nodeId: tool.node_id,
+        becauseOf: because,
+        status: error ? 'mismatch' : 'ok',
+        errorLog: error,
+      });
+      if (error)
+        await this.events.publish(LOCK_EVENTS.toolMismatch, {
+          workspace: owner.workspace,
+          owner_kind: owner.kind,
+          path: owner.path,
+          node_id: tool.node_id,
+          because_of: because,
+          error,
+          at,
+        });
+    }
+    if (reply.version === undefined) return { outcome: 'mismatch' };
+    const version = String(reply.version);
+    await this.events.publish(LOCK_EVENTS.agentChanged, {
+      workspace: owner.workspace,
+      path: owner.path,
+      version,
+      because_of: because,
+      at,
+    });
+    return { outcome: 'ok', version };
   }
 
   /**

@@ -38,6 +38,7 @@ import { ScriptRepository } from '../scripts/script.repository.js';
 import { AgentDeployListener } from '../locks/agent-deploy.listener.js';
 import { DeployEventWriter } from '../locks/deploy-event.writer.js';
 import { LocksHandler } from '../locks/locks.handler.js';
+import { RevalidateAgentToolsService } from '../locks/revalidate-agent-tools.service.js';
 import { WriteLocksService } from '../locks/write-locks.service.js';
 import { ScriptsController } from '../scripts/scripts.controller.js';
 import { ScriptsHandler } from '../scripts/scripts.handler.js';
@@ -138,6 +139,7 @@ export class ItemsModule {
         DeployEventWriter,
         AgentDeployListener,
         WriteLocksService,
+        RevalidateAgentToolsService,
       ],
       exports: EXPORTED,
     };

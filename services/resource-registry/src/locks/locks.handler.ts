@@ -1,16 +1,31 @@
-import { registryLocksContract, type WriteLocksReply, type WriteLocksRequest } from '@flowmesh/contracts';
+import {
+  registryLocksContract,
+  type RevalidateAgentToolsReply,
+  type RevalidateAgentToolsRequest,
+  type WriteLocksReply,
+  type WriteLocksRequest,
+} from '@flowmesh/contracts';
 import { HandleRequest } from '@flowmesh/messaging';
 import { Controller } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
+import { RevalidateAgentToolsService } from './revalidate-agent-tools.service.js';
 import { WriteLocksService } from './write-locks.service.js';
 
 /** `registry.lock.*`: locks dependency-locker writes back into scripts, flows and agents. */
 @Controller()
 export class LocksHandler {
-  constructor(private readonly locks: WriteLocksService) {}
+  constructor(
+    private readonly locks: WriteLocksService,
+    private readonly revalidation: RevalidateAgentToolsService,
+  ) {}
 
   @HandleRequest(registryLocksContract.writeLocks)
   write(@Payload() request: WriteLocksRequest): Promise<WriteLocksReply> {
     return this.locks.write(request);
+  }
+
+  @HandleRequest(registryLocksContract.revalidateAgentTools)
+  revalidateAgentTools(@Payload() request: RevalidateAgentToolsRequest): Promise<RevalidateAgentToolsReply> {
+    return this.revalidation.revalidate(request);
   }
 }
