@@ -88,6 +88,19 @@ export const RevalidateAgentToolsReplySchema = z.object({
 });
 export type RevalidateAgentToolsReply = z.infer<typeof RevalidateAgentToolsReplySchema>;
 
+/**
+ * Every script (its current version), flow and `ai_agent` resource of a workspace announced again
+ * as deployed (`evt.deploy.saved`, through the outbox): how dependency-locker learns what was
+ * deployed before it ran (`locker.depmap.rebuild`, which checks the caller is an admin).
+ */
+export const AnnounceDeploysRequestSchema = z.object({ workspace: WorkspaceIdSchema }).strict();
+export const AnnounceDeploysReplySchema = z.object({
+  scripts: z.int().min(0),
+  flows: z.int().min(0),
+  agents: z.int().min(0),
+});
+export type AnnounceDeploysReply = z.infer<typeof AnnounceDeploysReplySchema>;
+
 /** Locks written back by dependency-locker (only it calls this; it carries code hashes, not tokens). */
 export const registryLocksContract = {
   writeLocks: defineRequest('registry.lock.write', WriteLocksRequestSchema, WriteLocksReplySchema),
@@ -95,6 +108,14 @@ export const registryLocksContract = {
     'registry.lock.revalidate_agent_tools',
     RevalidateAgentToolsRequestSchema,
     RevalidateAgentToolsReplySchema,
+  ),
+  announceDeploys: defineRequest(
+    'registry.lock.announce_deploys',
+    AnnounceDeploysRequestSchema,
+    AnnounceDeploysReplySchema,
+    {
+      timeoutMs: 120_000,
+    },
   ),
 } as const;
 

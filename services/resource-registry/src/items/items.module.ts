@@ -38,6 +38,7 @@ import { ScriptRepository } from '../scripts/script.repository.js';
 import { AgentDeployListener } from '../locks/agent-deploy.listener.js';
 import { DeployEventWriter } from '../locks/deploy-event.writer.js';
 import { LocksHandler } from '../locks/locks.handler.js';
+import { AnnounceDeploysService } from '../locks/announce-deploys.service.js';
 import { RevalidateAgentToolsService } from '../locks/revalidate-agent-tools.service.js';
 import { WriteLocksService } from '../locks/write-locks.service.js';
 import { ScriptsController } from '../scripts/scripts.controller.js';
@@ -140,6 +141,7 @@ export class ItemsModule {
         AgentDeployListener,
         WriteLocksService,
         RevalidateAgentToolsService,
+        AnnounceDeploysService,
       ],
       exports: EXPORTED,
     };

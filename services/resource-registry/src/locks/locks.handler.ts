@@ -1,5 +1,6 @@
 import {
   registryLocksContract,
+  type AnnounceDeploysReply,
   type RevalidateAgentToolsReply,
   type RevalidateAgentToolsRequest,
   type WriteLocksReply,
@@ -8,6 +9,7 @@ import {
 import { HandleRequest } from '@flowmesh/messaging';
 import { Controller } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
+import { AnnounceDeploysService } from './announce-deploys.service.js';
 import { RevalidateAgentToolsService } from './revalidate-agent-tools.service.js';
 import { WriteLocksService } from './write-locks.service.js';
 
@@ -17,6 +19,7 @@ export class LocksHandler {
   constructor(
     private readonly locks: WriteLocksService,
     private readonly revalidation: RevalidateAgentToolsService,
+    private readonly announcer: AnnounceDeploysService,
   ) {}
 
   @HandleRequest(registryLocksContract.writeLocks)
@@ -27,5 +30,10 @@ export class LocksHandler {
   @HandleRequest(registryLocksContract.revalidateAgentTools)
   revalidateAgentTools(@Payload() request: RevalidateAgentToolsRequest): Promise<RevalidateAgentToolsReply> {
     return this.revalidation.revalidate(request);
+  }
+
+  @HandleRequest(registryLocksContract.announceDeploys)
+  announceDeploys(@Payload() request: { workspace: string }): Promise<AnnounceDeploysReply> {
+    return this.announcer.announce(request.workspace);
   }
 }
