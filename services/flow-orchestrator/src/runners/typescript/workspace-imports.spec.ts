@@ -59,6 +59,10 @@ describe('readWorkspaceImports', () => {
     );
     expect(asked).toEqual(['job-token f/lib/a@v1']);
     expect(await readWorkspaceImports(job(`import ms from 'ms';`), read, convert)).toBeUndefined();
+    // A script that does not parse imports nothing here: it fails as it starts, with its SyntaxError.
+    expect(
+      await readWorkspaceImports(job(`const root = '/';\nexport function main( {`), read, convert),
+    ).toBeUndefined();
   });
 
   it('fails naming the path: unreadable, missing, not TypeScript, outside the workspace, a circle', async () => {

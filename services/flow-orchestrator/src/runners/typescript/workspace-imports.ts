@@ -55,9 +55,7 @@ export async function readWorkspaceImports(
     const next: typeof level = [];
     for (const importer of level) {
       const own: Record<string, string> = {};
-      for (const specifier of importsOf(importer.content, importer.path ?? 'the script').filter(
-        isWorkspaceImport,
-      )) {
+      for (const specifier of importsOf(importer.content).filter(isWorkspaceImport)) {
         const path = resolve(specifier, importer.path, job.path);
         own[specifier] = path;
         edges.set(importer.key, [...(edges.get(importer.key) ?? []), path]);
@@ -87,14 +85,15 @@ export async function readWorkspaceImports(
   return { workspace: { imports, modules }, requirements };
 }
 
-function importsOf(content: string, where: string): string[] {
+/**
+ * The specifiers a script imports; none when it does not parse: the job's own script then fails
+ * as it starts, with its SyntaxError, and an imported one was already refused when converted.
+ */
+function importsOf(content: string): string[] {
   try {
     return scriptImports(content);
-  } catch (error) {
-    throw new JobError(
-      'ImportError',
-      `${where}: its imports could not be read (${(error as Error).message})`,
-    );
+  } catch {
+    return [];
   }
 }
 
