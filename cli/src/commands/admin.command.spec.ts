@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { describeInit } from './admin.command.js';
+import { describeInit, describeRebuild } from './admin.command.js';
 
 describe('describeInit', () => {
   const base = { workspace: 'main', username: 'admin', email: 'admin@example.test' };
@@ -19,6 +19,14 @@ describe('describeInit', () => {
   it('says nothing was created on a second run', () => {
     expect(describeInit({ ...base, created: false })).toBe(
       'workspace "main" already has its first admin (admin@example.test); nothing created\n',
+    );
+  });
+});
+
+describe('describeRebuild', () => {
+  it('says what was handed to dependency-locker', () => {
+    expect(describeRebuild('main', { scripts: 2, flows: 0, agents: 1 })).toBe(
+      'workspace "main": 2 scripts, 0 flows and 1 agents handed to dependency-locker, which maps and locks them in the background\n',
     );
   });
 });

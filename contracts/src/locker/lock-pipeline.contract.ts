@@ -64,9 +64,59 @@ export const WriteLocksReplySchema = z.object({
 });
 export type WriteLocksReply = z.infer<typeof WriteLocksReplySchema>;
 
+/**
+ * A script an agent runs as a tool by path was redeployed: the registry checks the inputs each such
+ * tool binds (`input_transforms`) against the script's current input schema, and when every one
+ * matches, appends a version of the agent (as Windmill bumps a flow whose dependencies changed), so
+ * flows linking it see it changed.
+ */
+export const RevalidateAgentToolsRequestSchema = z
+  .object({
+    workspace: WorkspaceIdSchema,
+    /** The agent (`ai_agent` resource). */
+    path: z.string().min(1).max(255),
+    /** The script its tools run. */
+    script_path: z.string().min(1).max(255),
+  })
+  .strict();
+export type RevalidateAgentToolsRequest = z.infer<typeof RevalidateAgentToolsRequestSchema>;
+export const RevalidateAgentToolsReplySchema = z.object({
+  /** Each tool of the agent running the script, with what no longer fits (empty: it matches). */
+  tools: z.array(z.object({ node_id: z.string(), problems: z.array(z.string()) })),
+  /** The agent's new version, when it has such tools and all of them match. */
+  version: z.int().optional(),
+});
+export type RevalidateAgentToolsReply = z.infer<typeof RevalidateAgentToolsReplySchema>;
+
+/**
+ * Every script (its current version), flow and `ai_agent` resource of a workspace announced again
+ * as deployed (`evt.deploy.saved`, through the outbox): how dependency-locker learns what was
+ * deployed before it ran (`locker.depmap.rebuild`, which checks the caller is an admin).
+ */
+export const AnnounceDeploysRequestSchema = z.object({ workspace: WorkspaceIdSchema }).strict();
+export const AnnounceDeploysReplySchema = z.object({
+  scripts: z.int().min(0),
+  flows: z.int().min(0),
+  agents: z.int().min(0),
+});
+export type AnnounceDeploysReply = z.infer<typeof AnnounceDeploysReplySchema>;
+
 /** Locks written back by dependency-locker (only it calls this; it carries code hashes, not tokens). */
 export const registryLocksContract = {
   writeLocks: defineRequest('registry.lock.write', WriteLocksRequestSchema, WriteLocksReplySchema),
+  revalidateAgentTools: defineRequest(
+    'registry.lock.revalidate_agent_tools',
+    RevalidateAgentToolsRequestSchema,
+    RevalidateAgentToolsReplySchema,
+  ),
+  announceDeploys: defineRequest(
+    'registry.lock.announce_deploys',
+    AnnounceDeploysRequestSchema,
+    AnnounceDeploysReplySchema,
+    {
+      timeoutMs: 120_000,
+    },
+  ),
 } as const;
 
 export function createRegistryLocksClient(transport: RequestTransport) {
@@ -117,6 +167,10 @@ export const DependentRevalidatedEventSchema = z.object({
   /** What changed under it, `<kind>:<path>`, and through which kind of edge. */
   because_of: z.string(),
   edge_kind: EdgeKindSchema,
+  /** An agent's script tools checked against the script's inputs: `ok` (the agent's version bumped) or `mismatch`. */
+  outcome: z.enum(['ok', 'mismatch']).optional(),
+  /** The agent's new version, on `ok`. */
+  version: z.string().optional(),
   at: z.string(),
 });
 export type DependentRevalidatedEvent = z.infer<typeof DependentRevalidatedEventSchema>;
@@ -146,7 +200,33 @@ export const LockSkippedEventSchema = z.object({
   at: z.string(),
 });
 
+/**
+ * An agent's tool no longer fits the script it runs by path (an input it binds is gone): recorded
+ * on the agent (`locker.lock.status`), the agent's version kept.
+ */
+export const ToolMismatchEventSchema = z.object({
+  ...ownerFields,
+  /** The tool. */
+  node_id: z.string(),
+  /** `script:<path>` that was redeployed. */
+  because_of: z.string(),
+  error: z.string(),
+  at: z.string(),
+});
+export type ToolMismatchEvent = z.infer<typeof ToolMismatchEventSchema>;
+
+/** An agent's version was bumped because a script it runs as a tool changed (design: `locker.agent.changed`). */
+export const AgentChangedEventSchema = z.object({
+  workspace: WorkspaceIdSchema,
+  path: z.string(),
+  version: z.string(),
+  because_of: z.string(),
+  at: z.string(),
+});
+
 export const LOCK_EVENTS = {
+  toolMismatch: defineEvent('evt.lock.tool_mismatch', ToolMismatchEventSchema),
+  agentChanged: defineEvent('evt.lock.agent_changed', AgentChangedEventSchema),
   completed: defineEvent('evt.lock.completed', LockCompletedEventSchema),
   failed: defineEvent('evt.lock.failed', LockFailedEventSchema),
   superseded: defineEvent('evt.lock.superseded', LockSupersededEventSchema),
@@ -169,6 +249,18 @@ export const LockStatusReplySchema = z.object({
       locked_at: z.string().nullable(),
     }),
   ),
+  /** An agent's tools checked against the scripts they run by path, the last check of each. */
+  revalidations: z
+    .array(
+      z.object({
+        node_id: z.string(),
+        because_of: z.string(),
+        status: z.enum(['ok', 'mismatch']),
+        error_log: z.string().nullable(),
+        checked_at: z.string(),
+      }),
+    )
+    .optional(),
   /** What this owner depends on, as the last lock mapped it. */
   imports: z.array(
     z.object({

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { TypescriptLockSchema, type TypescriptLock } from './locker.contract.js';
 
 /**
@@ -9,8 +10,32 @@ import { TypescriptLockSchema, type TypescriptLock } from './locker.contract.js'
  */
 const NPM_MARK = 'npm';
 
-export function npmLockText(lock: TypescriptLock): string {
-  return JSON.stringify({ flowmesh_lock: NPM_MARK, ...lock });
+/**
+ * `scripts`: the workspace scripts the unit imports (followed, `f/lib/a`) and the version (script
+ * hash) each was locked against, which a worker runs rather than whatever is current.
+ */
+export function npmLockText(lock: TypescriptLock, scripts: LockedScripts = {}): string {
+  return JSON.stringify({
+    flowmesh_lock: NPM_MARK,
+    ...lock,
+    ...(Object.keys(scripts).length > 0 ? { scripts } : {}),
+  });
+}
+
+/** Workspace script path to the version (script hash) a lock was made against. */
+export type LockedScripts = Readonly<Record<string, string>>;
+
+const LockedScriptsSchema = z.record(z.string().max(255), z.string().max(128));
+
+/** The workspace scripts an npm lock text names with their versions; `{}` when it names none. */
+export function lockedScriptsOf(text: string | null | undefined): LockedScripts {
+  if (!text || !text.startsWith('{"flowmesh_lock":"npm"')) return {};
+  try {
+    const parsed = LockedScriptsSchema.safeParse((JSON.parse(text) as { scripts?: unknown }).scripts ?? {});
+    return parsed.success ? parsed.data : {};
+  } catch {
+    return {};
+  }
 }
 
 /** The npm lock a lock text holds; undefined for any other text (a Windmill lock, a python one). */

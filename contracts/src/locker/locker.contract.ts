@@ -1,6 +1,12 @@
 import { z } from 'zod';
 import { createContractClient, defineRequest, type RequestTransport } from '../messaging/contract.js';
-import { LockStatusReplySchema, LockStatusRequestSchema } from './lock-pipeline.contract.js';
+import { WorkspaceIdSchema } from '../registry/access-path.js';
+import { ActorSchema } from '../registry/identity.schema.js';
+import {
+  AnnounceDeploysReplySchema,
+  LockStatusReplySchema,
+  LockStatusRequestSchema,
+} from './lock-pipeline.contract.js';
 
 /** An npm package name (npm's own rules: lower case, URL-safe, an optional `@scope/`). */
 const NPM_PACKAGE_NAME = /^(?:@[a-z0-9-~][a-z0-9-._~]*\/)?[a-z0-9-~][a-z0-9-._~]*$/;
@@ -47,6 +53,12 @@ export const LockTypescriptReplySchema = z.object({
   cached: z.boolean(),
 });
 
+export const RebuildDepmapRequestSchema = z
+  .object({ actor: ActorSchema, workspace: WorkspaceIdSchema })
+  .strict();
+/** What the registry announced again; the locker maps and locks each as a deploy, in the background. */
+export const RebuildDepmapReplySchema = AnnounceDeploysReplySchema;
+
 /**
  * dependency-locker: locks a script's packages once, so every worker installs the same tree. A
  * lock is resolved against the npm registry the first time its requirements are seen and kept.
@@ -62,6 +74,19 @@ export const lockerContract = {
   ),
   /** The locks of an owner's units (error logs of failed ones) and what it imports; needs read access. */
   lockStatus: defineRequest('locker.lock.status', LockStatusRequestSchema, LockStatusReplySchema),
+  /**
+   * Rebuilds a workspace's dependency map (Windmill's `rebuild_map`), for items deployed before the
+   * locker ran: every script, flow and agent is announced again and handled as a deploy (its code
+   * kept, its edges rewritten, locked). Admins of the workspace only.
+   */
+  rebuildDepmap: defineRequest(
+    'locker.depmap.rebuild',
+    RebuildDepmapRequestSchema,
+    RebuildDepmapReplySchema,
+    {
+      timeoutMs: 120_000,
+    },
+  ),
 } as const;
 
 export function createLockerClient(transport: RequestTransport) {

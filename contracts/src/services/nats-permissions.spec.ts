@@ -50,13 +50,18 @@ describe('NATS permissions derived from the contracts', () => {
     }
   });
 
-  it('lets the CLI only ping and initialise the first admin', () => {
+  it("lets the CLI only ping, initialise the first admin and ask for a map rebuild (an admin's token decides)", () => {
     expect(operatorNatsPermissions(PREFIX).publish.allow).toEqual(
-      expect.arrayContaining(['fm.registry.ping', 'fm.orchestrator.worker.ping', 'fm.registry.admin.init']),
+      expect.arrayContaining([
+        'fm.registry.ping',
+        'fm.orchestrator.worker.ping',
+        'fm.registry.admin.init',
+        'fm.locker.depmap.rebuild',
+      ]),
     );
     expect(
       operatorNatsPermissions(PREFIX).publish.allow.filter(
-        (s) => !/\.ping$|admin\.init$|^\$JS\.API\.INFO$/.test(s),
+        (s) => !/\.ping$|admin\.init$|^fm\.locker\.depmap\.rebuild$|^\$JS\.API\.INFO$/.test(s),
       ),
     ).toEqual([]);
   });

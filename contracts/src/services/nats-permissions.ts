@@ -1,5 +1,6 @@
 import { STREAMS, type StreamKey } from '../messaging/streams.js';
 import { SubjectSpace } from '../messaging/subject-prefix.js';
+import { lockerContract } from '../locker/locker.contract.js';
 import { registryIdentityContract } from '../registry/identity.contract.js';
 import { MESH_PROCESSES, workerPingContract, type MeshProcess } from './mesh-processes.js';
 import { pingContract } from './ping.contract.js';
@@ -18,7 +19,7 @@ export interface NatsPermissions {
   readonly allow_responses: boolean;
 }
 
-/** The NATS user of the flowmesh CLI (`status`, `admin init`, and `flowmesh start`'s own checks). */
+/** The NATS user of the flowmesh CLI (`status`, `admin init`, `admin rebuild-depmap`, and `flowmesh start`'s own checks). */
 export const MESH_OPERATOR_USER = 'flowmesh-cli';
 
 /**
@@ -70,7 +71,10 @@ export function processNatsPermissions(process: MeshProcess, prefix: string): Na
   };
 }
 
-/** The CLI asks every process for its health and the registry for the first admin; nothing else. */
+/**
+ * The CLI asks every process for its health, the registry for the first admin, and the locker to
+ * rebuild a workspace's map (the caller's admin token decides); nothing else.
+ */
 export function operatorNatsPermissions(prefix: string): NatsPermissions {
   const space = new SubjectSpace(prefix);
   const pings = MESH_PROCESSES.map((p) =>
@@ -80,7 +84,9 @@ export function operatorNatsPermissions(prefix: string): NatsPermissions {
     publish: {
       // `$JS.API.INFO`: connecting checks that the server has JetStream (account figures only).
       allow: unique([
-        ...[...pings, registryIdentityContract.adminInit.subject].map((s) => space.subject(s)),
+        ...[...pings, registryIdentityContract.adminInit.subject, lockerContract.rebuildDepmap.subject].map(
+          (s) => space.subject(s),
+        ),
         '$JS.API.INFO',
       ]),
     },

@@ -33,3 +33,4 @@ export * from './telemetry/fake-otlp-collector.js';
 export * from './telemetry/otlp-spans.js';
 export * from './telemetry/prometheus-scrape.js';
 export * from './registries/packument-registry.js';
+export * from './registries/python-index.js';

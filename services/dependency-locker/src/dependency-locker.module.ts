@@ -16,6 +16,8 @@ import { LocksHandler } from './locks/locks.handler.js';
 import { TypescriptLocks } from './locks/typescript-locks.service.js';
 import { DependencyEdgeRepository } from './map/dependency-edge.repository.js';
 import { LockRecordRepository } from './map/lock-record.repository.js';
+import { RebuildDepmapHandler } from './map/rebuild-depmap.handler.js';
+import { ToolRevalidationRepository } from './revalidation/tool-revalidation.repository.js';
 import { DEPENDENCY_LOCKER_MIGRATIONS } from './migrations/index.js';
 import { pythonLockResolver } from './python/python-lock.resolver.js';
 import { PYTHON_LOCK_RESOLVER } from './python/python-lock.tokens.js';
@@ -47,7 +49,7 @@ export class DependencyLockerModule {
           logger: logger.child({ component: 'persistence' }),
         }),
       ],
-      controllers: [LocksHandler, DeploysListener, LockStatusHandler],
+      controllers: [LocksHandler, DeploysListener, LockStatusHandler, RebuildDepmapHandler],
       providers: [
         { provide: LOCKER_SETTINGS, useValue: config.locker },
         {
@@ -58,6 +60,7 @@ export class DependencyLockerModule {
         TypescriptLocks,
         LockRecordRepository,
         DependencyEdgeRepository,
+        ToolRevalidationRepository,
         LockJobRepository,
         LockEventsPublisher,
         UnitLocker,

@@ -1,9 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import {
   createLockerClient,
+  createRegistryHistoryClient,
   createRegistryIdentityClient,
   createRegistryItemsClient,
   LOCK_EVENTS,
+  lockedScriptsOf,
   parseNpmLockText,
   type Actor,
   type EventContract,
@@ -12,6 +14,8 @@ import {
 } from '@flowmesh/contracts';
 import { connectMesh, listenToEvent, MeshClient, type MeshConnection } from '@flowmesh/messaging';
 import {
+  buildPythonIndex,
+  pipAvailable,
   startMesh,
   startPackumentRegistry,
   startTestService,
@@ -23,8 +27,6 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { dependencyLockerDefinition } from '../src/dependency-locker.definition.js';
-
-import { buildPythonIndex, pipAvailable } from './support/python-index.js';
 
 type Payload<C> = C extends EventContract<infer P> ? z.output<P> : never;
 
@@ -48,6 +50,8 @@ describe('dependency-locker: locks on deploy, the map, cascades', () => {
     superseded: [] as Array<Payload<typeof LOCK_EVENTS.superseded>>,
     revalidated: [] as Array<Payload<typeof LOCK_EVENTS.revalidated>>,
     planned: [] as Array<Payload<typeof LOCK_EVENTS.cascadePlanned>>,
+    toolMismatch: [] as Array<Payload<typeof LOCK_EVENTS.toolMismatch>>,
+    agentChanged: [] as Array<Payload<typeof LOCK_EVENTS.agentChanged>>,
   };
   const DEBOUNCE_MS = 3_000;
 
@@ -91,6 +95,8 @@ describe('dependency-locker: locks on deploy, the map, cascades', () => {
     listenToEvent(conn, LOCK_EVENTS.superseded, (e) => seen.superseded.push(e));
     listenToEvent(conn, LOCK_EVENTS.revalidated, (e) => seen.revalidated.push(e));
     listenToEvent(conn, LOCK_EVENTS.cascadePlanned, (e) => seen.planned.push(e));
+    listenToEvent(conn, LOCK_EVENTS.toolMismatch, (e) => seen.toolMismatch.push(e));
+    listenToEvent(conn, LOCK_EVENTS.agentChanged, (e) => seen.agentChanged.push(e));
   }, 180_000);
 
   afterAll(async () => {
@@ -123,6 +129,11 @@ describe('dependency-locker: locks on deploy, the map, cascades', () => {
     (parseNpmLockText(lock)?.lockfile.packages as Record<string, { version: string }> | undefined)?.[
       `node_modules/${name}`
     ]?.version;
+  /** A flow step that links an agent. */
+  const linkingStep = (agent: string) => ({
+    id: 'ask',
+    value: { type: 'aiagent', agent, input_transforms: { user_message: { type: 'static', value: 'hi' } } },
+  });
   const scriptLock = async (path: string) => (await items.getScript({ ...inMain, path })).lock;
   const deployScript = async (path: string, content: string) => {
     const exists = (await items.scriptExists({ ...inMain, path })).exists;
@@ -208,14 +219,7 @@ describe('dependency-locker: locks on deploy, the map, cascades', () => {
       path: flow,
       value: {
         modules: [
-          {
-            id: 'ask',
-            value: {
-              type: 'aiagent',
-              agent,
-              input_transforms: { user_message: { type: 'static', value: 'hi' } },
-            },
-          },
+          linkingStep(agent),
           {
             id: 'fmt',
             value: {
@@ -284,6 +288,117 @@ describe('dependency-locker: locks on deploy, the map, cascades', () => {
     expect(npm.requests.every((r) => !r.endsWith('.tgz'))).toBe(true);
   }, 240_000);
 
+  it('a script an agent runs as a tool by path: a redeploy that fits bumps the agent, one that does not is recorded on it', async () => {
+    const dir = await folder();
+    const tool = `${dir}/search`;
+    const agent = `${dir}/bot`;
+    const flow = `${dir}/uses`;
+    const root = `script:${tool}`;
+    const schema = (names: string[]) => ({
+      type: 'object',
+      properties: Object.fromEntries(names.map((name) => [name, { type: 'string' }])),
+      required: names.slice(0, 1),
+    });
+    const saveTool = (names: string[]) => {
+      const body = {
+        ...inMain,
+        path: tool,
+        language: 'bun' as const,
+        content: `export function main(${names.map((n) => `${n}: string`).join(', ')}) { return ${names[0]}; }`,
+        schema: schema(names),
+      };
+      return items
+        .scriptExists({ ...inMain, path: tool })
+        .then(({ exists }) => (exists ? items.updateScript(body) : items.createScript(body)));
+    };
+    await saveTool(['q', 'limit']);
+    await completion('script', tool);
+    await items.createResource({
+      ...inMain,
+      path: agent,
+      resource_type: 'ai_agent',
+      value: {
+        provider: { kind: 'openai', resource: '$res:f/ai/openai', model: 'gpt-4o-mini' },
+        tools: [
+          {
+            id: 'search',
+            summary: 'search',
+            value: {
+              tool_type: 'flowmodule',
+              type: 'script',
+              path: tool,
+              input_transforms: { limit: { type: 'static', value: '3' } },
+            },
+          },
+        ],
+      },
+    });
+    // Nothing of the agent or the flow is locked (no code of their own): their edges are mapped.
+    const mapped = (kind: 'agent' | 'flow', path: string, edge: string) =>
+      waitFor(
+        async () =>
+          (await status.lockStatus({ ...inMain, owner_kind: kind, path })).imports.some(
+            (e) => e.edge_kind === edge,
+          ) || undefined,
+        { timeoutMs: 90_000, description: `the ${edge} edge of ${path}` },
+      );
+    await mapped('agent', agent, 'path_tool');
+    await items.createFlow({
+      ...inMain,
+      path: flow,
+      value: {
+        modules: [linkingStep(agent)],
+      },
+    });
+    await mapped('flow', flow, 'linked_agent');
+    const history = createRegistryHistoryClient(new MeshClient(conn));
+    const versions = async () =>
+      (await history.list({ ...inMain, path: agent })).versions.map((v) => v.version);
+    const before = await versions();
+
+    // A new argument the tool leaves to the model: it fits; the agent gets a version, the flow follows.
+    await saveTool(['q', 'limit', 'lang']);
+    const fits = await waitFor(
+      () => seen.revalidated.find((e) => e.path === agent && e.cascade_root === root && e.outcome === 'ok'),
+      { timeoutMs: 90_000, description: 'the agent revalidated' },
+    );
+    expect(fits).toMatchObject({ owner_kind: 'agent', edge_kind: 'path_tool', because_of: root });
+    expect(seen.agentChanged.filter((e) => e.path === agent)).toEqual([
+      expect.objectContaining({ version: fits.version, because_of: root }) as unknown,
+    ]);
+    const bumped = await versions();
+    expect(bumped).toEqual([Number(fits.version), ...before]);
+    await waitFor(() => seen.revalidated.find((e) => e.path === flow && e.cascade_root === root), {
+      timeoutMs: 90_000,
+      description: 'the flow linking the agent revalidated',
+    });
+
+    // `limit` gone, which the tool binds: recorded on the agent and announced, no new version.
+    await saveTool(['q']);
+    const mismatch = await waitFor(() => seen.toolMismatch.find((e) => e.path === agent), {
+      timeoutMs: 90_000,
+      description: 'the tool mismatch',
+    });
+    expect(mismatch).toMatchObject({ owner_kind: 'agent', node_id: 'search', because_of: root });
+    expect(mismatch.error).toContain(`input 'limit' is bound by the tool but ${tool} no longer takes it`);
+    await waitFor(
+      () =>
+        seen.revalidated.find((e) => e.path === agent && e.cascade_root === root && e.outcome === 'mismatch'),
+      { timeoutMs: 90_000 },
+    );
+    const recorded = await status.lockStatus({ ...inMain, owner_kind: 'agent', path: agent });
+    expect(recorded.revalidations).toEqual([
+      expect.objectContaining({
+        node_id: 'search',
+        because_of: root,
+        status: 'mismatch',
+        error_log: mismatch.error,
+      }),
+    ]);
+    expect(await versions()).toEqual(bumped);
+    expect(seen.agentChanged.filter((e) => e.path === agent)).toHaveLength(1);
+  }, 240_000);
+
   it('a diamond re-locks its bottom once; a script and a flow at one path are two owners (kind in the debounce key)', async () => {
     const dir = await folder();
     await deployScript(`${dir}/a`, `import 'fm-gamma@1.0.0';`);
@@ -331,10 +446,16 @@ describe('dependency-locker: locks on deploy, the map, cascades', () => {
     await deployScript(`${dir}/b`, `import '/${dir}/a';`);
     await completion('script', `${dir}/b`);
 
-    // Other code, the same imports: A's lock is the same, so B is not locked again.
-    await deployScript(`${dir}/a`, `import 'fm-alpha@1.0.0';\nexport const x = 2;`);
+    expect(lockedScriptsOf(await scriptLock(`${dir}/b`))).toEqual({
+      [`${dir}/a`]: (await items.getScript({ ...inMain, path: `${dir}/a` })).hash,
+    });
+
+    // Other code, the same imports: A's lock is the same, so B is not locked again; B's lock
+    // names A's new version (what a worker runs), nothing resolved for it.
+    const second = await deployScript(`${dir}/a`, `import 'fm-alpha@1.0.0';\nexport const x = 2;`);
     await waitFor(() => seen.skipped.find((e) => e.path === `${dir}/b`), { timeoutMs: 90_000 });
     expect(count('script', `${dir}/b`, `script:${dir}/a`)).toBe(0);
+    expect(lockedScriptsOf(await scriptLock(`${dir}/b`))).toEqual({ [`${dir}/a`]: second.hash });
 
     const good = await scriptLock(`${dir}/a`);
     expect(versionOf(good, 'fm-alpha')).toBe('1.0.0');

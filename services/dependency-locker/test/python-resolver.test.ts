@@ -1,7 +1,7 @@
 import { type MeshError } from '@flowmesh/contracts';
+import { buildPythonIndex, pipAvailable } from '@flowmesh/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PipReportResolver } from '../src/python/python-lock.resolver.js';
-import { buildPythonIndex, pipAvailable } from './support/python-index.js';
 
 // pip's own resolution (`--dry-run --report`) against a file:// index of wheels built here: no
 // network, nothing installed. uv is not on this machine; its resolver is the same shape.

@@ -1,9 +1,9 @@
-import { readdir } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isTerminalJobStatus, type Job, type OrchestratorJobsClient } from '@flowmesh/contracts';
 import { waitFor } from '@flowmesh/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startPackagesMesh, type PackagesMesh } from './support/packages-mesh.js';
+import { PACKAGE_FILES, startPackagesMesh, type PackagesMesh } from './support/packages-mesh.js';
 
 const script = (content: string) => ({
   id: 'step',
@@ -11,7 +11,8 @@ const script = (content: string) => ({
 });
 
 // A worker runs scripts that import npm packages it does not have: dependency-locker locks them
-// against the real npm registry, the worker installs each lock once. Every process is real.
+// against a local npm registry (offline), the worker installs each lock once from the tarballs it
+// names. Every process is real.
 describe('flow-orchestrator: scripts import npm packages, locked and installed', () => {
   let packages: PackagesMesh;
   let jobs: OrchestratorJobsClient;
@@ -41,6 +42,15 @@ export function main() { return { day: ms('1d'), odd: isOdd(3) }; }`;
     expect(installed[0]).toMatch(/^[0-9a-f]{64}$/);
     const modules = await readdir(join(packagesDir, installed[0], 'node_modules'));
     expect(modules).toEqual(expect.arrayContaining(['ms', 'is-odd', 'is-number']));
+    // The local registry's packages (npm's own cache may hold their tarballs from an earlier run).
+    for (const [name, version] of [
+      ['ms', '2.1.3'],
+      ['is-odd', '3.0.1'],
+      ['is-number', '6.0.0'],
+    ])
+      expect(await readFile(join(packagesDir, installed[0], 'node_modules', name, 'index.js'), 'utf8')).toBe(
+        PACKAGE_FILES[`${name}@${version}` as keyof typeof PACKAGE_FILES]['index.js'],
+      );
 
     // The job that prepared them says so in its log.
     const log = (await jobs.logs({ ...inMain, id: first.flow_status!.modules[0].job! })).logs;

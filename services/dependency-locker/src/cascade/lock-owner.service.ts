@@ -1,7 +1,10 @@
 import {
   createRegistryLocksClient,
   LOCK_EVENTS,
+  lockedScriptsOf,
   MeshError,
+  npmLockText,
+  parseNpmLockText,
   type RegistryLocksClient,
 } from '@flowmesh/contracts';
 import { MeshClient } from '@flowmesh/messaging';
@@ -17,6 +20,7 @@ import {
 } from '../map/lock-record.repository.js';
 import { ownerKey, planCascade } from './cascade-planner.js';
 import { LockEventsPublisher } from './lock-events.publisher.js';
+import { ToolRevalidationRepository } from '../revalidation/tool-revalidation.repository.js';
 import { LockJobRepository, type LockJob } from './lock-job.repository.js';
 
 export type JobOutcome = { status: 'done' | 'skipped' | 'superseded' | 'failed'; outcome: string };
@@ -25,7 +29,8 @@ export type JobOutcome = { status: 'done' | 'skipped' | 'superseded' | 'failed';
  * Runs one lock job: locks the owner's units (all of them for a deploy, the named ones for a
  * cascade), writes the locks back into the owner through the registry (only onto the version
  * they were made for), rewrites the owner's import edges, and plans the cascade over its
- * dependents. A cascade re-lock whose imports' locks are all as they were is skipped.
+ * dependents. A cascade re-lock whose imports' locks are all as they were is skipped; its locks
+ * then only name the versions of the scripts they import that are deployed now (workers run those).
  */
 @Injectable()
 export class LockOwnerService {
@@ -38,6 +43,7 @@ export class LockOwnerService {
     private readonly jobs: LockJobRepository,
     private readonly units: UnitLocker,
     private readonly events: LockEventsPublisher,
+    private readonly revalidations: ToolRevalidationRepository,
     @Inject(LOCKER_SETTINGS) private readonly settings: LockerSettings,
     mesh: MeshClient,
   ) {
@@ -47,6 +53,7 @@ export class LockOwnerService {
   async run(job: LockJob): Promise<JobOutcome> {
     const owner: OwnerKey = { workspace: job.workspace, kind: job.ownerKind, path: job.ownerPath };
     if (job.action === 'revalidate') {
+      const checked = await this.checkAgentTools(job, owner);
       await this.events.publish(LOCK_EVENTS.revalidated, {
         workspace: owner.workspace,
         owner_kind: owner.kind,
@@ -54,14 +61,16 @@ export class LockOwnerService {
         cascade_root: job.cascadeRoot ?? ownerKey(owner.kind, owner.path),
         because_of: job.becauseOf ?? '',
         edge_kind: job.edgeKind ?? 'path_step',
+        ...checked,
         at: new Date().toISOString(),
       });
       await this.cascade(job, owner);
-      return { status: 'done', outcome: 'revalidated' };
+      return { status: 'done', outcome: checked.outcome ? `revalidated: ${checked.outcome}` : 'revalidated' };
     }
     const all = await this.records.units(owner);
     const wanted = job.nodeIds ? all.filter((r) => job.nodeIds!.includes(r.nodeId)) : all;
     if (job.action === 'relock' && (await this.importsUnchanged(owner, wanted))) {
+      await this.repin(owner, wanted);
       await this.events.publish(LOCK_EVENTS.skipped, {
         workspace: owner.workspace,
         owner_kind: owner.kind,
@@ -159,6 +168,79 @@ export class LockOwnerService {
     return imports.every(
       (e) => e.importedLockSha256 !== null && hashes.get(e.importedPath) === e.importedLockSha256,
     );
+  }
+
+  /**
+   * An agent whose tool runs a redeployed script by path: the registry checks the tools' inputs
+   * against the script's and bumps the agent's version when they fit. Each tool's outcome is
+   * recorded on the agent (`locker.lock.status`); a mismatch is announced (`evt.lock.tool_mismatch`),
+   * a bump too (`evt.lock.agent_changed`). Nothing to check for other revalidations.
+   */
+  private async checkAgentTools(
+    job: LockJob,
+    owner: OwnerKey,
+  ): Promise<{ outcome?: 'ok' | 'mismatch'; version?: string }> {
+    const because = job.becauseOf ?? '';
+    if (owner.kind !== 'agent' || job.edgeKind !== 'path_tool' || !because.startsWith('script:')) return {};
+    const reply = await this.registry.revalidateAgentTools({
+      workspace: owner.workspace,
+      path: owner.path,
+      script_path: because.slice('script:'.length),
+    });
+    if (reply.tools.length === 0) return {};
+    const at = new Date().toISOString();
+    for (const tool of reply.tools) {
+      const error = tool.problems.length > 0 ? tool.problems.join('; ') : null;
+      await this.revalidations.save(owner, {
+        nodeId: tool.node_id,
+        becauseOf: because,
+        status: error ? 'mismatch' : 'ok',
+        errorLog: error,
+      });
+      if (error)
+        await this.events.publish(LOCK_EVENTS.toolMismatch, {
+          workspace: owner.workspace,
+          owner_kind: owner.kind,
+          path: owner.path,
+          node_id: tool.node_id,
+          because_of: because,
+          error,
+          at,
+        });
+    }
+    if (reply.version === undefined) return { outcome: 'mismatch' };
+    const version = String(reply.version);
+    await this.events.publish(LOCK_EVENTS.agentChanged, {
+      workspace: owner.workspace,
+      path: owner.path,
+      version,
+      because_of: because,
+      at,
+    });
+    return { outcome: 'ok', version };
+  }
+
+  /**
+   * The locks of a skipped re-lock, with the scripts they import named at the versions deployed
+   * now: their packages are as they were, their code is not (a worker runs the version a lock
+   * names). Nothing is resolved; locks already naming those versions are left alone.
+   */
+  private async repin(owner: OwnerKey, units: readonly LockRecord[]): Promise<void> {
+    const repinned: Array<{ unit: LockRecord; lock: string }> = [];
+    for (const unit of units) {
+      const named = lockedScriptsOf(unit.lock);
+      const npm = parseNpmLockText(unit.lock);
+      if (!npm || Object.keys(named).length === 0) continue;
+      const current: Record<string, string> = {};
+      for (const [path, version] of Object.entries(named))
+        current[path] = (await this.records.script(owner.workspace, path))?.ownerVersion ?? version;
+      if (Object.entries(named).every(([path, version]) => current[path] === version)) continue;
+      repinned.push({ unit, lock: npmLockText(npm, current) });
+    }
+    if (repinned.length === 0) return;
+    const written = await this.writeBack(owner, repinned);
+    for (const { unit, lock } of repinned)
+      if (written.has(unit.nodeId)) await this.records.saveLock(owner, unit, lock);
   }
 
   /** Writes the new locks into the owner, grouped by the version they were made for. */

@@ -7,7 +7,9 @@ const sources =
   (map: Record<string, string>, language = 'bun') =>
   (path: string) =>
     Promise.resolve(
-      map[path] === undefined ? undefined : ({ language, content: map[path] } satisfies ScriptSource),
+      map[path] === undefined
+        ? undefined
+        : ({ language, content: map[path], version: `v-${path}` } satisfies ScriptSource),
     );
 
 describe('collectRequirements', () => {
@@ -28,6 +30,8 @@ describe('collectRequirements', () => {
     expect(collected).toEqual({
       requirements: { 'fm-alpha': '1.0.0', 'fm-beta': '2.0.0', 'fm-gamma': 'latest' },
       directImports: ['f/lib/a'],
+      // Every script followed, at the version read: what a worker runs for this lock.
+      scripts: { 'f/lib/a': 'v-f/lib/a', 'f/lib/c': 'v-f/lib/c' },
     });
   });
 
@@ -84,6 +88,7 @@ describe('collectRequirements', () => {
     expect(collected).toEqual({
       requirements: { 'fmtest-py': '>=1.0', pyyaml: 'latest', requests: '==2.31.0' },
       directImports: ['f/lib/helpers'],
+      scripts: { 'f/lib/helpers': 'v-f/lib/helpers' },
     });
   });
 });

@@ -10,6 +10,8 @@ export type ImportScanner = (content: string, place: ImporterPlace) => FoundImpo
 export interface ScriptSource {
   readonly language: string;
   readonly content: string;
+  /** The deployed version this code is (its script hash). */
+  readonly version: string;
 }
 export type ScriptSourceLookup = (path: string) => Promise<ScriptSource | undefined>;
 
@@ -18,6 +20,8 @@ export interface CollectedRequirements {
   readonly requirements: Record<string, string>;
   /** Workspace scripts the code imports itself: these become dependency edges. */
   readonly directImports: string[];
+  /** Every workspace script followed (direct or not) and the version its code was read from. */
+  readonly scripts: Record<string, string>;
 }
 
 export class LockInputError extends Error {}
@@ -39,6 +43,7 @@ export async function collectRequirements(
   const own = new Map<string, string | undefined>();
   const pinned = new Map<string, string>();
   const directImports: string[] = [];
+  const scripts: Record<string, string> = {};
   const seen = new Set<string>(unit.place.kind === 'script' ? [unit.place.path] : []);
   let level: Array<{ content: string; place: ImporterPlace }> = [unit];
   for (let depth = 0; level.length > 0; depth++) {
@@ -68,6 +73,7 @@ export async function collectRequirements(
             throw new LockInputError(
               `imports /${found.path}, a script dependency-locker has not seen deployed (deploy it, then this again)`,
             );
+          scripts[found.path] = source.version;
           next.push({
             content: source.content,
             place: { kind: 'script', path: found.path },
@@ -83,6 +89,7 @@ export async function collectRequirements(
   return {
     requirements: Object.fromEntries(Object.entries(requirements).sort(([a], [b]) => a.localeCompare(b))),
     directImports,
+    scripts: Object.fromEntries(Object.entries(scripts).sort(([a], [b]) => a.localeCompare(b))),
   };
 }
 

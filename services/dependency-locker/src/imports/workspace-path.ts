@@ -1,5 +1,4 @@
-import { posix } from 'node:path';
-import type { LockOwnerKind } from '@flowmesh/contracts';
+import { workspaceImportPath as importPathFrom, type LockOwnerKind } from '@flowmesh/contracts';
 
 /** Where an importer's code sits: a relative import is read from there. */
 export interface ImporterPlace {
@@ -11,11 +10,11 @@ export interface ImporterPlace {
  * The workspace script a `/f/...`, `/u/...`, `./x` or `../x` import names (`f/lib/a`), or undefined
  * when it leaves the workspace. A script's relative imports are read from its folder; a flow's
  * step or an agent's tool is read as if it sat at `<owner>/flow` or `<owner>/agent`, as Windmill
- * reads a flow step's (`./a` in flow `f/app/main` is `f/app/main/a`). An extension is dropped.
+ * reads a flow step's (`./a` in flow `f/app/main` is `f/app/main/a`); workers read them the same
+ * way (`workspaceImportPath` in contracts).
  */
 export function workspaceImportPath(specifier: string, importer: ImporterPlace): string | undefined {
-  const base = importer.kind === 'script' ? posix.dirname(importer.path) : `${importer.path}`;
-  const joined = specifier.startsWith('/') ? posix.normalize(specifier) : posix.join('/', base, specifier);
-  const path = joined.slice(1).replace(/\.(?:ts|tsx|js|mjs|py)$/, '');
-  return /^(?:f|u)\/[^/]+\/.+/.test(path) ? path : undefined;
+  const slash = importer.path.lastIndexOf('/');
+  const base = importer.kind === 'script' ? importer.path.slice(0, Math.max(slash, 0)) : importer.path;
+  return importPathFrom(specifier, base);
 }

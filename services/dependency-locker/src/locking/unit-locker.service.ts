@@ -33,11 +33,11 @@ export interface LockedUnit {
 }
 
 /** The lock of a script without packages: nothing to resolve. */
-const EMPTY_NPM_LOCK = npmLockText({
+const EMPTY_NPM_LOCK = {
   hash: createHash('sha256').update('{}').digest('hex'),
   requirements: {},
   lockfile: { lockfileVersion: 3, requires: true, packages: { '': {} } },
-});
+};
 
 /**
  * Locks one unit of code: reads its imports (following workspace scripts through the code the
@@ -62,16 +62,20 @@ export class UnitLocker {
         scan,
         async (path) => {
           const found = await this.records.script(unit.workspace, path);
-          return found ? { language: found.language, content: found.content } : undefined;
+          return found
+            ? { language: found.language, content: found.content, version: found.ownerVersion }
+            : undefined;
         },
       );
     } catch (error) {
       if (error instanceof LockInputError) throw new MeshError('VALIDATION_FAILED', error.message);
       throw error;
     }
-    const { requirements, directImports } = collected;
+    const { requirements, directImports, scripts } = collected;
     if (python) return { lock: await this.python.resolve(requirements), directImports };
-    if (Object.keys(requirements).length === 0) return { lock: EMPTY_NPM_LOCK, directImports };
+    // The scripts it imports ride in the lock at the versions locked: workers run those.
+    if (Object.keys(requirements).length === 0)
+      return { lock: npmLockText(EMPTY_NPM_LOCK, scripts), directImports };
     const valid = TypescriptRequirementsSchema.safeParse(requirements);
     if (!valid.success)
       throw new MeshError(
@@ -79,6 +83,6 @@ export class UnitLocker {
         valid.error.issues.map((i) => `requirements.${i.path.join('.')}: ${i.message}`).join('; '),
       );
     const { lock } = await this.typescript.lock(valid.data);
-    return { lock: npmLockText(lock), directImports };
+    return { lock: npmLockText(lock, scripts), directImports };
   }
 }

@@ -11,6 +11,7 @@ import { Controller } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
 import { DependencyEdgeRepository } from '../map/dependency-edge.repository.js';
 import { LockRecordRepository } from '../map/lock-record.repository.js';
+import { ToolRevalidationRepository } from '../revalidation/tool-revalidation.repository.js';
 
 const DOMAIN = { script: 'scripts', flow: 'flows', agent: 'resources' } as const;
 
@@ -25,6 +26,7 @@ export class LockStatusHandler {
   constructor(
     private readonly records: LockRecordRepository,
     private readonly edges: DependencyEdgeRepository,
+    private readonly revalidations: ToolRevalidationRepository,
     mesh: MeshClient,
   ) {
     this.identity = createRegistryIdentityClient(mesh);
@@ -42,7 +44,11 @@ export class LockStatusHandler {
     if (!allowed)
       throw new MeshError('NOT_FOUND', `${req.owner_kind} ${req.path} not found`, { path: req.path });
     const owner = { workspace: req.workspace, kind: req.owner_kind, path: req.path };
-    const [units, imports] = await Promise.all([this.records.units(owner), this.edges.importsOf(owner)]);
+    const [units, imports, revalidations] = await Promise.all([
+      this.records.units(owner),
+      this.edges.importsOf(owner),
+      this.revalidations.of(owner),
+    ]);
     return {
       units: units.map((u) => ({
         node_id: u.nodeId,
@@ -53,6 +59,13 @@ export class LockStatusHandler {
         lock_sha256: u.lockSha256,
         error_log: u.errorLog,
         locked_at: u.lockedAt ? new Date(u.lockedAt).toISOString() : null,
+      })),
+      revalidations: revalidations.map((r) => ({
+        node_id: r.nodeId,
+        because_of: r.becauseOf,
+        status: r.status,
+        error_log: r.errorLog,
+        checked_at: new Date(r.checkedAt).toISOString(),
       })),
       imports: imports.map((e) => ({
         node_id: e.importerNodeId,

@@ -36,6 +36,16 @@ export const scriptRunnersSettingsShape = {
   FLOWMESH_PACKAGES_DIR: settings.text().default(join(tmpdir(), 'flowmesh-packages')),
   /** The npm executable that installs them (on the worker's own PATH). */
   FLOWMESH_NPM: settings.text().default('npm'),
+  /**
+   * The npm registry locks are installed from: the one dependency-locker resolves against
+   * (`FLOWMESH_LOCKER_NPM_REGISTRY`), since a lock written with `omit-lockfile-registry-resolved`
+   * names no host. Without it, npm's own configuration says.
+   */
+  FLOWMESH_NPM_REGISTRY: settings.httpUrl().optional(),
+  /** Where the packages python3 scripts' locks pin are installed, a directory per lock. */
+  FLOWMESH_PYTHON_PACKAGES_DIR: settings.text().default(join(tmpdir(), 'flowmesh-python-packages')),
+  /** The python package index they come from (`file://` works): dependency-locker's `FLOWMESH_LOCKER_PYTHON_INDEX`. */
+  FLOWMESH_PYTHON_INDEX: settings.text().optional(),
   /** The longest one install may take. */
   FLOWMESH_PACKAGES_TIMEOUT_S: settings.positiveInt().default(300),
   /** How long a worker uses a script's lock before it asks dependency-locker again (a refreshed lock). */
@@ -69,9 +79,11 @@ export interface ScriptRunnersConfig {
   readonly packages: {
     readonly cacheDir: string;
     readonly npm: string;
+    readonly registry?: string;
     readonly timeoutMs: number;
     readonly lockCacheMs: number;
   };
+  readonly pythonPackages: { readonly cacheDir: string; readonly indexUrl?: string };
   readonly subprocessPath: string;
   /** Who scripts run as and which network they see (`isolation/`). */
   readonly scriptSandbox: { readonly user: string; readonly network: SandboxNetwork };
@@ -93,8 +105,13 @@ export function toScriptRunnersConfig(env: Settings): ScriptRunnersConfig {
     packages: {
       cacheDir: env.FLOWMESH_PACKAGES_DIR,
       npm: env.FLOWMESH_NPM,
+      ...(env.FLOWMESH_NPM_REGISTRY ? { registry: env.FLOWMESH_NPM_REGISTRY } : {}),
       timeoutMs: env.FLOWMESH_PACKAGES_TIMEOUT_S * 1000,
       lockCacheMs: env.FLOWMESH_PACKAGES_LOCK_CACHE_S * 1000,
+    },
+    pythonPackages: {
+      cacheDir: env.FLOWMESH_PYTHON_PACKAGES_DIR,
+      ...(env.FLOWMESH_PYTHON_INDEX ? { indexUrl: env.FLOWMESH_PYTHON_INDEX } : {}),
     },
     subprocessPath: env.PATH,
     scriptSandbox: { user: env.FLOWMESH_SANDBOX_USER, network: env.FLOWMESH_SANDBOX_NETWORK },

@@ -8,11 +8,13 @@ import { SandboxedThreadJobs } from './isolation/sandboxed-thread-jobs.js';
 import { LanguageRunnerRegistry } from './language-runner.registry.js';
 import { PostgresqlRunner } from './postgresql/postgresql.runner.js';
 import { JobWorkdirs } from './process/job-workdir.js';
+import { PythonPackages } from './python/python-packages.js';
 import { PythonRunner } from './python/python.runner.js';
 import type { ScriptRunnersConfig } from './script-runners.config.js';
 import { PackageInstaller } from './typescript/package-installer.js';
 import { TypeScriptProcessRunner } from './typescript/typescript-process.runner.js';
 import { TypeScriptRunner } from './typescript/typescript.runner.js';
+import type { WorkspaceScriptReader } from './typescript/workspace-imports.js';
 
 export interface ScriptRunnersDeployment {
   /** Tags of this worker, named when a language is not served here. */
@@ -39,11 +41,15 @@ export class ScriptRunnersHost implements OnModuleDestroy {
     readonly missing: readonly string[],
   ) {}
 
-  /** `locker` locks the packages TypeScript scripts import that the worker does not have. */
+  /**
+   * `locker` locks the packages TypeScript scripts import that the worker does not have; `scripts`
+   * reads the workspace scripts they import (with each job's token).
+   */
   static async start(
     config: ScriptRunnersConfig,
     deployment: ScriptRunnersDeployment,
     locker?: LockerClient,
+    scripts?: WorkspaceScriptReader,
   ): Promise<ScriptRunnersHost> {
     const log = deployment.log ?? (() => undefined);
     const { sandbox, warnings } = resolveScriptSandbox(
@@ -73,6 +79,7 @@ export class ScriptRunnersHost implements OnModuleDestroy {
       {
         ...typescriptOptions,
         ...(locker ? { packages: new PackageInstaller(config.packages, locker) } : {}),
+        ...(scripts ? { scripts } : {}),
       },
       new TypeScriptProcessRunner(processOptions, workdirs),
       threads,
@@ -92,7 +99,20 @@ export class ScriptRunnersHost implements OnModuleDestroy {
       answers(config.bashExecutable, config.subprocessPath, sandbox),
     ]);
     if (python)
-      runners.push(new PythonRunner({ ...processOptions, executable: config.pythonExecutable }, workdirs));
+      runners.push(
+        new PythonRunner(
+          {
+            ...processOptions,
+            executable: config.pythonExecutable,
+            packages: new PythonPackages({
+              ...config.pythonPackages,
+              python: config.pythonExecutable,
+              timeoutMs: config.packages.timeoutMs,
+            }),
+          },
+          workdirs,
+        ),
+      );
     else missing.push(config.pythonExecutable);
     if (bash)
       runners.push(new BashRunner({ ...processOptions, executable: config.bashExecutable }, workdirs));

@@ -1,4 +1,4 @@
-import { createLockerClient } from '@flowmesh/contracts';
+import { createLockerClient, createRegistryItemsClient } from '@flowmesh/contracts';
 import { MeshClient } from '@flowmesh/messaging';
 import { Logger, Module, type DynamicModule } from '@nestjs/common';
 import { SCRIPT_RUNNER_REGISTRY } from '../ports/script-runner.port.js';
@@ -22,10 +22,12 @@ export class ScriptRunnersModule {
           useFactory: async (mesh: MeshClient) => {
             const logger = new Logger(ScriptRunnersModule.name);
             const log = (level: 'warn' | 'log', message: string): void => logger[level](message);
+            const scripts = createRegistryItemsClient(mesh);
             const host = await ScriptRunnersHost.start(
               config,
               { log, ...deployment },
               createLockerClient(mesh),
+              (request) => scripts.getScript(request),
             );
             if (host.missing.length > 0) {
               logger.warn(`not found, so their languages are not served here: ${host.missing.join(', ')}`);

@@ -38,6 +38,8 @@ import { ScriptRepository } from '../scripts/script.repository.js';
 import { AgentDeployListener } from '../locks/agent-deploy.listener.js';
 import { DeployEventWriter } from '../locks/deploy-event.writer.js';
 import { LocksHandler } from '../locks/locks.handler.js';
+import { AnnounceDeploysUseCase } from '../locks/announce-deploys.use-case.js';
+import { RevalidateAgentToolsUseCase } from '../locks/revalidate-agent-tools.use-case.js';
 import { WriteLocksUseCase } from '../locks/write-locks.use-case.js';
 import { ScriptsController } from '../scripts/scripts.controller.js';
 import { ScriptsHandler } from '../scripts/scripts.handler.js';
@@ -138,6 +140,8 @@ export class ItemsModule {
         DeployEventWriter,
         AgentDeployListener,
         WriteLocksUseCase,
+        RevalidateAgentToolsUseCase,
+        AnnounceDeploysUseCase,
       ],
       exports: EXPORTED,
     };

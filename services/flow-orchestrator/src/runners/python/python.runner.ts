@@ -1,4 +1,4 @@
-import type { ScriptLanguage } from '@flowmesh/contracts';
+import { parsePythonLockText, type ScriptLanguage } from '@flowmesh/contracts';
 import {
   JobError,
   type LogLineSink,
@@ -11,17 +11,22 @@ import type { JobWorkdirs } from '../process/job-workdir.js';
 import { describeExit, runScriptProcess } from '../process/script-process.js';
 import type { SubprocessOutcome } from '../process/subprocess.js';
 import { wrapperResult } from '../process/wrapper-reply.js';
+import type { PythonPackages } from './python-packages.js';
 import { PYTHON_WRAPPER } from './python-wrapper.source.js';
 
 export interface PythonRunnerOptions {
   readonly executable: string;
   readonly path: string;
   readonly maxResultBytes: number;
+  /** Installs what a job's lock pins; without it a lock is not installed. */
+  readonly packages?: PythonPackages;
 }
 
 /**
  * `python3` scripts as subprocesses: `main(**kwargs)` through a small wrapper, arguments in on
- * fd 3 and the result out on fd 4 as JSON, so stdout and stderr stay the job's logs.
+ * fd 3 and the result out on fd 4 as JSON, so stdout and stderr stay the job's logs. A job whose
+ * lock pins packages (dependency-locker's, `# py: 3.x` then `name==version` lines) gets them
+ * installed once per lock (`python-packages.ts`) on its `PYTHONPATH` before it starts.
  */
 export class PythonRunner implements ScriptRunner {
   readonly languages: readonly ScriptLanguage[] = ['python3'];
@@ -31,13 +36,25 @@ export class PythonRunner implements ScriptRunner {
     private readonly workdirs: JobWorkdirs,
   ) {}
 
-  run(job: ScriptJob, onLog: LogLineSink, options: ScriptRunOptions = {}): Promise<unknown> {
+  async run(job: ScriptJob, onLog: LogLineSink, options: ScriptRunOptions = {}): Promise<unknown> {
+    // Installed before the job starts: not part of its time limit.
+    const lock = this.options.packages ? parsePythonLockText(job.lock) : undefined;
+    const packagesDir =
+      lock && Object.keys(lock.pins).length > 0
+        ? await this.options.packages!.dirFor(lock, onLog)
+        : undefined;
+    if (options.signal?.aborted) throw jobErrors.canceled();
     const spec = {
       fileName: 'main.py',
       executable: this.options.executable,
       path: this.options.path,
       args: (script: string) => ['-u', '-c', PYTHON_WRAPPER, script, job.entrypoint ?? 'main'],
-      env: { PYTHONUNBUFFERED: '1', PYTHONDONTWRITEBYTECODE: '1', PYTHONIOENCODING: 'utf-8' },
+      env: {
+        PYTHONUNBUFFERED: '1',
+        PYTHONDONTWRITEBYTECODE: '1',
+        PYTHONIOENCODING: 'utf-8',
+        ...(packagesDir ? { PYTHONPATH: packagesDir } : {}),
+      },
       input: JSON.stringify(job.args),
       resultLimitBytes: this.options.maxResultBytes + 64,
     };

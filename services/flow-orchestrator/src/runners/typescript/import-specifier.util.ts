@@ -23,7 +23,7 @@ export function importTarget(specifier: string): ImportTarget {
   if (specifier.startsWith('.') || specifier.startsWith('/')) {
     return {
       kind: 'refused',
-      reason: `import of '${specifier}': an inline script has no files beside it to import`,
+      reason: `import of '${specifier}': not a workspace script this job read before it started (import /f/..., /u/... or a relative path, written as a literal)`,
     };
   }
   return { kind: 'module', specifier };

@@ -180,11 +180,14 @@ export const JOB_REALM_PRELUDE = String.raw`
   }
 
   return {
-    /** What the module function gets as __fm: imports (each one retires the thread) and import.meta. */
+    /**
+     * What a module function gets as __fm: imports (a package or built-in retires the thread; a
+     * workspace script, read before the job, runs in this realm) and import.meta.
+     */
     moduleHost(url) {
       return {
         load: (specifier) => new Promise((resolve, reject) => {
-          hostLoad(String(specifier)).then(resolve, reject);
+          hostLoad(String(specifier), url).then(resolve, reject);
         }),
         meta: { url },
       };

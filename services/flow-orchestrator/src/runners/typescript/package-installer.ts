@@ -21,6 +21,8 @@ export interface PackageInstallerOptions {
   readonly cacheDir: string;
   /** The npm executable. */
   readonly npm: string;
+  /** The registry tarballs come from when a lock names no host (npm's configured one otherwise). */
+  readonly registry?: string;
   readonly timeoutMs: number;
   /** How long a lock is used before dependency-locker is asked again (it may have refreshed it). */
   readonly lockCacheMs: number;
@@ -166,6 +168,7 @@ export class PackageInstaller {
       '--no-fund',
       '--no-update-notifier',
       '--loglevel=error',
+      ...(this.options.registry ? [`--registry=${this.options.registry}`] : []),
     ];
     return new Promise((resolve, reject) => {
       execFile(

@@ -28,6 +28,7 @@ const { JOB_REALM_PRELUDE } = await import('./job-realm.prelude.js');
 const { argumentsFor, mainParams } = await import('./main-params.util.js');
 type MainParam = ReturnType<typeof mainParams>[number];
 const { importForScript } = await import('./import-specifier.util.js');
+const { moduleUrl, workspaceModuleLoader } = await import('./workspace-modules.js');
 const { AWAITING_AFTER_MS, REALMS_PER_THREAD } = await import('./typescript-thread.protocol.js');
 
 interface RealmApi {
@@ -87,7 +88,7 @@ interface JobHost {
   schedule(id: unknown, ms: unknown, repeat: unknown): void;
   cancel(id: unknown): void;
   hostGlobal(name: unknown): unknown;
-  load(specifier: unknown): Promise<unknown>;
+  load(specifier: unknown, importerUrl: unknown): Promise<unknown>;
 }
 
 /** A V8 context with the job realm installed, serving one job at a time. */
@@ -154,8 +155,8 @@ function newRealm(): Realm {
     schedule: (id: unknown, ms: unknown, repeat: unknown) => realm.current?.schedule(id, ms, repeat),
     cancel: (id: unknown) => realm.current?.cancel(id),
     hostGlobal: (name: unknown) => realm.current?.hostGlobal(name),
-    load: (specifier: unknown) =>
-      realm.current?.load(specifier) ?? Promise.reject(new Error('the job has ended')),
+    load: (specifier: unknown, importerUrl: unknown) =>
+      realm.current?.load(specifier, importerUrl) ?? Promise.reject(new Error('the job has ended')),
     platform: process.platform,
     arch: process.arch,
     version: process.version,
@@ -296,20 +297,31 @@ async function run(running: RunningJob): Promise<ThreadOutbound> {
       touchThreadRealm();
       return (globalThis as Record<string, unknown>)[String(name)];
     },
-    load: (specifier) => {
+    load: (specifier, importerUrl) => {
       if (running.finished) return Promise.reject(new Error('the job has ended'));
+      // A workspace script runs in the job's own realm: the thread stays untouched.
+      const own = loadWorkspace?.(String(specifier), String(importerUrl));
+      if (own) return own;
       touchThreadRealm();
       return hostModule(String(specifier), job.packages);
     },
   };
   let realm: Realm | undefined;
+  let loadWorkspace: ReturnType<typeof workspaceModuleLoader> | undefined;
   try {
     realm = realmFor(job.realmKey);
     realm.current = jobHost;
     realm.api.setEnv(job.envJson);
     running.realm = realm.api;
     const context = realm.context;
-    const filename = `file:///${job.path ?? 'script'}.ts`;
+    const api = realm.api;
+    if (job.workspace)
+      loadWorkspace = workspaceModuleLoader(job.workspace, async (source, url) =>
+        (compile(source, url).runInContext(context) as (host: object) => Promise<unknown>)(
+          api.moduleHost(url),
+        ),
+      );
+    const filename = moduleUrl(job.path);
     const moduleFunction = compile(job.functionSource, filename).runInContext(context) as (
       host: object,
     ) => Promise<unknown>;

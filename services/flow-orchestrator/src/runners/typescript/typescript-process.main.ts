@@ -1,12 +1,13 @@
 import { readFileSync, writeSync } from 'node:fs';
 import vm from 'node:vm';
 import type * as SiblingsHook from '../../typescript-siblings.hook.js';
+import type { WorkspaceModules } from './workspace-modules.js';
 
 /**
  * A TypeScript job as a process of its own, for jobs that need their own working directory (the
  * steps of a `same_worker` flow share `./shared`; a worker thread has its process's directory).
  * `node typescript-process.main.js <script file> <entrypoint> <file name for stack traces>`:
- * the arguments come as JSON on fd 3, the outcome goes to fd 4 (`{ok: true, result}` or
+ * the arguments (and the workspace scripts it imports) come as JSON on fd 3 (`{args, workspace?}`), the outcome goes to fd 4 (`{ok: true, result}` or
  * `{ok: false, error: {name, message, stack}}`), stdout and stderr are the job's log. The script
  * runs as it does in a thread: the same module function, import rules, and `main` arguments by name.
  */
@@ -20,6 +21,7 @@ if (import.meta.url.endsWith('.ts')) {
 const { scriptFunctionSource } = await import('./typescript-source.util.js');
 const { argumentsFor, mainParams } = await import('./main-params.util.js');
 const { importForScript } = await import('./import-specifier.util.js');
+const { workspaceModuleLoader } = await import('./workspace-modules.js');
 
 const [scriptPath = '', entrypoint = 'main', filename = 'file:///script.ts', packagesJson] =
   process.argv.slice(2);
@@ -50,14 +52,25 @@ process.on('uncaughtException', fail);
 process.on('unhandledRejection', fail);
 
 try {
-  const args = JSON.parse(readFileSync(3, 'utf8') || '{}') as Record<string, unknown>;
+  const { args = {}, workspace } = JSON.parse(readFileSync(3, 'utf8') || '{}') as {
+    args?: Record<string, unknown>;
+    workspace?: WorkspaceModules;
+  };
+  type ModuleFunction = (host: object) => Promise<Record<string, unknown>>;
+  const hostFor = (url: string): object => ({
+    load: (specifier: unknown) =>
+      loadWorkspace?.(String(specifier), url) ?? importForScript(String(specifier), packages),
+    meta: { url },
+  });
+  const loadWorkspace = workspace
+    ? workspaceModuleLoader(workspace, (source, url) =>
+        (vm.runInThisContext(source, { filename: url }) as ModuleFunction)(hostFor(url)),
+      )
+    : undefined;
   const moduleFunction = vm.runInThisContext(scriptFunctionSource(readFileSync(scriptPath, 'utf8')), {
     filename,
-  }) as (host: object) => Promise<Record<string, unknown>>;
-  const exports = await moduleFunction({
-    load: (specifier: unknown) => importForScript(String(specifier), packages),
-    meta: { url: filename },
-  });
+  }) as ModuleFunction;
+  const exports = await moduleFunction(hostFor(filename));
   const entry = exports[entrypoint];
   if (typeof entry !== 'function') {
     throw failure('ExecutionErr', `the script exports no function named ${entrypoint}`);

@@ -76,7 +76,7 @@ describe('TypeScriptProcessRunner', () => {
       runner.run(job("import x from './local.ts';\nexport function main() { return x; }"), () => {}),
     );
     expect(imported.name).toBe('ImportError');
-    expect(imported.message).toMatch(/no files beside it/);
+    expect(imported.message).toMatch(/not a workspace script this job read before it started/);
     const missing = await failure(runner.run(job('export function other() {}'), () => {}));
     expect([missing.name, missing.message]).toEqual([
       'ExecutionErr',

@@ -4,6 +4,7 @@ import { JobError } from '../../ports/script-runner.port.js';
 import { jobErrors } from '../job-errors.js';
 import type { JobWorkdirs } from '../process/job-workdir.js';
 import type { JobPackages } from './import-specifier.util.js';
+import { moduleUrl, type WorkspaceModules } from './workspace-modules.js';
 import { describeExit, runScriptProcess } from '../process/script-process.js';
 import type { SubprocessOutcome } from '../process/subprocess.js';
 import { wrapperResult } from '../process/wrapper-reply.js';
@@ -36,8 +37,9 @@ export class TypeScriptProcessRunner {
     onLog: LogLineSink,
     options: ScriptRunOptions = {},
     packages?: JobPackages,
+    workspace?: WorkspaceModules,
   ): Promise<unknown> {
-    const filename = `file:///${job.path ?? 'script'}.ts`;
+    const filename = moduleUrl(job.path);
     const spec = {
       fileName: 'main.ts',
       executable: process.execPath,
@@ -51,7 +53,7 @@ export class TypeScriptProcessRunner {
         filename,
         ...(packages ? [JSON.stringify(packages)] : []),
       ],
-      input: JSON.stringify(job.args),
+      input: JSON.stringify({ args: job.args, ...(workspace ? { workspace } : {}) }),
       resultLimitBytes: this.options.maxResultBytes + 64,
       // V8 reserves far more address space than it uses: its heap limit is the memory limit.
       limitAddressSpace: false,

@@ -1,4 +1,5 @@
 import type { JobPackages } from './import-specifier.util.js';
+import type { WorkspaceModules } from './workspace-modules.js';
 
 /** Messages between the TypeScript runner and its worker threads. */
 
@@ -40,6 +41,8 @@ export interface ThreadJob {
   readonly trustKey?: string;
   /** The packages installed for this job (its imports of them are loaded from there). */
   readonly packages?: JobPackages;
+  /** The workspace scripts it imports, read before it started. */
+  readonly workspace?: WorkspaceModules;
 }
 
 export type ThreadInbound = { readonly type: 'run'; readonly job: ThreadJob };

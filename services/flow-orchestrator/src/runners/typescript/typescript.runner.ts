@@ -13,6 +13,7 @@ import type { PackageInstaller } from './package-installer.js';
 import { scriptRequirements } from './script-packages.js';
 import { scriptFunctionSource } from './typescript-source.util.js';
 import type { TypeScriptProcessRunner } from './typescript-process.runner.js';
+import { readWorkspaceImports, type JobWorkspace, type WorkspaceScriptReader } from './workspace-imports.js';
 import {
   ThreadJobs,
   type ThreadJobsOptions,
@@ -26,7 +27,12 @@ const FUNCTION_SOURCES_KEPT = 512;
 export interface TypeScriptRunnerOptions extends ThreadJobsOptions {
   /** Installs the packages scripts import that the worker does not have; without it they fail to import. */
   readonly packages?: PackageInstaller;
+  /** Reads the workspace scripts a job imports (`/f/...`, `./x`), with its token; without it they fail to import. */
+  readonly scripts?: WorkspaceScriptReader;
 }
+
+/** Cheap test before parsing: only a script with a quoted `/`, `./` or `../` can import a workspace script. */
+const MAY_IMPORT_SCRIPTS = /['"`]\.{0,2}\//;
 
 /**
  * `bun`, `bunnative`, `deno` and `nativets` scripts on Node's own TypeScript type stripping, in
@@ -65,15 +71,17 @@ export class TypeScriptRunner implements ScriptRunner {
   async run(job: ScriptJob, onLog: LogLineSink, options: ScriptRunOptions = {}): Promise<unknown> {
     const { signal, onStart } = options;
     if (signal?.aborted) throw jobErrors.canceled();
-    // Installed before the job starts: a first install is not part of its time limit.
-    const requirements = this.requirementsOf(job);
+    // Read and installed before the job starts: neither is part of its time limit.
+    const imported = await this.workspaceOf(job);
+    if (signal?.aborted) throw jobErrors.canceled();
+    const requirements = this.requirementsOf(job, imported);
     let packages: JobPackages | undefined;
     if (requirements) {
       packages = await this.options.packages!.packagesFor(requirements, onLog, parseNpmLockText(job.lock));
       if (signal?.aborted) throw jobErrors.canceled();
     }
     if (job.workdirKey !== undefined && this.processes)
-      return this.processes.run(job, onLog, options, packages);
+      return this.processes.run(job, onLog, options, packages, imported?.workspace);
     const functionSource = this.functionSourceOf(job.content);
     // A script that does not parse fails as it starts, without a thread.
     if ('error' in functionSource) {
@@ -99,6 +107,7 @@ export class TypeScriptRunner implements ScriptRunner {
           ...(job.realmKey !== undefined ? { realmKey: job.realmKey } : {}),
           ...(job.trustKey !== undefined ? { trustKey: job.trustKey } : {}),
           ...(packages ? { packages } : {}),
+          ...(imported ? { workspace: imported.workspace } : {}),
         },
       },
       onLog,
@@ -128,12 +137,21 @@ export class TypeScriptRunner implements ScriptRunner {
     return converted;
   }
 
-  /** What the job's imports need installed, when the worker installs packages and it imports any it lacks. */
-  private requirementsOf(job: ScriptJob): TypescriptRequirements | undefined {
+  /** The workspace scripts the job imports, read with its token, when it imports any. */
+  private async workspaceOf(job: ScriptJob): Promise<JobWorkspace | undefined> {
+    if (!this.options.scripts || !MAY_IMPORT_SCRIPTS.test(job.content)) return undefined;
+    return readWorkspaceImports(job, this.options.scripts, (content) => this.functionSourceOf(content));
+  }
+
+  /**
+   * What the job's imports (and those of the scripts it imports) need installed, when the worker
+   * installs packages and they import any it lacks. The job's own ranges win.
+   */
+  private requirementsOf(job: ScriptJob, imported?: JobWorkspace): TypescriptRequirements | undefined {
     if (!this.options.packages) return undefined;
     let requirements: TypescriptRequirements;
     try {
-      requirements = scriptRequirements(job.content);
+      requirements = { ...imported?.requirements, ...scriptRequirements(job.content) };
     } catch (error) {
       throw new JobError('ImportError', (error as Error).message);
     }

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-/** `python3 -m pip` works here (the python resolver's tests need it). */
+/** `python3 -m pip` works here (the python resolver's and runner's tests need it). */
 export const pipAvailable =
   spawnSync('python3', ['-m', 'pip', '--version'], { stdio: 'ignore', timeout: 30_000 }).status === 0;
 
@@ -11,6 +11,7 @@ export const pipAvailable =
 export type PythonIndexContents = Record<string, Record<string, string[]>>;
 
 // Wheels are zip files with METADATA, WHEEL and RECORD; the index is PEP 503 (a page per project).
+// Each wheel's package is `<name with _>/__init__.py` holding `__version__`, so a test can import it.
 const BUILD = `
 import json, os, sys, zipfile
 root, contents = sys.argv[1], json.loads(sys.argv[2])
@@ -21,7 +22,7 @@ for name, versions in contents.items():
         dist = f"{name.replace('-', '_')}-{version}"
         wheel = f"{dist}-py3-none-any.whl"
         with zipfile.ZipFile(os.path.join(root, name, wheel), "w") as z:
-            z.writestr(f"{name.replace('-', '_')}/__init__.py", "")
+            z.writestr(f"{name.replace('-', '_')}/__init__.py", f"__version__ = {version!r}\\n")
             z.writestr(f"{dist}.dist-info/METADATA", f"Metadata-Version: 2.1\\nName: {name}\\nVersion: {version}\\n" + "".join(f"Requires-Dist: {r}\\n" for r in requires))
             z.writestr(f"{dist}.dist-info/WHEEL", "Wheel-Version: 1.0\\nGenerator: flowmesh-test\\nRoot-Is-Purelib: true\\nTag: py3-none-any\\n")
             z.writestr(f"{dist}.dist-info/RECORD", "")
