@@ -38,6 +38,7 @@ export {
 export { KeyringCipher, type OpenFailure, type SealedValue } from './config/keyring-cipher.js';
 export { JobTokenSealer } from './config/job-token.sealer.js';
 export { SERVICE_HEADER } from './http/service-header.middleware.js';
+export { jsonDepth, MAX_JSON_DEPTH } from './http/json-depth.guard.js';
 export { HTTP_STATUS_OF, MeshErrorHttpFilter } from './http/mesh-error-http.filter.js';
 export { npmEnvironment } from './runtime/npm-environment.js';
 export { checkS3Credentials, s3ConnectionOf, S3_SETTINGS, type S3Connection } from './config/s3-settings.js';

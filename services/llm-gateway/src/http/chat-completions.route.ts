@@ -1,27 +1,27 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { SERVICE_HEADER } from '@flowmesh/bootstrap';
-import { MeshError } from '@flowmesh/contracts';
 import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { context, propagation, ROOT_CONTEXT } from '@opentelemetry/api';
 import { ChatCompletionsService } from './chat-completions.service.js';
 import { EDGE_CONFIG, type EdgeConfig } from './edge.config.js';
+import { parseJsonBody, readRequestBody } from './read-request-body.js';
 import { sendHttpError } from './send-http-error.js';
 
 const CHAT_PATH = '/v1/chat/completions';
 
 /**
- * `POST /v1/chat/completions` straight from the HTTP server to `ChatCompletionsService`: the
- * hottest route skips Express (router, body parsers), Nest's pipeline and the generic HTTP
- * server instrumentation, which together cost more CPU per proxied call than the proxying itself
- * (bench/gateway measures it). Tracing is kept where it matters: the caller's `traceparent` is
- * extracted here, so the call's GenAI span (`chat <model>`, from `LlmCallRecorder`) continues the
- * caller's trace, and log lines carry its ids. The body is read raw, parsed once for routing, and
- * forwarded as received on the pass-through path. Everything else (a compressed body included)
- * goes to the server's usual `request` handling unchanged.
+ * `POST /v1/chat/completions`, every one of them, straight from the HTTP server to
+ * `ChatCompletionsService`: the hottest route skips Express (router, body parsers), Nest's
+ * pipeline and the generic HTTP server instrumentation, which together cost more CPU per proxied
+ * call than the proxying itself (bench/gateway measures it). Tracing is kept where it matters: the
+ * caller's `traceparent` is extracted here, so the call's GenAI span (`chat <model>`, from
+ * `LlmCallRecorder`) continues the caller's trace, and log lines carry its ids. The body is read
+ * raw (decoded first when it came compressed), parsed once for routing, and forwarded as received
+ * on the pass-through path. Every other request goes to the server's usual `request` handling.
  */
 @Injectable()
-export class ChatFastLane implements OnApplicationBootstrap {
+export class ChatCompletionsRoute implements OnApplicationBootstrap {
   constructor(
     private readonly adapterHost: HttpAdapterHost,
     private readonly chat: ChatCompletionsService,
@@ -33,16 +33,16 @@ export class ChatFastLane implements OnApplicationBootstrap {
     if (!server) return;
     // The instance's own `emit`, ahead of the prototype's (which the HTTP instrumentation wraps).
     const emit = Reflect.get(server, 'emit') as (this: Server, ...args: unknown[]) => boolean;
-    const lane = (req: IncomingMessage, res: ServerResponse) => this.take(req, res);
+    const route = (req: IncomingMessage, res: ServerResponse) => this.take(req, res);
     server.emit = function (this: Server, event: string | symbol, ...args: unknown[]): boolean {
-      if (event === 'request' && lane(args[0] as IncomingMessage, args[1] as ServerResponse)) return true;
+      if (event === 'request' && route(args[0] as IncomingMessage, args[1] as ServerResponse)) return true;
       return Reflect.apply<Server, unknown[], boolean>(emit, this, [event, ...args]);
     } as Server['emit'];
   }
 
   /** Serves the request when it is the chat route; false leaves it to the usual handling. */
   private take(req: IncomingMessage, res: ServerResponse): boolean {
-    if (req.method !== 'POST' || req.headers['content-encoding'] !== undefined) return false;
+    if (req.method !== 'POST') return false;
     const url = req.url ?? '';
     if (url !== CHAT_PATH && !url.startsWith(`${CHAT_PATH}?`)) return false;
     res.setHeader(SERVICE_HEADER, 'llm-gateway');
@@ -60,42 +60,12 @@ export class ChatFastLane implements OnApplicationBootstrap {
   private async serve(req: IncomingMessage & { body?: unknown }, res: ServerResponse): Promise<void> {
     let raw: Buffer;
     try {
-      raw = await readBody(req, this.config.maxBodyBytes);
-      req.body = raw.length > 0 ? (JSON.parse(raw.toString('utf8')) as unknown) : undefined;
+      raw = await readRequestBody(req, this.config.maxBodyBytes);
+      req.body = parseJsonBody(raw);
     } catch (error) {
-      sendHttpError(
-        res,
-        error instanceof MeshError
-          ? error
-          : new MeshError('VALIDATION_FAILED', 'the body is not valid JSON', { param: 'body' }),
-      );
+      sendHttpError(res, error);
       return;
     }
     await this.chat.handle(req, res, {}, raw);
   }
-}
-
-function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
-  const declared = Number(req.headers['content-length'] ?? Number.NaN);
-  if (declared > limit) return Promise.reject(tooLarge(limit));
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
-        req.removeAllListeners('data');
-        req.resume();
-        reject(tooLarge(limit));
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.once('end', () => resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size)));
-    req.once('error', reject);
-  });
-}
-
-function tooLarge(limit: number): MeshError {
-  return new MeshError('LIMIT_EXCEEDED', `the request body is larger than ${limit} bytes`, { param: 'body' });
 }
