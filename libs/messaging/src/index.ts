@@ -25,7 +25,6 @@ export {
 } from './server/mesh-handler.decorators.js';
 export { MeshContext, type MeshMessageInfo } from './server/mesh-context.js';
 export { HandBackError } from './server/hand-back.error.js';
-export { SettlingDrops } from './server/settling-drops.js';
 export type {
   EventBinding,
   MeshBinding,
@@ -41,7 +40,6 @@ export { OutboxRelay, type OutboxRelayOptions } from './outbox/outbox.relay.js';
 export { outboxTablePath } from './outbox/outbox-table.util.js';
 export { captureTraceHeaders } from './tracing/message-tracing.js';
 export { listenToEvent } from './client/listen-to-event.js';
-export { gatewayChat, type GatewayChatOptions, type GatewayChatStream } from './client/gateway-chat.js';
 export {
   generateNatsPassword,
   meshNatsCredentials,

@@ -1,5 +1,6 @@
+import { SettlingDrops } from '@flowmesh/cache-invalidation';
 import { IDENTITY_EVENTS } from '@flowmesh/contracts';
-import { InjectMeshConnection, SettlingDrops, type MeshConnection } from '@flowmesh/messaging';
+import { InjectMeshConnection, type MeshConnection } from '@flowmesh/messaging';
 import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import type { z } from 'zod';
 import type { AuthenticationCache } from './authentication.cache.js';

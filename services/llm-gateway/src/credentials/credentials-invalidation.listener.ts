@@ -1,3 +1,4 @@
+import { SettlingDrops } from '@flowmesh/cache-invalidation';
 import {
   IDENTITY_EVENTS,
   ITEM_EVENTS,
@@ -9,13 +10,7 @@ import {
   type TokenRevokedEvent,
   secondDropAfterMs,
 } from '@flowmesh/contracts';
-import {
-  HandleEvent,
-  InjectMeshConnection,
-  listenToEvent,
-  SettlingDrops,
-  type MeshConnection,
-} from '@flowmesh/messaging';
+import { HandleEvent, InjectMeshConnection, listenToEvent, type MeshConnection } from '@flowmesh/messaging';
 import { Controller, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
 import { RegistryCredentialsResolver } from './registry-credentials.resolver.js';
