@@ -27,7 +27,9 @@ export function readRequestBody(req: IncomingMessage, limit: number): Promise<Bu
   const decoder = Object.hasOwn(DECODERS, encoding) ? DECODERS[encoding] : undefined;
   if (!decoder)
     return Promise.reject(
-      new MeshError('UNSUPPORTED', `unsupported content encoding "${encoding}"`, { param: 'content-encoding' }),
+      new MeshError('UNSUPPORTED', `unsupported content encoding "${encoding}"`, {
+        param: 'content-encoding',
+      }),
     );
   const decoded = decoder();
   req.pipe(decoded);
