@@ -182,8 +182,8 @@ describe('llm-gateway HTTP: OpenAI API with an OpenAI-compatible provider behind
   });
 
   it('takes a compressed body on the same route, and refuses an unknown encoding and JSON nested too deep', async () => {
-    const post = (body: Buffer | string, encoding?: string) =>
-      fetch(`${cast.gateway.url}/v1/chat/completions`, {
+    const post = (body: Buffer | string, encoding?: string, path = '/v1/chat/completions') =>
+      fetch(`${cast.gateway.url}${path}`, {
         method: 'POST',
         headers: {
           authorization: `Bearer ${cast.reader.token}`,
@@ -208,6 +208,14 @@ describe('llm-gateway HTTP: OpenAI API with an OpenAI-compatible provider behind
       });
       // The provider gets the body decoded, as the caller wrote it.
       expect(fake.lastRequest().rawBody).toBe(request(`sent as ${encoding}`));
+    }
+    // The route as Express matched it: not case-sensitive, a trailing slash optional.
+    for (const path of ['/v1/chat/completions/', '/V1/Chat/Completions?x=1']) {
+      fake.reply({ text: `answered on ${path}` });
+      const response = await post(request('hi'), undefined, path);
+      expect(await response.json()).toMatchObject({
+        choices: [{ message: { content: `answered on ${path}` } }],
+      });
     }
 
     const before = fake.requests.length;

@@ -42,9 +42,7 @@ export class ChatCompletionsRoute implements OnApplicationBootstrap {
 
   /** Serves the request when it is the chat route; false leaves it to the usual handling. */
   private take(req: IncomingMessage, res: ServerResponse): boolean {
-    if (req.method !== 'POST') return false;
-    const url = req.url ?? '';
-    if (url !== CHAT_PATH && !url.startsWith(`${CHAT_PATH}?`)) return false;
+    if (req.method !== 'POST' || !isChatPath(req.url ?? '')) return false;
     res.setHeader(SERVICE_HEADER, 'llm-gateway');
     const traced = req.headers.traceparent !== undefined || req.headers.baggage !== undefined;
     // Without trace headers there is nothing to extract: already in the root context, it just runs.
@@ -68,4 +66,12 @@ export class ChatCompletionsRoute implements OnApplicationBootstrap {
     }
     await this.chat.handle(req, res, {}, raw);
   }
+}
+
+/** The chat route as Express matched it (routes are not case-sensitive, a trailing slash is optional). */
+function isChatPath(url: string): boolean {
+  if (url === CHAT_PATH) return true;
+  const query = url.indexOf('?');
+  const path = (query === -1 ? url : url.slice(0, query)).toLowerCase();
+  return path === CHAT_PATH || path === `${CHAT_PATH}/`;
 }
