@@ -28,7 +28,7 @@ import {
  * the request and the caller's access to the provider resource, replies, and publishes
  * `ChatStreamEnvelope`s on that subject until a final `message` or `error` event. `gateway.chat.cancel`
  * stops a chat from any replica: the one running it aborts the upstream request and ends the
- * stream with an `error` event of class `cancelled`. `gatewayChat` in @flowmesh/messaging does all
+ * stream with an `error` event of class `cancelled`. `gatewayChat` in @flowmesh/gateway-chat does all
  * of this behind an `AsyncIterable<ChatEvent>`.
  *
  * Provider failures on the request/reply subjects are `MeshError`s whose `details` is a

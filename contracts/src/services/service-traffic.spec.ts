@@ -127,7 +127,7 @@ describe.each(SERVICE_NAMES)('SERVICE_TRAFFIC of %s matches its sources', (servi
     ];
     for (const [pattern, subject, direction] of uses)
       if (pattern.test(source)) expected[direction].add(subject);
-    // gatewayChat (libs/messaging) hears the chat's token stream for its caller.
+    // gatewayChat (libs/gateway-chat) hears the chat's token stream for its caller.
     if (/\bgatewayChat\(/.test(source)) expected.subscribes.add('stream.*');
     expect(sorted(traffic.publishes)).toEqual(sorted(expected.publishes));
     expect(sorted(traffic.subscribes)).toEqual(sorted(expected.subscribes));

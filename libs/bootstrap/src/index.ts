@@ -26,18 +26,8 @@ export {
 } from './config/common-config.schema.js';
 export { SERVICE_CONFIG } from './config/service-config.token.js';
 export * as settings from './config/setting.schemas.js';
-export {
-  checkSecretKeysSetting,
-  insecureDevelopmentKeyring,
-  INSECURE_DEVELOPMENT_KEY_ID,
-  parseSecretKeys,
-  secretKeyringOf,
-  type SecretKey,
-  type SecretKeyring,
-} from './config/secret-keyring.js';
-export { KeyringCipher, type OpenFailure, type SealedValue } from './config/keyring-cipher.js';
-export { JobTokenSealer } from './config/job-token.sealer.js';
 export { SERVICE_HEADER } from './http/service-header.middleware.js';
+export { jsonDepth, MAX_JSON_DEPTH } from './http/json-depth.guard.js';
 export { HTTP_STATUS_OF, MeshErrorHttpFilter } from './http/mesh-error-http.filter.js';
 export { npmEnvironment } from './runtime/npm-environment.js';
 export { checkS3Credentials, s3ConnectionOf, S3_SETTINGS, type S3Connection } from './config/s3-settings.js';

@@ -31,7 +31,6 @@ export {
   type MeshAuthenticator,
 } from './server/mesh-caller.decorator.js';
 export { HandBackError } from './server/hand-back.error.js';
-export { SettlingDrops } from './server/settling-drops.js';
 export type {
   EventBinding,
   MeshBinding,
@@ -48,7 +47,6 @@ export { OutboxRelay, type OutboxRelayOptions } from './outbox/outbox.relay.js';
 export { outboxTablePath } from './outbox/outbox-table.util.js';
 export { captureTraceHeaders } from './tracing/message-tracing.js';
 export { listenToEvent } from './client/listen-to-event.js';
-export { gatewayChat, type GatewayChatOptions, type GatewayChatStream } from './client/gateway-chat.js';
 export {
   generateNatsPassword,
   meshNatsCredentials,

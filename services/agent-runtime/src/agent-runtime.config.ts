@@ -1,14 +1,12 @@
 import {
   checkS3Credentials,
-  checkSecretKeysSetting,
   s3ConnectionOf,
   S3_SETTINGS,
-  secretKeyringOf,
   settings,
   type S3Connection,
-  type SecretKeyring,
   type ServiceConfig,
 } from '@flowmesh/bootstrap';
+import { checkSecretKeysSetting, secretKeyringOf, type SecretKeyring } from '@flowmesh/keyring';
 import {
   OUTBOUND_ALLOW_CIDRS_SETTING,
   outboundAllowCidrsSetting,

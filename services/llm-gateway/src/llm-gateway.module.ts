@@ -18,8 +18,8 @@ import { EmbedService } from './embeddings/embed.service.js';
 import { GenerateImageHandler } from './images/generate-image.handler.js';
 import { GenerateImageService } from './images/generate-image.service.js';
 import { ImageUpload } from './images/image-upload.js';
+import { ChatCompletionsRoute } from './http/chat-completions.route.js';
 import { ChatCompletionsService } from './http/chat-completions.service.js';
-import { ChatFastLane } from './http/chat-fast-lane.js';
 import { EDGE_CONFIG } from './http/edge.config.js';
 import { ModelsAndEmbeddingsService } from './http/models-and-embeddings.service.js';
 import { OpenAIApiController, WorkspaceProxyController } from './http/openai-api.controller.js';
@@ -90,7 +90,7 @@ export class LlmGatewayModule {
         ListModelsService,
         ProviderCallerService,
         ChatCompletionsService,
-        ChatFastLane,
+        ChatCompletionsRoute,
         ModelsAndEmbeddingsService,
         WorkspaceProxyService,
       ],

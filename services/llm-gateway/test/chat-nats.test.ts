@@ -8,7 +8,7 @@ import {
   type ChatStreamEnvelope,
   type GatewayClient,
 } from '@flowmesh/contracts';
-import { gatewayChat } from '@flowmesh/messaging';
+import { gatewayChat } from '@flowmesh/gateway-chat';
 import {
   expectEventually,
   fakeEmbedding,

@@ -1,3 +1,4 @@
+import { brotliCompressSync, gzipSync } from 'node:zlib';
 import { startFakeOpenAI, waitFor, type FakeOpenAI } from '@flowmesh/testing';
 import OpenAI from 'openai';
 import { DataSource } from 'typeorm';
@@ -176,6 +177,62 @@ describe('llm-gateway HTTP: OpenAI API with an OpenAI-compatible provider behind
     expect(response.status).toBe(401);
     expect(await response.json()).toMatchObject({
       error: { type: 'authentication_error', code: 'invalid_api_key' },
+    });
+    expect(fake.requests.length).toBe(before);
+  });
+
+  it('takes a compressed body on the same route, and refuses an unknown encoding and JSON nested too deep', async () => {
+    const post = (body: Buffer | string, encoding?: string, path = '/v1/chat/completions') =>
+      fetch(`${cast.gateway.url}${path}`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${cast.reader.token}`,
+          'content-type': 'application/json',
+          ...(encoding ? { 'content-encoding': encoding } : {}),
+          ...cast.headers('f/ai/openai'),
+        },
+        body,
+      });
+    const request = (content: string) =>
+      JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content }] });
+    for (const [encoding, compress] of [
+      ['gzip', gzipSync],
+      ['br', brotliCompressSync],
+    ] as const) {
+      fake.reply({ text: `decoded from ${encoding}` });
+      const response = await post(compress(request(`sent as ${encoding}`)), encoding);
+      expect(response.status).toBe(200);
+      expect(response.headers.get('x-flowmesh-service')).toBe('llm-gateway');
+      expect(await response.json()).toMatchObject({
+        choices: [{ message: { content: `decoded from ${encoding}` } }],
+      });
+      // The provider gets the body decoded, as the caller wrote it.
+      expect(fake.lastRequest().rawBody).toBe(request(`sent as ${encoding}`));
+    }
+    // The route as Express matched it: not case-sensitive, a trailing slash optional.
+    for (const path of ['/v1/chat/completions/', '/V1/Chat/Completions?x=1']) {
+      fake.reply({ text: `answered on ${path}` });
+      const response = await post(request('hi'), undefined, path);
+      expect(await response.json()).toMatchObject({
+        choices: [{ message: { content: `answered on ${path}` } }],
+      });
+    }
+
+    const before = fake.requests.length;
+    const unknown = await post(request('hi'), 'compress');
+    expect(unknown.status).toBe(400);
+    expect(await unknown.json()).toMatchObject({
+      error: { message: 'unsupported content encoding "compress"', code: 'unsupported' },
+    });
+    const corrupt = await post(Buffer.from(request('hi')), 'gzip');
+    expect(corrupt.status).toBe(400);
+    expect(await corrupt.json()).toMatchObject({ error: { message: 'the body is not valid gzip' } });
+    const deep = await post(
+      `{"model":"gpt-4o-mini","messages":[{"role":"user","content":${'['.repeat(200)}${']'.repeat(200)}}]}`,
+    );
+    expect(deep.status).toBe(400);
+    expect(await deep.json()).toMatchObject({
+      error: { message: 'the JSON body nests deeper than 128 levels', type: 'invalid_request_error' },
     });
     expect(fake.requests.length).toBe(before);
   });

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { MeshError, type ChatEvent, type ChatRequestInput } from '@flowmesh/contracts';
-import { gatewayChat } from '@flowmesh/messaging';
+import { gatewayChat } from '@flowmesh/gateway-chat';
 import {
   startFakeAnthropic,
   startFakeBedrock,

@@ -1,5 +1,5 @@
 import type { ChatEvent, ChatRequestInput } from '@flowmesh/contracts';
-import { gatewayChat } from '@flowmesh/messaging';
+import { gatewayChat } from '@flowmesh/gateway-chat';
 import {
   anthropicContextExceededReply,
   bedrockContextExceededReply,

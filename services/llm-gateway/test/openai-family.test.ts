@@ -1,5 +1,5 @@
 import type { AIProviderKind, ChatEvent, ChatRequestInput } from '@flowmesh/contracts';
-import { gatewayChat } from '@flowmesh/messaging';
+import { gatewayChat } from '@flowmesh/gateway-chat';
 import {
   openAIContextExceededReply,
   startFakeOpenAI,

@@ -13,8 +13,8 @@ import { answer, bytesOf, conversation, toolCall, toolResult, user } from './sup
 import { FakeRegistry } from './support/fake-registry.js';
 
 // Agent memory in the database store, through the NATS contract, as the agent runtime uses it.
-// Permissions come from a fixed table served on registry.access.check (the registry's access API
-// is not in the tree yet).
+// Permissions come from a fixed table served on registry.access.check (`FakeRegistry`), so this
+// suite needs no registry process; registry-permissions.test.ts runs against the real registry.
 const actor = { token: 'job-token' };
 const outsider = { token: 'outsider' };
 const chat = { actor, workspace: 'main', flowPath: 'f/team/chat' };

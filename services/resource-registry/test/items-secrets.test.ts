@@ -2,7 +2,7 @@ import { createDecipheriv, randomBytes } from 'node:crypto';
 import type { RegistryItemsClient } from '@flowmesh/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SecretCipher } from '../src/secrets/secret-cipher.js';
-import { parseSecretKeys } from '@flowmesh/bootstrap';
+import { parseSecretKeys } from '@flowmesh/keyring';
 import { as, CapturedLog, errorOf, httpText, itemsClient, rowsOf } from './support/items-support.js';
 import { startRegistryCast, type RegistryCast } from './support/registry-cast.js';
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { JobTokenSealer } from '@flowmesh/bootstrap';
+import { JobTokenSealer } from '@flowmesh/keyring';
 import {
   AgentAnswerPayloadSchema,
   createOrchestratorAgentStepClient,

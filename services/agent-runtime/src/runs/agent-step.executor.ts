@@ -10,7 +10,8 @@ import {
   type RequestUserPart,
   createOrchestratorAgentStepClient,
 } from '@flowmesh/contracts';
-import { gatewayChat, InjectMeshConnection, MeshClient, type MeshConnection } from '@flowmesh/messaging';
+import { gatewayChat } from '@flowmesh/gateway-chat';
+import { InjectMeshConnection, MeshClient, type MeshConnection } from '@flowmesh/messaging';
 import type { Logger } from '@flowmesh/telemetry';
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { AttachmentStore } from '../attachments/attachment-store.js';

@@ -1,4 +1,4 @@
-import type { SecretKeyring } from '@flowmesh/bootstrap';
+import type { SecretKeyring } from '@flowmesh/keyring';
 
 /** The engine's settings, from `FlowOrchestratorConfig` (environment, parsed once at start). */
 export interface EngineConfig {

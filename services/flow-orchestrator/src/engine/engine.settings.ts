@@ -1,4 +1,5 @@
-import { checkSecretKeysSetting, secretKeyringOf, settings, type SecretKeyring } from '@flowmesh/bootstrap';
+import { settings } from '@flowmesh/bootstrap';
+import { checkSecretKeysSetting, secretKeyringOf, type SecretKeyring } from '@flowmesh/keyring';
 import { z } from 'zod';
 
 const wholeNumber = (what: string) =>

@@ -1,6 +1,7 @@
+import { SettlingDrops } from '@flowmesh/cache-invalidation';
 import { IDENTITY_EVENTS, type CallerIdentity } from '@flowmesh/contracts';
 import type { AuthenticationCache } from '@flowmesh/http';
-import { FollowEvent, SettlingDrops } from '@flowmesh/messaging';
+import { FollowEvent } from '@flowmesh/messaging';
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { AUTHENTICATION_CACHE } from './registry-authenticator.js';
 

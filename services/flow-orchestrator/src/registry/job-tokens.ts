@@ -1,5 +1,5 @@
 import { MeshError } from '@flowmesh/contracts';
-import { JobTokenSealer } from '@flowmesh/bootstrap';
+import { JobTokenSealer } from '@flowmesh/keyring';
 import { Inject, Injectable } from '@nestjs/common';
 import { ENGINE_CONFIG, type EngineConfig } from '../engine/engine.config.js';
 import { JobTokenStore } from '../store/job-token.store.js';

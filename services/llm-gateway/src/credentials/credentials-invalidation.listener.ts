@@ -1,3 +1,4 @@
+import { SettlingDrops } from '@flowmesh/cache-invalidation';
 import {
   IDENTITY_EVENTS,
   ITEM_EVENTS,
@@ -8,7 +9,7 @@ import {
   type TokenRevokedEvent,
   secondDropAfterMs,
 } from '@flowmesh/contracts';
-import { FollowEvent, HandleEvent, SettlingDrops } from '@flowmesh/messaging';
+import { FollowEvent, HandleEvent } from '@flowmesh/messaging';
 import { Controller, type OnModuleDestroy } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
 import { RegistryCredentialsResolver } from './registry-credentials.resolver.js';

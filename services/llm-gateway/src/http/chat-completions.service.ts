@@ -41,7 +41,10 @@ export class ChatCompletionsService {
     @Inject(EDGE_CONFIG) private readonly config: EdgeConfig,
   ) {}
 
-  /** `rawBody`: the body as received, forwarded as is on the pass-through path (the fast lane has it). */
+  /**
+   * `rawBody`: the body as received, forwarded as is on the pass-through path (`ChatCompletionsRoute`
+   * has it; the workspace proxy's body comes parsed, and goes out serialized again).
+   */
   async handle(
     req: IncomingMessage & { body?: unknown },
     res: ServerResponse,

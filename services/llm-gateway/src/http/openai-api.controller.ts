@@ -2,27 +2,21 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { All, Controller, Get, Param, Post, Req, Res } from '@nestjs/common';
 import { DecisionsHttpService } from '../decisions/decisions-http.service.js';
 import { WorkspaceProxyService } from '../proxy/workspace-proxy.service.js';
-import { ChatCompletionsService } from './chat-completions.service.js';
 import { ModelsAndEmbeddingsService } from './models-and-embeddings.service.js';
 
 type Request = IncomingMessage & { body?: unknown };
 
 /**
  * OpenAI's API (`/v1/...`) with the provider named in `X-Flowmesh-Provider-Resource`, and the
- * gateway's own `/v1/decisions`.
+ * gateway's own `/v1/decisions`. `/v1/chat/completions` is served ahead of Express, by
+ * `ChatCompletionsRoute`.
  */
 @Controller('v1')
 export class OpenAIApiController {
   constructor(
-    private readonly chat: ChatCompletionsService,
     private readonly modelsAndEmbeddings: ModelsAndEmbeddingsService,
     private readonly decisions: DecisionsHttpService,
   ) {}
-
-  @Post('chat/completions')
-  chatCompletions(@Req() req: Request, @Res() res: ServerResponse): Promise<void> {
-    return this.chat.handle(req, res);
-  }
 
   @Post('embeddings')
   embeddings(@Req() req: Request, @Res() res: ServerResponse): Promise<void> {

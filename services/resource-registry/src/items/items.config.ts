@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { checkSecretKeysSetting, secretKeyringOf, type SecretKeyring } from '@flowmesh/bootstrap';
+import { checkSecretKeysSetting, secretKeyringOf, type SecretKeyring } from '@flowmesh/keyring';
 
 /**
  * Settings of resources, variables, scripts and flows, keyed by environment variable.

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { type MeshError } from '@flowmesh/contracts';
 import { describe, expect, it } from 'vitest';
 import { SecretCipher } from './secret-cipher.js';
-import { parseSecretKeys, type SecretKeyring } from '@flowmesh/bootstrap';
+import { parseSecretKeys, type SecretKeyring } from '@flowmesh/keyring';
 
 function keyring(text: string): SecretKeyring {
   const parsed = parseSecretKeys(text);

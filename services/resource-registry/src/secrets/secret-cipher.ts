@@ -1,5 +1,5 @@
 import { MeshError } from '@flowmesh/contracts';
-import { KeyringCipher, type SealedValue, type SecretKeyring } from '@flowmesh/bootstrap';
+import { KeyringCipher, type SealedValue, type SecretKeyring } from '@flowmesh/keyring';
 
 /** A secret at rest: the id of the key that encrypted it and `iv | tag | ciphertext`. */
 export type SealedSecret = SealedValue;

@@ -8,9 +8,8 @@ import {
   type ChatFinalEvent,
   type ChatRequestInput,
 } from '@flowmesh/contracts';
+import { MeshClient, type MeshConnection } from '@flowmesh/messaging';
 import type { Subscription } from '@nats-io/nats-core';
-import type { MeshConnection } from '../connection/mesh-connection.js';
-import { MeshClient } from './mesh-client.js';
 
 export interface GatewayChatOptions {
   /** Ends the stream with an error when no event arrives for this long (default 10 minutes). */

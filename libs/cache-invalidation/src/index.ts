@@ -1,0 +1,1 @@
+export { SettlingDrops } from './settling-drops.js';

@@ -1,0 +1,1 @@
+export { gatewayChat, type GatewayChatOptions, type GatewayChatStream } from './gateway-chat.js';
