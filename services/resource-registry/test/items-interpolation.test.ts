@@ -131,7 +131,11 @@ describe('interpolation', () => {
   it('resolve answers who the caller is, the type and the value as the caller, with the same checks', async () => {
     const resolved = await items.resolveResource({ ...reader(), path: 'f/team/openai' });
     expect(resolved).toEqual({
-      identity: expect.objectContaining({ kind: 'user', username: 'reader', tokenExpiresAt: null }),
+      identity: expect.objectContaining({
+        kind: 'user',
+        username: 'reader',
+        tokenExpiresAt: null,
+      }) as unknown,
       resource_type: 'openai',
       value: { api_key: 'team-openai-key' },
     });

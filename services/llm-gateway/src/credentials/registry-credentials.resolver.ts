@@ -70,8 +70,8 @@ export class RegistryCredentialsResolver extends CredentialsResolver {
     if (query.kind !== undefined && query.kind !== resolved.kind) {
       throw new MeshError(
         'VALIDATION_FAILED',
-        `the resource ${query.resource} holds ${resolved.kind} credentials, not ${query.kind}`,
-        { resource: query.resource, kind: resolved.kind },
+        `the resource ${resource} holds ${resolved.kind} credentials, not ${query.kind}`,
+        { resource, kind: resolved.kind },
       );
     }
     return resolved;
