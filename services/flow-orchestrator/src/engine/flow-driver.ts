@@ -94,7 +94,7 @@ export class FlowDriver implements ChildDriver {
     try {
       let flowsOnly = true;
       for (;;) {
-        const record = await this.leases.acquireLease(jobId, this.owner, this.config.leaseTtlMs, {
+        const record = await this.leases.acquire(jobId, this.owner, this.config.leaseTtlMs, {
           flowsOnly,
         });
         if (!record) {
@@ -105,13 +105,13 @@ export class FlowDriver implements ChildDriver {
         }
         flowsOnly = false;
         if (isTerminalJobStatus(record.status)) {
-          await this.leases.releaseLease(jobId, this.owner, record.wake_seq);
+          await this.leases.release(jobId, this.owner, record.wake_seq);
           return true;
         }
         const end = await this.drive(this.open(record, undefined), true, stopping);
         if (end) return true;
         if (
-          (await this.leases.releaseLease(jobId, this.owner, record.wake_seq)) &&
+          (await this.leases.release(jobId, this.owner, record.wake_seq)) &&
           !this.claims.keepIfPoked(jobId)
         )
           return true;
@@ -127,7 +127,7 @@ export class FlowDriver implements ChildDriver {
     try {
       let record = typeof child === 'string' ? undefined : child;
       for (;;) {
-        record ??= await this.leases.acquireLease(id, this.owner, this.config.leaseTtlMs);
+        record ??= await this.leases.acquire(id, this.owner, this.config.leaseTtlMs);
         if (!record) return PARKED_CHILD;
         if (isTerminalJobStatus(record.status)) return childOutcomeOf(record);
         const end = await this.drive(this.open(record, parent), false);
@@ -139,7 +139,7 @@ export class FlowDriver implements ChildDriver {
             ...(end.stop ? { stop: end.stop } : {}),
             record: end.record,
           };
-        if ((await this.leases.releaseLease(id, this.owner, record.wake_seq)) && !this.claims.keepIfPoked(id))
+        if ((await this.leases.release(id, this.owner, record.wake_seq)) && !this.claims.keepIfPoked(id))
           return PARKED_CHILD;
         record = undefined;
       }

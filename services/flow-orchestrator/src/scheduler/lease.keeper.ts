@@ -26,7 +26,7 @@ export class LeaseKeeper implements OnApplicationBootstrap, BeforeApplicationShu
     this.timer = setInterval(
       () => {
         this.leases
-          .renewLeases(this.config.instanceId, this.config.leaseTtlMs)
+          .renew(this.config.instanceId, this.config.leaseTtlMs)
           .catch((error: unknown) => this.log.warn(`lease renewal failed: ${String(error)}`));
       },
       Math.max(100, Math.floor(this.config.leaseTtlMs / 3)),

@@ -22,7 +22,7 @@ export class LeaseStore {
   ) {}
 
   /** Takes the job for `owner` unless another live process drives it; the row as of now. */
-  async acquireLease(
+  async acquire(
     id: string,
     owner: string,
     ttlMs: number,
@@ -48,7 +48,7 @@ export class LeaseStore {
   }
 
   /** Gives the job back; false when it was woken since `seenWakeSeq` (the caller drives it again). */
-  async releaseLease(id: string, owner: string, seenWakeSeq: number): Promise<boolean> {
+  async release(id: string, owner: string, seenWakeSeq: number): Promise<boolean> {
     const rows = await this.lanes.query<unknown>(
       `UPDATE job SET lease_owner = NULL, lease_until = NULL
        WHERE id = $1 AND lease_owner = $2 AND wake_seq = $3 RETURNING id`,
@@ -79,7 +79,7 @@ export class LeaseStore {
    * commits it) is passed over until the next renewal, a third of a lease later: waiting for it
    * while holding the others could deadlock with such a group, which locks its rows in no set order.
    */
-  async renewLeases(owner: string, ttlMs: number): Promise<void> {
+  async renew(owner: string, ttlMs: number): Promise<void> {
     await this.lanes.unprepared(
       `UPDATE job SET lease_until = now() + $2 * interval '1 millisecond'
        WHERE id IN (SELECT id FROM job WHERE lease_owner = $1 FOR UPDATE SKIP LOCKED) AND lease_owner = $1`,

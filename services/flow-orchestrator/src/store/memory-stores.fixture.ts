@@ -135,7 +135,7 @@ export class MemoryLeaseStore extends LeaseStore {
     super(undefined as unknown as ConnectionLanes, memory, undefined as never);
   }
 
-  override acquireLease(
+  override acquire(
     id: string,
     owner: string,
     _ttlMs: number,
@@ -150,7 +150,7 @@ export class MemoryLeaseStore extends LeaseStore {
     return Promise.resolve(structuredClone(row));
   }
 
-  override releaseLease(id: string, owner: string, seenWakeSeq: number): Promise<boolean> {
+  override release(id: string, owner: string, seenWakeSeq: number): Promise<boolean> {
     const released = this.owners.get(id) === owner && this.memory.rows.get(id)?.wake_seq === seenWakeSeq;
     if (released) this.owners.delete(id);
     return Promise.resolve(released);

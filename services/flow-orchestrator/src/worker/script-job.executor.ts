@@ -35,11 +35,7 @@ export class ScriptJobExecutor {
     // worker wakes the flow); once its worker died, its lease lapses and the job runs again.
     if (!this.claims.claim(queued.id)) return;
     try {
-      const record = await this.leases.acquireLease(
-        queued.id,
-        this.config.instanceId,
-        this.config.leaseTtlMs,
-      );
+      const record = await this.leases.acquire(queued.id, this.config.instanceId, this.config.leaseTtlMs);
       if (!record || isTerminalJobStatus(record.status)) return;
       await this.run(record, stopping);
     } finally {
@@ -55,7 +51,7 @@ export class ScriptJobExecutor {
   async executeLeased(jobId: string, workspace: string, stopping?: AbortSignal): Promise<boolean> {
     if (!this.claims.claim(jobId)) return false;
     try {
-      const record = await this.leases.acquireLease(jobId, this.config.instanceId, this.config.leaseTtlMs, {
+      const record = await this.leases.acquire(jobId, this.config.instanceId, this.config.leaseTtlMs, {
         scriptIn: workspace,
       });
       if (!record) return false;

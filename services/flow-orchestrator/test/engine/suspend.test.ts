@@ -88,7 +88,7 @@ describe('suspend (approvals)', () => {
     const app = mesh.workers[0].running.app;
     const repository = app.get(LeaseStore, { strict: false });
     const driver = app.get(FlowDriver, { strict: false });
-    const { releaseLease } = repository;
+    const { release } = repository;
     const { driveFromMessage } = driver;
     let flowId: string | undefined;
     let messages = 0;
@@ -104,8 +104,8 @@ describe('suspend (approvals)', () => {
     let raced = false;
     /** The wake-up was handled while the driver held on (it only pokes the driver, never waits for it). */
     let wokenWhileHeld = false;
-    repository.releaseLease = async (jobId, owner, seenWakeSeq) => {
-      const released = await releaseLease.call(repository, jobId, owner, seenWakeSeq);
+    repository.release = async (jobId, owner, seenWakeSeq) => {
+      const released = await release.call(repository, jobId, owner, seenWakeSeq);
       if (released && !raced && flowId === undefined) {
         raced = true;
         flowId = jobId;
@@ -130,7 +130,7 @@ describe('suspend (approvals)', () => {
       expect(job.status).toBe('completed');
       expect(seen(job)).toEqual({ resume: { late: true }, resumes: [{ late: true }], approvers: ['carol'] });
     } finally {
-      repository.releaseLease = releaseLease;
+      repository.release = release;
       driver.driveFromMessage = driveFromMessage;
     }
   }, 120_000);
