@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { settings, type ServiceConfig } from '@flowmesh/bootstrap';
 import { z } from 'zod';
 import {
@@ -6,6 +7,7 @@ import {
   toApprovalsConfig,
 } from './approvals/approvals.config.js';
 import { checkEngineSettings, engineSettingsShape, toEngineSettings } from './engine/engine.settings.js';
+import type { EngineConfig } from './engine/engine.config.js';
 import { grpcSettingsShape, toGrpcConfig } from './grpc/grpc.config.js';
 import { apiSettingsShape, toApiConfig } from './http/api.config.js';
 import { scriptRunnersSettingsShape, toScriptRunnersConfig } from './runners/script-runners.config.js';
@@ -46,3 +48,24 @@ export const flowOrchestratorConfigSchema = z
   }));
 
 export type FlowOrchestratorConfig = ServiceConfig<z.output<typeof flowOrchestratorConfigSchema>>;
+
+/** The engine's settings as this process runs them: a fresh instance id, worker tags by role. */
+export function engineConfigOf(config: FlowOrchestratorConfig): EngineConfig {
+  const { engine } = config;
+  return {
+    instanceId: `${config.processName}-${randomUUID()}`,
+    workerTags: config.role === 'worker' ? config.workerTags : [],
+    workerConcurrency: engine.workerConcurrency,
+    ackWaitMs: engine.ackWaitMs,
+    // Below two thirds of the ack wait: a dead driver's lease is gone before its message comes back.
+    leaseTtlMs: Math.max(300, Math.floor(engine.ackWaitMs / 2)),
+    defaultTimeoutMs: engine.defaultTimeoutMs,
+    defaultMemoryMb: engine.defaultMemoryMb,
+    jobTokenTtlSeconds: engine.jobTokenTtlSeconds,
+    liveAfterMs: engine.liveAfterMs,
+    timerPollMs: engine.timerPollMs,
+    maxInlineParallelism: engine.maxInlineParallelism,
+    maxFlowDepth: engine.maxFlowDepth,
+    jobTokenKeys: engine.jobTokenKeys,
+  };
+}

@@ -3,14 +3,15 @@ import { MessagingModule } from '@flowmesh/messaging';
 import { PersistenceModule } from '@flowmesh/persistence';
 import type { Logger } from '@flowmesh/telemetry';
 import { Module, type DynamicModule } from '@nestjs/common';
-import type { FlowOrchestratorConfig } from './flow-orchestrator.config.js';
+import { engineConfigOf, type FlowOrchestratorConfig } from './flow-orchestrator.config.js';
 import { FLOW_ORCHESTRATOR_MIGRATIONS } from './migrations/index.js';
 import type { EngineConfig } from './engine/engine.config.js';
-import { EngineModule, engineConfigOf } from './engine/engine.module.js';
+import { EngineModule } from './engine/engine.module.js';
 import { GrpcApiModule } from './grpc/grpc-api.module.js';
 import { AgentStepsHandler } from './jobs/agent-steps.handler.js';
 import { JobsModule } from './jobs/jobs.module.js';
 import { RunApiModule } from './run-api/run-api.module.js';
+import { TimerPoller } from './scheduler/timer.poller.js';
 import { ParkedApprovalsMetrics } from './telemetry/parked-approvals.metrics.js';
 
 /** Postgres schema that holds flow-orchestrator's tables; no other service reads it. */
@@ -27,7 +28,7 @@ export class FlowOrchestratorModule {
     logger: Logger,
     engine: EngineConfig = engineConfigOf(config),
   ): DynamicModule {
-    const engineModule = EngineModule.forRoot(config, engine);
+    const engineModule = EngineModule.forRoot(engine, config.runners.sandbox);
     const runApi = RunApiModule.forRoot(config, { imports: [engineModule, JobsModule] });
     if (engine.jobTokenKeys.insecureDevelopmentKey) {
       logger.warn(
@@ -62,7 +63,8 @@ export class FlowOrchestratorModule {
       ],
       // agent-runtime reports on AI steps to the service (one queue group answers each request).
       controllers: config.role === 'service' ? [AgentStepsHandler] : [],
-      providers: config.role === 'service' ? [ParkedApprovalsMetrics] : [],
+      // Every process wakes the parked jobs whose time has come (sleeps, retries, schedules).
+      providers: [TimerPoller, ...(config.role === 'service' ? [ParkedApprovalsMetrics] : [])],
     };
   }
 }

@@ -36,7 +36,7 @@ import { errorObject } from './steps/leaf-step.runner.js';
 import { ExpressionError } from '../ports/expression-sandbox.port.js';
 import { JobError } from '../ports/script-runner.port.js';
 import { FlowMetrics } from '../telemetry/flow.metrics.js';
-import { traceStep } from '../telemetry/step.tracing.js';
+import { traceStep } from './step.tracing.js';
 import { HandBackError } from '@flowmesh/messaging';
 
 type StepProgress = 'continue' | 'parked';

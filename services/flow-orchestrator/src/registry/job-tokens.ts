@@ -1,7 +1,6 @@
 import { MeshError } from '@flowmesh/contracts';
 import { JobTokenSealer } from '@flowmesh/keyring';
-import { Inject, Injectable } from '@nestjs/common';
-import { ENGINE_CONFIG, type EngineConfig } from '../engine/engine.config.js';
+import { Injectable } from '@nestjs/common';
 import { JobTokenStore } from '../store/job-token.store.js';
 import type { SqlStatement } from '../store/sql-batch.js';
 
@@ -15,14 +14,11 @@ const CACHE_LIMIT = 10_000;
 @Injectable()
 export class JobTokens {
   private readonly cache = new Map<string, string>();
-  private readonly sealer: JobTokenSealer;
 
   constructor(
     private readonly tokens: JobTokenStore,
-    @Inject(ENGINE_CONFIG) config: EngineConfig,
-  ) {
-    this.sealer = new JobTokenSealer(config.jobTokenKeys);
-  }
+    private readonly sealer: JobTokenSealer,
+  ) {}
 
   store(jobId: string, token: string, expiresAt: string): SqlStatement {
     this.remember(jobId, token);

@@ -1,6 +1,7 @@
 import { Module, type DynamicModule, type ModuleMetadata } from '@nestjs/common';
 import { JobVisibility } from '../access/job-visibility.service.js';
 import { RegistryAccess } from '../access/registry-access.js';
+import type { ApprovalsConfig } from '../approvals/approvals.config.js';
 import { ApprovalPageService } from '../approvals/approval-page.service.js';
 import { ApproversController } from '../approvals/approvers.controller.js';
 import { RequiredGroupsResolver } from '../approvals/required-groups.resolver.js';
@@ -12,7 +13,7 @@ import { ResumeSuspendedController } from '../approvals/resume-suspended.control
 import { SignedApprovalsController } from '../approvals/signed-approvals.controller.js';
 import { AgentAnswers } from '../approvals/agent-answers.service.js';
 import { SuspendedApprovalReader } from '../approvals/suspended-approval.reader.js';
-import type { FlowOrchestratorConfig } from '../flow-orchestrator.config.js';
+import type { ApiConfig } from '../http/api.config.js';
 import { ActorCallerResolver } from '../http/actor-caller.resolver.js';
 import { BearerAuthGuard } from '../http/bearer-auth.guard.js';
 import { IdentityEventsListener } from '../http/identity-events.listener.js';
@@ -31,6 +32,12 @@ import { RunJobsController } from './run-jobs.controller.js';
 import { ReadJobsController } from './read-jobs.controller.js';
 import { WAIT_RESULT_TIMEOUT_MS, WaitForResultService } from './wait-for-result.service.js';
 
+/** The settings the run API reads: its HTTP edge and the signing key of approval links. */
+export interface RunApiConfig {
+  readonly api: ApiConfig;
+  readonly approvals: ApprovalsConfig;
+}
+
 export interface RunApiModuleOptions {
   /** Modules that export the jobs use cases, `JobQueries`, `JobWaiter`, `JobStore` and the `EXPRESSION_SANDBOX`. */
   readonly imports: NonNullable<ModuleMetadata['imports']>;
@@ -45,7 +52,7 @@ export interface RunApiModuleOptions {
  */
 @Module({})
 export class RunApiModule {
-  static forRoot(config: FlowOrchestratorConfig, options: RunApiModuleOptions): DynamicModule {
+  static forRoot(config: RunApiConfig, options: RunApiModuleOptions): DynamicModule {
     return {
       module: RunApiModule,
       imports: [...options.imports],

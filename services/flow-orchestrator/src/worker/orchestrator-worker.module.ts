@@ -1,8 +1,7 @@
 import type { Logger } from '@flowmesh/telemetry';
 import { Module, type DynamicModule } from '@nestjs/common';
-import { engineConfigOf } from '../engine/engine.module.js';
-import { EngineWorkerModule } from '../engine/engine-worker.module.js';
-import type { FlowOrchestratorConfig } from '../flow-orchestrator.config.js';
+import { EngineWorkerModule } from './engine-worker.module.js';
+import { engineConfigOf, type FlowOrchestratorConfig } from '../flow-orchestrator.config.js';
 import { FlowOrchestratorModule } from '../flow-orchestrator.module.js';
 import { ScriptRunnersModule } from '../runners/script-runners.module.js';
 import { createRunJobHandler } from './run-job.handler.js';

@@ -1,6 +1,6 @@
 import { ATTR_FLOWMESH_WORKSPACE } from '@flowmesh/telemetry';
 import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
-import type { ModuleProgress } from '../engine/module-outcome.js';
+import type { ModuleProgress } from './module-outcome.js';
 
 const tracer = trace.getTracer('flowmesh.flow-orchestrator');
 

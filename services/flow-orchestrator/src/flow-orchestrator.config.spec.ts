@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { loadServiceConfig } from '@flowmesh/bootstrap';
 import { describe, expect, it } from 'vitest';
-import { flowOrchestratorConfigSchema } from '../flow-orchestrator.config.js';
+import { flowOrchestratorConfigSchema } from './flow-orchestrator.config.js';
 
 const key = () => randomBytes(32).toString('base64');
 
