@@ -4,6 +4,11 @@ import { RegistryAccess } from './registry-access.port.js';
 
 export type FlowAction = 'read' | 'write';
 
+/** A repository of rows that belong to flows (memories, conversations). */
+export interface FlowRowsSource {
+  distinctFlowPaths(workspace: string, flowPath?: string): Promise<string[]>;
+}
+
 const REASON: Record<FlowAction, string> = {
   read: 'so it may not read its memories or conversations',
   write: 'so it may not delete its memories or conversations',
@@ -39,6 +44,21 @@ export class FlowAccess {
   ): Promise<string[]> {
     const answers = await Promise.all(flowPaths.map((path) => this.allowed(actor, workspace, path, action)));
     return flowPaths.filter((_, i) => answers[i]);
+  }
+
+  /**
+   * The flows the actor may read among those `rows` holds in the workspace (only `flowPath`, when
+   * given). Permissions are per flow, so they are asked once per flow, then a page is read among those.
+   */
+  async readableFlowPaths(
+    actor: Actor,
+    workspace: string,
+    rows: FlowRowsSource,
+    flowPath?: string,
+  ): Promise<string[]> {
+    await this.authenticate(actor, workspace);
+    const flowPaths = await rows.distinctFlowPaths(workspace, flowPath);
+    return this.allowedPaths(actor, workspace, flowPaths, 'read');
   }
 
   /** Fails unless the token is valid in the workspace; for calls that may not reach a path check. */

@@ -6,6 +6,7 @@ import {
 } from '@flowmesh/contracts';
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
+import { distinctFlowPaths, pageOfFlowRows } from '../storage/flow-rows.query.js';
 
 interface RawConversation {
   id: string;
@@ -101,12 +102,8 @@ export class ConversationRepository {
     return { messageId: row.id, seq: row.seq };
   }
 
-  async distinctFlowPaths(workspace: string, flowPath?: string): Promise<string[]> {
-    const rows: Array<{ flow_path: string }> = await this.dataSource.query(
-      `SELECT DISTINCT flow_path FROM flow_conversation WHERE workspace_id = $1 AND ($2::text IS NULL OR flow_path = $2)`,
-      [workspace, flowPath ?? null],
-    );
-    return rows.map((row) => row.flow_path);
+  distinctFlowPaths(workspace: string, flowPath?: string): Promise<string[]> {
+    return distinctFlowPaths(this.dataSource, 'flow_conversation', workspace, flowPath);
   }
 
   async list(
@@ -115,11 +112,14 @@ export class ConversationRepository {
     page: number,
     perPage: number,
   ): Promise<Conversation[]> {
-    if (flowPaths.length === 0) return [];
-    const rows: RawConversation[] = await this.dataSource.query(
+    const rows = await pageOfFlowRows<RawConversation>(
+      this.dataSource,
       `SELECT ${CONVERSATION_COLUMNS} FROM flow_conversation WHERE workspace_id = $1 AND flow_path = ANY($2::text[])
-        ORDER BY updated_at DESC, id LIMIT $3 OFFSET $4`,
-      [workspace, flowPaths, perPage, (page - 1) * perPage],
+        ORDER BY updated_at DESC, id`,
+      workspace,
+      flowPaths,
+      page,
+      perPage,
     );
     return rows.map(toConversation);
   }

@@ -16,9 +16,12 @@ export class ListConversationsUseCase {
     request: z.output<typeof ListConversationsRequestSchema>,
   ): Promise<{ conversations: Conversation[]; page: number; perPage: number }> {
     const { actor, workspace, page, perPage } = request;
-    await this.access.authenticate(actor, workspace);
-    const flowPaths = await this.conversations.distinctFlowPaths(workspace, request.flowPath);
-    const readable = await this.access.allowedPaths(actor, workspace, flowPaths, 'read');
+    const readable = await this.access.readableFlowPaths(
+      actor,
+      workspace,
+      this.conversations,
+      request.flowPath,
+    );
     return {
       conversations: await this.conversations.list(workspace, readable, page, perPage),
       page,

@@ -17,10 +17,7 @@ export class ListMemoriesUseCase {
     request: z.output<typeof ListMemoriesRequestSchema>,
   ): Promise<{ memories: MemorySummary[]; page: number; perPage: number }> {
     const { actor, workspace, page, perPage } = request;
-    await this.access.authenticate(actor, workspace);
-    // Permissions are per flow, so they are asked once per flow, then the page is read among those.
-    const flowPaths = await this.rows.distinctFlowPaths(workspace, request.flowPath);
-    const readable = await this.access.allowedPaths(actor, workspace, flowPaths, 'read');
+    const readable = await this.access.readableFlowPaths(actor, workspace, this.rows, request.flowPath);
     const rows = await this.rows.list(workspace, readable, page, perPage);
     return { memories: rows.map(toMemorySummary), page, perPage };
   }

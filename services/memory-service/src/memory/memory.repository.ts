@@ -1,6 +1,7 @@
 import type { MemoryStoreKind } from '@flowmesh/contracts';
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
+import { distinctFlowPaths, pageOfFlowRows } from '../storage/flow-rows.query.js';
 import { memoryOfAnotherFlow } from './memory.errors.js';
 import type { MemoryEntry, MemoryRef, MemoryRow, MemoryRowSummary, VersionChange } from './memory.types.js';
 
@@ -85,12 +86,8 @@ export class MemoryRepository {
     });
   }
 
-  async distinctFlowPaths(workspace: string, flowPath?: string): Promise<string[]> {
-    const rows: Array<{ flow_path: string }> = await this.dataSource.query(
-      `SELECT DISTINCT flow_path FROM ai_agent_memory WHERE workspace_id = $1 AND ($2::text IS NULL OR flow_path = $2)`,
-      [workspace, flowPath ?? null],
-    );
-    return rows.map((row) => row.flow_path);
+  distinctFlowPaths(workspace: string, flowPath?: string): Promise<string[]> {
+    return distinctFlowPaths(this.dataSource, 'ai_agent_memory', workspace, flowPath);
   }
 
   async list(
@@ -99,12 +96,15 @@ export class MemoryRepository {
     page: number,
     perPage: number,
   ): Promise<MemoryRowSummary[]> {
-    if (flowPaths.length === 0) return [];
-    const rows: RawRow[] = await this.dataSource.query(
+    const rows = await pageOfFlowRows<RawRow>(
+      this.dataSource,
       `SELECT ${SUMMARY_COLUMNS} FROM ai_agent_memory
         WHERE workspace_id = $1 AND flow_path = ANY($2::text[])
-        ORDER BY updated_at DESC, memory_id, step_id LIMIT $3 OFFSET $4`,
-      [workspace, flowPaths, perPage, (page - 1) * perPage],
+        ORDER BY updated_at DESC, memory_id, step_id`,
+      workspace,
+      flowPaths,
+      page,
+      perPage,
     );
     return rows.map(toRow);
   }

@@ -98,6 +98,23 @@ export class AccessService {
   }
 
   /**
+   * For an update that may move the item: `assertCanWrite` on `path`, then `assertCanCreate` on
+   * `newPath` when it names another path. Returns that new path, undefined when the item stays.
+   */
+  async assertCanUpdate(
+    identity: CallerIdentity,
+    path: string,
+    newPath: string | undefined,
+    scope: AccessScope,
+    notFoundMessage: string,
+  ): Promise<string | undefined> {
+    await this.assertCanWrite(identity, path, scope, notFoundMessage);
+    const moved = newPath !== undefined && newPath !== path ? newPath : undefined;
+    if (moved) await this.assertCanCreate(identity, moved, scope);
+    return moved;
+  }
+
+  /**
    * For a new item at `path`: PERMISSION_DENIED under another user's `u/`, NOT_FOUND for a folder
    * that does not exist or that the identity may not read, PERMISSION_DENIED when it may only read.
    */

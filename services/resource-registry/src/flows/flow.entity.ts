@@ -1,20 +1,11 @@
-import { Column, Entity, PrimaryColumn } from 'typeorm';
-import { CreatedAtColumn } from '@flowmesh/persistence';
+import { Column, Entity } from 'typeorm';
+import { ItemColumns } from '../items/item-columns.js';
 
 /** A flow's current definition; `versionId` is the `flow_version` row it was saved as. */
 @Entity({ name: 'flow' })
-export class FlowEntity {
-  @PrimaryColumn({ type: 'text' })
-  workspaceId!: string;
-
-  @PrimaryColumn({ type: 'text' })
-  path!: string;
-
+export class FlowEntity extends ItemColumns {
   @Column({ type: 'text', default: '' })
   summary!: string;
-
-  @Column({ type: 'text', nullable: true })
-  description!: string | null;
 
   @Column({ type: 'jsonb' })
   value!: Record<string, unknown>;
@@ -24,16 +15,4 @@ export class FlowEntity {
 
   @Column({ type: 'bigint' })
   versionId!: string;
-
-  @Column({ type: 'text' })
-  createdBy!: string;
-
-  @CreatedAtColumn()
-  createdAt!: Date;
-
-  @Column({ type: 'text' })
-  editedBy!: string;
-
-  @Column({ type: 'timestamptz' })
-  editedAt!: Date;
 }

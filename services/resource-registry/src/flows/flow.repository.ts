@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
+import { findItemForUpdate } from '../items/item-row.lock.js';
 import { FlowVersionEntity } from './flow-version.entity.js';
 import { FlowEntity } from './flow.entity.js';
 
@@ -19,11 +20,7 @@ export class FlowRepository {
   }
 
   findForUpdate(manager: EntityManager, workspaceId: string, path: string): Promise<FlowEntity | null> {
-    return manager
-      .createQueryBuilder(FlowEntity, 'f')
-      .where('f.workspaceId = :workspaceId AND f.path = :path', { workspaceId, path })
-      .setLock('pessimistic_write')
-      .getOne();
+    return findItemForUpdate(manager, FlowEntity, workspaceId, path);
   }
 
   exists(manager: EntityManager, workspaceId: string, path: string): Promise<boolean> {

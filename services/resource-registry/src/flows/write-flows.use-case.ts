@@ -1,4 +1,4 @@
-import { MeshError, type CallerIdentity, type Flow } from '@flowmesh/contracts';
+import type { CallerIdentity, Flow } from '@flowmesh/contracts';
 import { Inject, Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { AccessService } from '../access/access.service.js';
@@ -8,7 +8,7 @@ import { DeployEventWriter } from '../locks/deploy-event.writer.js';
 import { flowParts, withCarriedModuleLocks } from '../locks/lockable-units.js';
 import type { ItemsConfig } from '../items/items.config.js';
 import { ITEMS_CONFIG } from '../items/items.tokens.js';
-import { isNulCharacter, isUniqueViolation } from '../items/postgres-error.util.js';
+import { foundOrThrow, itemAlreadyExists, itemChange, writingItem } from '../items/item-write.util.js';
 import { assertWithinLimit, jsonByteLength } from '../items/value-size.util.js';
 import type { WriteOptions } from '../items/write-options.js';
 import { assertValidFlow } from './flow-definition.validator.js';
@@ -43,8 +43,8 @@ export class WriteFlowsUseCase {
     await this.access.assertCanCreate(identity, path, WRITE);
     this.assertAcceptable(path, flow);
     return this.transactions.run(options.manager, async (manager) => {
-      if (await this.flows.exists(manager, identity.workspace, path)) throw alreadyExists(path);
-      const row = await this.write(path, async () => {
+      if (await this.flows.exists(manager, identity.workspace, path)) throw itemAlreadyExists('flow', path);
+      const row = await writingItem('flow', path, async () => {
         const versionId = await this.flows.insertVersion(
           manager,
           identity.workspace,
@@ -61,7 +61,7 @@ export class WriteFlowsUseCase {
           editedBy: identity.username,
         });
       });
-      await this.record(manager, identity, 'created', path);
+      await this.events.record(manager, itemChange('flow', 'created', identity, path));
       await this.deployed(manager, identity, row);
       return toFlow(row);
     });
@@ -73,9 +73,13 @@ export class WriteFlowsUseCase {
     flow: FlowDefinition & { newPath?: string },
     options: WriteOptions = {},
   ): Promise<Flow> {
-    await this.access.assertCanWrite(identity, path, WRITE, notFoundMessage(path));
-    const renamed = flow.newPath !== undefined && flow.newPath !== path ? flow.newPath : undefined;
-    if (renamed) await this.access.assertCanCreate(identity, renamed, WRITE);
+    const renamed = await this.access.assertCanUpdate(
+      identity,
+      path,
+      flow.newPath,
+      WRITE,
+      notFoundMessage(path),
+    );
     const newPath = renamed ?? path;
     const definition: FlowDefinition = {
       summary: flow.summary,
@@ -85,12 +89,15 @@ export class WriteFlowsUseCase {
     };
     this.assertAcceptable(newPath, definition);
     return this.transactions.run(options.manager, async (manager) => {
-      const before = await this.flows.findForUpdate(manager, identity.workspace, path);
-      if (!before) throw new MeshError('NOT_FOUND', notFoundMessage(path), { path });
+      const before = foundOrThrow(
+        await this.flows.findForUpdate(manager, identity.workspace, path),
+        path,
+        notFoundMessage(path),
+      );
       if (renamed && (await this.flows.exists(manager, identity.workspace, renamed)))
-        throw alreadyExists(renamed);
+        throw itemAlreadyExists('flow', renamed);
       const carried = { ...definition, value: withCarriedModuleLocks(before.value, definition.value) };
-      const after = await this.write(newPath, async () => {
+      const after = await writingItem('flow', newPath, async () => {
         const versionId = await this.flows.insertVersion(
           manager,
           identity.workspace,
@@ -106,7 +113,10 @@ export class WriteFlowsUseCase {
         next.editedAt = await this.flows.update(manager, before, next);
         return next;
       });
-      await this.record(manager, identity, 'updated', newPath, renamed ? path : undefined);
+      await this.events.record(
+        manager,
+        itemChange('flow', 'updated', identity, newPath, renamed ? path : undefined),
+      );
       await this.deployed(manager, identity, after, renamed ? path : undefined);
       return toFlow(after);
     });
@@ -115,10 +125,13 @@ export class WriteFlowsUseCase {
   async delete(identity: CallerIdentity, path: string, options: WriteOptions = {}): Promise<void> {
     await this.access.assertCanWrite(identity, path, WRITE, notFoundMessage(path));
     await this.transactions.run(options.manager, async (manager) => {
-      const before = await this.flows.findForUpdate(manager, identity.workspace, path);
-      if (!before) throw new MeshError('NOT_FOUND', notFoundMessage(path), { path });
+      foundOrThrow(
+        await this.flows.findForUpdate(manager, identity.workspace, path),
+        path,
+        notFoundMessage(path),
+      );
       await this.flows.delete(manager, identity.workspace, path);
-      await this.record(manager, identity, 'deleted', path);
+      await this.events.record(manager, itemChange('flow', 'deleted', identity, path));
       await this.deploys.deleted(manager, {
         workspace: identity.workspace,
         ownerKind: 'flow',
@@ -154,40 +167,4 @@ export class WriteFlowsUseCase {
     );
     assertValidFlow(path, flow);
   }
-
-  private async record(
-    manager: EntityManager,
-    identity: CallerIdentity,
-    change: 'created' | 'updated' | 'deleted',
-    path: string,
-    previousPath?: string,
-  ): Promise<void> {
-    await this.events.record(manager, {
-      kind: 'flow',
-      change,
-      workspace: identity.workspace,
-      path,
-      ...(previousPath ? { previous_path: previousPath } : {}),
-      by: identity.username,
-    });
-  }
-
-  private async write<T>(path: string, work: () => Promise<T>): Promise<T> {
-    try {
-      return await work();
-    } catch (error) {
-      if (isUniqueViolation(error)) throw alreadyExists(path);
-      if (isNulCharacter(error)) {
-        throw new MeshError(
-          'VALIDATION_FAILED',
-          `value: flow ${path} contains the character U+0000, which cannot be stored`,
-        );
-      }
-      throw error;
-    }
-  }
-}
-
-function alreadyExists(path: string): MeshError {
-  return new MeshError('CONFLICT', `flow ${path} already exists`, { path });
 }

@@ -2,6 +2,7 @@ import { InjectRepository } from '@flowmesh/persistence';
 import { Injectable } from '@nestjs/common';
 import type { EntityManager, Repository } from 'typeorm';
 import type { FolderRoles } from '../access/access-policy.js';
+import { insertIfAbsent } from '../identity/insert-if-absent.util.js';
 import { FolderRolesCache } from './folder-roles.cache.js';
 import { FolderEntity } from './folder.entity.js';
 
@@ -43,14 +44,7 @@ export class FolderRepository {
   ): Promise<boolean> {
     this.roles.invalidate();
     try {
-      const result = await (manager?.getRepository(FolderEntity) ?? this.folders)
-        .createQueryBuilder()
-        .insert()
-        .values(folder)
-        .orIgnore()
-        .returning(['name'])
-        .execute();
-      return (result.raw as unknown[]).length > 0;
+      return await insertIfAbsent(manager ?? this.folders.manager, FolderEntity, folder, 'name');
     } finally {
       this.roles.invalidate();
     }

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
+import { insertIfAbsent } from '../identity/insert-if-absent.util.js';
 import { GroupMemberEntity } from './group-member.entity.js';
 import { WorkspaceGroupEntity } from './workspace-group.entity.js';
 
@@ -42,15 +43,7 @@ export class GroupRepository {
     summary: string | null,
     manager: EntityManager = this.dataSource.manager,
   ): Promise<boolean> {
-    const result = await manager
-      .createQueryBuilder()
-      .insert()
-      .into(WorkspaceGroupEntity)
-      .values({ workspaceId: workspace, name, summary })
-      .orIgnore()
-      .returning(['name'])
-      .execute();
-    return (result.raw as unknown[]).length > 0;
+    return insertIfAbsent(manager, WorkspaceGroupEntity, { workspaceId: workspace, name, summary }, 'name');
   }
 
   async delete(
@@ -68,15 +61,12 @@ export class GroupRepository {
     username: string,
     manager: EntityManager = this.dataSource.manager,
   ): Promise<boolean> {
-    const result = await manager
-      .createQueryBuilder()
-      .insert()
-      .into(GroupMemberEntity)
-      .values({ workspaceId: workspace, groupName: group, username })
-      .orIgnore()
-      .returning(['username'])
-      .execute();
-    return (result.raw as unknown[]).length > 0;
+    return insertIfAbsent(
+      manager,
+      GroupMemberEntity,
+      { workspaceId: workspace, groupName: group, username },
+      'username',
+    );
   }
 
   /** False when the user was not a member. */

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
+import { findItemForUpdate } from '../items/item-row.lock.js';
 import { ResourceEntity } from './resource.entity.js';
 
 export type ListedResourceRow = Omit<ResourceEntity, 'value'>;
@@ -54,13 +55,8 @@ export class ResourceRepository {
     return { resourceType: row.resourceType, value: JSON.parse(row.value), jsonLength: row.value.length };
   }
 
-  /** The row, locked until the transaction ends (two updates of one resource run one after the other). */
   findForUpdate(manager: EntityManager, workspaceId: string, path: string): Promise<ResourceEntity | null> {
-    return manager
-      .createQueryBuilder(ResourceEntity, 'r')
-      .where('r.workspaceId = :workspaceId AND r.path = :path', { workspaceId, path })
-      .setLock('pessimistic_write')
-      .getOne();
+    return findItemForUpdate(manager, ResourceEntity, workspaceId, path);
   }
 
   async exists(manager: EntityManager, workspaceId: string, path: string): Promise<boolean> {

@@ -6,7 +6,7 @@ import { ItemEventWriter } from '../item-events/item-event.writer.js';
 import { ItemTransactions } from '../item-events/item-transactions.js';
 import type { ItemsConfig } from '../items/items.config.js';
 import { ITEMS_CONFIG } from '../items/items.tokens.js';
-import { isNulCharacter, isUniqueViolation } from '../items/postgres-error.util.js';
+import { foundOrThrow, itemAlreadyExists, itemChange, writingItem } from '../items/item-write.util.js';
 import { assertWithinLimit, jsonByteLength } from '../items/value-size.util.js';
 import type { WriteOptions } from '../items/write-options.js';
 import { ResourceTypesService } from '../resource-types/resource-types.service.js';
@@ -58,8 +58,8 @@ export class WriteResourcesUseCase {
     return this.transactions.run(options.manager, async (manager) => {
       await this.assertValid(manager, identity.workspace, input.resourceType, input.value);
       if (await this.resources.exists(manager, identity.workspace, input.path))
-        throw alreadyExists(input.path);
-      const after = await this.write(input.path, () =>
+        throw itemAlreadyExists('resource', input.path);
+      const after = await writingItem('resource', input.path, () =>
         this.resources.insert(manager, {
           workspaceId: identity.workspace,
           path: input.path,
@@ -87,17 +87,24 @@ export class WriteResourcesUseCase {
     input: UpdateResourceInput,
     options: WriteOptions = {},
   ): Promise<Resource> {
-    await this.access.assertCanWrite(identity, path, WRITE, notFoundMessage(path));
-    const renamed = input.newPath !== undefined && input.newPath !== path ? input.newPath : undefined;
-    if (renamed) await this.access.assertCanCreate(identity, renamed, WRITE);
+    const renamed = await this.access.assertCanUpdate(
+      identity,
+      path,
+      input.newPath,
+      WRITE,
+      notFoundMessage(path),
+    );
     if (input.value !== undefined) this.assertSize(renamed ?? path, input.value);
     return this.transactions.run(options.manager, async (manager) => {
-      const before = await this.resources.findForUpdate(manager, identity.workspace, path);
-      if (!before) throw new MeshError('NOT_FOUND', notFoundMessage(path), { path });
+      const before = foundOrThrow(
+        await this.resources.findForUpdate(manager, identity.workspace, path),
+        path,
+        notFoundMessage(path),
+      );
       if (input.value !== undefined)
         await this.assertValid(manager, identity.workspace, before.resourceType, input.value);
       if (renamed && (await this.resources.exists(manager, identity.workspace, renamed)))
-        throw alreadyExists(renamed);
+        throw itemAlreadyExists('resource', renamed);
       // An agent's tools saved without their locks keep them (dependency-locker writes new ones).
       const value =
         input.value === undefined
@@ -111,7 +118,9 @@ export class WriteResourcesUseCase {
         description: input.description === undefined ? before.description : input.description,
         editedBy: identity.username,
       });
-      after.editedAt = await this.write(after.path, () => this.resources.update(manager, before, after));
+      after.editedAt = await writingItem('resource', after.path, () =>
+        this.resources.update(manager, before, after),
+      );
       await this.finish(manager, {
         change: 'updated',
         identity,
@@ -126,8 +135,11 @@ export class WriteResourcesUseCase {
   async delete(identity: CallerIdentity, path: string, options: WriteOptions = {}): Promise<void> {
     await this.access.assertCanWrite(identity, path, WRITE, notFoundMessage(path));
     await this.transactions.run(options.manager, async (manager) => {
-      const before = await this.resources.findForUpdate(manager, identity.workspace, path);
-      if (!before) throw new MeshError('NOT_FOUND', notFoundMessage(path), { path });
+      const before = foundOrThrow(
+        await this.resources.findForUpdate(manager, identity.workspace, path),
+        path,
+        notFoundMessage(path),
+      );
       await this.resources.delete(manager, identity.workspace, path);
       await this.finish(manager, {
         change: 'deleted',
@@ -142,16 +154,11 @@ export class WriteResourcesUseCase {
   private async finish(manager: EntityManager, write: ResourceWrite): Promise<void> {
     await this.listeners.notify(manager, write);
     const row = (write.after ?? write.before)!;
+    const { before, after } = write;
+    const previousPath = before && after && before.path !== after.path ? before.path : undefined;
     await this.events.record(manager, {
-      kind: 'resource',
-      change: write.change,
-      workspace: row.workspaceId,
-      path: row.path,
+      ...itemChange('resource', write.change, write.identity, row.path, previousPath),
       resource_type: row.resourceType,
-      ...(write.before && write.after && write.before.path !== write.after.path
-        ? { previous_path: write.before.path }
-        : {}),
-      by: write.identity.username,
     });
   }
 
@@ -168,30 +175,10 @@ export class WriteResourcesUseCase {
     const issues = await this.types.violations(manager, workspace, type, value);
     if (issues.length > 0) throw invalidValue(type, issues);
   }
-
-  /** A unique violation is a path taken meanwhile; U+0000 is a value Postgres cannot store. */
-  private async write<T>(path: string, work: () => Promise<T>): Promise<T> {
-    try {
-      return await work();
-    } catch (error) {
-      if (isUniqueViolation(error)) throw alreadyExists(path);
-      if (isNulCharacter(error)) {
-        throw new MeshError(
-          'VALIDATION_FAILED',
-          `value: resource ${path} contains the character U+0000, which cannot be stored`,
-        );
-      }
-      throw error;
-    }
-  }
 }
 
 export function notFoundMessage(path: string): string {
   return `resource ${path} not found`;
-}
-
-function alreadyExists(path: string): MeshError {
-  return new MeshError('CONFLICT', `resource ${path} already exists`, { path });
 }
 
 function invalidValue(type: string, issues: ValidationIssue[]): MeshError {

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
+import { findItemForUpdate } from '../items/item-row.lock.js';
 import { ScriptVersionEntity } from './script-version.entity.js';
 import { ScriptEntity } from './script.entity.js';
 
@@ -20,11 +21,7 @@ export class ScriptRepository {
     workspaceId: string,
     path: string,
   ): Promise<ScriptEntity | null> {
-    return manager
-      .createQueryBuilder(ScriptEntity, 's')
-      .where('s.workspaceId = :workspaceId AND s.path = :path', { workspaceId, path })
-      .setLock('pessimistic_write')
-      .getOne();
+    return findItemForUpdate(manager, ScriptEntity, workspaceId, path);
   }
 
   findVersion(

@@ -8,7 +8,7 @@ import { DeployEventWriter } from '../locks/deploy-event.writer.js';
 import { scriptParts } from '../locks/lockable-units.js';
 import type { ItemsConfig } from '../items/items.config.js';
 import { ITEMS_CONFIG } from '../items/items.tokens.js';
-import { isNulCharacter, isUniqueViolation } from '../items/postgres-error.util.js';
+import { foundOrThrow, itemChange, writingItem } from '../items/item-write.util.js';
 import { assertWithinLimit, jsonByteLength } from '../items/value-size.util.js';
 import type { WriteOptions } from '../items/write-options.js';
 import { notFoundMessage } from './read-scripts.use-case.js';
@@ -65,16 +65,20 @@ export class WriteScriptsUseCase {
         });
       }
       const created = await this.saveVersion(manager, identity, path, hash, input, null);
-      await this.write(path, () =>
-        this.scripts.insertScript(manager, {
-          workspaceId: identity.workspace,
-          path,
-          currentHash: hash,
-          summary: input.summary,
-          description: input.description ?? null,
-          createdBy: identity.username,
-          editedBy: identity.username,
-        }),
+      await writingItem(
+        'script',
+        path,
+        () =>
+          this.scripts.insertScript(manager, {
+            workspaceId: identity.workspace,
+            path,
+            currentHash: hash,
+            summary: input.summary,
+            description: input.description ?? null,
+            createdBy: identity.username,
+            editedBy: identity.username,
+          }),
+        'content',
       );
       await this.record(manager, identity, 'created', path, hash);
       await this.deployed(manager, identity, path, hash, input);
@@ -92,8 +96,11 @@ export class WriteScriptsUseCase {
     this.assertSize(path, input);
     const hash = scriptHash(code(path, input));
     return this.transactions.run(options.manager, async (manager) => {
-      const script = await this.scripts.findScriptForUpdate(manager, identity.workspace, path);
-      if (!script) throw new MeshError('NOT_FOUND', notFoundMessage(path), { path });
+      const script = foundOrThrow(
+        await this.scripts.findScriptForUpdate(manager, identity.workspace, path),
+        path,
+        notFoundMessage(path),
+      );
       if (input.parentHash !== undefined && input.parentHash !== script.currentHash) {
         throw new MeshError(
           'CONFLICT',
@@ -155,8 +162,11 @@ export class WriteScriptsUseCase {
   async delete(identity: CallerIdentity, path: string, options: WriteOptions = {}): Promise<void> {
     await this.access.assertCanWrite(identity, path, WRITE, notFoundMessage(path));
     await this.transactions.run(options.manager, async (manager) => {
-      const script = await this.scripts.findScriptForUpdate(manager, identity.workspace, path);
-      if (!script) throw new MeshError('NOT_FOUND', notFoundMessage(path), { path });
+      foundOrThrow(
+        await this.scripts.findScriptForUpdate(manager, identity.workspace, path),
+        path,
+        notFoundMessage(path),
+      );
       await this.scripts.deleteScript(manager, identity.workspace, path);
       await this.record(manager, identity, 'deleted', path);
       await this.deploys.deleted(manager, {
@@ -194,18 +204,22 @@ export class WriteScriptsUseCase {
     input: ScriptInput,
     parentHash: string | null,
   ): Promise<boolean> {
-    return this.write(path, () =>
-      this.scripts.insertVersion(manager, {
-        workspaceId: identity.workspace,
-        hash,
-        path,
-        parentHash,
-        language: input.language,
-        content: input.content,
-        lock: input.lock ?? null,
-        schema: input.schema ?? null,
-        createdBy: identity.username,
-      }),
+    return writingItem(
+      'script',
+      path,
+      () =>
+        this.scripts.insertVersion(manager, {
+          workspaceId: identity.workspace,
+          hash,
+          path,
+          parentHash,
+          language: input.language,
+          content: input.content,
+          lock: input.lock ?? null,
+          schema: input.schema ?? null,
+          createdBy: identity.username,
+        }),
+      'content',
     );
   }
 
@@ -217,12 +231,8 @@ export class WriteScriptsUseCase {
     hash?: string,
   ): Promise<void> {
     await this.events.record(manager, {
-      kind: 'script',
-      change,
-      workspace: identity.workspace,
-      path,
+      ...itemChange('script', change, identity, path),
       ...(hash ? { hash } : {}),
-      by: identity.username,
     });
   }
 
@@ -232,22 +242,6 @@ export class WriteScriptsUseCase {
       Buffer.byteLength(input.lock ?? '', 'utf8') +
       (input.schema ? jsonByteLength(input.schema) : 0);
     assertWithinLimit(`script ${path} (content, lock and schema)`, bytes, this.config.maxValueBytes);
-  }
-
-  private async write<T>(path: string, work: () => Promise<T>): Promise<T> {
-    try {
-      return await work();
-    } catch (error) {
-      if (isUniqueViolation(error))
-        throw new MeshError('CONFLICT', `script ${path} already exists`, { path });
-      if (isNulCharacter(error)) {
-        throw new MeshError(
-          'VALIDATION_FAILED',
-          `content: script ${path} contains the character U+0000, which cannot be stored`,
-        );
-      }
-      throw error;
-    }
   }
 }
 

@@ -1,18 +1,12 @@
-import { Column, Entity, PrimaryColumn } from 'typeorm';
-import { CreatedAtColumn } from '@flowmesh/persistence';
+import { Column, Entity } from 'typeorm';
+import { ItemColumns } from '../items/item-columns.js';
 
 /**
  * A variable. A plain one keeps `value`; a secret keeps only `ciphertext` (iv | tag | AES-GCM
  * output) and the id of the key that sealed it, never its plaintext (a check constraint).
  */
 @Entity({ name: 'variable' })
-export class VariableEntity {
-  @PrimaryColumn({ type: 'text' })
-  workspaceId!: string;
-
-  @PrimaryColumn({ type: 'text' })
-  path!: string;
-
+export class VariableEntity extends ItemColumns {
   @Column({ type: 'boolean' })
   isSecret!: boolean;
 
@@ -24,19 +18,4 @@ export class VariableEntity {
 
   @Column({ type: 'bytea', nullable: true })
   ciphertext!: Buffer | null;
-
-  @Column({ type: 'text', nullable: true })
-  description!: string | null;
-
-  @Column({ type: 'text' })
-  createdBy!: string;
-
-  @CreatedAtColumn()
-  createdAt!: Date;
-
-  @Column({ type: 'text' })
-  editedBy!: string;
-
-  @Column({ type: 'timestamptz' })
-  editedAt!: Date;
 }

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
+import { findItemForUpdate } from '../items/item-row.lock.js';
 import { VariableEntity } from './variable.entity.js';
 
 export type VariableContent = Pick<VariableEntity, 'isSecret' | 'value' | 'keyId' | 'ciphertext'>;
@@ -35,11 +36,7 @@ export class VariableRepository {
   }
 
   findForUpdate(manager: EntityManager, workspaceId: string, path: string): Promise<VariableEntity | null> {
-    return manager
-      .createQueryBuilder(VariableEntity, 'v')
-      .where('v.workspaceId = :workspaceId AND v.path = :path', { workspaceId, path })
-      .setLock('pessimistic_write')
-      .getOne();
+    return findItemForUpdate(manager, VariableEntity, workspaceId, path);
   }
 
   exists(manager: EntityManager, workspaceId: string, path: string): Promise<boolean> {

@@ -1,12 +1,11 @@
 import { MeshError, type CallerIdentity, type Variable } from '@flowmesh/contracts';
 import { Inject, Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
 import { AccessService } from '../access/access.service.js';
 import { ItemEventWriter } from '../item-events/item-event.writer.js';
 import { ItemTransactions } from '../item-events/item-transactions.js';
 import type { ItemsConfig } from '../items/items.config.js';
 import { ITEMS_CONFIG } from '../items/items.tokens.js';
-import { isNulCharacter, isUniqueViolation } from '../items/postgres-error.util.js';
+import { foundOrThrow, itemAlreadyExists, itemChange, writingItem } from '../items/item-write.util.js';
 import { assertWithinLimit } from '../items/value-size.util.js';
 import type { WriteOptions } from '../items/write-options.js';
 import { SecretCipher } from '../secrets/secret-cipher.js';
@@ -57,14 +56,15 @@ export class WriteVariablesUseCase {
     await this.access.assertCanCreate(identity, input.path, WRITE);
     this.assertSize(input.path, input.value);
     return this.transactions.run(options.manager, async (tx) => {
-      if (await this.variables.exists(tx, identity.workspace, input.path)) throw alreadyExists(input.path);
+      if (await this.variables.exists(tx, identity.workspace, input.path))
+        throw itemAlreadyExists('variable', input.path);
       const content = variableContent(
         this.cipher,
         { workspace: identity.workspace, path: input.path },
         input.value,
         input.isSecret,
       );
-      const row = await this.write(input.path, () =>
+      const row = await writingItem('variable', input.path, () =>
         this.variables.insert(tx, {
           workspaceId: identity.workspace,
           path: input.path,
@@ -74,7 +74,7 @@ export class WriteVariablesUseCase {
           editedBy: identity.username,
         }),
       );
-      await this.record(tx, identity, 'created', row.path);
+      await this.events.record(tx, itemChange('variable', 'created', identity, row.path));
       return toVariable(row, input.isSecret ? undefined : input.value);
     });
   }
@@ -85,13 +85,20 @@ export class WriteVariablesUseCase {
     input: UpdateVariableInput,
     options: WriteOptions = {},
   ): Promise<Variable> {
-    await this.access.assertCanWrite(identity, path, WRITE, notFoundMessage(path));
-    const renamed = input.newPath !== undefined && input.newPath !== path ? input.newPath : undefined;
-    if (renamed) await this.access.assertCanCreate(identity, renamed, WRITE);
+    const renamed = await this.access.assertCanUpdate(
+      identity,
+      path,
+      input.newPath,
+      WRITE,
+      notFoundMessage(path),
+    );
     if (input.value !== undefined) this.assertSize(renamed ?? path, input.value);
     return this.transactions.run(options.manager, async (tx) => {
-      const before = await this.variables.findForUpdate(tx, identity.workspace, path);
-      if (!before) throw new MeshError('NOT_FOUND', notFoundMessage(path), { path });
+      const before = foundOrThrow(
+        await this.variables.findForUpdate(tx, identity.workspace, path),
+        path,
+        notFoundMessage(path),
+      );
       if (before.isSecret && input.isSecret === false) {
         throw new MeshError(
           'VALIDATION_FAILED',
@@ -100,7 +107,7 @@ export class WriteVariablesUseCase {
         );
       }
       if (renamed && (await this.variables.exists(tx, identity.workspace, renamed)))
-        throw alreadyExists(renamed);
+        throw itemAlreadyExists('variable', renamed);
       const isSecret = input.isSecret ?? before.isSecret;
       const newPath = renamed ?? path;
       const reseal =
@@ -125,8 +132,11 @@ export class WriteVariablesUseCase {
         description: input.description === undefined ? before.description : input.description,
         editedBy: identity.username,
       });
-      after.editedAt = await this.write(newPath, () => this.variables.update(tx, before, after));
-      await this.record(tx, identity, 'updated', newPath, renamed ? path : undefined);
+      after.editedAt = await writingItem('variable', newPath, () => this.variables.update(tx, before, after));
+      await this.events.record(
+        tx,
+        itemChange('variable', 'updated', identity, newPath, renamed ? path : undefined),
+      );
       return toVariable(after, after.isSecret ? undefined : (after.value ?? ''));
     });
   }
@@ -134,27 +144,13 @@ export class WriteVariablesUseCase {
   async delete(identity: CallerIdentity, path: string, options: WriteOptions = {}): Promise<void> {
     await this.access.assertCanWrite(identity, path, WRITE, notFoundMessage(path));
     await this.transactions.run(options.manager, async (tx) => {
-      const before = await this.variables.findForUpdate(tx, identity.workspace, path);
-      if (!before) throw new MeshError('NOT_FOUND', notFoundMessage(path), { path });
+      foundOrThrow(
+        await this.variables.findForUpdate(tx, identity.workspace, path),
+        path,
+        notFoundMessage(path),
+      );
       await this.variables.delete(tx, identity.workspace, path);
-      await this.record(tx, identity, 'deleted', path);
-    });
-  }
-
-  private async record(
-    manager: EntityManager,
-    identity: CallerIdentity,
-    change: 'created' | 'updated' | 'deleted',
-    path: string,
-    previousPath?: string,
-  ): Promise<void> {
-    await this.events.record(manager, {
-      kind: 'variable',
-      change,
-      workspace: identity.workspace,
-      path,
-      ...(previousPath ? { previous_path: previousPath } : {}),
-      by: identity.username,
+      await this.events.record(tx, itemChange('variable', 'deleted', identity, path));
     });
   }
 
@@ -165,23 +161,4 @@ export class WriteVariablesUseCase {
       this.config.maxValueBytes,
     );
   }
-
-  private async write<T>(path: string, work: () => Promise<T>): Promise<T> {
-    try {
-      return await work();
-    } catch (error) {
-      if (isUniqueViolation(error)) throw alreadyExists(path);
-      if (isNulCharacter(error)) {
-        throw new MeshError(
-          'VALIDATION_FAILED',
-          `value: variable ${path} contains the character U+0000, which cannot be stored`,
-        );
-      }
-      throw error;
-    }
-  }
-}
-
-function alreadyExists(path: string): MeshError {
-  return new MeshError('CONFLICT', `variable ${path} already exists`, { path });
 }

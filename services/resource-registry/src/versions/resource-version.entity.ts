@@ -1,5 +1,5 @@
-import { Column, Entity, PrimaryGeneratedColumn, Unique } from 'typeorm';
-import { CreatedAtColumn } from '@flowmesh/persistence';
+import { Column, Entity, Unique } from 'typeorm';
+import { ItemVersionColumns } from '../items/item-columns.js';
 
 /**
  * One past or current value of a resource, as written: a `$var:`/`$res:` reference stays a
@@ -8,16 +8,7 @@ import { CreatedAtColumn } from '@flowmesh/persistence';
  */
 @Entity({ name: 'resource_version' })
 @Unique('UQ_resource_version', ['workspaceId', 'path', 'version'])
-export class ResourceVersionEntity {
-  @PrimaryGeneratedColumn('identity', { type: 'bigint', generatedIdentity: 'ALWAYS' })
-  id!: string;
-
-  @Column({ type: 'text' })
-  workspaceId!: string;
-
-  @Column({ type: 'text' })
-  path!: string;
-
+export class ResourceVersionEntity extends ItemVersionColumns {
   @Column({ type: 'integer' })
   version!: number;
 
@@ -26,15 +17,6 @@ export class ResourceVersionEntity {
 
   @Column({ type: 'jsonb' })
   value!: unknown;
-
-  @Column({ type: 'text', nullable: true })
-  description!: string | null;
-
-  @Column({ type: 'text' })
-  createdBy!: string;
-
-  @CreatedAtColumn()
-  createdAt!: Date;
 
   @Column({ type: 'integer', nullable: true })
   restoredFrom!: number | null;

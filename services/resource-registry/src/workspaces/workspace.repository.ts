@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
+import { insertIfAbsent } from '../identity/insert-if-absent.util.js';
 import { WorkspaceEntity } from './workspace.entity.js';
 
 @Injectable()
@@ -18,15 +19,7 @@ export class WorkspaceRepository {
 
   /** False when a workspace with this id exists. */
   async insert(workspace: Pick<WorkspaceEntity, 'id' | 'name'>, manager: EntityManager): Promise<boolean> {
-    const result = await manager
-      .createQueryBuilder()
-      .insert()
-      .into(WorkspaceEntity)
-      .values(workspace)
-      .orIgnore()
-      .returning(['id'])
-      .execute();
-    return (result.raw as unknown[]).length > 0;
+    return insertIfAbsent(manager, WorkspaceEntity, workspace, 'id');
   }
 
   async find(id: string): Promise<WorkspaceEntity | undefined> {
