@@ -53,7 +53,9 @@ describe('dependency-locker: locker.depmap.rebuild', () => {
       async () => {
         await conn.nc.flush();
         for (const durable of ['dependency-locker-deploy-saved', 'dependency-locker-deploy-deleted']) {
-          const info = await conn.jsm.consumers.info(stream, conn.space.durableName(durable)).catch(() => undefined);
+          const info = await conn.jsm.consumers
+            .info(stream, conn.space.durableName(durable))
+            .catch(() => undefined);
           if (!info || info.num_pending > 0 || info.num_ack_pending > 0) return undefined;
         }
         return true;
@@ -122,7 +124,9 @@ describe('dependency-locker: locker.depmap.rebuild', () => {
     // deploy consumers have taken and acknowledged all the stream holds (a deploy's code and its
     // path references are recorded before the ack), so what follows is not a matter of timing.
     await deployConsumersCaughtUp();
-    expect((await status.lockStatus({ ...inMain, owner_kind: 'script', path: `${dir}/b` })).units).toEqual([]);
+    expect((await status.lockStatus({ ...inMain, owner_kind: 'script', path: `${dir}/b` })).units).toEqual(
+      [],
+    );
     expect(await importsOf('agent', `${dir}/bot`)).toEqual([]);
 
     // Not an admin: refused, nothing announced.
