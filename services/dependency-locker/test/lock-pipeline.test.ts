@@ -538,7 +538,7 @@ describe('dependency-locker: locks on deploy, the map, cascades', () => {
     'python3: a workspace import is followed and its pinned requirement kept',
     async () => {
       const dir = await folder();
-      await items.createScript({
+      const helpers = await items.createScript({
         ...inMain,
         path: `${dir}/helpers`,
         language: 'python3',
@@ -554,11 +554,14 @@ describe('dependency-locker: locks on deploy, the map, cascades', () => {
         content: `import json\nimport fmtest_py\nfrom f.${folderName}.helpers import go\n\ndef main():\n    return go()\n`,
       });
       await completion('script', `${dir}/main`);
-      // Its own bare import takes the helper's pin instead of the newest (1.1.0, which needs fmtest-dep).
+      // Its own bare import takes the helper's pin instead of the newest (1.1.0, which needs fmtest-dep);
+      // the helper's version rides along for workers, as a comment pip and Windmill skip.
       expect((await scriptLock(`${dir}/main`))?.split('\n')).toEqual([
         expect.stringMatching(/^# py: 3\.\d+$/),
+        `# script: ${dir}/helpers ${helpers.hash}`,
         'fmtest-py==1.0.0',
       ]);
+      expect(lockedScriptsOf(await scriptLock(`${dir}/main`))).toEqual({ [`${dir}/helpers`]: helpers.hash });
       expect(
         (await status.lockStatus({ ...inMain, owner_kind: 'script', path: `${dir}/main` })).imports,
       ).toMatchObject([{ edge_kind: 'relative_import', imported_path: `${dir}/helpers` }]);

@@ -5,6 +5,8 @@ import {
   MeshError,
   npmLockText,
   parseNpmLockText,
+  parsePythonLockText,
+  pythonLockText,
   type RegistryLocksClient,
 } from '@flowmesh/contracts';
 import { MeshClient } from '@flowmesh/messaging';
@@ -301,12 +303,16 @@ export class LockOwnerService {
     for (const unit of units) {
       const named = lockedScriptsOf(unit.lock);
       const npm = parseNpmLockText(unit.lock);
-      if (!npm || Object.keys(named).length === 0) continue;
+      const python = npm ? undefined : parsePythonLockText(unit.lock);
+      if ((!npm && !python) || Object.keys(named).length === 0) continue;
       const current: Record<string, string> = {};
       for (const [path, version] of Object.entries(named))
         current[path] = (await this.records.script(owner.workspace, path))?.ownerVersion ?? version;
       if (Object.entries(named).every(([path, version]) => current[path] === version)) continue;
-      repinned.push({ unit, lock: npmLockText(npm, current) });
+      repinned.push({
+        unit,
+        lock: npm ? npmLockText(npm, current) : pythonLockText({ ...python!, scripts: current }),
+      });
     }
     if (repinned.length === 0) return;
     const written = await this.writeBack(owner, repinned);
