@@ -89,6 +89,25 @@ export const RevalidateAgentToolsReplySchema = z.object({
 export type RevalidateAgentToolsReply = z.infer<typeof RevalidateAgentToolsReplySchema>;
 
 /**
+ * A flow links an agent that changed (or whose tools' scripts did): the registry checks the
+ * `tool_inputs` overrides of each of its `aiagent` steps linking an agent against the tools of the
+ * agent as it is now and the current input schemas of the scripts they run by path.
+ */
+export const RevalidateFlowToolInputsRequestSchema = z
+  .object({
+    workspace: WorkspaceIdSchema,
+    /** The flow (its current version). */
+    path: z.string().min(1).max(255),
+  })
+  .strict();
+export type RevalidateFlowToolInputsRequest = z.infer<typeof RevalidateFlowToolInputsRequestSchema>;
+export const RevalidateFlowToolInputsReplySchema = z.object({
+  /** Each step linking an agent, with the overrides that no longer fit (empty: they all do). */
+  steps: z.array(z.object({ node_id: z.string(), problems: z.array(z.string()) })),
+});
+export type RevalidateFlowToolInputsReply = z.infer<typeof RevalidateFlowToolInputsReplySchema>;
+
+/**
  * Every script (its current version), flow and `ai_agent` resource of a workspace announced again
  * as deployed (`evt.deploy.saved`, through the outbox): how dependency-locker learns what was
  * deployed before it ran (`locker.depmap.rebuild`, which checks the caller is an admin).
@@ -108,6 +127,11 @@ export const registryLocksContract = {
     'registry.lock.revalidate_agent_tools',
     RevalidateAgentToolsRequestSchema,
     RevalidateAgentToolsReplySchema,
+  ),
+  revalidateFlowToolInputs: defineRequest(
+    'registry.lock.revalidate_flow_tool_inputs',
+    RevalidateFlowToolInputsRequestSchema,
+    RevalidateFlowToolInputsReplySchema,
   ),
   announceDeploys: defineRequest(
     'registry.lock.announce_deploys',
@@ -167,7 +191,10 @@ export const DependentRevalidatedEventSchema = z.object({
   /** What changed under it, `<kind>:<path>`, and through which kind of edge. */
   because_of: z.string(),
   edge_kind: EdgeKindSchema,
-  /** An agent's script tools checked against the script's inputs: `ok` (the agent's version bumped) or `mismatch`. */
+  /**
+   * An agent's script tools checked against the script's inputs: `ok` (the agent's version bumped)
+   * or `mismatch`; a flow's `tool_inputs` overrides checked against its linked agents' tools.
+   */
   outcome: z.enum(['ok', 'mismatch']).optional(),
   /** The agent's new version, on `ok`. */
   version: z.string().optional(),
@@ -202,13 +229,14 @@ export const LockSkippedEventSchema = z.object({
 
 /**
  * An agent's tool no longer fits the script it runs by path (an input it binds is gone): recorded
- * on the agent (`locker.lock.status`), the agent's version kept.
+ * on the agent (`locker.lock.status`), the agent's version kept. For a flow: a step's `tool_inputs`
+ * override no longer fits the tool of the agent it links (`node_id` is the step).
  */
 export const ToolMismatchEventSchema = z.object({
   ...ownerFields,
   /** The tool. */
   node_id: z.string(),
-  /** `script:<path>` that was redeployed. */
+  /** `script:<path>` that was redeployed (for a flow, `agent:<path>`). */
   because_of: z.string(),
   error: z.string(),
   at: z.string(),

@@ -27,9 +27,10 @@ export type LockedScripts = Readonly<Record<string, string>>;
 
 const LockedScriptsSchema = z.record(z.string().max(255), z.string().max(128));
 
-/** The workspace scripts an npm lock text names with their versions; `{}` when it names none. */
+/** The workspace scripts a lock text (npm's or python's) names with their versions; `{}` when it names none. */
 export function lockedScriptsOf(text: string | null | undefined): LockedScripts {
-  if (!text || !text.startsWith('{"flowmesh_lock":"npm"')) return {};
+  if (!text) return {};
+  if (!text.startsWith('{"flowmesh_lock":"npm"')) return parsePythonLockText(text)?.scripts ?? {};
   try {
     const parsed = LockedScriptsSchema.safeParse((JSON.parse(text) as { scripts?: unknown }).scripts ?? {});
     return parsed.success ? parsed.data : {};
@@ -54,19 +55,28 @@ export interface PythonLock {
   readonly python?: string;
   /** Distribution name (lower case) to exact version. */
   readonly pins: Readonly<Record<string, string>>;
+  /** The workspace scripts it imports and their versions, as an npm lock's `scripts`. */
+  readonly scripts?: LockedScripts;
 }
+
+/** `# script: <path> <hash>` lines: comments to Windmill and pip, the imported scripts' versions to workers. */
+const SCRIPT_LINE = /^# script: (\S+) (\S+)$/;
 
 export function pythonLockText(lock: PythonLock): string {
   const lines = Object.entries(lock.pins)
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([name, version]) => `${name}==${version}`);
-  return [...(lock.python ? [`# py: ${lock.python}`] : []), ...lines].join('\n');
+  const scripts = Object.entries(lock.scripts ?? {})
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([path, version]) => `# script: ${path} ${version}`);
+  return [...(lock.python ? [`# py: ${lock.python}`] : []), ...scripts, ...lines].join('\n');
 }
 
 export function parsePythonLockText(text: string | null | undefined): PythonLock | undefined {
   if (!text) return undefined;
   let python: string | undefined;
   const pins: Record<string, string> = {};
+  const scripts: Record<string, string> = {};
   for (const line of text.split('\n').map((l) => l.trim())) {
     if (line === '') continue;
     const py = /^# py: (\S+)$/.exec(line);
@@ -74,9 +84,14 @@ export function parsePythonLockText(text: string | null | undefined): PythonLock
       python = py[1];
       continue;
     }
+    const script = SCRIPT_LINE.exec(line);
+    if (script) {
+      scripts[script[1]] = script[2]!;
+      continue;
+    }
     const pin = /^([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s;]+)$/.exec(line);
     if (!pin) return undefined;
     pins[pin[1].toLowerCase()] = pin[2]!;
   }
-  return { ...(python ? { python } : {}), pins };
+  return { ...(python ? { python } : {}), pins, ...(Object.keys(scripts).length > 0 ? { scripts } : {}) };
 }

@@ -80,7 +80,8 @@ export const SERVICE_TRAFFIC: Readonly<Record<ServiceName, ServiceTraffic>> = {
   'dependency-locker': {
     ...NONE,
     // Writes locks back (`registry.lock.write`), has agents' script tools checked
-    // (`registry.lock.revalidate_agent_tools`) and deploys announced again for a map rebuild
+    // (`registry.lock.revalidate_agent_tools`), flows' tool_inputs overrides checked
+    // (`registry.lock.revalidate_flow_tool_inputs`) and deploys announced again for a map rebuild
     // (`registry.lock.announce_deploys`), and checks who may read a lock's status or rebuild.
     calls: ['resource-registry'],
     emits: ['lock'],

@@ -6,6 +6,7 @@ import {
   DEPLOY_EVENTS,
   LOCK_EVENTS,
   MeshError,
+  STREAMS,
   type Actor,
 } from '@flowmesh/contracts';
 import { connectMesh, listenToEvent, MeshClient, type MeshConnection } from '@flowmesh/messaging';
@@ -45,6 +46,24 @@ describe('dependency-locker: locker.depmap.rebuild', () => {
     });
   }, 180_000);
 
+  /** The locker's `evt.deploy.*` consumers exist and have nothing undelivered or unacknowledged. */
+  const deployConsumersCaughtUp = () => {
+    const stream = conn.space.streamName(STREAMS.events.name);
+    return waitFor(
+      async () => {
+        await conn.nc.flush();
+        for (const durable of ['dependency-locker-deploy-saved', 'dependency-locker-deploy-deleted']) {
+          const info = await conn.jsm.consumers
+            .info(stream, conn.space.durableName(durable))
+            .catch(() => undefined);
+          if (!info || info.num_pending > 0 || info.num_ack_pending > 0) return undefined;
+        }
+        return true;
+      },
+      { timeoutMs: 60_000, intervalMs: 100, description: "the locker's deploy consumers caught up" },
+    );
+  };
+
   afterAll(async () => {
     await conn?.drain();
     await locker?.stop();
@@ -83,7 +102,7 @@ describe('dependency-locker: locker.depmap.rebuild', () => {
       description: 'the three deploys announced',
     });
     // The deploys happened while no locker ran, long enough ago that the stream no longer has them.
-    await conn.jsm.streams.purge(conn.space.streamName('EVENTS'), {
+    await conn.jsm.streams.purge(conn.space.streamName(STREAMS.events.name), {
       filter: conn.space.subject('evt.deploy.>'),
     });
 
@@ -101,7 +120,14 @@ describe('dependency-locker: locker.depmap.rebuild', () => {
       (await status.lockStatus({ ...inMain, owner_kind: kind, path })).imports.map(
         (e) => `${e.node_id} ${e.edge_kind} ${e.imported_path}`,
       );
-    expect(await importsOf('script', `${dir}/b`)).toEqual([]);
+    // Empty because nothing reached the locker, not because it has not got round to it yet: its
+    // deploy consumers have taken and acknowledged all the stream holds (a deploy's code and its
+    // path references are recorded before the ack), so what follows is not a matter of timing.
+    await deployConsumersCaughtUp();
+    expect((await status.lockStatus({ ...inMain, owner_kind: 'script', path: `${dir}/b` })).units).toEqual(
+      [],
+    );
+    expect(await importsOf('agent', `${dir}/bot`)).toEqual([]);
 
     // Not an admin: refused, nothing announced.
     await identity.addUser({ ...inMain, email: 'dana@example.test', username: 'dana' });

@@ -278,11 +278,23 @@ describe('dependency-locker: locks on deploy, the map, cascades', () => {
       }
     ).tools;
     expect(versionOf(relockedTools[0].value.lock, 'fm-alpha')).toBe('1.0.0');
+    // The agent imports A and runs it as a tool: re-locked and its tool checked, both; the flow
+    // linking it is planned by the agent's job once its tools fit, not by A's.
     expect(
       seen.planned
-        .find((p) => p.root === root)
-        ?.targets.map((t) => `${t.owner_kind}:${t.path} ${t.action} ${t.depth}`),
-    ).toEqual([`agent:${agent} relock 1`, `script:${b} relock 1`, `flow:${flow} revalidate 2`]);
+        .filter((p) => p.root === root)
+        .map((p) => p.targets.map((t) => `${t.owner_kind}:${t.path} ${t.action} ${t.depth}`)),
+    ).toEqual([[`agent:${agent} relock 1`, `script:${b} relock 1`], [`flow:${flow} revalidate 2`]]);
+    expect(seen.revalidated.filter((e) => e.path === agent && e.cascade_root === root)).toEqual([
+      expect.objectContaining({ owner_kind: 'agent', outcome: 'ok', version: expect.any(String) as unknown }),
+    ]);
+    expect(seen.agentChanged.filter((e) => e.path === agent)).toHaveLength(1);
+    expect((await status.lockStatus({ ...inMain, owner_kind: 'agent', path: agent })).revalidations).toEqual([
+      expect.objectContaining({ node_id: 'lookup', because_of: root, status: 'ok' }),
+    ]);
+    expect(seen.revalidated.find((e) => e.path === flow && e.cascade_root === root)).toMatchObject({
+      outcome: 'ok',
+    });
     expect([count('script', b, root), count('agent', agent, root)]).toEqual([1, 1]);
     // Only packuments were asked for: a lock needs no tarball.
     expect(npm.requests.every((r) => !r.endsWith('.tgz'))).toBe(true);
@@ -294,6 +306,7 @@ describe('dependency-locker: locks on deploy, the map, cascades', () => {
     const agent = `${dir}/bot`;
     const flow = `${dir}/uses`;
     const root = `script:${tool}`;
+    const pageOverride = { search: { page: { type: 'static', value: '2' } } };
     const schema = (names: string[]) => ({
       type: 'object',
       properties: Object.fromEntries(names.map((name) => [name, { type: 'string' }])),
@@ -311,7 +324,7 @@ describe('dependency-locker: locks on deploy, the map, cascades', () => {
         .scriptExists({ ...inMain, path: tool })
         .then(({ exists }) => (exists ? items.updateScript(body) : items.createScript(body)));
     };
-    await saveTool(['q', 'limit']);
+    await saveTool(['q', 'limit', 'page']);
     await completion('script', tool);
     await items.createResource({
       ...inMain,
@@ -347,7 +360,10 @@ describe('dependency-locker: locks on deploy, the map, cascades', () => {
       ...inMain,
       path: flow,
       value: {
-        modules: [linkingStep(agent)],
+        // The step gives the tool `page` itself: an override the agent's tool does not bind.
+        modules: [
+          { ...linkingStep(agent), value: { ...linkingStep(agent).value, tool_inputs: pageOverride } },
+        ],
       },
     });
     await mapped('flow', flow, 'linked_agent');
@@ -356,7 +372,8 @@ describe('dependency-locker: locks on deploy, the map, cascades', () => {
       (await history.list({ ...inMain, path: agent })).versions.map((v) => v.version);
     const before = await versions();
 
-    // A new argument the tool leaves to the model: it fits; the agent gets a version, the flow follows.
+    // A new argument the tool leaves to the model, `page` gone: the agent's tool fits and the agent
+    // gets a version; the flow follows, and its override of `page` is the misfit, recorded on it.
     await saveTool(['q', 'limit', 'lang']);
     const fits = await waitFor(
       () => seen.revalidated.find((e) => e.path === agent && e.cascade_root === root && e.outcome === 'ok'),
@@ -368,12 +385,30 @@ describe('dependency-locker: locks on deploy, the map, cascades', () => {
     ]);
     const bumped = await versions();
     expect(bumped).toEqual([Number(fits.version), ...before]);
-    await waitFor(() => seen.revalidated.find((e) => e.path === flow && e.cascade_root === root), {
-      timeoutMs: 90_000,
-      description: 'the flow linking the agent revalidated',
+    const flowChecked = await waitFor(
+      () => seen.revalidated.find((e) => e.path === flow && e.cascade_root === root),
+      { timeoutMs: 90_000, description: 'the flow linking the agent revalidated' },
+    );
+    expect(flowChecked).toMatchObject({
+      edge_kind: 'linked_agent',
+      because_of: `agent:${agent}`,
+      outcome: 'mismatch',
     });
+    const override = seen.toolMismatch.find((e) => e.path === flow);
+    expect(override).toMatchObject({ owner_kind: 'flow', node_id: 'ask', because_of: `agent:${agent}` });
+    expect(override?.error).toBe(
+      `tool_inputs override input 'page' of tool 'search' but ${tool} no longer takes it`,
+    );
+    expect((await status.lockStatus({ ...inMain, owner_kind: 'flow', path: flow })).revalidations).toEqual([
+      expect.objectContaining({ node_id: 'ask', status: 'mismatch', error_log: override?.error }),
+    ]);
+    expect(seen.toolMismatch.filter((e) => e.path === agent)).toEqual([]);
 
-    // `limit` gone, which the tool binds: recorded on the agent and announced, no new version.
+    // `limit` gone, which the tool binds: recorded on the agent and announced, no new version; the
+    // cascade stops at the agent, so the flow linking it is not checked again.
+    const plannedBefore = seen.planned.length;
+    const flowRevalidations = () => seen.revalidated.filter((e) => e.path === flow).length;
+    const flowChecks = flowRevalidations();
     await saveTool(['q']);
     const mismatch = await waitFor(() => seen.toolMismatch.find((e) => e.path === agent), {
       timeoutMs: 90_000,
@@ -397,6 +432,11 @@ describe('dependency-locker: locks on deploy, the map, cascades', () => {
     ]);
     expect(await versions()).toEqual(bumped);
     expect(seen.agentChanged.filter((e) => e.path === agent)).toHaveLength(1);
+    // The agent's revalidation is announced after any cascade it plans: none was, so none follows.
+    expect(
+      seen.planned.slice(plannedBefore).flatMap((p) => p.targets.map((t) => `${t.owner_kind}:${t.path}`)),
+    ).toEqual([`agent:${agent}`]);
+    expect(flowRevalidations()).toBe(flowChecks);
   }, 240_000);
 
   it('a diamond re-locks its bottom once; a script and a flow at one path are two owners (kind in the debounce key)', async () => {
@@ -498,7 +538,7 @@ describe('dependency-locker: locks on deploy, the map, cascades', () => {
     'python3: a workspace import is followed and its pinned requirement kept',
     async () => {
       const dir = await folder();
-      await items.createScript({
+      const helpers = await items.createScript({
         ...inMain,
         path: `${dir}/helpers`,
         language: 'python3',
@@ -514,11 +554,14 @@ describe('dependency-locker: locks on deploy, the map, cascades', () => {
         content: `import json\nimport fmtest_py\nfrom f.${folderName}.helpers import go\n\ndef main():\n    return go()\n`,
       });
       await completion('script', `${dir}/main`);
-      // Its own bare import takes the helper's pin instead of the newest (1.1.0, which needs fmtest-dep).
+      // Its own bare import takes the helper's pin instead of the newest (1.1.0, which needs fmtest-dep);
+      // the helper's version rides along for workers, as a comment pip and Windmill skip.
       expect((await scriptLock(`${dir}/main`))?.split('\n')).toEqual([
         expect.stringMatching(/^# py: 3\.\d+$/),
+        `# script: ${dir}/helpers ${helpers.hash}`,
         'fmtest-py==1.0.0',
       ]);
+      expect(lockedScriptsOf(await scriptLock(`${dir}/main`))).toEqual({ [`${dir}/helpers`]: helpers.hash });
       expect(
         (await status.lockStatus({ ...inMain, owner_kind: 'script', path: `${dir}/main` })).imports,
       ).toMatchObject([{ edge_kind: 'relative_import', imported_path: `${dir}/helpers` }]);

@@ -5,6 +5,7 @@ import {
   isTerminalJobStatus,
   lockedScriptsOf,
   npmLockText,
+  pythonLockText,
   type Job,
   type RegistryIdentityClient,
   type RegistryItemsClient,
@@ -104,6 +105,44 @@ describe('flow-orchestrator: scripts import workspace scripts', () => {
       language: 'bun',
       content: `import { scale } from '/${dir}/a';\nexport function main() { return scale(5); }`,
     });
+    expect(await ended(current.job_id)).toMatchObject({ status: 'completed', result: 15 });
+  }, 240_000);
+
+  it('python3: a script imports scripts by Windmill names (f.<folder>.x, .sibling) at the versions its lock names', async () => {
+    const dir = await folder();
+    const python = (path: string, content: string) => {
+      const body = { ...inMain, path, language: 'python3' as const, content };
+      return items
+        .scriptExists({ ...inMain, path })
+        .then(({ exists }) => (exists ? items.updateScript(body) : items.createScript(body)));
+    };
+    const dotted = dir.replace('/', '.');
+    const h1 = await python(`${dir}/helpers`, `def scale(x):\n    return 2 * x\n`);
+    await python(`${dir}/base`, `from .helpers import scale\n\nBASE = scale(50)\n`);
+    await python(
+      `${dir}/main`,
+      `from .helpers import scale\nfrom ${dotted} import base\nimport ${dotted}.helpers as again\n\ndef main(n):\n    return [scale(n), again.scale(1), base.BASE]\n`,
+    );
+    await lockNames(`${dir}/main`, { [`${dir}/helpers`]: h1.hash });
+    const first = await mesh.jobs.runScript({ ...inMain, path: `${dir}/main`, args: { n: 21 } });
+    expect(await ended(first.job_id)).toMatchObject({ status: 'completed', result: [42, 2, 100] });
+
+    // Redeployed: the locker names the new version in the importer's lock, and it runs that.
+    const h2 = await python(`${dir}/helpers`, `def scale(x):\n    return 3 * x\n`);
+    await lockNames(`${dir}/main`, { [`${dir}/helpers`]: h2.hash });
+    const second = await mesh.jobs.runScript({ ...inMain, path: `${dir}/main`, args: { n: 21 } });
+    expect(await ended(second.job_id)).toMatchObject({ status: 'completed', result: [63, 3, 150] });
+
+    // A lock naming the first version runs the first version; without a lock, the current one.
+    const content = `from ${dotted}.helpers import scale\n\ndef main():\n    return scale(5)\n`;
+    const pinned = await mesh.jobs.runScript({
+      ...inMain,
+      language: 'python3',
+      content,
+      lock: pythonLockText({ pins: {}, scripts: { [`${dir}/helpers`]: h1.hash } }),
+    });
+    expect(await ended(pinned.job_id)).toMatchObject({ status: 'completed', result: 10 });
+    const current = await mesh.jobs.runScript({ ...inMain, language: 'python3', content });
     expect(await ended(current.job_id)).toMatchObject({ status: 'completed', result: 15 });
   }, 240_000);
 

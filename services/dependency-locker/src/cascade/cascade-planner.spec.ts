@@ -61,18 +61,23 @@ describe('planCascade', () => {
     expect(brief(plan)).toEqual(['flow:f/lib/b relock d1 [s1,s2]', 'script:f/lib/b relock d1 []']);
   });
 
-  it('revalidates an agent using the script as a tool, and the flows linking that agent', () => {
-    const plan = planCascade(root, [
+  it('revalidates an agent using the script as a tool; the flows linking it are its own job to plan', () => {
+    const edges = [
       edge('agent:f/ai/helper', 'script:f/lib/a', 'path_tool', 'lookup'),
       edge('flow:f/app/chat', 'agent:f/ai/helper', 'linked_agent', 'ask'),
       edge('flow:f/app/nightly', 'flow:f/app/chat', 'path_step', 'run_chat'),
+    ];
+    // The agent's tools are checked first: a misfit stops the cascade there.
+    expect(brief(planCascade(root, edges))).toEqual(['agent:f/ai/helper revalidate d1 [lookup]']);
+    // They fit: the agent plans its flows; the flow checks its tool_inputs, then plans what runs it.
+    const visited = new Set(['script:f/lib/a', 'agent:f/ai/helper']);
+    const fromAgent = planCascade(owner('agent:f/ai/helper'), edges, visited);
+    expect(brief(fromAgent)).toEqual(['flow:f/app/chat revalidate d1 [ask]']);
+    expect(fromAgent[0]).toMatchObject({ becauseOf: 'agent:f/ai/helper', edgeKind: 'linked_agent' });
+    visited.add('flow:f/app/chat');
+    expect(brief(planCascade(owner('flow:f/app/chat'), edges, visited))).toEqual([
+      'flow:f/app/nightly revalidate d1 [run_chat]',
     ]);
-    expect(brief(plan)).toEqual([
-      'agent:f/ai/helper revalidate d1 [lookup]',
-      'flow:f/app/chat revalidate d2 [ask]',
-      'flow:f/app/nightly revalidate d3 [run_chat]',
-    ]);
-    expect(plan[1]).toMatchObject({ becauseOf: 'agent:f/ai/helper', edgeKind: 'linked_agent' });
   });
 
   it('relocks an agent whose tool imports the script, and skips owners an earlier plan covered', () => {
@@ -85,6 +90,21 @@ describe('planCascade', () => {
       'flow:f/app/chat revalidate d2 [ask]',
     ]);
     expect(planCascade(root, edges, new Set(['agent:f/ai/helper']))).toEqual([]);
+  });
+
+  it('an agent importing the script and running it as a tool is relocked and gates its flows', () => {
+    const edges = [
+      edge('agent:f/ai/helper', 'script:f/lib/a', 'relative_import', 'shout'),
+      edge('agent:f/ai/helper', 'script:f/lib/a', 'path_tool', 'lookup'),
+      edge('flow:f/app/chat', 'agent:f/ai/helper', 'linked_agent', 'ask'),
+      edge('flow:f/app/fmt', 'script:f/lib/a', 'relative_import', 'fmt'),
+      edge('flow:f/app/fmt', 'agent:f/ai/helper', 'linked_agent', 'ask'),
+    ];
+    // A flow that imports the script itself is relocked in the cascade still (and checks its tool_inputs then).
+    expect(brief(planCascade(root, edges))).toEqual([
+      'agent:f/ai/helper relock d1 [shout]',
+      'flow:f/app/fmt relock d1 [fmt]',
+    ]);
   });
 
   it('plans nothing for an owner nothing depends on', () => {

@@ -53,8 +53,10 @@ export const ownerKey = (kind: LockOwnerKind, path: string): string => `${kind}:
 /**
  * What redeploying `root` touches: the owners that depend on it, directly or not, each once
  * (a diamond relocks its bottom once, Windmill #6055), their node ids merged, a cycle walked once
- * (`alreadyVisited` also names owners an earlier plan of the same cascade covered). Pure and
- * linear in the edges it walks.
+ * (`alreadyVisited` also names owners an earlier plan of the same cascade covered). The walk stops
+ * at an owner that checks what it runs by path (`CHECKED_EDGES`: an agent's script tools, a flow's
+ * `tool_inputs` for the agent it links): its own job plans its dependents when the check passes.
+ * Pure and linear in the edges it walks.
  */
 export function planCascade(
   root: { readonly kind: LockOwnerKind; readonly path: string },
@@ -78,6 +80,10 @@ export function planCascade(
     becauseOf: string;
     edgeKind: EdgeKind;
   }
+  // Owners with a check to pass (an agent whose tool runs a script of the closure by path, a flow
+  // linking an agent of it): what depends on them is theirs to plan once it passes, so a misfit
+  // stops the cascade there. Found over the whole closure, so the order of the walk does not matter.
+  const gated = checkedOwners(rootKey, byImported, alreadyVisited);
   const found = new Map<string, Building>();
   // Edges inside the closure, importer <- imported, for the depths.
   const inside: Array<[from: string, to: string]> = [];
@@ -85,6 +91,7 @@ export function planCascade(
   const queued = new Set<string>([rootKey]);
   for (let head = 0; head < queue.length; head++) {
     const importedKey = queue[head];
+    if (head > 0 && gated.has(importedKey)) continue;
     for (const edge of byImported.get(importedKey) ?? []) {
       const key = ownerKey(edge.importerKind, edge.importerPath);
       if (key === rootKey || alreadyVisited.has(key)) continue;
@@ -121,6 +128,31 @@ export function planCascade(
       edgeKind: t.edgeKind,
     }))
     .sort((a, b) => a.depth - b.depth || a.kind.localeCompare(b.kind) || a.path.localeCompare(b.path));
+}
+
+/** Edges whose importer checks what it runs by path against what changed, not only re-locks. */
+export const CHECKED_EDGES: ReadonlySet<EdgeKind> = new Set<EdgeKind>(['path_tool', 'linked_agent']);
+
+/** The owners of the closure of `rootKey` that depend on a member of it through a checked edge. */
+function checkedOwners(
+  rootKey: string,
+  byImported: ReadonlyMap<string, readonly DependencyEdge[]>,
+  alreadyVisited: ReadonlySet<string>,
+): Set<string> {
+  const checked = new Set<string>();
+  const queue = [rootKey];
+  const queued = new Set(queue);
+  for (let head = 0; head < queue.length; head++)
+    for (const edge of byImported.get(queue[head]) ?? []) {
+      const key = ownerKey(edge.importerKind, edge.importerPath);
+      if (key === rootKey || alreadyVisited.has(key)) continue;
+      if (CHECKED_EDGES.has(edge.edgeKind)) checked.add(key);
+      if (!queued.has(key)) {
+        queued.add(key);
+        queue.push(key);
+      }
+    }
+  return checked;
 }
 
 /**

@@ -5,6 +5,8 @@ import {
   MeshError,
   npmLockText,
   parseNpmLockText,
+  parsePythonLockText,
+  pythonLockText,
   type RegistryLocksClient,
 } from '@flowmesh/contracts';
 import { MeshClient } from '@flowmesh/messaging';
@@ -24,6 +26,9 @@ import { ToolRevalidationRepository } from '../revalidation/tool-revalidation.re
 import { LockJobRepository, type LockJob } from './lock-job.repository.js';
 
 export type JobOutcome = { status: 'done' | 'skipped' | 'superseded' | 'failed'; outcome: string };
+
+/** A check of what an owner runs by path: `ok` (an agent's version bumped, on `version`) or `mismatch`. */
+type ByPathCheck = { outcome?: 'ok' | 'mismatch'; version?: string };
 
 /**
  * Runs one lock job: locks the owner's units (all of them for a deploy, the named ones for a
@@ -52,21 +57,19 @@ export class LockOwnerService {
 
   async run(job: LockJob): Promise<JobOutcome> {
     const owner: OwnerKey = { workspace: job.workspace, kind: job.ownerKind, path: job.ownerPath };
+    // What it runs by path is checked whether or not its own code is re-locked too (an agent may
+    // import a script and run it as a tool); a misfit is recorded and the cascade stops here.
+    const checked = job.cause === 'cascade' ? await this.checkByPath(job, owner) : {};
+    const fits = checked.outcome !== 'mismatch';
     if (job.action === 'revalidate') {
-      const checked = await this.checkAgentTools(job, owner);
-      await this.events.publish(LOCK_EVENTS.revalidated, {
-        workspace: owner.workspace,
-        owner_kind: owner.kind,
-        path: owner.path,
-        cascade_root: job.cascadeRoot ?? ownerKey(owner.kind, owner.path),
-        because_of: job.becauseOf ?? '',
-        edge_kind: job.edgeKind ?? 'path_step',
-        ...checked,
-        at: new Date().toISOString(),
-      });
-      await this.cascade(job, owner);
+      if (fits) await this.cascade(job, owner);
+      await this.announceRevalidated(job, owner, checked);
       return { status: 'done', outcome: checked.outcome ? `revalidated: ${checked.outcome}` : 'revalidated' };
     }
+    // Announced after the cascade it may plan, so whoever hears it has heard that plan too.
+    const revalidated = async () => {
+      if (checked.outcome) await this.announceRevalidated(job, owner, checked);
+    };
     const all = await this.records.units(owner);
     const wanted = job.nodeIds ? all.filter((r) => job.nodeIds!.includes(r.nodeId)) : all;
     if (job.action === 'relock' && (await this.importsUnchanged(owner, wanted))) {
@@ -79,6 +82,9 @@ export class LockOwnerService {
         node_ids: wanted.map((u) => u.nodeId),
         at: new Date().toISOString(),
       });
+      // Its lock is as it was, but it passed a check: what depends on it waited for that.
+      if (checked.outcome === 'ok') await this.cascade(job, owner);
+      await revalidated();
       return { status: 'skipped', outcome: 'no imported lock changed' };
     }
 
@@ -146,8 +152,11 @@ export class LockOwnerService {
         changed: after !== before,
         at: new Date().toISOString(),
       });
-    // A deploy always cascades (what runs it by path is checked again); a re-lock only when it changed something.
-    if (job.cause === 'deploy' || after !== before) await this.cascade(job, owner);
+    // A deploy always cascades (what runs it by path is checked again); a re-lock only when it
+    // changed something or passed a check, never past a misfit.
+    if (fits && (job.cause === 'deploy' || after !== before || checked.outcome === 'ok'))
+      await this.cascade(job, owner);
+    await revalidated();
     return {
       status: failed > 0 ? 'failed' : 'done',
       outcome: `${written.size} locked${failed > 0 ? `, ${failed} failed` : ''}${after === before ? ', unchanged' : ''}`,
@@ -170,54 +179,118 @@ export class LockOwnerService {
     );
   }
 
+  private async announceRevalidated(job: LockJob, owner: OwnerKey, checked: ByPathCheck): Promise<void> {
+    await this.events.publish(LOCK_EVENTS.revalidated, {
+      workspace: owner.workspace,
+      owner_kind: owner.kind,
+      path: owner.path,
+      cascade_root: job.cascadeRoot ?? ownerKey(owner.kind, owner.path),
+      because_of: job.becauseOf ?? '',
+      edge_kind: job.edgeKind ?? 'path_step',
+      ...checked,
+      at: new Date().toISOString(),
+    });
+  }
+
+  /**
+   * What a cascade job's owner runs by path, checked against what this cascade changed (its root
+   * and the owners it planned): an agent's tools running such a script (`path_tool`), a flow's
+   * `tool_inputs` overrides for such an agent (`linked_agent`). Nothing else is checked.
+   */
+  private async checkByPath(job: LockJob, owner: OwnerKey): Promise<ByPathCheck> {
+    const changed = new Set([...job.alreadyVisited, job.cascadeRoot, job.becauseOf]);
+    const refs = (await this.edges.importsOf(owner)).filter((e) =>
+      changed.has(ownerKey(e.importedKind, e.importedPath)),
+    );
+    if (owner.kind === 'agent') {
+      const scripts = new Set(
+        refs
+          .filter((e) => e.edgeKind === 'path_tool' && e.importedKind === 'script')
+          .map((e) => e.importedPath),
+      );
+      let result: ByPathCheck = {};
+      for (const script of [...scripts].sort()) {
+        const one = await this.checkAgentTools(owner, script);
+        if (one.outcome && result.outcome !== 'mismatch') result = one;
+      }
+      return result;
+    }
+    if (owner.kind === 'flow' && refs.some((e) => e.edgeKind === 'linked_agent'))
+      return this.checkFlowToolInputs(job, owner);
+    return {};
+  }
+
   /**
    * An agent whose tool runs a redeployed script by path: the registry checks the tools' inputs
    * against the script's and bumps the agent's version when they fit. Each tool's outcome is
    * recorded on the agent (`locker.lock.status`); a mismatch is announced (`evt.lock.tool_mismatch`),
-   * a bump too (`evt.lock.agent_changed`). Nothing to check for other revalidations.
+   * a bump too (`evt.lock.agent_changed`).
    */
-  private async checkAgentTools(
-    job: LockJob,
-    owner: OwnerKey,
-  ): Promise<{ outcome?: 'ok' | 'mismatch'; version?: string }> {
-    const because = job.becauseOf ?? '';
-    if (owner.kind !== 'agent' || job.edgeKind !== 'path_tool' || !because.startsWith('script:')) return {};
+  private async checkAgentTools(owner: OwnerKey, scriptPath: string): Promise<ByPathCheck> {
+    const because = ownerKey('script', scriptPath);
     const reply = await this.registry.revalidateAgentTools({
       workspace: owner.workspace,
       path: owner.path,
-      script_path: because.slice('script:'.length),
+      script_path: scriptPath,
     });
     if (reply.tools.length === 0) return {};
-    const at = new Date().toISOString();
-    for (const tool of reply.tools) {
-      const error = tool.problems.length > 0 ? tool.problems.join('; ') : null;
-      await this.revalidations.save(owner, {
-        nodeId: tool.node_id,
-        becauseOf: because,
-        status: error ? 'mismatch' : 'ok',
-        errorLog: error,
-      });
-      if (error)
-        await this.events.publish(LOCK_EVENTS.toolMismatch, {
-          workspace: owner.workspace,
-          owner_kind: owner.kind,
-          path: owner.path,
-          node_id: tool.node_id,
-          because_of: because,
-          error,
-          at,
-        });
-    }
-    if (reply.version === undefined) return { outcome: 'mismatch' };
+    const mismatched = await this.recordChecks(owner, because, reply.tools);
+    if (reply.version === undefined || mismatched) return { outcome: 'mismatch' };
     const version = String(reply.version);
     await this.events.publish(LOCK_EVENTS.agentChanged, {
       workspace: owner.workspace,
       path: owner.path,
       version,
       because_of: because,
-      at,
+      at: new Date().toISOString(),
     });
     return { outcome: 'ok', version };
+  }
+
+  /**
+   * A flow linking an agent that changed: the registry checks its steps' `tool_inputs` overrides
+   * against the agents' tools and their scripts' inputs as they are now. Recorded and announced as
+   * an agent's tools are; the flow keeps its version either way.
+   */
+  private async checkFlowToolInputs(job: LockJob, owner: OwnerKey): Promise<ByPathCheck> {
+    const reply = await this.registry.revalidateFlowToolInputs({
+      workspace: owner.workspace,
+      path: owner.path,
+    });
+    if (reply.steps.length === 0) return {};
+    const because = job.becauseOf ?? job.cascadeRoot ?? '';
+    return { outcome: (await this.recordChecks(owner, because, reply.steps)) ? 'mismatch' : 'ok' };
+  }
+
+  /** Records each node's check on the owner and announces each misfit; answers whether there was one. */
+  private async recordChecks(
+    owner: OwnerKey,
+    because: string,
+    nodes: ReadonlyArray<{ node_id: string; problems: string[] }>,
+  ): Promise<boolean> {
+    const at = new Date().toISOString();
+    let mismatched = false;
+    for (const node of nodes) {
+      const error = node.problems.length > 0 ? node.problems.join('; ') : null;
+      await this.revalidations.save(owner, {
+        nodeId: node.node_id,
+        becauseOf: because,
+        status: error ? 'mismatch' : 'ok',
+        errorLog: error,
+      });
+      if (!error) continue;
+      mismatched = true;
+      await this.events.publish(LOCK_EVENTS.toolMismatch, {
+        workspace: owner.workspace,
+        owner_kind: owner.kind,
+        path: owner.path,
+        node_id: node.node_id,
+        because_of: because,
+        error,
+        at,
+      });
+    }
+    return mismatched;
   }
 
   /**
@@ -230,12 +303,16 @@ export class LockOwnerService {
     for (const unit of units) {
       const named = lockedScriptsOf(unit.lock);
       const npm = parseNpmLockText(unit.lock);
-      if (!npm || Object.keys(named).length === 0) continue;
+      const python = npm ? undefined : parsePythonLockText(unit.lock);
+      if ((!npm && !python) || Object.keys(named).length === 0) continue;
       const current: Record<string, string> = {};
       for (const [path, version] of Object.entries(named))
         current[path] = (await this.records.script(owner.workspace, path))?.ownerVersion ?? version;
       if (Object.entries(named).every(([path, version]) => current[path] === version)) continue;
-      repinned.push({ unit, lock: npmLockText(npm, current) });
+      repinned.push({
+        unit,
+        lock: npm ? npmLockText(npm, current) : pythonLockText({ ...python!, scripts: current }),
+      });
     }
     if (repinned.length === 0) return;
     const written = await this.writeBack(owner, repinned);

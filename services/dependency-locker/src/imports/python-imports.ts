@@ -1,4 +1,6 @@
+import { pythonWorkspaceImports } from '@flowmesh/contracts';
 import type { FoundImport, ImportScanner } from './requirements-collector.js';
+import { workspaceImportPath } from './workspace-path.js';
 
 /** Modules of the standard library (3.8 to 3.13) that scripts commonly import: never packages. */
 const STDLIB = new Set(
@@ -34,11 +36,15 @@ const REQUIREMENT =
  * What a python3 unit imports: `import x` / `from x import y` (top-level module names, the
  * standard library left out, a few names mapped to their distribution), `# requirements:` lines
  * (`# requests==2.31.0`: a pin kept as written; when the block is there, it is the whole list, as
- * in Windmill), and `f.<folder>.<script>` / `u.<user>.<script>` imports, which are workspace
- * scripts.
+ * in Windmill), and workspace scripts by Windmill's names (`f.<folder>.<script>`,
+ * `u.<user>.<script>`, relative `.sibling`: `pythonWorkspaceImports`, as workers read them).
  */
-export const scanPythonImports: ImportScanner = (content) => {
+export const scanPythonImports: ImportScanner = (content, place) => {
   const found: FoundImport[] = [];
+  for (const specifier of pythonWorkspaceImports(content)) {
+    const path = workspaceImportPath(specifier, place);
+    if (path) found.push({ kind: 'workspace', path });
+  }
   const lines = content.split('\n');
   const block = requirementsBlock(lines);
   if (block) found.push(...block);
@@ -51,10 +57,7 @@ export const scanPythonImports: ImportScanner = (content) => {
     const modules = match[1] ? [match[1]] : match[2].split(',').map((m) => m.trim().split(/\s+/)[0]);
     for (const module of modules) {
       const parts = module.split('.');
-      if ((parts[0] === 'f' || parts[0] === 'u') && parts.length >= 3) {
-        found.push({ kind: 'workspace', path: parts.join('/') });
-        continue;
-      }
+      if ((parts[0] === 'f' || parts[0] === 'u') && parts.length >= 2) continue;
       if (block || STDLIB.has(parts[0])) continue;
       found.push({
         kind: 'package',

@@ -91,4 +91,27 @@ describe('collectRequirements', () => {
       scripts: { 'f/lib/helpers': 'v-f/lib/helpers' },
     });
   });
+
+  it("follows python relative imports from the importer's folder, as workers do", async () => {
+    const collected = await collectRequirements(
+      {
+        content: `from .helpers import go\nfrom f.lib import util\n`,
+        place: { kind: 'script', path: 'f/lib/main' },
+      },
+      scanPythonImports,
+      sources(
+        {
+          'f/lib/helpers': `from ..other.pins import x\n`,
+          'f/lib/util': '',
+          'f/other/pins': 'import yaml\n',
+        },
+        'python3',
+      ),
+    );
+    expect(collected).toMatchObject({
+      requirements: { pyyaml: 'latest' },
+      directImports: ['f/lib/helpers', 'f/lib/util'],
+    });
+    expect(Object.keys(collected.scripts)).toEqual(['f/lib/helpers', 'f/lib/util', 'f/other/pins']);
+  });
 });

@@ -2,6 +2,8 @@ import { createHash } from 'node:crypto';
 import {
   MeshError,
   npmLockText,
+  parsePythonLockText,
+  pythonLockText,
   TypescriptRequirementsSchema,
   type LockOwnerKind,
 } from '@flowmesh/contracts';
@@ -72,8 +74,15 @@ export class UnitLocker {
       throw error;
     }
     const { requirements, directImports, scripts } = collected;
-    if (python) return { lock: await this.python.resolve(requirements), directImports };
     // The scripts it imports ride in the lock at the versions locked: workers run those.
+    if (python) {
+      const resolved = await this.python.resolve(requirements);
+      // No requirements resolve to an empty lock, which may still name the scripts imported.
+      const parsed = resolved === '' ? { pins: {} } : parsePythonLockText(resolved);
+      const lock =
+        parsed && Object.keys(scripts).length > 0 ? pythonLockText({ ...parsed, scripts }) : resolved;
+      return { lock, directImports };
+    }
     if (Object.keys(requirements).length === 0)
       return { lock: npmLockText(EMPTY_NPM_LOCK, scripts), directImports };
     const valid = TypescriptRequirementsSchema.safeParse(requirements);

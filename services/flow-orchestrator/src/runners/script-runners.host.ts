@@ -109,6 +109,7 @@ export class ScriptRunnersHost implements OnModuleDestroy {
               python: config.pythonExecutable,
               timeoutMs: config.packages.timeoutMs,
             }),
+            ...(scripts ? { scripts } : {}),
           },
           workdirs,
         ),

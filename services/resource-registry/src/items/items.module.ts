@@ -40,6 +40,7 @@ import { DeployEventWriter } from '../locks/deploy-event.writer.js';
 import { LocksHandler } from '../locks/locks.handler.js';
 import { AnnounceDeploysUseCase } from '../locks/announce-deploys.use-case.js';
 import { RevalidateAgentToolsUseCase } from '../locks/revalidate-agent-tools.use-case.js';
+import { RevalidateFlowToolInputsUseCase } from '../locks/revalidate-flow-tool-inputs.use-case.js';
 import { WriteLocksUseCase } from '../locks/write-locks.use-case.js';
 import { ScriptsController } from '../scripts/scripts.controller.js';
 import { ScriptsHandler } from '../scripts/scripts.handler.js';
@@ -141,6 +142,7 @@ export class ItemsModule {
         AgentDeployListener,
         WriteLocksUseCase,
         RevalidateAgentToolsUseCase,
+        RevalidateFlowToolInputsUseCase,
         AnnounceDeploysUseCase,
       ],
       exports: EXPORTED,

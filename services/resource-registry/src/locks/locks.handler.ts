@@ -4,6 +4,8 @@ import {
   type RequestOf,
   type RevalidateAgentToolsReply,
   type RevalidateAgentToolsRequest,
+  type RevalidateFlowToolInputsReply,
+  type RevalidateFlowToolInputsRequest,
   type WriteLocksReply,
   type WriteLocksRequest,
 } from '@flowmesh/contracts';
@@ -12,6 +14,7 @@ import { Controller } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
 import { AnnounceDeploysUseCase } from './announce-deploys.use-case.js';
 import { RevalidateAgentToolsUseCase } from './revalidate-agent-tools.use-case.js';
+import { RevalidateFlowToolInputsUseCase } from './revalidate-flow-tool-inputs.use-case.js';
 import { WriteLocksUseCase } from './write-locks.use-case.js';
 
 /** `registry.lock.*`: locks dependency-locker writes back into scripts, flows and agents. */
@@ -20,6 +23,7 @@ export class LocksHandler {
   constructor(
     private readonly locks: WriteLocksUseCase,
     private readonly revalidation: RevalidateAgentToolsUseCase,
+    private readonly flowRevalidation: RevalidateFlowToolInputsUseCase,
     private readonly announcer: AnnounceDeploysUseCase,
   ) {}
 
@@ -31,6 +35,13 @@ export class LocksHandler {
   @HandleRequest(registryLocksContract.revalidateAgentTools)
   revalidateAgentTools(@Payload() request: RevalidateAgentToolsRequest): Promise<RevalidateAgentToolsReply> {
     return this.revalidation.revalidate(request);
+  }
+
+  @HandleRequest(registryLocksContract.revalidateFlowToolInputs)
+  revalidateFlowToolInputs(
+    @Payload() request: RevalidateFlowToolInputsRequest,
+  ): Promise<RevalidateFlowToolInputsReply> {
+    return this.flowRevalidation.revalidate(request);
   }
 
   @HandleRequest(registryLocksContract.announceDeploys)

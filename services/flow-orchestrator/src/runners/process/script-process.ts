@@ -1,5 +1,5 @@
-import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import type { LogLineSink, ScriptJob, ScriptRunOptions } from '../../ports/script-runner.port.js';
 import type { JobWorkdirs } from './job-workdir.js';
 import { processEnv } from './process-env.js';
@@ -19,6 +19,8 @@ export interface ScriptProcessSpec {
   readonly resultLimitBytes?: number;
   /** See `SubprocessSpec.limitAddressSpace`. */
   readonly limitAddressSpace?: boolean;
+  /** Other files the script needs beside it (relative path to content), folders made as needed. */
+  readonly files?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -39,6 +41,11 @@ export async function runScriptProcess<T>(
   try {
     const script = join(workdir.path, spec.fileName);
     await writeFile(script, job.content);
+    for (const [file, content] of Object.entries(spec.files ?? {})) {
+      const target = join(workdir.path, file);
+      await mkdir(dirname(target), { recursive: true });
+      await writeFile(target, content);
+    }
     const outcome = await runSubprocess({
       command: spec.executable,
       args: spec.args(script),

@@ -1,6 +1,7 @@
 /**
  * Runs a python3 job (given to `python3 -c`): reads the arguments as JSON from fd 3, imports
- * the script from its file, calls the entrypoint with the arguments its signature names
+ * the script from its file (as the module `argv[3]` names when given: `f.lib.main`, whose
+ * `.sibling` is then `f.lib.sibling`, written beside it), calls the entrypoint with the arguments its signature names
  * (`**kwargs` takes the rest; a null for a parameter with a default takes the default; a string
  * for one annotated datetime, date or bytes becomes one), awaits a coroutine, and writes
  * `{"ok": true, "result": ...}` or `{"ok": false, "error": {name, message, stack}}` to fd 4
@@ -87,13 +88,17 @@ def _call(fn, args):
 
 def _run():
     script_path, entrypoint = sys.argv[1], sys.argv[2]
+    # The module its path names when it imports workspace scripts, so relative imports resolve.
+    module_name = sys.argv[3] if len(sys.argv) > 3 else "script"
     with os.fdopen(3, "r", encoding="utf-8") as source:
         args = json.loads(source.read() or "{}")
     out = os.fdopen(4, "w", encoding="utf-8")
     sys.path.insert(0, os.getcwd())
     try:
-        spec = importlib.util.spec_from_file_location("script", script_path)
+        spec = importlib.util.spec_from_file_location(module_name, script_path)
         module = importlib.util.module_from_spec(spec)
+        if len(sys.argv) > 3:
+            sys.modules[module_name] = module
         spec.loader.exec_module(module)
         fn = getattr(module, entrypoint, None)
         if not callable(fn):

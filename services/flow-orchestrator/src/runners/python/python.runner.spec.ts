@@ -3,6 +3,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MeshError, pythonLockText, type Script } from '@flowmesh/contracts';
 import { JobWorkdirs } from '../process/job-workdir.js';
 import { jobFailure as failure, scriptJobs } from '../script-job.fixture.js';
 import { PythonRunner } from './python.runner.js';
@@ -22,6 +23,61 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await rm(root, { recursive: true, force: true });
+});
+
+describe('PythonRunner: workspace imports', () => {
+  const deployed: Record<string, { language: string; content: string }> = {
+    'f/lib/helpers': { language: 'python3', content: 'def scale(x):\n    return 2 * x\n' },
+    'f/lib/base': { language: 'python3', content: 'from .helpers import scale\nBASE = scale(50)\n' },
+    'f/lib/ts': { language: 'bun', content: 'export const x = 1;' },
+  };
+  const reads: string[] = [];
+  const withScripts = (): PythonRunner =>
+    new PythonRunner(
+      {
+        executable: 'python3',
+        path: process.env.PATH ?? '/usr/bin:/bin',
+        maxResultBytes: 64 * 1024,
+        scripts: ({ path, hash }) => {
+          reads.push(`${path}@${hash ?? 'current'}`);
+          const script = deployed[path];
+          if (!script) return Promise.reject(new MeshError('NOT_FOUND', `script ${path} not found`));
+          return Promise.resolve({ path, hash: 'h', ...script } as unknown as Script);
+        },
+      },
+      new JobWorkdirs(root),
+    );
+
+  it("runs a script as the module its path names, with what it imports by Windmill's names beside it", async () => {
+    reads.length = 0;
+    const content =
+      'from .base import BASE\nfrom f.lib.helpers import scale\n\ndef main(n):\n    return [scale(n), BASE, __name__]';
+    const lock = pythonLockText({ pins: {}, scripts: { 'f/lib/helpers': 'v1' } });
+    await expect(
+      withScripts().run(
+        job(content, { path: 'f/lib/main', args: { n: 2 }, env: { WM_TOKEN: 't' }, lock }),
+        () => {},
+      ),
+    ).resolves.toEqual([4, 100, 'f.lib.main']);
+    expect(reads.sort()).toEqual(['f/lib/base@current', 'f/lib/helpers@v1']);
+  });
+
+  it('fails naming the import when it is not a python3 script or the job has no token', async () => {
+    const ts = await failure(
+      withScripts().run(
+        job('from f.lib.ts import x\ndef main():\n    return 1', { env: { WM_TOKEN: 't' } }),
+        () => {},
+      ),
+    );
+    expect([ts.name, ts.message]).toEqual([
+      'ImportError',
+      "import of '/f/lib/ts': script f/lib/ts is bun, not python3",
+    ]);
+    const tokenless = await failure(
+      withScripts().run(job('import f.lib.helpers\ndef main():\n    return 1'), () => {}),
+    );
+    expect(tokenless.message).toContain('the job has no token to read it with');
+  });
 });
 
 describe('PythonRunner', () => {

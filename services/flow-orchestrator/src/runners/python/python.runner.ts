@@ -11,7 +11,9 @@ import type { JobWorkdirs } from '../process/job-workdir.js';
 import { describeExit, runScriptProcess } from '../process/script-process.js';
 import type { SubprocessOutcome } from '../process/subprocess.js';
 import { wrapperResult } from '../process/wrapper-reply.js';
+import type { WorkspaceScriptReader } from '../typescript/workspace-imports.js';
 import type { PythonPackages } from './python-packages.js';
+import { readPythonWorkspaceImports } from './python-workspace-imports.js';
 import { PYTHON_WRAPPER } from './python-wrapper.source.js';
 
 export interface PythonRunnerOptions {
@@ -20,13 +22,16 @@ export interface PythonRunnerOptions {
   readonly maxResultBytes: number;
   /** Installs what a job's lock pins; without it a lock is not installed. */
   readonly packages?: PythonPackages;
+  /** Reads the workspace scripts a job imports (`f.lib.x`, `.sibling`), with its token; without it they fail to import. */
+  readonly scripts?: WorkspaceScriptReader;
 }
 
 /**
  * `python3` scripts as subprocesses: `main(**kwargs)` through a small wrapper, arguments in on
  * fd 3 and the result out on fd 4 as JSON, so stdout and stderr stay the job's logs. A job whose
  * lock pins packages (dependency-locker's, `# py: 3.x` then `name==version` lines) gets them
- * installed once per lock (`python-packages.ts`) on its `PYTHONPATH` before it starts.
+ * installed once per lock (`python-packages.ts`) on its `PYTHONPATH` before it starts; the
+ * workspace scripts it imports are written beside it (`python-workspace-imports.ts`).
  */
 export class PythonRunner implements ScriptRunner {
   readonly languages: readonly ScriptLanguage[] = ['python3'];
@@ -37,7 +42,11 @@ export class PythonRunner implements ScriptRunner {
   ) {}
 
   async run(job: ScriptJob, onLog: LogLineSink, options: ScriptRunOptions = {}): Promise<unknown> {
-    // Installed before the job starts: not part of its time limit.
+    // Read and installed before the job starts: neither is part of its time limit.
+    const modules = this.options.scripts
+      ? await readPythonWorkspaceImports(job, this.options.scripts)
+      : undefined;
+    if (options.signal?.aborted) throw jobErrors.canceled();
     const lock = this.options.packages ? parsePythonLockText(job.lock) : undefined;
     const packagesDir =
       lock && Object.keys(lock.pins).length > 0
@@ -48,7 +57,15 @@ export class PythonRunner implements ScriptRunner {
       fileName: 'main.py',
       executable: this.options.executable,
       path: this.options.path,
-      args: (script: string) => ['-u', '-c', PYTHON_WRAPPER, script, job.entrypoint ?? 'main'],
+      args: (script: string) => [
+        '-u',
+        '-c',
+        PYTHON_WRAPPER,
+        script,
+        job.entrypoint ?? 'main',
+        ...(modules?.name ? [modules.name] : []),
+      ],
+      ...(modules ? { files: modules.files } : {}),
       env: {
         PYTHONUNBUFFERED: '1',
         PYTHONDONTWRITEBYTECODE: '1',

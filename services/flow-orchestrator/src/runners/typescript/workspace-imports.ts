@@ -20,9 +20,9 @@ export type WorkspaceScriptReader = (request: {
 }) => Promise<Script>;
 
 /** Languages whose scripts a TypeScript job can import. */
-const TYPESCRIPT = new Set(['bun', 'bunnative', 'deno', 'nativets']);
+const TYPESCRIPT = { names: new Set(['bun', 'bunnative', 'deno', 'nativets']), label: 'TypeScript' };
 /** Scripts one job may import in all (directly or not). */
-const MAX_SCRIPTS = 100;
+export const MAX_IMPORTED_SCRIPTS = 100;
 
 export interface JobWorkspace {
   readonly workspace: WorkspaceModules;
@@ -56,13 +56,21 @@ export async function readWorkspaceImports(
     for (const importer of level) {
       const own: Record<string, string> = {};
       for (const specifier of importsOf(importer.content).filter(isWorkspaceImport)) {
-        const path = resolve(specifier, importer.path, job.path);
+        const path = resolveWorkspaceImport(specifier, importer.path, job.path);
         own[specifier] = path;
         edges.set(importer.key, [...(edges.get(importer.key) ?? []), path]);
         if (path in modules) continue;
-        if (Object.keys(modules).length >= MAX_SCRIPTS)
-          throw new JobError('ImportError', `the script imports more than ${MAX_SCRIPTS} workspace scripts`);
-        const script = await readScript(job, read, specifier, path, pinned[path]);
+        if (Object.keys(modules).length >= MAX_IMPORTED_SCRIPTS)
+          throw new JobError(
+            'ImportError',
+            `the script imports more than ${MAX_IMPORTED_SCRIPTS} workspace scripts`,
+          );
+        const script = await readImportedScript(
+          job,
+          read,
+          { specifier, path, hash: pinned[path] },
+          TYPESCRIPT,
+        );
         const converted = functionSourceOf(script.content);
         if ('error' in converted)
           throw new JobError('ImportError', `import of '${specifier}' (${path}): ${converted.error}`);
@@ -106,7 +114,7 @@ function packagesOf(content: string, path: string): TypescriptRequirements {
 }
 
 /** The script an import names; `importer` is where the importing code sits (undefined: an inline script). */
-function resolve(
+export function resolveWorkspaceImport(
   specifier: string,
   importer: string | undefined,
   jobPath: string | null | undefined,
@@ -126,12 +134,15 @@ function resolve(
   return path;
 }
 
-async function readScript(
+/**
+ * A script a job imports, read with the job's token at `hash` (the version its lock names) or
+ * the current one; `languages` are those the importing job can run (named in the error).
+ */
+export async function readImportedScript(
   job: ScriptJob,
   read: WorkspaceScriptReader,
-  specifier: string,
-  path: string,
-  hash: string | undefined,
+  { specifier, path, hash }: { specifier: string; path: string; hash: string | undefined },
+  languages: { readonly names: ReadonlySet<string>; readonly label: string },
 ): Promise<Script> {
   const token = job.env.WM_TOKEN;
   if (!token)
@@ -152,10 +163,10 @@ async function readScript(
           : `the registry did not answer (${error.message})`;
     throw new JobError('ImportError', `import of '${specifier}': script ${path}: ${why}`);
   }
-  if (!TYPESCRIPT.has(script.language))
+  if (!languages.names.has(script.language))
     throw new JobError(
       'ImportError',
-      `import of '${specifier}': script ${path} is ${script.language}, not TypeScript`,
+      `import of '${specifier}': script ${path} is ${script.language}, not ${languages.label}`,
     );
   return script;
 }
