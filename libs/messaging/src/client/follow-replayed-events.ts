@@ -106,7 +106,7 @@ async function followLoop(
       try {
         if (done()) break;
         failures = 0;
-        void resetOn(messages.status(), onReset);
+        void endOnGap(messages.status(), close);
         for await (const message of messages) deliver(message.subject, message.data);
       } finally {
         stopped.removeEventListener('abort', close);
@@ -129,10 +129,20 @@ async function followLoop(
   }
 }
 
-/** A consumer the client had to recreate may have skipped events. */
-async function resetOn(status: AsyncIterable<{ type: string }>, onReset: () => void): Promise<void> {
+/** Notifications that say events may have been skipped. */
+const GAPS = new Set(['consumer_deleted', 'reset', 'ordered_consumer_recreated']);
+
+/**
+ * Ends the following at a gap, so the loop drops and starts a fresh consumer from the margin. The
+ * client's own recreation is not relied upon: it keeps the first start time beside its new start
+ * sequence, which NATS 2.9 refuses, and it would retry that forever.
+ */
+async function endOnGap(status: AsyncIterable<{ type: string }>, end: () => void): Promise<void> {
   for await (const notification of status) {
-    if (notification.type === 'reset' || notification.type === 'ordered_consumer_recreated') onReset();
+    if (GAPS.has(notification.type)) {
+      end();
+      return;
+    }
   }
 }
 
