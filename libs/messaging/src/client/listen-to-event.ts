@@ -27,14 +27,15 @@ export function followEvent(
   return conn.nc.subscribe(conn.space.subject(contract.subject), {
     callback: (error, message) => {
       if (error) return;
-      const parsed = contract.payload.safeParse(parseJson(message.data));
+      const parsed = contract.payload.safeParse(parseEventData(message.data));
       if (parsed.success) onEvent(parsed.data);
       else if (options.unparsed) onEvent(undefined);
     },
   });
 }
 
-function parseJson(data: Uint8Array): unknown {
+/** An event's JSON, or undefined when it is not JSON. */
+export function parseEventData(data: Uint8Array): unknown {
   try {
     return JSON.parse(new TextDecoder().decode(data));
   } catch {

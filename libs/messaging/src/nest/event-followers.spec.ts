@@ -91,12 +91,12 @@ describe('@FollowEvent and EventFollowers', () => {
     ]);
   });
 
-  it('stops following at shutdown', () => {
+  it('stops following at shutdown', async () => {
     const { conn, subscribed, publish } = fakeConnection();
     const follower = new Follower();
     const followers = followersOf([follower], conn);
     followers.onApplicationBootstrap();
-    followers.beforeApplicationShutdown();
+    await followers.beforeApplicationShutdown();
     expect(subscribed.size).toBe(0);
     publish('evt.test.started', { id: 'a' });
     expect(follower.heard).toEqual([]);
