@@ -24,6 +24,10 @@ interface Mirror {
 
 const ACTOR: Omitted = { actor: 'the token travels in the `authorization` metadata' };
 const variant = (type: string) => AgentStreamEventSchema.options.find((o) => o.shape.type.value === type)!;
+const BY_TRIGGERS: Omitted = {
+  trigger: "set by the mesh's own triggers, not by clients",
+  trigger_event: "set by the mesh's own triggers, not by clients",
+};
 const AS_ONEOF: Omitted = { type: 'the name of the oneof member carries it' };
 
 /** Every proto message and the zod contract it mirrors. */
@@ -36,9 +40,10 @@ const MIRRORS: readonly Mirror[] = [
       pinned_agents: 'set by agent-runtime for nested agent tools, not by clients',
       flow_chain: 'set by agent-runtime for flow tools, not by clients',
       agent_tool: 'set by agent-runtime for nested agent tools, not by clients',
+      ...BY_TRIGGERS,
     },
   },
-  { message: 'RunScriptRequest', schema: jobs.runScript.request, omitted: ACTOR },
+  { message: 'RunScriptRequest', schema: jobs.runScript.request, omitted: { ...ACTOR, ...BY_TRIGGERS } },
   { message: 'RunJobReply', schema: jobs.runFlow.reply },
   { message: 'JobIdRequest', schema: jobs.get.request, omitted: ACTOR },
   { message: 'WaitResultRequest', schema: jobs.waitResult.request, omitted: ACTOR },

@@ -1,3 +1,4 @@
+export * from './trigger.schema.js';
 export * from './job.schema.js';
 export * from './jobs.schema.js';
 export * from './jobs.contract.js';

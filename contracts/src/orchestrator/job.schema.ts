@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { AgentActionSchema, FlowStatusSchema } from '../openflow/flow-status.schema.js';
 import { RAW_SCRIPT_LANGUAGES } from '../openflow/script-modules.schema.js';
+import { TriggerKindSchema } from './trigger.schema.js';
 
 /**
  * A job of the flow-orchestrator: a flow run, a script run, a flow step or an agent step. Jobs
@@ -98,6 +99,10 @@ export const JobSchema = z.object({
   started_at: z.string().nullable(),
   completed_at: z.string().nullable(),
   duration_ms: z.number().int().nullable(),
+  /** The kind of trigger that started the run (Windmill's `trigger_kind`); null for a caller's run. */
+  trigger_kind: TriggerKindSchema.nullable().optional(),
+  /** The path of that trigger: a schedule's, a route's, the item's own for a webhook. */
+  trigger: z.string().nullable().optional(),
 });
 export type Job = z.infer<typeof JobSchema>;
 

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { MemoryKeySchema } from '../memory/memory.schema.js';
 import { ActorSchema } from '../registry/identity.schema.js';
 import { JobKindSchema, JobStatusSchema } from './job.schema.js';
+import { TriggerEventSchema, TriggerRefSchema } from './trigger.schema.js';
 
 /** A worker tag: one NATS subject token. */
 export const WorkerTagSchema = z
@@ -31,6 +32,19 @@ const runOptions = {
   /** A caller-chosen job id: the same id twice starts one job (idempotent retries). */
   job_id: z.uuid().optional(),
   priority: z.number().optional(),
+  /**
+   * A run from a trigger (webhook, HTTP route, event, ...): the runnable's preprocessor (a flow's
+   * `preprocessor_module`, a script's `preprocessor` export) runs first, its result the input.
+   */
+  apply_preprocessor: z.boolean().optional(),
+  /** The trigger that started the run, recorded on the job (`trigger_kind`, `trigger`). */
+  trigger: TriggerRefSchema.optional(),
+  /**
+   * With `apply_preprocessor`: the event the preprocessor receives. A runnable with a
+   * preprocessor runs with the args `{ event }` (Windmill's v2 format); one without runs with
+   * `args` as given.
+   */
+  trigger_event: TriggerEventSchema.optional(),
 };
 
 /**
@@ -43,8 +57,6 @@ export const RunFlowRequestSchema = z
     path: z.string().min(1).optional(),
     /** An OpenFlow FlowValue (`{ modules, ... }`), or a whole OpenFlow (`{ summary, value }`). */
     value: z.record(z.string(), z.unknown()).optional(),
-    /** A run from a trigger (webhook, schedule, ...): the flow's `preprocessor_module` runs first. */
-    apply_preprocessor: z.boolean().optional(),
     /**
      * The run's memory id (a chat conversation, a session, a customer): the memory its `aiagent`
      * steps with `window` or `compaction` memory read and write, unless a step names its own. A

@@ -11,6 +11,7 @@ import { GrpcApiModule } from './grpc/grpc-api.module.js';
 import { AgentStepsHandler } from './jobs/agent-steps.handler.js';
 import { JobsModule } from './jobs/jobs.module.js';
 import { RunApiModule } from './run-api/run-api.module.js';
+import { TriggersModule } from './triggers/triggers.module.js';
 import { TimerPoller } from './scheduler/timer.poller.js';
 import { ParkedApprovalsMetrics } from './telemetry/parked-approvals.metrics.js';
 
@@ -59,7 +60,9 @@ export class FlowOrchestratorModule {
         engineModule,
         JobsModule,
         // The run API (HTTP, `orchestrator.job.*` and gRPC) is the service role's; workers only run jobs.
-        ...(config.role === 'service' ? [runApi, GrpcApiModule.forRoot(runApi)] : []),
+        ...(config.role === 'service'
+          ? [runApi, GrpcApiModule.forRoot(runApi), TriggersModule.forRoot(runApi)]
+          : []),
       ],
       // agent-runtime reports on AI steps to the service (one queue group answers each request).
       controllers: config.role === 'service' ? [AgentStepsHandler] : [],

@@ -43,7 +43,7 @@ export class EngineModule {
         { provide: EXPRESSION_SANDBOX, useFactory: () => new QuickJsExpressionSandbox(sandbox) },
         ...CORE_PROVIDERS,
       ],
-      exports: [ENGINE_CONFIG, EXPRESSION_SANDBOX, ...CORE_PROVIDERS],
+      exports: [ENGINE_CONFIG, EXPRESSION_SANDBOX, JobTokenSealer, ...CORE_PROVIDERS],
     };
   }
 }

@@ -51,6 +51,8 @@ function toSummaryFields(record: JobRecord) {
     started_at: iso(record.started_at),
     completed_at: iso(record.completed_at),
     duration_ms: record.duration_ms,
+    trigger_kind: record.trigger_kind ?? null,
+    trigger: record.trigger_path ?? null,
   };
 }
 

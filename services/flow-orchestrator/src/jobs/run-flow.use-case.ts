@@ -139,6 +139,8 @@ export class RunFlowUseCase {
       duration_ms: null,
       wake_at: scheduledFor && scheduledFor.getTime() > Date.now() ? scheduledFor : null,
       wake_seq: 0,
+      trigger_kind: req.trigger?.kind ?? null,
+      trigger_path: req.trigger?.path ?? null,
     };
     if (value.chat_input_enabled && req.memory_id !== undefined && path !== null)
       await this.transcript.userTurn({

@@ -109,6 +109,8 @@ export class RunScriptUseCase {
       duration_ms: null,
       wake_at: scheduledFor && scheduledFor.getTime() > Date.now() ? scheduledFor : null,
       wake_seq: 0,
+      trigger_kind: req.trigger?.kind ?? null,
+      trigger_path: req.trigger?.path ?? null,
     };
     const statements = [
       this.tokens.store(jobId, issued.token, issued.expiresAt),

@@ -89,7 +89,16 @@ export class RunApiModule {
         ResumeUrlsService,
         ApprovalPageService,
       ],
-      exports: [JobsApi, ActorCallerResolver, JobVisibility, WaitForResultService],
+      // The triggers' controllers (`triggers/`) authenticate and wait for results as these routes do.
+      exports: [
+        JobsApi,
+        ActorCallerResolver,
+        JobVisibility,
+        WaitForResultService,
+        BearerAuthGuard,
+        RegistryAuthenticator,
+        RegistryAccess,
+      ],
     };
   }
 }

@@ -48,6 +48,10 @@ function summaryFields(job: CommonFields): Record<string, unknown> {
     tag: job.tag,
     priority: job.priority,
     status: job.status,
+    trigger_kind: job.trigger_kind ?? null,
+    trigger: job.trigger ?? null,
+    // Windmill's job names the schedule that started it.
+    schedule_path: job.trigger_kind === 'schedule' ? (job.trigger ?? null) : null,
     ...(completed
       ? {
           success: job.status === 'completed',

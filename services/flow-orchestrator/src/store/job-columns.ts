@@ -33,6 +33,8 @@ export const COLUMNS = [
   'completed_at',
   'duration_ms',
   'wake_at',
+  'trigger_kind',
+  'trigger_path',
 ] as const;
 export type Column = (typeof COLUMNS)[number];
 

@@ -38,7 +38,7 @@ export class JobListingStore {
     return this.lanes.query<JobRecord>(
       `SELECT id, workspace, kind, parent_job, root_job, path, script_hash, flow_step_id, language, status,
               created_by, on_behalf_of, email, tag, priority, skipped, canceled_by, canceled_reason,
-              created_at, scheduled_for, started_at, completed_at, duration_ms
+              created_at, scheduled_for, started_at, completed_at, duration_ms, trigger_kind, trigger_path
        FROM job WHERE ${where.join(' AND ')}
        ORDER BY created_at DESC, id LIMIT $${params.length - 1} OFFSET $${params.length}`,
       params,

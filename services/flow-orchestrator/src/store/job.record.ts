@@ -1,4 +1,4 @@
-import type { FlowStatus, JobKind, JobStatus } from '@flowmesh/contracts';
+import type { FlowStatus, JobKind, JobStatus, TriggerKind } from '@flowmesh/contracts';
 
 /** A job's tag rule and other engine state that is not part of the public job. */
 export interface JobRuntime {
@@ -102,6 +102,10 @@ export interface JobRecord {
   duration_ms: number | null;
   wake_at: Date | null;
   wake_seq: number;
+  /** The kind of trigger that started the run (`schedule`, `webhook`, `http`, ...); unset otherwise. */
+  trigger_kind?: TriggerKind | null;
+  /** That trigger's path (a schedule's, a route's, the item's own for a webhook). */
+  trigger_path?: string | null;
   /** Set only on a row read while taking its lease. */
   lease_owner?: string | null;
 }

@@ -1,0 +1,17 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { TriggerOwnersModule } from './trigger-owners.module.js';
+
+/**
+ * What starts runs without a caller (schedules, HTTP routes; webhooks are the run API's
+ * run-by-path routes): the service role's. Each kind is a module of its own in a folder of its
+ * own, built on the run API (`runApi`: bearer auth, waiting for results) and `OwnerTokens`.
+ */
+@Module({})
+export class TriggersModule {
+  static forRoot(runApi: DynamicModule): DynamicModule {
+    return {
+      module: TriggersModule,
+      imports: [runApi, TriggerOwnersModule],
+    };
+  }
+}
