@@ -5,3 +5,7 @@ export * from './jobs.contract.js';
 export * from './job-events.contract.js';
 export * from './agent-step.contract.js';
 export * from './agent-stream.schema.js';
+export * from './schedule.schema.js';
+export * from './schedules.contract.js';
+export * from './http-trigger.schema.js';
+export * from './http-triggers.contract.js';
