@@ -6,7 +6,7 @@ import { registerFlowCommands } from './commands/flow.command.js';
 import { registerJobsCommands } from './commands/jobs.command.js';
 import { registerPullCommand } from './commands/pull.command.js';
 import { registerPushCommand } from './commands/push.command.js';
-import { registerRoutesCommand } from './commands/routes.command.js';
+import { registerRouteTableCommand } from './commands/route-table.command.js';
 import { registerRunCommand } from './commands/run.command.js';
 import { registerStartCommand } from './commands/start.command.js';
 import { registerStatusCommand } from './commands/status.command.js';
@@ -19,7 +19,7 @@ export function createProgram(version: string): Command {
     .showHelpAfterError();
   registerStartCommand(program);
   registerStatusCommand(program);
-  registerRoutesCommand(program);
+  registerRouteTableCommand(program);
   registerFlowCommands(program);
   registerAdminCommands(program);
   registerPushCommand(program);

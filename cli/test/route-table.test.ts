@@ -3,9 +3,9 @@ import { runFlowmesh } from '@flowmesh/testing';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 
-describe('flowmesh routes', () => {
+describe('flowmesh route-table', () => {
   it('prints the route table as JSON, with each route regex and service port', async () => {
-    const result = await runFlowmesh(['routes', '--format', 'json']);
+    const result = await runFlowmesh(['route-table', '--format', 'json']);
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toEqual(
       HTTP_ROUTES.map((route) => ({
@@ -18,7 +18,7 @@ describe('flowmesh routes', () => {
   });
 
   it('prints a values fragment the Helm chart reads', async () => {
-    const result = await runFlowmesh(['routes', '--format', 'helm']);
+    const result = await runFlowmesh(['route-table', '--format', 'helm']);
     expect(result.code).toBe(0);
     const values = parse(result.stdout) as {
       routes: Array<{ path: string; service: string; regex: string }>;
@@ -28,11 +28,11 @@ describe('flowmesh routes', () => {
   });
 
   it('prints a table for people by default, and refuses an unknown format', async () => {
-    const table = await runFlowmesh(['routes']);
+    const table = await runFlowmesh(['route-table']);
     expect(table.stdout.split('\n')[0]).toMatch(/^PATH\s+SERVICE\s+PORT$/);
     expect(table.stdout).toMatch(/\/api\/w\/\*\/jobs\s+flow-orchestrator\s+8101/);
 
-    const wrong = await runFlowmesh(['routes', '--format', 'xml']);
+    const wrong = await runFlowmesh(['route-table', '--format', 'xml']);
     expect(wrong.code).not.toBe(0);
     expect(wrong.stderr).toContain("option '--format <format>' argument 'xml' is invalid");
   });

@@ -127,7 +127,7 @@ async function runStart(options: StartOptions): Promise<number> {
     say(describeAdminToken(admin));
     if (options.example) await runExampleFlow(local.entryUrl, admin.token, say);
     say(
-      `mesh ready: ${local.entryUrl}, gRPC ${local.grpcAddress} (routes: flowmesh routes; health: flowmesh status); Ctrl-C to stop`,
+      `mesh ready: ${local.entryUrl}, gRPC ${local.grpcAddress} (routes: flowmesh route-table; health: flowmesh status); Ctrl-C to stop`,
     );
 
     const outcome = await Promise.race([

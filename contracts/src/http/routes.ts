@@ -2,7 +2,7 @@ import type { ServiceName } from '../services/service-names.js';
 
 /**
  * The one HTTP entry point: which service answers which path. `npm start` serves this table on
- * one port, and the Helm chart's Ingress is generated from it (`flowmesh routes --format helm`),
+ * one port, and the Helm chart's Ingress is generated from it (`flowmesh route-table --format helm`),
  * so the two never disagree. In `path`, `*` stands for exactly one path segment (a workspace id);
  * a route matches the path itself and everything below it.
  */
