@@ -4,6 +4,9 @@ import type { z } from 'zod';
 import { AgentStreamEnvelopeSchema, AgentStreamEventSchema } from '../orchestrator/agent-stream.schema.js';
 import { JobSchema, JobSummarySchema } from '../orchestrator/job.schema.js';
 import { orchestratorJobsContract as jobs } from '../orchestrator/jobs.contract.js';
+import { NewHttpTriggerSchema } from '../orchestrator/http-trigger.schema.js';
+import { orchestratorHttpTriggersContract as routes } from '../orchestrator/http-triggers.contract.js';
+import { orchestratorSchedulesContract as schedules } from '../orchestrator/schedules.contract.js';
 import { registryItemsContract as items } from '../registry/resource-registry-items.contract.js';
 import { ItemDeletedReplySchema, ListedResourceSchema } from '../registry/resource.schema.js';
 import { grpcProtoRoot } from './grpc-protos.js';
@@ -29,6 +32,7 @@ const BY_TRIGGERS: Omitted = {
   trigger_event: "set by the mesh's own triggers, not by clients",
 };
 const AS_ONEOF: Omitted = { type: 'the name of the oneof member carries it' };
+const REFUSED = 'not supported: the contract refuses it when set, so the proto leaves it out';
 
 /** Every proto message and the zod contract it mirrors. */
 const MIRRORS: readonly Mirror[] = [
@@ -91,13 +95,55 @@ const MIRRORS: readonly Mirror[] = [
   { message: 'UpdateVariableRequest', schema: items.updateVariable.request, omitted: ACTOR },
   { message: 'ListVariablesRequest', schema: items.listVariables.request, omitted: ACTOR },
   { message: 'ListVariablesReply', schema: items.listVariables.reply },
+  { message: 'Schedule', schema: schedules.get.reply },
+  { message: 'CreateScheduleRequest', schema: schedules.create.request, omitted: ACTOR },
+  { message: 'UpdateScheduleRequest', schema: schedules.update.request, omitted: ACTOR },
+  { message: 'SchedulePathRequest', schema: schedules.get.request, omitted: ACTOR },
+  { message: 'SchedulePathReply', schema: schedules.create.reply },
+  { message: 'ListSchedulesRequest', schema: schedules.list.request, omitted: ACTOR },
+  { message: 'ListSchedulesReply', schema: schedules.list.reply },
+  { message: 'SetScheduleEnabledRequest', schema: schedules.setEnabled.request, omitted: ACTOR },
+  { message: 'SetScheduleEnabledReply', schema: schedules.setEnabled.reply },
+  { message: 'DeleteScheduleReply', schema: schedules.delete.reply },
+  { message: 'PreviewScheduleRequest', schema: schedules.preview.request, omitted: ACTOR },
+  { message: 'PreviewScheduleReply', schema: schedules.preview.reply },
+  { message: 'ScheduleExistsReply', schema: schedules.exists.reply },
+  { message: 'HttpTrigger', schema: routes.get.reply },
+  {
+    message: 'NewHttpTrigger',
+    schema: NewHttpTriggerSchema,
+    omitted: {
+      is_static_website: REFUSED,
+      static_asset_config: REFUSED,
+      error_handler_path: REFUSED,
+      retry: REFUSED,
+    },
+  },
+  { message: 'CreateHttpTriggerRequest', schema: routes.create.request, omitted: ACTOR },
+  { message: 'UpdateHttpTriggerRequest', schema: routes.update.request, omitted: ACTOR },
+  { message: 'HttpTriggerPathRequest', schema: routes.get.request, omitted: ACTOR },
+  { message: 'ListHttpTriggersRequest', schema: routes.list.request, omitted: ACTOR },
+  { message: 'ListHttpTriggersReply', schema: routes.list.reply },
+  { message: 'SetHttpTriggerEnabledRequest', schema: routes.setEnabled.request, omitted: ACTOR },
+  { message: 'HttpRouteExistsRequest', schema: routes.routeExists.request, omitted: ACTOR },
+  { message: 'HttpTriggerExistsReply', schema: routes.exists.reply },
+  { message: 'HttpTriggerDeletedReply', schema: routes.delete.reply },
 ];
 
-/** The other requests whose proto message is one of the above. */
+/** The other requests and replies whose proto message is one of the above. */
 const SAME_SHAPE: ReadonlyArray<readonly [string, z.ZodType]> = [
   ['ItemPathRequest', items.deleteResource.request],
   ['ItemPathRequest', items.deleteVariable.request],
   ['JobIdRequest', jobs.getResult.request],
+  ['SchedulePathRequest', schedules.delete.request],
+  ['SchedulePathRequest', schedules.exists.request],
+  ['SchedulePathReply', schedules.update.reply],
+  ['HttpTriggerPathRequest', routes.delete.request],
+  ['HttpTriggerPathRequest', routes.exists.request],
+  ['HttpTrigger', routes.create.reply],
+  ['HttpTrigger', routes.update.reply],
+  ['HttpTrigger', routes.setEnabled.reply],
+  ['HttpTriggerExistsReply', routes.routeExists.reply],
 ];
 
 /** Messages with no zod counterpart of their own, and why. */
@@ -209,8 +255,9 @@ describe('the protos mirror the zod contracts', () => {
     expect(problemsOf(mirror)).toEqual([]);
   });
 
-  it.each(SAME_SHAPE)('%s also stands for another request of the same shape', (message, schema) => {
-    expect(problemsOf({ message, schema, omitted: ACTOR })).toEqual([]);
+  it.each(SAME_SHAPE)('%s also stands for another request or reply of the same shape', (message, schema) => {
+    const omitted = 'actor' in defOf(schema).shape! ? ACTOR : {};
+    expect(problemsOf({ message, schema, omitted })).toEqual([]);
   });
 
   it('every message of package flowmesh.v1 is mirrored (or says why not)', () => {

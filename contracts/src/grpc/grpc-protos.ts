@@ -13,7 +13,11 @@ import {
 export const GRPC_PROTO_ROOT = fileURLToPath(new URL('../../proto/', import.meta.url));
 
 /** The files, relative to `GRPC_PROTO_ROOT`. */
-export const GRPC_PROTO_FILES = ['flowmesh/v1/jobs.proto', 'flowmesh/v1/items.proto'] as const;
+export const GRPC_PROTO_FILES = [
+  'flowmesh/v1/jobs.proto',
+  'flowmesh/v1/items.proto',
+  'flowmesh/v1/triggers.proto',
+] as const;
 
 /** The proto package every flowmesh service is in. */
 export const GRPC_PACKAGE = 'flowmesh.v1';
@@ -23,6 +27,8 @@ export const GRPC_SERVICES = {
   jobs: 'flowmesh.v1.Jobs',
   resources: 'flowmesh.v1.Resources',
   variables: 'flowmesh.v1.Variables',
+  schedules: 'flowmesh.v1.Schedules',
+  httpTriggers: 'flowmesh.v1.HttpTriggers',
 } as const;
 
 /**
