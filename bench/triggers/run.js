@@ -1,0 +1,124 @@
+// Triggers benchmark (issue 33): webhook to flow start, webhook latency and executions/s with 100
+// in flight beside n8n's Webhook node in the same run; schedule lateness with 1 000 schedules due
+// every second (p50/p99, missed and doubled ticks) beside a bare timer's lateness on the same
+// machine. See README.md.
+// Run: npm run build && node_modules/.bin/node bench/triggers/run.js
+import { cpus, loadavg } from 'node:os';
+import { ms, rate, ratio } from '../flows/stats.js';
+import { startTriggersMesh } from './mesh.js';
+import { startN8nWebhooks } from './n8n-webhooks.js';
+import { schedulePart } from './schedules.js';
+import { saveFlows, webhookPart } from './webhooks.js';
+
+const PARTS = new Set((process.env.BENCH_PARTS ?? 'webhooks,schedules').split(',').map((p) => p.trim()));
+const PEER = process.env.BENCH_PEER ?? 'auto';
+const WEBHOOK = {
+  samples: Number(process.env.BENCH_SAMPLES ?? 200),
+  warmup: Number(process.env.BENCH_WARMUP ?? 20),
+  inFlight: Number(process.env.BENCH_IN_FLIGHT ?? 100),
+  seconds: Number(process.env.BENCH_THROUGHPUT_SECONDS ?? 10),
+  warmupSeconds: Number(process.env.BENCH_THROUGHPUT_WARMUP_SECONDS ?? 15),
+};
+const SCHEDULES = {
+  count: Number(process.env.BENCH_SCHEDULES ?? 1000),
+  seconds: Number(process.env.BENCH_SCHEDULE_SECONDS ?? 20),
+  settleSeconds: Number(process.env.BENCH_SCHEDULE_SETTLE_SECONDS ?? 5),
+  graceSeconds: Number(process.env.BENCH_SCHEDULE_GRACE_SECONDS ?? 10),
+};
+const TARGETS = { webhookRatio: 5, scheduleP99Ms: 100 };
+
+const loads = (l) => l.map((x) => x.toFixed(2)).join(' ');
+function line(label, value) {
+  console.log(`${label.padEnd(58)} ${value}`);
+}
+const p = (s) => `p50 ${ms(s.p50)}  p99 ${ms(s.p99)}  (n=${s.n})`;
+
+const loadBefore = loadavg();
+console.log(`bench/triggers: ${cpus().length} cores, load average ${loads(loadBefore)}`);
+const missed = [];
+
+if (PARTS.has('webhooks')) {
+  const fm = await startTriggersMesh();
+  let n8n;
+  let peerSkipped = PEER === 'off' ? 'BENCH_PEER=off' : undefined;
+  let result;
+  try {
+    if (PEER !== 'off') {
+      try {
+        n8n = await startN8nWebhooks();
+      } catch (error) {
+        peerSkipped = error instanceof Error ? error.message : String(error);
+      }
+    }
+    await saveFlows(fm);
+    result = await webhookPart(fm, n8n, WEBHOOK);
+  } finally {
+    await Promise.allSettled([fm.stop(), n8n?.stop()]);
+  }
+  const { sync, toStep, ack, toStart, toCreated, tput, preprocessorRan } = result;
+  console.log('');
+  console.log('webhooks: a saved flow of one TypeScript step run by path (jobs/run*/f/<path>)');
+  line('flowmesh sync (run_wait_result) end to end', p(sync.flowmesh));
+  line('  with a preprocessor' + (preprocessorRan ? '' : ' (it did NOT run)'), p(sync.flowmeshPre));
+  line('flowmesh request -> step code running', p(toStep.flowmesh));
+  line('  with a preprocessor (it runs first)', p(toStep.flowmeshPre));
+  line('flowmesh async (run) answer', p(ack.flowmesh));
+  line('flowmesh async request -> flow job created', p(toCreated.flowmesh));
+  line('flowmesh async request -> flow started (webhook to start)', p(toStart.flowmesh));
+  line('  with a preprocessor', p(toStart.flowmeshPre));
+  const perSecond = ({ steady, overall, flows }) =>
+    `${rate(steady)}  (${rate(overall)} overall; ${flows} runs)`;
+  line(`flowmesh sync executions/s, ${WEBHOOK.inFlight} in flight`, perSecond(tput.flowmesh));
+  line('  with a preprocessor', perSecond(tput.flowmeshPre));
+  if (n8n) {
+    const v = n8n.version;
+    line(`n8n ${v} Webhook -> Code, lastNode, end to end`, p(sync.n8n));
+    line(`n8n request -> Code node running`, p(toStep.n8n));
+    line(`n8n onReceived answer`, p(ack.n8n));
+    line(`n8n onReceived request -> execution created`, p(toCreated.n8n));
+    line(`n8n onReceived request -> execution started`, p(toStart.n8n));
+    line(`n8n executions/s, ${WEBHOOK.inFlight} in flight`, perSecond(tput.n8n));
+    line('n8n/flowmesh sync end to end p50 (>1: flowmesh faster)', ratio(sync.n8n.p50, sync.flowmesh.p50));
+    line('n8n/flowmesh request -> step running p50', ratio(toStep.n8n.p50, toStep.flowmesh.p50));
+    line('n8n/flowmesh webhook to start p50', ratio(toStart.n8n.p50, toStart.flowmesh.p50));
+    const times = ratio(tput.flowmesh.steady, tput.n8n.steady);
+    line('flowmesh/n8n executions/s', times);
+    line('flowmesh with a preprocessor/n8n executions/s', ratio(tput.flowmeshPre.steady, tput.n8n.steady));
+    if (!(tput.flowmesh.steady >= TARGETS.webhookRatio * tput.n8n.steady))
+      missed.push(`webhook executions/s ${times} n8n, not ≥ ${TARGETS.webhookRatio}x`);
+  } else line('n8n peer', `skipped: ${peerSkipped}`);
+  if (!preprocessorRan) missed.push('the preprocessor did not run on a run by path');
+}
+
+if (PARTS.has('schedules')) {
+  const fm = await startTriggersMesh();
+  let result;
+  try {
+    result = await schedulePart(fm, SCHEDULES);
+  } finally {
+    await fm.stop();
+  }
+  const r = result;
+  console.log('');
+  console.log(
+    `schedules: ${r.count} schedules due every second (* * * * * *), ${r.seconds} s measured (${r.expected} ticks); created in ${r.createSeconds.toFixed(1)} s`,
+  );
+  line('runs in the window / ticks with a run', `${r.runs} / ${r.ticksWithRun}`);
+  line('missed ticks (no run) / doubled (a second run of a tick)', `${r.missed} / ${r.doubled}`);
+  if (r.offTick) line('runs whose scheduled_for is not a whole second', String(r.offTick));
+  if (r.notStarted) line('runs not started by the end of the grace time', String(r.notStarted));
+  line('lateness: job made (created_at - tick)', p(r.created));
+  line('lateness: run started (started_at - tick)', p(r.started));
+  line('run completed (completed_at - tick)', p(r.completed));
+  line('started p99 per second of the window', r.startedP99BySecond.map((v) => v.toFixed(0)).join(' '));
+  line('floor: a bare setTimeout on the same seconds, late by', p(r.floor));
+  if (!(r.started.p99 <= TARGETS.scheduleP99Ms))
+    missed.push(`schedule lateness p99 ${ms(r.started.p99)} > ${TARGETS.scheduleP99Ms} ms`);
+  if (r.missed > 0) missed.push(`${r.missed} schedule ticks missed`);
+  if (r.doubled > 0) missed.push(`${r.doubled} schedule ticks doubled`);
+}
+
+const loadAfter = loadavg();
+console.log(`load average before ${loads(loadBefore)}, after ${loads(loadAfter)}`);
+console.log(missed.length ? `targets missed: ${missed.join('; ')}` : 'all targets met');
+process.exitCode = missed.length ? 1 : 0;
