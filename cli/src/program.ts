@@ -7,7 +7,9 @@ import { registerJobsCommands } from './commands/jobs.command.js';
 import { registerPullCommand } from './commands/pull.command.js';
 import { registerPushCommand } from './commands/push.command.js';
 import { registerRouteTableCommand } from './commands/route-table.command.js';
+import { registerRoutesCommands } from './commands/routes.command.js';
 import { registerRunCommand } from './commands/run.command.js';
+import { registerSchedulesCommands } from './commands/schedules.command.js';
 import { registerStartCommand } from './commands/start.command.js';
 import { registerStatusCommand } from './commands/status.command.js';
 import { registerVersionsCommand } from './commands/versions.command.js';
@@ -27,6 +29,8 @@ export function createProgram(version: string): Command {
   registerVersionsCommand(program);
   registerRunCommand(program);
   registerJobsCommands(program);
+  registerSchedulesCommands(program);
+  registerRoutesCommands(program);
   registerEvalCommands(program);
   registerDbCommands(program);
   return program;

@@ -189,7 +189,7 @@ describe('flowmesh push, pull and versions against a running registry', () => {
     expect(problems).toEqual(
       expect.arrayContaining([
         `${join(work, 'missing.yaml')}: no such file or directory`,
-        `${join(dir, 'nokind.yaml')}: does not say what it is: add kind: resource, variable, script or flow`,
+        `${join(dir, 'nokind.yaml')}: does not say what it is: add kind: resource, variable, script, flow, schedule or http_trigger`,
         expect.stringMatching(
           /badpath\.yaml: path: path "admin\/x" must start with u\/<user>\/ or f\/<folder>\/$/,
         ),

@@ -14,7 +14,7 @@ export function registerPullCommand(program: Command, io: SyncCommandIo = proces
   program
     .command('pull')
     .description(
-      'write the resources, variables, scripts and flows at or under a path (u/<user>/..., f/<folder>/...) to files',
+      'write the resources, variables, scripts, flows, schedules and HTTP routes at or under a path (u/<user>/..., f/<folder>/...) to files',
     )
     .argument('<path>', 'an item path, or a prefix such as f/team')
     .option('-o, --out <dir>', 'directory to write into', '.')

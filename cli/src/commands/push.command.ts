@@ -22,6 +22,8 @@ Each YAML or JSON file is one item and says which with kind:
   kind: variable   path, value, is_secret?, description?   (a pulled secret has no value: pushing keeps the registry's)
   kind: script     path, language, content, summary?, description?, lock?, schema?
   kind: flow       path, summary?, description?, value (the OpenFlow value), schema?
+  kind: schedule   path, schedule, timezone, script_path, is_flow, args?, enabled?, handlers... (flowmesh schedules --help)
+  kind: http_trigger  path, route_path, http_method, script_path, is_flow, authentication_method, ... (flowmesh routes --help)
 A script may instead be a code file (lookup.ts, calc.py, ...) beside a sidecar lookup.script.yaml
 holding the other fields; the language then defaults from the extension.
 Talks to the mesh at $FLOWMESH_URL (default http://127.0.0.1:8000) with $FLOWMESH_TOKEN.`;
@@ -31,15 +33,15 @@ interface PushOptions {
 }
 
 /**
- * `flowmesh push <file|dir...>`: creates or updates resources, variables, scripts and flows from
- * files. Every file is checked first; with any problem nothing is pushed (exit 1). Exit 1 too
+ * `flowmesh push <file|dir...>`: creates or updates resources, variables, scripts, flows,
+ * schedules and HTTP routes from files (in that order: what a schedule runs exists first). Every file is checked first; with any problem nothing is pushed (exit 1). Exit 1 too
  * when the registry refused an item; the others are still pushed.
  */
 export function registerPushCommand(program: Command, io: SyncCommandIo = processIo): void {
   program
     .command('push')
     .description(
-      'create or update resources, variables, scripts and flows from YAML/JSON files (and scripts with a .script.yaml sidecar)',
+      'create or update resources, variables, scripts, flows, schedules and HTTP routes from YAML/JSON files (and scripts with a .script.yaml sidecar)',
     )
     .argument('<paths...>', 'files or directories')
     .option('-w, --workspace <id>', 'workspace (default: $FLOWMESH_WORKSPACE or main)')

@@ -1,4 +1,10 @@
-import { ItemPathSchema, ResourceTypeNameSchema, ScriptLanguageSchema } from '@flowmesh/contracts';
+import {
+  ItemPathSchema,
+  NewHttpTriggerSchema,
+  NewScheduleSchema,
+  ResourceTypeNameSchema,
+  ScriptLanguageSchema,
+} from '@flowmesh/contracts';
 import { z } from 'zod';
 
 /**
@@ -54,16 +60,28 @@ export const FlowDocumentSchema = z
   })
   .strict();
 
+/** A schedule: the fields of Windmill's `NewSchedule` (what `flowmesh schedules create` takes). */
+export const ScheduleDocumentSchema = NewScheduleSchema.extend({ kind: z.literal('schedule') }).strict();
+
+/** An HTTP route: the fields of Windmill's `NewHttpTrigger` (what `flowmesh routes create` takes). */
+export const HttpTriggerDocumentSchema = NewHttpTriggerSchema.extend({
+  kind: z.literal('http_trigger'),
+}).strict();
+
 export const ItemDocumentSchema = z.discriminatedUnion('kind', [
   ResourceDocumentSchema,
   VariableDocumentSchema,
   ScriptDocumentSchema,
   FlowDocumentSchema,
+  ScheduleDocumentSchema,
+  HttpTriggerDocumentSchema,
 ]);
 
 export type ResourceDocument = z.output<typeof ResourceDocumentSchema>;
 export type VariableDocument = z.output<typeof VariableDocumentSchema>;
 export type FlowDocument = z.output<typeof FlowDocumentSchema>;
+export type ScheduleDocument = z.output<typeof ScheduleDocumentSchema>;
+export type HttpTriggerDocument = z.output<typeof HttpTriggerDocumentSchema>;
 /** A script as its file says, content and language perhaps in the code file beside it. */
 export type ScriptDocumentInput = z.output<typeof ScriptDocumentSchema>;
 /** A script ready to push: its language and content settled. */
@@ -71,10 +89,24 @@ export type ScriptDocument = ScriptDocumentInput & {
   language: NonNullable<ScriptDocumentInput['language']>;
   content: string;
 };
-export type ItemDocument = ResourceDocument | VariableDocument | ScriptDocument | FlowDocument;
+export type ItemDocument =
+  | ResourceDocument
+  | VariableDocument
+  | ScriptDocument
+  | FlowDocument
+  | ScheduleDocument
+  | HttpTriggerDocument;
 export type ItemKind = ItemDocument['kind'];
 
-export const ITEM_KINDS: readonly ItemKind[] = ['variable', 'resource', 'script', 'flow'];
+/** The order `push` writes them in: what a later kind refers to exists first (a schedule's flow). */
+export const ITEM_KINDS: readonly ItemKind[] = [
+  'variable',
+  'resource',
+  'script',
+  'flow',
+  'schedule',
+  'http_trigger',
+];
 
 /** Code file extensions and the script language each means when a sidecar names none. */
 export const SCRIPT_EXTENSIONS: Readonly<Record<string, z.output<typeof ScriptLanguageSchema>>> = {

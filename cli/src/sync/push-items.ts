@@ -1,9 +1,13 @@
 import { FlowSchema, ResourceSchema, ScriptSchema, VariableSchema } from '@flowmesh/contracts';
 import { z } from 'zod';
+import { HttpTriggersApi } from '../triggers/http-triggers-api.js';
+import { SchedulesApi } from '../triggers/schedules-api.js';
 import type {
   FlowDocument,
+  HttpTriggerDocument,
   ItemDocument,
   ResourceDocument,
+  ScheduleDocument,
   ScriptDocument,
   VariableDocument,
 } from './item-document.js';
@@ -52,6 +56,10 @@ function pushOne(http: RegistryHttp, document: ItemDocument): Promise<PushOutcom
       return pushScript(http, document);
     case 'flow':
       return pushFlow(http, document);
+    case 'schedule':
+      return pushSchedule(http, document);
+    case 'http_trigger':
+      return pushHttpTrigger(http, document);
   }
 }
 
@@ -157,5 +165,93 @@ async function pushFlow(http: RegistryHttp, doc: FlowDocument): Promise<PushOutc
     jsonEqual(current.schema, body.schema);
   if (same) return 'unchanged';
   await http.postText(`flows/update/${doc.path}`, body);
+  return 'updated';
+}
+
+/** A field the file leaves out matches what the mesh holds when that is unset or off. */
+function sameField(given: unknown, held: unknown): boolean {
+  if (given === undefined || given === null) return held === undefined || held === null || held === false;
+  return jsonEqual(given, held);
+}
+
+/**
+ * A schedule is created, or updated (Windmill's edit: everything but its target) and enabled or
+ * disabled as the file says. Its target cannot change in place: that is refused, as Windmill does.
+ */
+async function pushSchedule(http: RegistryHttp, doc: ScheduleDocument): Promise<PushOutcome> {
+  const api = new SchedulesApi(http);
+  const { kind: _kind, path, script_path, is_flow, enabled, ...edit } = doc;
+  if (!(await api.exists(path))) {
+    await api.create({ path, script_path, is_flow, enabled, ...edit });
+    return 'created';
+  }
+  const current = await api.get(path);
+  if (current.script_path !== script_path || current.is_flow !== is_flow) {
+    const target = (flow: boolean, at: string) => `${flow ? 'flow' : 'script'} ${at}`;
+    throw new RegistryRequestError(
+      400,
+      'VALIDATION_FAILED',
+      `script_path: schedule ${path} runs ${target(current.is_flow, current.script_path)} in the mesh; the file says ${target(is_flow, script_path)} (a schedule's target does not change: delete it first)`,
+    );
+  }
+  const held = current as unknown as Record<string, unknown>;
+  const editChanged =
+    Object.entries(edit).some(([field, value]) => !sameField(value, held[field])) ||
+    SCHEDULE_EDIT_FIELDS.some((field) => !(field in edit) && !sameField(undefined, held[field]));
+  const wantEnabled = enabled ?? true;
+  if (editChanged) await api.update(path, edit);
+  if (current.enabled !== wantEnabled) await api.setEnabled(path, wantEnabled);
+  return editChanged || current.enabled !== wantEnabled ? 'updated' : 'unchanged';
+}
+
+/** What a schedule's edit sets: a field the file leaves out is cleared, as Windmill's edit does. */
+const SCHEDULE_EDIT_FIELDS = [
+  'args',
+  'summary',
+  'description',
+  'on_failure',
+  'on_failure_times',
+  'on_failure_exact',
+  'on_failure_extra_args',
+  'on_recovery',
+  'on_recovery_times',
+  'on_recovery_extra_args',
+  'on_success',
+  'on_success_extra_args',
+  'ws_error_handler_muted',
+  'retry',
+  'no_flow_overlap',
+  'tag',
+  'paused_until',
+] as const;
+
+/** A route is created or updated (its whole definition, as Windmill's edit); the same file twice writes nothing. */
+async function pushHttpTrigger(http: RegistryHttp, doc: HttpTriggerDocument): Promise<PushOutcome> {
+  const api = new HttpTriggersApi(http);
+  const { kind: _kind, ...trigger } = doc;
+  if (!(await api.exists(doc.path))) {
+    await api.create(trigger);
+    return 'created';
+  }
+  const current = await api.get(doc.path);
+  const wanted = {
+    route_path: trigger.route_path,
+    script_path: trigger.script_path,
+    is_flow: trigger.is_flow,
+    http_method: trigger.http_method,
+    authentication_method: trigger.authentication_method,
+    authentication_resource_path: trigger.authentication_resource_path ?? null,
+    request_type: trigger.request_type ?? (trigger.is_async ? 'async' : 'sync'),
+    workspaced_route: trigger.workspaced_route ?? false,
+    wrap_body: trigger.wrap_body ?? false,
+    raw_string: trigger.raw_string ?? false,
+    summary: trigger.summary ?? null,
+    description: trigger.description ?? null,
+    mode: trigger.mode ?? (trigger.enabled === false ? 'disabled' : 'enabled'),
+  };
+  const held = current as unknown as Record<string, unknown>;
+  if (Object.entries(wanted).every(([field, value]) => jsonEqual(value, held[field] ?? null)))
+    return 'unchanged';
+  await api.update(doc.path, trigger);
   return 'updated';
 }

@@ -86,7 +86,9 @@ async function readDocument(file: string, problems: string[]): Promise<ItemDocum
     return undefined;
   }
   if (typeof raw !== 'object' || raw === null || !('kind' in raw)) {
-    problems.push(`${file}: does not say what it is: add kind: resource, variable, script or flow`);
+    problems.push(
+      `${file}: does not say what it is: add kind: resource, variable, script, flow, schedule or http_trigger`,
+    );
     return undefined;
   }
   const parsed = ItemDocumentSchema.safeParse(raw);

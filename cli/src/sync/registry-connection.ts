@@ -74,6 +74,10 @@ export class RegistryHttp {
     return (await this.request('POST', route, body)).text();
   }
 
+  async deleteText(route: string): Promise<string> {
+    return (await this.request('DELETE', route)).text();
+  }
+
   /** A GET whose answer is read as it comes (server-sent events); an error answer throws as `get`'s. */
   open(route: string): Promise<Response> {
     return this.request('GET', route);

@@ -1,0 +1,71 @@
+import {
+  PreviewScheduleReplySchema,
+  ScheduleSchema,
+  type EditSchedule,
+  type NewSchedule,
+  type Schedule,
+} from '@flowmesh/contracts';
+import { z } from 'zod';
+import type { RegistryHttp } from '../sync/registry-connection.js';
+
+/** Windmill answers a preview as a bare list; the contract's reply is `{next}`: either is read. */
+const PreviewAnswerSchema = z.union([
+  z.array(z.string()),
+  PreviewScheduleReplySchema.transform((reply) => reply.next),
+]);
+
+export interface PreviewOptions {
+  readonly timezone: string;
+  readonly count?: number;
+  readonly cronVersion?: 'v1' | 'v2';
+}
+
+/** The mesh's schedule routes (Windmill's `/api/w/<workspace>/schedules/...`), as the caller. */
+export class SchedulesApi {
+  constructor(private readonly http: RegistryHttp) {}
+
+  list(filter: { readonly pathStart?: string } = {}): Promise<Schedule[]> {
+    const query = filter.pathStart === undefined ? '' : `?path_start=${encodeURIComponent(filter.pathStart)}`;
+    return this.http.get(`schedules/list${query}`, z.array(ScheduleSchema));
+  }
+
+  get(path: string): Promise<Schedule> {
+    return this.http.get(`schedules/get/${path}`, ScheduleSchema);
+  }
+
+  exists(path: string): Promise<boolean> {
+    return this.http.get(`schedules/exists/${path}`, z.boolean());
+  }
+
+  /** Answers the schedule's path, as Windmill's create does. */
+  create(schedule: NewSchedule): Promise<string> {
+    return this.http.postText('schedules/create', schedule);
+  }
+
+  /** Everything but the target (`script_path`, `is_flow`), which Windmill's edit keeps. */
+  update(path: string, edit: EditSchedule): Promise<string> {
+    return this.http.postText(`schedules/update/${path}`, edit);
+  }
+
+  delete(path: string): Promise<string> {
+    return this.http.deleteText(`schedules/delete/${path}`);
+  }
+
+  setEnabled(path: string, enabled: boolean): Promise<string> {
+    return this.http.postText(`schedules/setenabled/${path}`, { enabled });
+  }
+
+  /** The next fire times, ISO date-times in UTC. */
+  preview(schedule: string, options: PreviewOptions): Promise<string[]> {
+    return this.http.post(
+      'schedules/preview',
+      {
+        schedule,
+        timezone: options.timezone,
+        ...(options.count === undefined ? {} : { count: options.count }),
+        ...(options.cronVersion === undefined ? {} : { cron_version: options.cronVersion }),
+      },
+      PreviewAnswerSchema,
+    );
+  }
+}
