@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { MeshError } from '../errors.js';
-import { narrowScopes, parseScope, scopeProblem, scopesAllow } from './access-scope.js';
+import {
+  narrowScopes,
+  parseScope,
+  runScopeCovers,
+  runScopesOf,
+  scopeProblem,
+  scopesAllow,
+} from './access-scope.js';
 
 describe('scopes', () => {
   it('parse domain:action[:resource]', () => {
@@ -56,5 +63,21 @@ describe('scopes', () => {
       expect(() => narrowScopes(['flows:read', 'resources:read:f/team/*'], wider)).toThrow(/can only narrow/);
     }
     expect(() => narrowScopes(['resources:read:f/team/x'], ['resources:read:f/team/x*'])).toThrow(MeshError);
+  });
+
+  it('jobs:run scopes name the paths a run token may start, and allow nothing else', () => {
+    const scopes = ['jobs:run:f/team/*', 'jobs:run:u/alice/x', 'resources:read'];
+    expect(runScopesOf(scopes)).toEqual(['jobs:run:f/team/*', 'jobs:run:u/alice/x']);
+    expect(runScopesOf(undefined)).toEqual([]);
+    expect(runScopeCovers(scopes, 'f/team/flow')).toBe(true);
+    expect(runScopeCovers(scopes, 'u/alice/x')).toBe(true);
+    expect(runScopeCovers(scopes, 'u/alice/y')).toBe(false);
+    expect(runScopeCovers(undefined, 'f/team/flow')).toBe(false);
+    expect(runScopeCovers(['jobs:run'], 'f/any/path')).toBe(true);
+    // Running is not reading: `jobs:read` semantics are unchanged.
+    expect(scopesAllow(['jobs:run:f/team/*'], { domain: 'jobs', action: 'read', path: 'f/team/flow' })).toBe(
+      false,
+    );
+    expect(scopesAllow(['jobs:write'], { domain: 'jobs', action: 'run', path: 'f/team/flow' })).toBe(false);
   });
 });

@@ -142,3 +142,22 @@ export function narrowScopes(
   }
   return wanted.map(formatScope);
 }
+
+/**
+ * The `jobs:run` scopes among `scopes`. A token holding any is a run token (Windmill's
+ * webhook-specific token): it may start runs of the paths they cover and of no other path (nor
+ * previews, which have none), and such a run acts with its principal's own permissions, not the
+ * token's scopes. `jobs:run` allows nothing else: not reading jobs (`jobs:read`), nor items.
+ */
+export function runScopesOf(scopes: readonly string[] | undefined): string[] {
+  return (scopes ?? []).filter((text) => {
+    const scope = parseScope(text);
+    return scope.domain === 'jobs' && scope.action === 'run';
+  });
+}
+
+/** Whether `scopes` hold a `jobs:run` scope covering `path` (an unrestricted token holds none). */
+export function runScopeCovers(scopes: readonly string[] | undefined, path: string): boolean {
+  const run = runScopesOf(scopes);
+  return run.length > 0 && scopesAllow(run, { domain: 'jobs', action: 'run', path });
+}

@@ -71,6 +71,13 @@ export const IssueJobTokenRequestSchema = z
     /** Narrows the actor's scopes; absent: the actor's. */
     scopes: ScopeListSchema.optional(),
     ttlSeconds: z.number().int().min(1).max(JOB_TOKEN_MAX_TTL_SECONDS),
+    /**
+     * The flow or script path the job runs. When the actor's own scopes hold a `jobs:run` scope
+     * covering it (a run token), the job token gets the principal's permissions instead of the
+     * actor's scopes (narrowed by `scopes` only): the scope limits what the token may start,
+     * not what the run it started may do. Otherwise it changes nothing.
+     */
+    runPath: z.string().min(1).max(1000).optional(),
   })
   .strict();
 export const IssuedTokenSchema = z.object({ token: z.string(), expiresAt: z.string() });

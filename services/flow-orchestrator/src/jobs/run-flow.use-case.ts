@@ -22,6 +22,8 @@ import { creatorOf, principalOf } from './job-identity.js';
 import type { JobRecord, JobRuntime } from '../store/job.record.js';
 import { JobStore } from '../store/job.store.js';
 import { pinAgents } from './pinned-agents.js';
+import { runInputOf } from './preprocessor.js';
+import { startsWithRunToken } from './run-token.js';
 import type { SqlStatement } from '../store/sql-batch.js';
 import { WriteGroups } from '../store/write-groups.js';
 
@@ -66,22 +68,32 @@ export class RunFlowUseCase {
   async run(req: RunFlowRequest, identity: CallerIdentity): Promise<string> {
     const jobId = req.job_id ?? randomUUID();
     if (req.job_id && (await this.jobs.load(jobId))) return jobId;
-    const { value, raw, onBehalfOf, path, kind } = await this.resolve(req);
     const tag = req.tag ?? DEFAULT_FLOW_TAG;
     if (!isValidTag(tag)) throw new MeshError('VALIDATION_FAILED', `"${tag}" is not a worker tag`);
+    // A run token reads the flow as the run it starts (its principal's permissions), not with
+    // its own scopes, which allow nothing but starting runs.
+    const saved = req.value === undefined ? (req.path ?? null) : null;
+    const runPath = saved !== null && startsWithRunToken(identity, saved) ? saved : undefined;
+    if (saved === null) startsWithRunToken(identity, null);
+    const issue = (onBehalfOf: string) =>
+      this.registry.issueJobToken({
+        token: req.actor.token,
+        workspace: req.workspace,
+        jobId,
+        onBehalfOf,
+        ttlSeconds: this.config.jobTokenTtlSeconds,
+        ...(runPath === undefined ? {} : { runPath }),
+      });
+    const asRun = runPath === undefined ? undefined : await issue(principalOf(identity));
+    const { value, raw, onBehalfOf, path, kind } = await this.resolve(req, asRun?.token ?? req.actor.token);
     const principal = onBehalfOf ?? principalOf(identity);
-    const issued = await this.registry.issueJobToken({
-      token: req.actor.token,
-      workspace: req.workspace,
-      jobId,
-      onBehalfOf: principal,
-      ttlSeconds: this.config.jobTokenTtlSeconds,
-    });
+    const issued = asRun && principal === principalOf(identity) ? asRun : await issue(principal);
+    const input = runInputOf(req, value.preprocessor_module !== undefined);
     const runtime: JobRuntime = { tokenJob: jobId };
     if (req.tag !== undefined) runtime.customTag = true;
     if (value.preserve_step_tags) runtime.preserveStepTags = true;
     if (value.same_worker) runtime.sameWorker = true;
-    if (req.apply_preprocessor) runtime.applyPreprocessor = true;
+    if (input.preprocess) runtime.applyPreprocessor = true;
     if (req.agent_drafts && kind === 'flowpreview') runtime.agentDrafts = true;
     if (req.agent_tool) runtime.agentTool = true;
     if (value.delete_after_secs !== undefined) runtime.deleteAfterSecs = value.delete_after_secs;
@@ -116,7 +128,7 @@ export class RunFlowUseCase {
       raw_code: null,
       raw_lock: null,
       raw_flow: raw,
-      args: req.args,
+      args: input.args,
       status: 'queued',
       result: null,
       flow_status: {
@@ -144,7 +156,7 @@ export class RunFlowUseCase {
     };
     if (value.chat_input_enabled && req.memory_id !== undefined && path !== null)
       await this.transcript.userTurn({
-        token: req.actor.token,
+        token: asRun?.token ?? req.actor.token,
         workspace: req.workspace,
         flowPath: path,
         conversation: req.memory_id,
@@ -164,7 +176,11 @@ export class RunFlowUseCase {
     return jobId;
   }
 
-  private async resolve(req: RunFlowRequest): Promise<{
+  /** The flow to run, read as `token` (the caller's, or the run's for a run token). */
+  private async resolve(
+    req: RunFlowRequest,
+    token: string,
+  ): Promise<{
     value: FlowValue;
     raw: Record<string, unknown>;
     onBehalfOf: string | undefined;
@@ -177,7 +193,7 @@ export class RunFlowUseCase {
       input = req.value;
       kind = 'flowpreview';
     } else {
-      input = (await this.registry.getFlow(req.actor.token, req.workspace, req.path!)).value;
+      input = (await this.registry.getFlow(token, req.workspace, req.path!)).value;
       kind = 'flow';
     }
     const parsed = parsedFlow(input);

@@ -14,6 +14,8 @@ import { isValidTag } from '../engine/step-tags.js';
 import { JobTokens } from '../registry/job-tokens.js';
 import { RegistryGateway } from '../registry/registry.gateway.js';
 import { creatorOf, principalOf } from './job-identity.js';
+import { runInputOf, scriptHasPreprocessor } from './preprocessor.js';
+import { startsWithRunToken } from './run-token.js';
 import type { JobRecord } from '../store/job.record.js';
 import { JobStore } from '../store/job.store.js';
 
@@ -39,8 +41,24 @@ export class RunScriptUseCase {
       path: string | null;
       hash: string | null;
     };
-    if (req.path !== undefined && req.content === undefined) {
-      const script = await this.registry.getScript(req.actor.token, req.workspace, req.path, req.hash);
+    const saved = req.path !== undefined && req.content === undefined ? req.path : null;
+    // A run token reads the script as the run it starts (its principal's permissions).
+    const runPath = saved !== null && startsWithRunToken(identity, saved) ? saved : undefined;
+    if (saved === null) startsWithRunToken(identity, null);
+    const principal = principalOf(identity);
+    const issue = () =>
+      this.registry.issueJobToken({
+        token: req.actor.token,
+        workspace: req.workspace,
+        jobId,
+        onBehalfOf: principal,
+        ttlSeconds: this.config.jobTokenTtlSeconds,
+        ...(runPath === undefined ? {} : { runPath }),
+      });
+    const asRun = runPath === undefined ? undefined : await issue();
+    if (saved !== null) {
+      const reader = asRun?.token ?? req.actor.token;
+      const script = await this.registry.getScript(reader, req.workspace, saved, req.hash);
       code = {
         kind: 'script',
         language: script.language,
@@ -67,14 +85,8 @@ export class RunScriptUseCase {
     }
     const tag = req.tag ?? DEFAULT_STEP_TAG;
     if (!isValidTag(tag)) throw new MeshError('VALIDATION_FAILED', `"${tag}" is not a worker tag`);
-    const principal = principalOf(identity);
-    const issued = await this.registry.issueJobToken({
-      token: req.actor.token,
-      workspace: req.workspace,
-      jobId,
-      onBehalfOf: principal,
-      ttlSeconds: this.config.jobTokenTtlSeconds,
-    });
+    const issued = asRun ?? (await issue());
+    const input = runInputOf(req, scriptHasPreprocessor(code.language, code.content));
     const scheduledFor = req.scheduled_for ? new Date(req.scheduled_for) : null;
     const record: JobRecord = {
       id: jobId,
@@ -89,11 +101,16 @@ export class RunScriptUseCase {
       raw_code: code.content,
       raw_lock: code.lock,
       raw_flow: null,
-      args: req.args,
+      args: input.args,
       status: 'queued',
       result: null,
       flow_status: null,
-      runtime: { tokenJob: jobId, dispatched: true },
+      // A preprocessor runs in the job itself, before `main` (as Windmill's wrappers run it).
+      runtime: {
+        tokenJob: jobId,
+        dispatched: true,
+        ...(input.preprocess ? { applyPreprocessor: true } : {}),
+      },
       created_by: creatorOf(identity),
       on_behalf_of: principal,
       email: identity.email,

@@ -39,6 +39,8 @@ export class RegistryGateway {
     onBehalfOf: string;
     scopes?: string[];
     ttlSeconds: number;
+    /** The path the job runs: a run token covering it gets a token with its principal's permissions. */
+    runPath?: string;
   }): Promise<{ token: string; expiresAt: string }> {
     return this.jobTokens.issue({
       actor: { token: request.token },
@@ -47,6 +49,7 @@ export class RegistryGateway {
       onBehalfOf: request.onBehalfOf,
       ...(request.scopes ? { scopes: request.scopes } : {}),
       ttlSeconds: request.ttlSeconds,
+      ...(request.runPath ? { runPath: request.runPath } : {}),
     });
   }
 

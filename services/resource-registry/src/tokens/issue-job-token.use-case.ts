@@ -1,4 +1,10 @@
-import { MeshError, narrowScopes, type CallerIdentity, type ErrorEnvelope } from '@flowmesh/contracts';
+import {
+  MeshError,
+  narrowScopes,
+  runScopeCovers,
+  type CallerIdentity,
+  type ErrorEnvelope,
+} from '@flowmesh/contracts';
 import { Injectable, Logger } from '@nestjs/common';
 import type { z } from 'zod';
 import type { registryIdentityContract } from '@flowmesh/contracts';
@@ -10,7 +16,8 @@ type IssuedOrRefused = { ok: true; token: string; expiresAt: string } | { ok: fa
 
 /**
  * Job tokens: a job acts as one principal (`u/<user>`, `g/<group>` or a user's email) with scopes
- * within the issuer's, until an expiry no later than the issuer's own token's.
+ * within the issuer's (or, for a run a run token may start, `runPath`, the principal's own
+ * permissions), until an expiry no later than the issuer's own token's.
  */
 @Injectable()
 export class IssueJobTokenUseCase {
@@ -28,7 +35,11 @@ export class IssueJobTokenUseCase {
       now,
     );
     await this.assertMayActAs(actor, req.onBehalfOf);
-    const scopes = narrowScopes(actor.scopes, req.scopes);
+    // A run token starting a run of a path its `jobs:run` scopes cover: the run acts with the
+    // principal's own permissions (its scopes narrowed only as asked), as Windmill's
+    // webhook-specific tokens start runs that act as their user.
+    const runsAsPrincipal = req.runPath !== undefined && runScopeCovers(actor.scopes, req.runPath);
+    const scopes = narrowScopes(runsAsPrincipal ? undefined : actor.scopes, req.scopes);
     const requested = now.getTime() + req.ttlSeconds * 1000;
     const expiresAtMs = actorExpiry === null ? requested : Math.min(requested, actorExpiry.getTime());
     const exp = Math.floor(expiresAtMs / 1000);

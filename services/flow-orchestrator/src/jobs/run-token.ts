@@ -1,0 +1,21 @@
+import { MeshError, runScopeCovers, runScopesOf, type CallerIdentity } from '@flowmesh/contracts';
+
+/**
+ * Whether a run started by `identity` of `path` (null: a preview, which has none) is started with
+ * a run token (a token holding `jobs:run` scopes, Windmill's webhook-specific token): true when
+ * its scopes cover the path, and the run then acts with its principal's own permissions (the
+ * registry issues its job token so, given the path). A run token may start nothing else:
+ * PERMISSION_DENIED for another path or a preview. Any other token: false, as before.
+ */
+export function startsWithRunToken(identity: CallerIdentity, path: string | null): boolean {
+  const runScopes = runScopesOf(identity.scopes);
+  if (runScopes.length === 0) return false;
+  if (path !== null && runScopeCovers(runScopes, path)) return true;
+  throw new MeshError(
+    'PERMISSION_DENIED',
+    path === null
+      ? `this token may only run ${runScopes.join(', ')}: not a preview`
+      : `this token may only run ${runScopes.join(', ')}: not ${path}`,
+    { ...(path === null ? {} : { path }), scopes: runScopes },
+  );
+}
