@@ -107,8 +107,11 @@ if (PARTS.has('schedules')) {
   line('missed ticks (no run) / doubled (a second run of a tick)', `${r.missed} / ${r.doubled}`);
   if (r.offTick) line('runs whose scheduled_for is not a whole second', String(r.offTick));
   if (r.notStarted) line('runs not started by the end of the grace time', String(r.notStarted));
-  line('lateness: job made (created_at - tick)', p(r.created));
-  line('lateness: run started (started_at - tick)', p(r.started));
+  if (r.claimed.n) line('ticker claimed the tick (schedule_run.created_at - tick)', p(r.claimed));
+  line('run job made (job.created_at - tick)', p(r.created));
+  if (r.woken.n) line('run made due, work queued (outbox timer row - tick)', p(r.woken));
+  if (r.published.n) line('its work message marked published (outbox, +<=20 ms)', p(r.published));
+  line('lateness: run started (job.started_at - tick)', p(r.started));
   line('run completed (completed_at - tick)', p(r.completed));
   line('started p99 per second of the window', r.startedP99BySecond.map((v) => v.toFixed(0)).join(' '));
   line('floor: a bare setTimeout on the same seconds, late by', p(r.floor));

@@ -3,6 +3,7 @@
 // `seconds` whole seconds is measured from the job rows: one run per schedule and tick (missed:
 // none; doubled: two or more), and each run's lateness against its tick (`scheduled_for`). A bare
 // timer in this process, due on the same whole seconds, is the floor the machine allows.
+import { SERVICE_SCHEMAS } from '@flowmesh/contracts';
 import pg from 'pg';
 import { summarize } from '../flows/stats.js';
 
@@ -30,7 +31,7 @@ function bareTimer(from, to) {
       if (due >= to) return resolve(late);
       setTimeout(
         () => {
-          late.push(Date.now() - due);
+          late.push(performance.timeOrigin + performance.now() - due);
           arm(due + 1000);
         },
         Math.max(0, due - Date.now()),
@@ -83,14 +84,42 @@ export async function schedulePart(fm, { count, seconds, settleSeconds, graceSec
   const db = new pg.Client({ connectionString: fm.databaseUrl });
   await db.connect();
   let rows;
+  let claimed;
+  let woken;
+  const schema = SERVICE_SCHEMAS['flow-orchestrator'];
   try {
+    // The ticker's record of each tick it fired (`schedule_run`, written in the transaction that
+    // claimed the schedule; `created_at` is that transaction's start), when the schema has it.
+    claimed = await db
+      .query(
+        `SELECT (extract(epoch FROM created_at - scheduled_for) * 1000)::float8 AS late
+           FROM ${schema}.schedule_run
+          WHERE scheduled_for >= to_timestamp($1::float8 / 1000) AND scheduled_for < to_timestamp($2::float8 / 1000)`,
+        [from, to],
+      )
+      .then(
+        (answer) => answer.rows.map((row) => row.late),
+        () => [],
+      );
+    // When the clock of parked jobs made each run due and queued its work message (the outbox
+    // row `timer:<job id>:...`, `created_at` its transaction's start): the fire, as a worker sees it.
+    woken = await db
+      .query(
+        `SELECT split_part(msg_id, ':', 2) AS job_id, (extract(epoch FROM min(created_at)) * 1000)::float8 AS at,
+                (extract(epoch FROM min(published_at)) * 1000)::float8 AS published
+           FROM ${schema}.outbox_message WHERE msg_id LIKE 'timer:%' GROUP BY 1`,
+      )
+      .then(
+        (answer) => new Map(answer.rows.map((row) => [row.job_id, row])),
+        () => new Map(),
+      );
     ({ rows } = await db.query(
-      `SELECT trigger_path AS path,
+      `SELECT id::text AS id, trigger_path AS path,
               (extract(epoch FROM scheduled_for) * 1000)::float8 AS tick,
               (extract(epoch FROM created_at - scheduled_for) * 1000)::float8 AS created_late,
               (extract(epoch FROM started_at - scheduled_for) * 1000)::float8 AS started_late,
               (extract(epoch FROM completed_at - scheduled_for) * 1000)::float8 AS completed_late
-         FROM job
+         FROM ${schema}.job
         WHERE trigger_kind = 'schedule' AND parent_job IS NULL
           AND scheduled_for >= to_timestamp($1::float8 / 1000) AND scheduled_for < to_timestamp($2::float8 / 1000)`,
       [from, to],
@@ -108,6 +137,11 @@ export async function schedulePart(fm, { count, seconds, settleSeconds, graceSec
   for (const runs of perTick.values()) if (runs > 1) doubled += runs - 1;
   const offTick = rows.filter((row) => Math.abs(row.tick % 1000) > 0.5).length;
   const created = rows.map((row) => row.created_late);
+  const wokenRows = rows.filter((row) => woken.has(row.id));
+  const wokenLate = wokenRows.map((row) => woken.get(row.id).at - row.tick);
+  const publishedLate = wokenRows
+    .filter((row) => woken.get(row.id).published !== null)
+    .map((row) => woken.get(row.id).published - row.tick);
   const started = rows.filter((row) => row.started_late !== null).map((row) => row.started_late);
   const completed = rows.filter((row) => row.completed_late !== null).map((row) => row.completed_late);
   // Lateness per second of the window: does it hold, or grow as runs queue up?
@@ -127,7 +161,10 @@ export async function schedulePart(fm, { count, seconds, settleSeconds, graceSec
     doubled,
     offTick,
     notStarted: rows.length - started.length,
+    claimed: summarize(claimed),
     created: summarize(created),
+    woken: summarize(wokenLate),
+    published: summarize(publishedLate),
     started: summarize(started),
     completed: summarize(completed),
     startedP99BySecond: bySecond,
