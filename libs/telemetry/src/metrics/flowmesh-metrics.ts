@@ -19,6 +19,14 @@ export const FLOWMESH_METRICS = {
   stepDuration: { name: 'flowmesh.step.duration_seconds', kind: 'histogram', unit: 's' },
   /** flow-orchestrator: approvals a flow or an AI step is parked on, by `kind` (flow, agent). */
   parkedApprovals: { name: 'flowmesh.approvals.parked', kind: 'gauge', unit: '{approval}' },
+  /** flow-orchestrator: runs a trigger started, by `kind` (schedule, http, webhook, ...; never by path). */
+  triggerFires: { name: 'flowmesh.trigger.fires', kind: 'counter', unit: '{run}' },
+  /** flow-orchestrator: how long after its due time a triggered run started (a schedule's tick), by `kind`. */
+  triggerFireLateness: { name: 'flowmesh.trigger.fire_lateness_seconds', kind: 'histogram', unit: 's' },
+  /** flow-orchestrator: triggers that could not start their run (refused target, owner's rights), by `kind`. */
+  triggerFailures: { name: 'flowmesh.trigger.failures', kind: 'counter', unit: '{failure}' },
+  /** flow-orchestrator: requests to HTTP routes refused before a run, by `reason` (not_found, method_not_allowed, unauthorized, too_large, bad_request). */
+  triggerHttpRejections: { name: 'flowmesh.trigger.http_rejections', kind: 'counter', unit: '{request}' },
   /** Every process with a work or event consumer: messages in its queue, by `stream`, `consumer`, `tag`. */
   queueDepth: { name: 'flowmesh.queue.depth', kind: 'gauge', unit: '{message}' },
   /** Messages not yet delivered to the consumer (JetStream `num_pending`), by `stream`, `consumer`, `tag`. */

@@ -1,6 +1,7 @@
 import { CreateOutbox1700000000000 } from '@flowmesh/messaging';
 import { CreateJobTables1700000010000 } from '../jobs/create-job-tables.migration.js';
 import { LeaseIndexes1700000020000 } from '../jobs/lease-indexes.migration.js';
+import { ScheduleTables1700000051000 } from '../triggers/schedules/schedule-tables.migration.js';
 import { SuspendedJobsIndex1700000030000 } from '../telemetry/suspended-index.migration.js';
 import { JobTriggerColumns1700000040000 } from '../triggers/job-trigger-columns.migration.js';
 
@@ -15,4 +16,5 @@ export const FLOW_ORCHESTRATOR_MIGRATIONS = [
   LeaseIndexes1700000020000,
   SuspendedJobsIndex1700000030000,
   JobTriggerColumns1700000040000,
+  ScheduleTables1700000051000,
 ];

@@ -1,4 +1,5 @@
 import { Module, type DynamicModule } from '@nestjs/common';
+import { SchedulesModule } from './schedules/schedules.module.js';
 import { TriggerOwnersModule } from './trigger-owners.module.js';
 
 /**
@@ -11,7 +12,7 @@ export class TriggersModule {
   static forRoot(runApi: DynamicModule): DynamicModule {
     return {
       module: TriggersModule,
-      imports: [runApi, TriggerOwnersModule],
+      imports: [runApi, TriggerOwnersModule, SchedulesModule.forRoot(runApi)],
     };
   }
 }

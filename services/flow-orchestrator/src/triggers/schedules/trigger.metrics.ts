@@ -1,0 +1,46 @@
+import type { TriggerKind } from '@flowmesh/contracts';
+import { FLOWMESH_METRICS, getMeter } from '@flowmesh/telemetry';
+import { Injectable } from '@nestjs/common';
+import type { Counter, Histogram } from '@opentelemetry/api';
+
+/** Bounds (seconds) of a trigger's lateness: on time is a few ms, a mesh that was down is minutes. */
+const LATENESS_BUCKETS_S = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
+
+/**
+ * Runs started by triggers, labelled by trigger kind only (never by path: a workspace may hold
+ * thousands of schedules, and each label value is a series): `flowmesh_trigger_fires_total`,
+ * `flowmesh_trigger_fire_lateness_seconds` and `flowmesh_trigger_failures_total`.
+ */
+@Injectable()
+export class TriggerMetrics {
+  private readonly meter = getMeter('flowmesh.flow-orchestrator');
+  private readonly fires: Counter = this.meter.createCounter(FLOWMESH_METRICS.triggerFires.name, {
+    unit: FLOWMESH_METRICS.triggerFires.unit,
+    description: 'Runs a trigger started',
+  });
+  private readonly failures: Counter = this.meter.createCounter(FLOWMESH_METRICS.triggerFailures.name, {
+    unit: FLOWMESH_METRICS.triggerFailures.unit,
+    description: 'Triggers that could not start their run',
+  });
+  private readonly lateness: Histogram = this.meter.createHistogram(
+    FLOWMESH_METRICS.triggerFireLateness.name,
+    {
+      unit: FLOWMESH_METRICS.triggerFireLateness.unit,
+      description: 'Time from a triggered run’s due time to its start',
+      advice: { explicitBucketBoundaries: LATENESS_BUCKETS_S },
+    },
+  );
+
+  fired(kind: TriggerKind): void {
+    this.fires.add(1, { kind });
+  }
+
+  failed(kind: TriggerKind): void {
+    this.failures.add(1, { kind });
+  }
+
+  /** `seconds` late (a run that started early counts as 0). */
+  late(kind: TriggerKind, seconds: number): void {
+    this.lateness.record(Math.max(0, seconds), { kind });
+  }
+}
