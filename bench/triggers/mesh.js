@@ -45,23 +45,34 @@ export async function startTriggersMesh({ env = {} } = {}) {
     throw error;
   }
   const client = new MeshClient(conn);
-  // Runs' ends, from the `job completed` events (as bench/flows' runner): `ended(id)` resolves
-  // with the event, whether it came before or after the call.
+  // Runs' ends, from the `job completed` events (as bench/flows' runner), once `watchEnds()`
+  // subscribed (the schedule part does not: a thousand events a second would load this process):
+  // `ended(id)` resolves with the event, whether it came before or after the call.
   const waiting = new Map();
   const early = new Map();
-  const subscription = conn.nc.subscribe(conn.space.subject(jobEvents.completed.subject), {
-    callback: (error, message) => {
-      if (error) return;
-      const event = message.json();
-      const waiter = waiting.get(event.job_id);
-      if (waiter) {
-        waiting.delete(event.job_id);
-        waiter(event);
-      } else early.set(event.job_id, event);
-    },
-  });
+  let subscription;
+  const watchEnds = () => {
+    subscription ??= conn.nc.subscribe(conn.space.subject(jobEvents.completed.subject), {
+      callback: (error, message) => {
+        if (error) return;
+        const event = message.json();
+        const waiter = waiting.get(event.job_id);
+        if (waiter) {
+          waiting.delete(event.job_id);
+          waiter(event);
+        } else early.set(event.job_id, event);
+      },
+    });
+    return conn.nc.flush();
+  };
+  const unwatchEnds = () => {
+    subscription?.unsubscribe();
+    subscription = undefined;
+    early.clear();
+  };
   const ended = (id) =>
     new Promise((resolve) => {
+      if (!subscription) throw new Error('ended() needs watchEnds() first');
       const seen = early.get(id);
       if (seen) {
         early.delete(id);
@@ -94,13 +105,17 @@ export async function startTriggersMesh({ env = {} } = {}) {
     items: createRegistryItemsClient(client),
     jobs: createOrchestratorJobsClient(client),
     client,
+    /** Subscribes to runs' ends (before the runs start); resolves once the server has the subscription. */
+    watchEnds,
+    /** Ends the subscription (before a throughput run: the events would load this process). */
+    unwatchEnds,
     /** Resolves with the `job completed` event of a job (a flow's root job among them). */
     ended,
     databaseUrl: mesh.env.DATABASE_URL,
     pidOf: (name) => mesh.running.processes.find((running) => running.name === name)?.pid,
     logs: (name) => mesh.logs(name),
     async stop() {
-      subscription.unsubscribe();
+      unwatchEnds();
       await conn.drain().catch(() => undefined);
       await mesh.stop();
     },

@@ -113,6 +113,7 @@ async function n8nExecutions(n8n, kind, count) {
 export async function webhookPart(fm, n8n, settings) {
   const { samples, warmup, inFlight, seconds, warmupSeconds } = settings;
   const ours = flowmeshWebhooks(fm);
+  await fm.watchEnds();
   // The preprocessor ran on a run by path (checked once, untimed).
   const checked = await ours.async('preprocessed', 41);
   const job = await fm.jobs.get({ ...fm.inMain, id: checked.id });
@@ -171,6 +172,7 @@ export async function webhookPart(fm, n8n, settings) {
     }
   }
 
+  fm.unwatchEnds();
   // Executions per second with `inFlight` sync calls outstanding (each completion starts the next).
   const throughput = async (runOnce) => {
     await burst(runOnce, { seconds: warmupSeconds, inFlight });
