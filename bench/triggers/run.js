@@ -115,6 +115,11 @@ if (PARTS.has('schedules')) {
   line('run completed (completed_at - tick)', p(r.completed));
   line('started p99 per second of the window', r.startedP99BySecond.map((v) => v.toFixed(0)).join(' '));
   line('floor: a bare setTimeout on the same seconds, late by', p(r.floor));
+  console.log(
+    `CPU over the window (${r.cpu.seconds.toFixed(1)} s, the machine ${(r.cpu.busyShare * 100).toFixed(0)} % busy), ms per run and in all:`,
+  );
+  for (const [group, cpuMs] of r.cpu.groups)
+    line(`  ${group}`, `${(cpuMs / Math.max(1, r.runs)).toFixed(2)} ms  (${(cpuMs / 1000).toFixed(1)} s)`);
   if (!(r.started.p99 <= TARGETS.scheduleP99Ms))
     missed.push(`schedule lateness p99 ${ms(r.started.p99)} > ${TARGETS.scheduleP99Ms} ms`);
   if (r.missed > 0) missed.push(`${r.missed} schedule ticks missed`);

@@ -6,6 +6,7 @@
 import { SERVICE_SCHEMAS } from '@flowmesh/contracts';
 import pg from 'pg';
 import { summarize } from '../flows/stats.js';
+import { cpuBetween, cpuSnapshot } from './cpu.js';
 
 const SCRIPT = { path: 'u/admin/tick', content: 'export function main() { return 1; }' };
 
@@ -78,7 +79,19 @@ export async function schedulePart(fm, { count, seconds, settleSeconds, graceSec
   const createSeconds = await createSchedules(fm, count, cron);
   const from = Math.ceil((Date.now() + settleSeconds * 1000) / 1000) * 1000;
   const to = from + seconds * 1000;
-  const floor = await bareTimer(from, to);
+  const timer = bareTimer(from, to);
+  // CPU per process over the window (from half a second before it: /proc is read off its ticks).
+  const mesh = new Map(
+    ['flow-orchestrator', 'flow-orchestrator-worker', 'resource-registry'].map((name) => [
+      String(fm.pidOf(name)),
+      name,
+    ]),
+  );
+  await sleep(Math.max(0, from - 500 - Date.now()));
+  const cpuBefore = cpuSnapshot(mesh);
+  const floor = await timer;
+  await sleep(Math.max(0, to - Date.now()));
+  const cpu = cpuBetween(cpuBefore, cpuSnapshot(mesh));
   await sleep(Math.max(0, to + graceSeconds * 1000 - Date.now()));
 
   const db = new pg.Client({ connectionString: fm.databaseUrl });
@@ -169,5 +182,6 @@ export async function schedulePart(fm, { count, seconds, settleSeconds, graceSec
     completed: summarize(completed),
     startedP99BySecond: bySecond,
     floor: summarize(floor),
+    cpu,
   };
 }
