@@ -17,6 +17,12 @@ export const flowOrchestratorDefinition: ServiceDefinition<typeof flowOrchestrat
     const { FlowmeshGrpcServer } = await import('./grpc/grpc-server.js');
     return new FlowmeshGrpcServer({ host: config.http.host, port: config.grpc.port, graceMs: 2_000 });
   },
+  // HTTP routes (`/api/r`) read their bodies as bytes, before the JSON parser: signatures are over them.
+  configureHttp: async (app, config) => {
+    if (config.role !== 'service') return;
+    const { rawBodyReader } = await import('./triggers/http-routes/raw-body.middleware.js');
+    app.use('/api/r', rawBodyReader(config.http.bodyLimitBytes));
+  },
   workerModule: async (config, { logger }) =>
     (await import('./worker/orchestrator-worker.module.js')).OrchestratorWorkerModule.forRoot(config, logger),
 };

@@ -1,6 +1,7 @@
 import type { ServiceName } from '@flowmesh/contracts';
 import type { Logger } from '@flowmesh/telemetry';
 import type { DynamicModule } from '@nestjs/common';
+import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { CustomTransportStrategy } from '@nestjs/microservices';
 import type { DataSourceOptions } from 'typeorm';
 import type { z } from 'zod';
@@ -46,6 +47,11 @@ export interface ServiceDefinition<S extends OwnConfigSchema> {
   readonly migrations?: () => Promise<MigrationList>;
   /** The largest JSON request body HTTP accepts, in bytes; Express's default (100 KB) when absent. */
   readonly httpBodyLimitBytes?: (config: ServiceConfig<z.output<S>>) => number;
+  /**
+   * Called with the HTTP app before its body parsers are registered: a service that reads some
+   * requests' bodies itself (raw bytes, to check a signature over them) mounts its reader here.
+   */
+  readonly configureHttp?: (app: NestExpressApplication, config: ServiceConfig<z.output<S>>) => Promise<void>;
 }
 
 /** A transport started beside the mesh transport (see `ServiceDefinition.extraTransport`). */

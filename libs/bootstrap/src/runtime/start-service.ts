@@ -64,6 +64,7 @@ export async function startService<S extends OwnConfigSchema>(
   );
   app.disable('x-powered-by');
   const bodyLimit = definition.httpBodyLimitBytes?.(config) ?? config.http.bodyLimitBytes;
+  await definition.configureHttp?.(app, config);
   // Registered before init, it takes the place of Nest's default JSON parser. Not strict: any
   // JSON value is a body (a resume payload may be a string, a number or null, as in Windmill);
   // each route's validation says what it takes.

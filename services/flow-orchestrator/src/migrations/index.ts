@@ -4,6 +4,7 @@ import { LeaseIndexes1700000020000 } from '../jobs/lease-indexes.migration.js';
 import { ScheduleTables1700000051000 } from '../triggers/schedules/schedule-tables.migration.js';
 import { SuspendedJobsIndex1700000030000 } from '../telemetry/suspended-index.migration.js';
 import { JobTriggerColumns1700000040000 } from '../triggers/job-trigger-columns.migration.js';
+import { HttpTriggerTables1700000052000 } from '../triggers/http-routes/http-trigger-tables.migration.js';
 
 /**
  * Migrations of the `orchestrator` schema, oldest first; TypeORM runs the pending ones at start,
@@ -17,4 +18,5 @@ export const FLOW_ORCHESTRATOR_MIGRATIONS = [
   SuspendedJobsIndex1700000030000,
   JobTriggerColumns1700000040000,
   ScheduleTables1700000051000,
+  HttpTriggerTables1700000052000,
 ];

@@ -1,4 +1,5 @@
 import { Module, type DynamicModule } from '@nestjs/common';
+import { HttpRoutesModule } from './http-routes/http-routes.module.js';
 import { SchedulesModule } from './schedules/schedules.module.js';
 import { TriggerOwnersModule } from './trigger-owners.module.js';
 
@@ -12,7 +13,12 @@ export class TriggersModule {
   static forRoot(runApi: DynamicModule): DynamicModule {
     return {
       module: TriggersModule,
-      imports: [runApi, TriggerOwnersModule, SchedulesModule.forRoot(runApi)],
+      imports: [
+        runApi,
+        TriggerOwnersModule,
+        SchedulesModule.forRoot(runApi),
+        HttpRoutesModule.forRoot(runApi),
+      ],
     };
   }
 }
