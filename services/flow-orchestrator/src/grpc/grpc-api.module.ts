@@ -2,6 +2,7 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { ItemsGrpcController } from './items.grpc.controller.js';
 import { JobWatch } from './job-watch.service.js';
 import { JobsGrpcController } from './jobs.grpc.controller.js';
+import { TriggersGrpcController } from './triggers.grpc.controller.js';
 
 /**
  * `flowmesh.v1.Jobs`, `Resources` and `Variables`, served by the gRPC transport when
@@ -14,7 +15,7 @@ export class GrpcApiModule {
     return {
       module: GrpcApiModule,
       imports: [runApi],
-      controllers: [JobsGrpcController, ItemsGrpcController],
+      controllers: [JobsGrpcController, ItemsGrpcController, TriggersGrpcController],
       providers: [JobWatch],
     };
   }
