@@ -163,7 +163,8 @@ describe('deploy/dashboards', () => {
       expect(panel.gridPos.x + panel.gridPos.w, `${panel.title} fits the 24-column grid`).toBeLessThanOrEqual(
         24,
       );
-      expect(panel.targets.length, `${panel.title} has queries`).toBeGreaterThan(0);
+      // A row only groups the panels below it.
+      if (panel.type !== 'row') expect(panel.targets.length, `${panel.title} has queries`).toBeGreaterThan(0);
       for (const target of panel.targets) {
         const text = 'expr' in target ? target.expr : target.query;
         // Every $variable a query uses is defined, so no panel silently queries "$service".
@@ -206,6 +207,22 @@ describe('deploy/dashboards', () => {
           ).toContain(service);
       }
     }
+  });
+
+  it('orchestration has a Triggers row: fires by kind, lateness p50 and p99, failures', () => {
+    const panels = load('flowmesh-orchestration.json').panels;
+    const row = panels.find((p) => p.type === 'row' && p.title === 'Triggers');
+    expect(row).toBeDefined();
+    const below = panels.filter((p) => p.gridPos.y > row!.gridPos.y);
+    const exprs = below.flatMap((p) => p.targets.map((t) => ('expr' in t ? t.expr : '')));
+    expect(exprs).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/sum by \(kind\) \(rate\(flowmesh_trigger_fires_total\{/),
+        expect.stringMatching(/^histogram_quantile\(0\.5, .*flowmesh_trigger_fire_lateness_seconds_bucket/),
+        expect.stringMatching(/^histogram_quantile\(0\.99, .*flowmesh_trigger_fire_lateness_seconds_bucket/),
+        expect.stringMatching(/sum by \(kind\) \(rate\(flowmesh_trigger_failures_total\{/),
+      ]),
+    );
   });
 
   it('the overview shows health, request rates, NATS hop latency, flows, work lag, AI cost and the outbox', () => {
