@@ -5,6 +5,7 @@
 // timer in this process, due on the same whole seconds, is the floor the machine allows.
 import { SERVICE_SCHEMAS } from '@flowmesh/contracts';
 import pg from 'pg';
+import { isoMs } from '../flows/flowmesh-runner.js';
 import { summarize } from '../flows/stats.js';
 import { cpuBetween, cpuSnapshot } from './cpu.js';
 
@@ -42,15 +43,47 @@ function bareTimer(from, to) {
   });
 }
 
-/** Creates the script and the schedules (over HTTP, Windmill's `schedules/create`). */
-export async function createSchedules(fm, count, cron) {
-  await fm.items.createScript({
+/** Saves the script the schedules run. */
+export function createScript(fm) {
+  return fm.items.createScript({
     ...fm.inMain,
     path: SCRIPT.path,
     summary: 'bench tick',
     language: 'bun',
     content: SCRIPT.content,
   });
+}
+
+/**
+ * The same script run `n` times by path, one after the other, before any schedule exists: the
+ * time from its job made (and queued at once) to a worker starting it, the part of a scheduled
+ * run's lateness a run that did not wait for a tick pays as well.
+ */
+async function directRuns(fm, n) {
+  await fm.watchEnds();
+  const ids = [];
+  try {
+    for (let i = 0; i < n; i++) {
+      const answer = await fm.http('POST', `jobs/run/p/${SCRIPT.path}`, {});
+      if (answer.status !== 201)
+        throw new Error(`run/p/${SCRIPT.path} answered ${answer.status}: ${answer.text}`);
+      const id = answer.text.replace(/^"|"$/g, '');
+      await fm.ended(id);
+      ids.push(id);
+    }
+  } finally {
+    fm.unwatchEnds();
+  }
+  const gaps = [];
+  for (const id of ids.slice(Math.min(5, Math.floor(n / 2)))) {
+    const job = await fm.jobs.get({ ...fm.inMain, id });
+    gaps.push(isoMs(job.started_at) - isoMs(job.created_at));
+  }
+  return summarize(gaps);
+}
+
+/** Creates the schedules (over HTTP, Windmill's `schedules/create`); the script exists. */
+export async function createSchedules(fm, count, cron) {
   const started = performance.now();
   await pool(count, 8, async (i) => {
     const answer = await fm.http('POST', 'schedules/create', {
@@ -69,13 +102,20 @@ export async function createSchedules(fm, count, cron) {
 }
 
 /**
- * The whole schedule part. Lateness is read from the job rows (`job.scheduled_for` is the tick
- * the run belongs to): `created_at` (the run's job made: the fire) and `started_at` (a worker began
- * it) against the tick. A tick counts as missed when no job of the schedule has it as its
- * `scheduled_for`, doubled when more than one does.
+ * The whole schedule part, read from the rows once the window is over (`job.scheduled_for` is the
+ * tick a run belongs to). A tick is missed when no job of the schedule has it as its
+ * `scheduled_for`, doubled when more than one does. Its run is **fired** when its work message is
+ * queued for the workers: the ticker starts runs up to 1 s before their tick, parked until it,
+ * and the clock of parked jobs makes them due at the tick (outbox row `timer:<job id>:...`); a
+ * run made after its tick is queued as it is made (`run:<job id>`). The outbox row's
+ * `created_at` is its transaction's start, `published_at` the relay's mark (up to ~20 ms after it
+ * published): the target is held against the later, `published_at`. `started_at`, a worker
+ * beginning the run, follows: a thousand runs due on one instant queue for the workers.
  */
 export async function schedulePart(fm, { count, seconds, settleSeconds, graceSeconds }) {
   const cron = '* * * * * *';
+  await createScript(fm);
+  const direct = await directRuns(fm, 25);
   const createSeconds = await createSchedules(fm, count, cron);
   const from = Math.ceil((Date.now() + settleSeconds * 1000) / 1000) * 1000;
   const to = from + seconds * 1000;
@@ -94,48 +134,46 @@ export async function schedulePart(fm, { count, seconds, settleSeconds, graceSec
   const cpu = cpuBetween(cpuBefore, cpuSnapshot(mesh));
   await sleep(Math.max(0, to + graceSeconds * 1000 - Date.now()));
 
+  const schema = SERVICE_SCHEMAS['flow-orchestrator'];
+  const window = [from, to];
+  const inWindow = `scheduled_for >= to_timestamp($1::float8 / 1000) AND scheduled_for < to_timestamp($2::float8 / 1000)`;
   const db = new pg.Client({ connectionString: fm.databaseUrl });
   await db.connect();
   let rows;
   let claimed;
-  let woken;
-  const schema = SERVICE_SCHEMAS['flow-orchestrator'];
   try {
     // The ticker's record of each tick it fired (`schedule_run`, written in the transaction that
-    // claimed the schedule; `created_at` is that transaction's start), when the schema has it.
+    // claimed the schedule; `created_at` is that transaction's start).
     claimed = await db
       .query(
         `SELECT (extract(epoch FROM created_at - scheduled_for) * 1000)::float8 AS late
-           FROM ${schema}.schedule_run
-          WHERE scheduled_for >= to_timestamp($1::float8 / 1000) AND scheduled_for < to_timestamp($2::float8 / 1000)`,
-        [from, to],
+           FROM ${schema}.schedule_run WHERE ${inWindow}`,
+        window,
       )
       .then(
         (answer) => answer.rows.map((row) => row.late),
         () => [],
       );
-    // When the clock of parked jobs made each run due and queued its work message (the outbox
-    // row `timer:<job id>:...`, `created_at` its transaction's start): the fire, as a worker sees it.
-    woken = await db
-      .query(
-        `SELECT split_part(msg_id, ':', 2) AS job_id, (extract(epoch FROM min(created_at)) * 1000)::float8 AS at,
-                (extract(epoch FROM min(published_at)) * 1000)::float8 AS published
-           FROM ${schema}.outbox_message WHERE msg_id LIKE 'timer:%' GROUP BY 1`,
-      )
-      .then(
-        (answer) => new Map(answer.rows.map((row) => [row.job_id, row])),
-        () => new Map(),
-      );
     ({ rows } = await db.query(
-      `SELECT id::text AS id, trigger_path AS path,
-              (extract(epoch FROM scheduled_for) * 1000)::float8 AS tick,
-              (extract(epoch FROM created_at - scheduled_for) * 1000)::float8 AS created_late,
-              (extract(epoch FROM started_at - scheduled_for) * 1000)::float8 AS started_late,
-              (extract(epoch FROM completed_at - scheduled_for) * 1000)::float8 AS completed_late
-         FROM ${schema}.job
-        WHERE trigger_kind = 'schedule' AND parent_job IS NULL
-          AND scheduled_for >= to_timestamp($1::float8 / 1000) AND scheduled_for < to_timestamp($2::float8 / 1000)`,
-      [from, to],
+      `WITH runs AS (
+         SELECT id, trigger_path, scheduled_for, created_at, started_at, completed_at
+           FROM ${schema}.job
+          WHERE trigger_kind = 'schedule' AND parent_job IS NULL AND ${inWindow}),
+       queued AS (
+         SELECT split_part(msg_id, ':', 2) AS job_id, min(created_at) AS made, min(published_at) AS published
+           FROM ${schema}.outbox_message
+          WHERE (msg_id LIKE 'timer:%' OR msg_id LIKE 'run:%')
+            AND created_at >= to_timestamp($1::float8 / 1000) - interval '5 seconds'
+          GROUP BY 1)
+       SELECT r.trigger_path AS path,
+              (extract(epoch FROM r.scheduled_for) * 1000)::float8 AS tick,
+              (extract(epoch FROM r.created_at - r.scheduled_for) * 1000)::float8 AS created_late,
+              (extract(epoch FROM q.made - r.scheduled_for) * 1000)::float8 AS queued_late,
+              (extract(epoch FROM q.published - r.scheduled_for) * 1000)::float8 AS published_late,
+              (extract(epoch FROM r.started_at - r.scheduled_for) * 1000)::float8 AS started_late,
+              (extract(epoch FROM r.completed_at - r.scheduled_for) * 1000)::float8 AS completed_late
+         FROM runs r LEFT JOIN queued q ON q.job_id = r.id::text`,
+      window,
     ));
   } finally {
     await db.end();
@@ -149,20 +187,18 @@ export async function schedulePart(fm, { count, seconds, settleSeconds, graceSec
   let doubled = 0;
   for (const runs of perTick.values()) if (runs > 1) doubled += runs - 1;
   const offTick = rows.filter((row) => Math.abs(row.tick % 1000) > 0.5).length;
-  const created = rows.map((row) => row.created_late);
-  const wokenRows = rows.filter((row) => woken.has(row.id));
-  const wokenLate = wokenRows.map((row) => woken.get(row.id).at - row.tick);
-  const publishedLate = wokenRows
-    .filter((row) => woken.get(row.id).published !== null)
-    .map((row) => woken.get(row.id).published - row.tick);
-  const started = rows.filter((row) => row.started_late !== null).map((row) => row.started_late);
-  const completed = rows.filter((row) => row.completed_late !== null).map((row) => row.completed_late);
+  const values = (field) => rows.filter((row) => row[field] !== null).map((row) => row[field]);
   // Lateness per second of the window: does it hold, or grow as runs queue up?
-  const bySecond = [];
-  for (let t = from; t < to; t += 1000) {
-    const ofTick = rows.filter((row) => Math.round(row.tick) === t && row.started_late !== null);
-    bySecond.push(summarize(ofTick.map((row) => row.started_late)).p99);
-  }
+  const perSecond = (field) => {
+    const p99s = [];
+    for (let t = from; t < to; t += 1000)
+      p99s.push(
+        summarize(
+          rows.filter((row) => Math.round(row.tick) === t && row[field] !== null).map((row) => row[field]),
+        ).p99,
+      );
+    return p99s;
+  };
   return {
     count,
     seconds,
@@ -173,15 +209,18 @@ export async function schedulePart(fm, { count, seconds, settleSeconds, graceSec
     missed: expected - perTick.size,
     doubled,
     offTick,
-    notStarted: rows.length - started.length,
+    notQueued: rows.length - values('published_late').length,
+    notStarted: rows.length - values('started_late').length,
     claimed: summarize(claimed),
-    created: summarize(created),
-    woken: summarize(wokenLate),
-    published: summarize(publishedLate),
-    started: summarize(started),
-    completed: summarize(completed),
-    startedP99BySecond: bySecond,
+    created: summarize(values('created_late')),
+    queued: summarize(values('queued_late')),
+    published: summarize(values('published_late')),
+    started: summarize(values('started_late')),
+    completed: summarize(values('completed_late')),
+    publishedP99BySecond: perSecond('published_late'),
+    startedP99BySecond: perSecond('started_late'),
     floor: summarize(floor),
+    direct,
     cpu,
   };
 }
