@@ -22,6 +22,10 @@ export const flowOrchestratorDefinition: ServiceDefinition<typeof flowOrchestrat
     if (config.role !== 'service') return;
     const { rawBodyReader } = await import('./triggers/http-routes/raw-body.middleware.js');
     app.use('/api/r', rawBodyReader(config.http.bodyLimitBytes));
+    // Webhooks (runs by path) too: `?raw=true` hands their preprocessor the exact bytes.
+    for (const run of ['run', 'run_wait_result'])
+      for (const kind of ['f', 'p'])
+        app.use(`/api/w/:workspace/jobs/${run}/${kind}`, rawBodyReader(config.http.bodyLimitBytes));
   },
   workerModule: async (config, { logger }) =>
     (await import('./worker/orchestrator-worker.module.js')).OrchestratorWorkerModule.forRoot(config, logger),

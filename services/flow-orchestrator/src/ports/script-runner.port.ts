@@ -28,6 +28,13 @@ export interface ScriptJob {
   /** The function to call (default `main`); a flow's preprocessor module runs `preprocessor`. */
   readonly entrypoint?: string;
   /**
+   * A run from a trigger of a script that exports Windmill's `preprocessor`: the runner calls
+   * `preprocessor` with `args` first, then `main` with its result (an object as is, nothing as
+   * `{}`, anything else as `{ value }`), in the one job, and reports that result through
+   * `ScriptRunOptions.onPreprocessed`. TypeScript and python3 only.
+   */
+  readonly preprocess?: boolean;
+  /**
    * Jobs with the same key may share one JavaScript realm (globals), as the steps of one flow
    * run acting with one token do: a realm costs more to make than a light step to run. Jobs of
    * different keys never share one. Absent: a realm of its own.
@@ -54,6 +61,8 @@ export interface ScriptRunOptions {
   readonly signal?: AbortSignal;
   /** Called once when the job begins to run, after any wait for a thread: its start time. */
   readonly onStart?: () => void;
+  /** Called once a `preprocess` job's preprocessor returned: the arguments `main` is called with. */
+  readonly onPreprocessed?: (args: Record<string, unknown>) => void;
 }
 
 /** One line of stdout/stderr of the job, as it is written. */

@@ -27,9 +27,6 @@ export const PreviewScriptBodySchema = z.looseObject({
   lock: z.string().optional(),
 });
 
-/** The body of a run by path is the arguments object itself (absent: none). */
-export const ArgsBodySchema = ArgsSchema.default({});
-
 /** Query options every run route takes. */
 export const RunQuerySchema = z.looseObject({
   tag: WorkerTagSchema.optional(),
@@ -44,6 +41,32 @@ export const RunQuerySchema = z.looseObject({
     .transform((value) => value === 'true')
     .optional(),
 });
+
+const trueOrFalse = z
+  .enum(['true', 'false'], { error: 'must be true or false' })
+  .transform((value) => value === 'true');
+
+/**
+ * A run by path is its webhook (Windmill's): the run options, and the webhook's own.
+ * `skip_preprocessor=true` runs the item's `main` with the body as arguments even when it has a
+ * preprocessor; `raw=true` adds the body as text (`raw_string`); `wrap_body=true` passes an
+ * object body as `{ body }`; `include_header` / `include_query` (comma-separated names) add those
+ * headers and query parameters to the arguments of a runnable without preprocessor; `payload`
+ * (GET only) is the arguments as base64 JSON; `token` is the bearer token for a sender that
+ * cannot set headers.
+ */
+export const WebhookQuerySchema = RunQuerySchema.extend({
+  skip_preprocessor: trueOrFalse.optional(),
+  raw: trueOrFalse.optional(),
+  wrap_body: trueOrFalse.optional(),
+  include_header: z.string().max(4_000).optional(),
+  include_query: z.string().max(4_000).optional(),
+  payload: z.string().optional(),
+  token: z.string().optional(),
+});
+
+/** The query parameters that are the run API's options, not the webhook's own query. */
+export const WEBHOOK_OPTIONS: ReadonlySet<string> = new Set(Object.keys(WebhookQuerySchema.shape));
 
 export const LogOffsetQuerySchema = z.looseObject({
   log_offset: z.coerce.number().int().min(0).default(0),

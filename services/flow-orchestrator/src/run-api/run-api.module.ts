@@ -32,10 +32,15 @@ import { RunJobsController } from './run-jobs.controller.js';
 import { ReadJobsController } from './read-jobs.controller.js';
 import { WAIT_RESULT_TIMEOUT_MS, WaitForResultService } from './wait-for-result.service.js';
 
+/** The largest request body, for routes that read a body no parser read (webhooks). */
+export const HTTP_BODY_LIMIT_BYTES = Symbol('flow-orchestrator.http-body-limit-bytes');
+
 /** The settings the run API reads: its HTTP edge and the signing key of approval links. */
 export interface RunApiConfig {
   readonly api: ApiConfig;
   readonly approvals: ApprovalsConfig;
+  /** The largest request body (a webhook's body that no parser read is read up to it). */
+  readonly http: { readonly bodyLimitBytes: number };
 }
 
 export interface RunApiModuleOptions {
@@ -68,6 +73,7 @@ export class RunApiModule {
       providers: [
         { provide: AUTHENTICATION_CACHE, useValue: identityCache(config.api.authCacheMs) },
         { provide: WAIT_RESULT_TIMEOUT_MS, useValue: config.api.waitResultTimeoutMs },
+        { provide: HTTP_BODY_LIMIT_BYTES, useValue: config.http.bodyLimitBytes },
         { provide: PUBLIC_URL, useValue: config.api.publicUrl },
         { provide: ResumeSigner, useValue: new ResumeSigner(config.approvals.resumeKey) },
         { provide: ResumeFormValidator, useValue: new ResumeFormValidator() },
@@ -98,6 +104,7 @@ export class RunApiModule {
         BearerAuthGuard,
         RegistryAuthenticator,
         RegistryAccess,
+        HTTP_BODY_LIMIT_BYTES,
       ],
     };
   }

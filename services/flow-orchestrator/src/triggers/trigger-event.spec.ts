@@ -36,6 +36,21 @@ describe('trigger events', () => {
     });
   });
 
+  it('parses the bytes a raw-body reader kept, exactly, within the depth limit', async () => {
+    const text = '{ "a" :  1 }';
+    const req = request({ headers: { 'content-type': 'application/json' } });
+    req.rawBody = Buffer.from(text);
+    expect(await readTriggerBody(req, { ...limits, raw: true })).toEqual({ body: { a: 1 }, rawString: text });
+    const deep = request({ headers: { 'content-type': 'application/json' } });
+    deep.rawBody = Buffer.from('['.repeat(200) + ']'.repeat(200));
+    await expect(readTriggerBody(deep, { ...limits, limitBytes: 10_000 })).rejects.toMatchObject({
+      code: 'VALIDATION_FAILED',
+    });
+    const over = request({ headers: { 'content-type': 'application/json' } });
+    over.rawBodyTooLarge = true;
+    await expect(readTriggerBody(over, limits)).rejects.toMatchObject({ code: 'LIMIT_EXCEEDED' });
+  });
+
   it('reads a body without content type as JSON, an empty one as {}', async () => {
     expect(await readTriggerBody(request({ stream: '[1,2]' }), limits)).toEqual({
       body: [1, 2],

@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import { jsonDepth, MAX_JSON_DEPTH } from '@flowmesh/bootstrap';
 import { MeshError, type TriggerEvent } from '@flowmesh/contracts';
 
 /**
@@ -226,13 +227,21 @@ async function jsonBodyOf(
   }
   const text = (req.rawBody ?? (await bytesOf(req, limitBytes))).toString('utf8');
   if (text.trim().length === 0) return { value: {}, text };
+  let value: unknown;
   try {
-    return { value: JSON.parse(text) as unknown, text };
+    value = JSON.parse(text);
   } catch (error) {
     throw new MeshError('VALIDATION_FAILED', `the body is not JSON: ${(error as Error).message}`, {
       issues: [{ path: 'body', message: 'invalid JSON' }],
     });
   }
+  // The app's JSON parser did not see these bytes: its depth limit holds here too.
+  if (jsonDepth(value) > MAX_JSON_DEPTH) {
+    throw new MeshError('VALIDATION_FAILED', `the JSON body nests deeper than ${MAX_JSON_DEPTH} levels`, {
+      issues: [{ path: 'body', message: `nests deeper than ${MAX_JSON_DEPTH} levels` }],
+    });
+  }
+  return { value, text };
 }
 
 /**

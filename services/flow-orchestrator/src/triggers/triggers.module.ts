@@ -2,10 +2,11 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { HttpRoutesModule } from './http-routes/http-routes.module.js';
 import { SchedulesModule } from './schedules/schedules.module.js';
 import { TriggerOwnersModule } from './trigger-owners.module.js';
+import { WebhooksModule } from './webhooks/webhooks.module.js';
 
 /**
- * What starts runs without a caller (schedules, HTTP routes; webhooks are the run API's
- * run-by-path routes): the service role's. Each kind is a module of its own in a folder of its
+ * What starts runs without a caller (schedules, HTTP routes, webhooks: the run-by-path routes
+ * in `webhooks/`): the service role's. Each kind is a module of its own in a folder of its
  * own, built on the run API (`runApi`: bearer auth, waiting for results) and `OwnerTokens`.
  */
 @Module({})
@@ -17,6 +18,7 @@ export class TriggersModule {
         runApi,
         TriggerOwnersModule,
         SchedulesModule.forRoot(runApi),
+        WebhooksModule.forRoot(runApi),
         HttpRoutesModule.forRoot(runApi),
       ],
     };

@@ -84,8 +84,14 @@ export class ScriptJobExecutor {
       );
     }
     await this.jobs.execute(start);
+    const leaf = leafJobOf(record, {
+      timeoutMs: this.config.defaultTimeoutMs,
+      memoryMb: this.config.defaultMemoryMb,
+    });
+    // A script run from a trigger runs its preprocessor first, in the job (as Windmill's does).
+    const preprocess = record.parent_job === null && record.runtime.applyPreprocessor === true;
     const outcome = await this.runner.run(
-      leafJobOf(record, { timeoutMs: this.config.defaultTimeoutMs, memoryMb: this.config.defaultMemoryMb }),
+      preprocess ? { ...leaf, preprocess } : leaf,
       this.cancels.signalFor(record.root_job),
     );
     // It may have failed of the stop (its runner closed under it): another worker runs it again.
@@ -96,6 +102,13 @@ export class ScriptJobExecutor {
       throw new HandBackError(`job ${record.id} handed back: it failed while this worker stops`);
     }
     const status: JobStatus = outcome.success ? 'completed' : 'failed';
+    if (outcome.preprocessedArgs) {
+      // As Windmill: the job's arguments become what its preprocessor gave `main`, and it counts
+      // as preprocessed (should it run again, `main` gets them at once). Its own write: one
+      // statement may not write the row twice.
+      const runtime = { ...record.runtime, applyPreprocessor: false };
+      await this.jobs.execute([this.jobs.update(record.id, { args: outcome.preprocessedArgs, runtime })]);
+    }
     const end: SqlStatement[] = [this.jobs.finish(record.id, { status, result: outcome.result })];
     if (outcome.logs) end.push(outcome.logs);
     if (record.parent_job) {

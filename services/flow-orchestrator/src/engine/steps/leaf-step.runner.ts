@@ -36,6 +36,8 @@ export interface LeafJob {
   readonly tokenJob: string;
   readonly envJob: string | undefined;
   readonly entrypoint: string | undefined;
+  /** Run the script's `preprocessor` first (`ScriptJob.preprocess`): a script run from a trigger. */
+  readonly preprocess?: boolean;
   readonly onBehalfOf: string;
   /** Jobs with one key share a working directory (a same_worker flow's steps). */
   readonly workdirKey: string | undefined;
@@ -53,6 +55,8 @@ export interface LeafRun {
   readonly durationMs: number;
   /** The job's last log lines, to commit with its result. */
   readonly logs: SqlStatement | undefined;
+  /** What its preprocessor gave `main`, when it ran one: the job's arguments from now on. */
+  readonly preprocessedArgs?: Record<string, unknown>;
 }
 
 /** Runs a leaf job with the runner of its language, as the run's identity. */
@@ -88,10 +92,11 @@ export class LeafStepRunner {
     );
     let success = true;
     let result: unknown;
+    let preprocessedArgs: Record<string, unknown> | undefined;
     const slot = job.concurrency;
     if (slot) await this.concurrency.acquireSlot(slot.key, job.id, slot.limit, slot.windowS, signal);
     try {
-      result = await this.execute(job, logs, signal, started);
+      result = await this.execute(job, logs, signal, started, (args) => (preprocessedArgs = args));
     } catch (error) {
       if (!isJobFailure(error)) throw error;
       success = false;
@@ -108,6 +113,7 @@ export class LeafStepRunner {
       startedAt,
       durationMs: Date.now() - startedAt.getTime(),
       logs: await logs.close(),
+      ...(preprocessedArgs === undefined ? {} : { preprocessedArgs }),
     };
   }
 
@@ -116,6 +122,7 @@ export class LeafStepRunner {
     logs: LogBuffer,
     signal: AbortSignal | undefined,
     onStart: () => void,
+    onPreprocessed: (args: Record<string, unknown>) => void,
   ): Promise<unknown> {
     if (job.kind === 'identity') {
       onStart();
@@ -153,6 +160,7 @@ export class LeafStepRunner {
         lock: job.lock,
         path: job.path,
         ...(job.entrypoint ? { entrypoint: job.entrypoint } : {}),
+        ...(job.preprocess ? { preprocess: true } : {}),
         ...(job.workdirKey ? { workdirKey: job.workdirKey } : {}),
         // The steps of one run acting with one token may share globals; nothing else does.
         realmKey: `${job.rootJob}:${job.tokenJob}`,
@@ -161,7 +169,7 @@ export class LeafStepRunner {
         ...(job.priority != null ? { priority: job.priority } : {}),
       },
       logs.push,
-      signal ? { signal, onStart } : { onStart },
+      signal ? { signal, onStart, onPreprocessed } : { onStart, onPreprocessed },
     );
   }
 }

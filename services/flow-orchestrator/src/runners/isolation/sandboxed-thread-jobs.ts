@@ -190,6 +190,9 @@ export class SandboxedThreadJobs implements TypeScriptThreads {
       case 'log':
         pending.onLog(message.line);
         return;
+      case 'preprocessed':
+        pending.options.onPreprocessed?.(message.args);
+        return;
       case 'done':
         this.pending.delete(message.id);
         this.lastStats = message.stats;

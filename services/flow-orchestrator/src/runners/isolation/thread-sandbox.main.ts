@@ -33,6 +33,7 @@ process.on('message', (message: SandboxInbound) => {
         .run(request, (line) => send({ type: 'log', id, line }), {
           signal: controller.signal,
           onStart: () => send({ type: 'start', id }),
+          onPreprocessed: (args) => send({ type: 'preprocessed', id, args }),
         })
         .then(
           (json) => send({ type: 'done', id, json, stats: jobs.stats() }),

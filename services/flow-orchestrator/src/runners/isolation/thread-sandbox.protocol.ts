@@ -19,6 +19,8 @@ export type SandboxOutbound =
   /** The job has its thread: its time starts now. */
   | { readonly type: 'start'; readonly id: number }
   | { readonly type: 'log'; readonly id: number; readonly line: string }
+  /** A `preprocess` job's preprocessor returned: its entrypoint's arguments. */
+  | { readonly type: 'preprocessed'; readonly id: number; readonly args: Record<string, unknown> }
   | { readonly type: 'done'; readonly id: number; readonly json: string; readonly stats: ThreadStats }
   | {
       readonly type: 'failed';

@@ -1,11 +1,14 @@
 /**
- * Runs a python3 job (given to `python3 -c`): reads the arguments as JSON from fd 3, imports
+ * Runs a python3 job (given to `python3 -c`): reads `{args, preprocess?}` as JSON from fd 3, imports
  * the script from its file (as the module `argv[3]` names when given: `f.lib.main`, whose
  * `.sibling` is then `f.lib.sibling`, written beside it), calls the entrypoint with the arguments its signature names
  * (`**kwargs` takes the rest; a null for a parameter with a default takes the default; a string
  * for one annotated datetime, date or bytes becomes one), awaits a coroutine, and writes
  * `{"ok": true, "result": ...}` or `{"ok": false, "error": {name, message, stack}}` to fd 4
  * (a float of the result JSON cannot hold, inf, -inf or nan, is null there, as Windmill's).
+ * With `preprocess`, the script's `preprocessor` is called first with the arguments and its
+ * result (a dict as it is, None `{}`, anything else `{"value": ...}`) is the entrypoint's
+ * arguments, written to fd 4 too as `preprocessed` (Windmill's preprocessor, in one process).
  * stdout and stderr stay the script's.
  * The traceback keeps only the script's own frames.
  */
@@ -91,7 +94,9 @@ def _run():
     # The module its path names when it imports workspace scripts, so relative imports resolve.
     module_name = sys.argv[3] if len(sys.argv) > 3 else "script"
     with os.fdopen(3, "r", encoding="utf-8") as source:
-        args = json.loads(source.read() or "{}")
+        request = json.loads(source.read() or "{}")
+    args = request.get("args") or {}
+    preprocessed = None
     out = os.fdopen(4, "w", encoding="utf-8")
     sys.path.insert(0, os.getcwd())
     try:
@@ -101,9 +106,23 @@ def _run():
             sys.modules[module_name] = module
         spec.loader.exec_module(module)
         fn = getattr(module, entrypoint, None)
+        preprocessor = getattr(module, "preprocessor", None)
         if not callable(fn):
             reply = {"ok": False, "error": {"name": "ExecutionErr", "message": "the script defines no function named " + entrypoint}}
+        elif request.get("preprocess") and not callable(preprocessor):
+            reply = {"ok": False, "error": {"name": "ExecutionErr", "message": "the script defines no function named preprocessor"}}
         else:
+            if request.get("preprocess"):
+                shaped = _call(preprocessor, args)
+                if shaped is None:
+                    shaped = {}
+                elif not isinstance(shaped, dict):
+                    shaped = {"value": shaped}
+                try:
+                    preprocessed = _dumps(shaped)
+                except (TypeError, ValueError) as error:
+                    raise TypeError("the preprocessor's result is not JSON: " + str(error))
+                args = json.loads(preprocessed)
             value = _call(fn, args)
             try:
                 text = _dumps(value)
@@ -112,15 +131,18 @@ def _run():
             else:
                 sys.stdout.flush()
                 sys.stderr.flush()
-                out.write('{"ok": true, "result": ' + text + "}")
+                out.write('{"ok": true, "result": ' + text + _also(preprocessed) + "}")
                 out.close()
                 return
     except BaseException as error:
         reply = {"ok": False, "error": _describe(error, script_path)}
     sys.stdout.flush()
     sys.stderr.flush()
-    out.write(json.dumps(reply))
+    out.write(json.dumps(reply)[:-1] + _also(preprocessed) + "}")
     out.close()
+
+def _also(preprocessed):
+    return "" if preprocessed is None else ', "preprocessed": ' + preprocessed
 
 _run()
 `;

@@ -81,6 +81,36 @@ describe('PythonRunner: workspace imports', () => {
 });
 
 describe('PythonRunner', () => {
+  it("runs Windmill's preprocessor first, then main with its result, in one process", async () => {
+    const content = [
+      'def preprocessor(event):',
+      '    return {"n": event["body"]["n"], "seen": event["kind"]}',
+      'def main(n, seen):',
+      '    return {"twice": n * 2, "seen": seen}',
+    ].join('\n');
+    const preprocessed: unknown[] = [];
+    const args = { event: { kind: 'webhook', body: { n: 4 } } };
+    await expect(
+      runner.run(job(content, { args, preprocess: true }), () => {}, {
+        onPreprocessed: (given) => preprocessed.push(given),
+      }),
+    ).resolves.toEqual({ twice: 8, seen: 'webhook' });
+    expect(preprocessed).toEqual([{ n: 4, seen: 'webhook' }]);
+    // Anything but a dict is `{ value }`; a main that then fails still reports them.
+    const scalar = 'def preprocessor(event):\n    return 3\ndef main(value):\n    raise ValueError(value)';
+    const reported: unknown[] = [];
+    const error = await failure(
+      runner.run(job(scalar, { args, preprocess: true }), () => {}, {
+        onPreprocessed: (g) => reported.push(g),
+      }),
+    );
+    expect([error.name, error.message, reported]).toEqual(['ValueError', '3', [{ value: 3 }]]);
+    const none = await failure(
+      runner.run(job('def main():\n    pass', { args, preprocess: true }), () => {}),
+    );
+    expect(none.message).toBe('the script defines no function named preprocessor');
+  });
+
   it('calls main with keyword arguments by name, defaults and **kwargs', async () => {
     const content = [
       'def main(x: int, name: str = "world", *, flag=False, **rest):',

@@ -72,15 +72,16 @@ export class PythonRunner implements ScriptRunner {
         PYTHONIOENCODING: 'utf-8',
         ...(packagesDir ? { PYTHONPATH: packagesDir } : {}),
       },
-      input: JSON.stringify(job.args),
-      resultLimitBytes: this.options.maxResultBytes + 64,
+      input: JSON.stringify({ args: job.args, ...(job.preprocess ? { preprocess: true } : {}) }),
+      // The preprocessed arguments come back beside the result, each within the limit.
+      resultLimitBytes: this.options.maxResultBytes * (job.preprocess ? 2 : 1) + 64,
     };
     return runScriptProcess(this.workdirs, job, onLog, options, spec, (outcome) =>
-      this.resultOf(job, outcome),
+      this.resultOf(job, outcome, options),
     );
   }
 
-  private resultOf(job: ScriptJob, outcome: SubprocessOutcome): unknown {
+  private resultOf(job: ScriptJob, outcome: SubprocessOutcome, options: ScriptRunOptions): unknown {
     return wrapperResult(
       outcome,
       this.options.maxResultBytes,
@@ -94,6 +95,7 @@ export class PythonRunner implements ScriptRunner {
         );
       },
       (error) => (error.name === 'MemoryError' ? jobErrors.memory(job.memoryMb, 'MemoryError') : undefined),
+      options.onPreprocessed,
     );
   }
 }

@@ -144,7 +144,7 @@ export class ThreadJobs implements TypeScriptThreads {
       memoryCheck.unref();
       const onAbort = (): void => finish({ error: jobErrors.canceled() }, 'retire');
       signal?.addEventListener('abort', onAbort, { once: true });
-      thread.listener = (event) => this.onEvent(event, request, thread, onLog, finish);
+      thread.listener = (event) => this.onEvent(event, request, thread, onLog, finish, options);
       thread.post(request.job);
     });
   }
@@ -155,10 +155,14 @@ export class ThreadJobs implements TypeScriptThreads {
     thread: JobThread,
     onLog: LogLineSink,
     finish: (outcome: { json: string } | { error: JobError }, afterwards: Afterwards) => void,
+    options: ScriptRunOptions,
   ): void {
     switch (event.type) {
       case 'log':
         onLog(event.line);
+        return;
+      case 'preprocessed':
+        options.onPreprocessed?.(JSON.parse(event.json) as Record<string, unknown>);
         return;
       case 'done': {
         const afterwards: Afterwards = event.reusable ? 'reuse' : event.keepsRun ? 'keep-for-run' : 'retire';

@@ -333,7 +333,8 @@ async function run(running: RunningJob): Promise<ThreadOutbound> {
         message: `the script exports no function named ${job.entrypoint}`,
       });
     }
-    const parsed = realm.api.parseArgs(job.argsJson);
+    let parsed = realm.api.parseArgs(job.argsJson);
+    if (job.preprocess) parsed = realm.api.parseArgs(await preprocess(exports, parsed, realm.api, job));
     if (job.dateParams?.length) realm.api.reviveDates(parsed, job.dateParams);
     const args = argumentsFor(paramsOf(entry), parsed);
     const value: unknown = await (entry as (...args: unknown[]) => unknown)(...args);
@@ -364,6 +365,55 @@ async function run(running: RunningJob): Promise<ThreadOutbound> {
     running.finished = true;
     if (realm?.current === jobHost) realm.current = undefined;
   }
+}
+
+/**
+ * Windmill's preprocessor, in the job before its entrypoint: `preprocessor` gets the job's
+ * arguments (a trigger's `{ event }`) by name; its result, an object as it is (nothing: `{}`,
+ * anything else `{ value }`), is what the entrypoint gets, sent to the worker first (the job's
+ * arguments become it) and returned as JSON to be parsed in the job's realm.
+ */
+async function preprocess(
+  exports: Record<string, unknown>,
+  parsed: Record<string, unknown>,
+  api: RealmApi,
+  job: ThreadJob,
+): Promise<string> {
+  const preprocessor = exports.preprocessor;
+  if (typeof preprocessor !== 'function') {
+    throw new ScriptFailure({
+      name: 'ExecutionErr',
+      message: 'the script exports no function named preprocessor',
+    });
+  }
+  const value: unknown = await (preprocessor as (...args: unknown[]) => unknown)(
+    ...argumentsFor(paramsOf(preprocessor), parsed),
+  );
+  const args =
+    value === null || value === undefined
+      ? {}
+      : typeof value === 'object' && !Array.isArray(value)
+        ? value
+        : { value };
+  let json: string | undefined;
+  try {
+    json = api.stringify(args);
+  } catch (error) {
+    throw new ScriptFailure({
+      name: 'ExecutionErr',
+      message: `the preprocessor's result is not JSON: ${(error as Error).message}`,
+    });
+  }
+  json ??= '{}';
+  const bytes = Buffer.byteLength(json);
+  if (bytes > job.maxResultBytes) {
+    throw new ScriptFailure({
+      name: 'ResultTooLarge',
+      message: `the preprocessor's result is ${bytes} bytes, over the limit of ${job.maxResultBytes}`,
+    });
+  }
+  send({ type: 'preprocessed', json });
+  return json;
 }
 
 /** What the thread is after a job: clean for anyone, kept for its run's jobs, or done. */

@@ -40,22 +40,47 @@ function describe(error: unknown): { name: string; message: string; stack?: stri
   return { name: 'Error', message: String(error) };
 }
 
+/** A `preprocess` job's preprocessed arguments as JSON, once its preprocessor returned. */
+let preprocessed: string | undefined;
 let answered = false;
 function answer(reply: string): never {
-  if (!answered) writeSync(4, reply);
+  if (!answered)
+    writeSync(
+      4,
+      preprocessed === undefined ? reply : `${reply.slice(0, -1)},"preprocessed":${preprocessed}}`,
+    );
   answered = true;
   // Timers and handles the script left behind end with it, as a thread's job's are cleared.
   process.exit(0);
 }
 const fail = (error: unknown): never => answer(JSON.stringify({ ok: false, error: describe(error) }));
+
+/**
+ * As Windmill's wrapper: an undefined field (or result) is kept as null, not dropped, and a
+ * BigInt is its decimal digits as a string (a JSON number would lose them).
+ */
+function toJson(value: unknown, what: string): string {
+  try {
+    return (
+      JSON.stringify(value, (_key, item: unknown) =>
+        item === undefined ? null : typeof item === 'bigint' ? item.toString() : item,
+      ) ?? 'null'
+    );
+  } catch (error) {
+    throw failure('ExecutionErr', `${what} is not JSON: ${(error as Error).message}`);
+  }
+}
 process.on('uncaughtException', fail);
 process.on('unhandledRejection', fail);
 
 try {
-  const { args = {}, workspace } = JSON.parse(readFileSync(3, 'utf8') || '{}') as {
+  const input = JSON.parse(readFileSync(3, 'utf8') || '{}') as {
     args?: Record<string, unknown>;
     workspace?: WorkspaceModules;
+    preprocess?: boolean;
   };
+  const { workspace } = input;
+  let args = input.args ?? {};
   type ModuleFunction = (host: object) => Promise<Record<string, unknown>>;
   const hostFor = (url: string): object => ({
     load: (specifier: unknown) =>
@@ -75,20 +100,28 @@ try {
   if (typeof entry !== 'function') {
     throw failure('ExecutionErr', `the script exports no function named ${entrypoint}`);
   }
+  if (input.preprocess) {
+    // Windmill's preprocessor: called first with the arguments (a trigger's `{ event }`), its
+    // result (an object as it is, nothing `{}`, anything else `{ value }`) is the entrypoint's.
+    const preprocessor = exports.preprocessor;
+    if (typeof preprocessor !== 'function') {
+      throw failure('ExecutionErr', 'the script exports no function named preprocessor');
+    }
+    const value: unknown = await (preprocessor as (...args: unknown[]) => unknown)(
+      ...argumentsFor(mainParams(Function.prototype.toString.call(preprocessor)), args),
+    );
+    const shaped =
+      value === null || value === undefined
+        ? {}
+        : typeof value === 'object' && !Array.isArray(value)
+          ? value
+          : { value };
+    preprocessed = toJson(shaped, "the preprocessor's result");
+    args = JSON.parse(preprocessed) as Record<string, unknown>;
+  }
   const params = mainParams(Function.prototype.toString.call(entry));
   const value: unknown = await (entry as (...args: unknown[]) => unknown)(...argumentsFor(params, args));
-  let json: string;
-  try {
-    // As Windmill's wrapper: an undefined field (or result) is kept as null, not dropped, and a
-    // BigInt is its decimal digits as a string (a JSON number would lose them).
-    json =
-      JSON.stringify(value, (_key, item: unknown) =>
-        item === undefined ? null : typeof item === 'bigint' ? item.toString() : item,
-      ) ?? 'null';
-  } catch (error) {
-    throw failure('ExecutionErr', `the result is not JSON: ${(error as Error).message}`);
-  }
-  answer(`{"ok":true,"result":${json}}`);
+  answer(`{"ok":true,"result":${toJson(value, 'the result')}}`);
 } catch (error) {
   fail(error);
 }

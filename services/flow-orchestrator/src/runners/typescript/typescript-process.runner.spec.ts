@@ -26,6 +26,19 @@ afterAll(async () => {
 });
 
 describe('TypeScriptProcessRunner', () => {
+  it("runs Windmill's preprocessor first, then main with its result, in one process", async () => {
+    const content = [
+      'export function preprocessor(event: { body: number[] }) { return event.body; }',
+      'export function main(value: number[]) { return value.length; }',
+    ].join('\n');
+    const preprocessed: unknown[] = [];
+    const run = job(content, { args: { event: { kind: 'webhook', body: [1, 2, 3] } }, preprocess: true });
+    await expect(
+      runner.run(run, () => {}, { onPreprocessed: (given) => preprocessed.push(given) }),
+    ).resolves.toBe(3);
+    expect(preprocessed).toEqual([{ value: [1, 2, 3] }]);
+  });
+
   it('runs the typed module with main arguments by name, an enum and an awaited result', async () => {
     const content = [
       'enum Scale { Double = 2 }',

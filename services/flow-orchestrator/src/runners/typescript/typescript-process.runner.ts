@@ -53,27 +53,38 @@ export class TypeScriptProcessRunner {
         filename,
         ...(packages ? [JSON.stringify(packages)] : []),
       ],
-      input: JSON.stringify({ args: job.args, ...(workspace ? { workspace } : {}) }),
-      resultLimitBytes: this.options.maxResultBytes + 64,
+      input: JSON.stringify({
+        args: job.args,
+        ...(workspace ? { workspace } : {}),
+        ...(job.preprocess ? { preprocess: true } : {}),
+      }),
+      // The preprocessed arguments come back beside the result, each within the limit.
+      resultLimitBytes: this.options.maxResultBytes * (job.preprocess ? 2 : 1) + 64,
       // V8 reserves far more address space than it uses: its heap limit is the memory limit.
       limitAddressSpace: false,
     };
     return runScriptProcess(this.workdirs, job, onLog, options, spec, (outcome) =>
-      this.resultOf(job, outcome),
+      this.resultOf(job, outcome, options),
     );
   }
 
-  private resultOf(job: ScriptJob, outcome: SubprocessOutcome): unknown {
-    return wrapperResult(outcome, this.options.maxResultBytes, () => {
-      // V8 prints its native stack after the fatal error: look at every line kept.
-      if (outcome.tail.some((line) => line.includes('JavaScript heap out of memory'))) {
-        return jobErrors.memory(job.memoryMb, 'JavaScript heap');
-      }
-      const tail = outcome.tail.slice(-5).join('\n');
-      return new JobError(
-        'ExecutionErr',
-        `the TypeScript process ${describeExit(outcome)} before returning a result${tail ? `:\n${tail}` : ''}`,
-      );
-    });
+  private resultOf(job: ScriptJob, outcome: SubprocessOutcome, options: ScriptRunOptions): unknown {
+    return wrapperResult(
+      outcome,
+      this.options.maxResultBytes,
+      () => {
+        // V8 prints its native stack after the fatal error: look at every line kept.
+        if (outcome.tail.some((line) => line.includes('JavaScript heap out of memory'))) {
+          return jobErrors.memory(job.memoryMb, 'JavaScript heap');
+        }
+        const tail = outcome.tail.slice(-5).join('\n');
+        return new JobError(
+          'ExecutionErr',
+          `the TypeScript process ${describeExit(outcome)} before returning a result${tail ? `:\n${tail}` : ''}`,
+        );
+      },
+      undefined,
+      options.onPreprocessed,
+    );
   }
 }

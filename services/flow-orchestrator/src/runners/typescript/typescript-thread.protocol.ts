@@ -28,6 +28,8 @@ export interface ThreadJob {
   /** The environment as JSON: the realm parses it as its own, the thread only if it lends its env. */
   readonly envJson: string;
   readonly entrypoint: string;
+  /** Call `preprocessor` first, then the entrypoint with its result (`ScriptJob.preprocess`). */
+  readonly preprocess?: boolean;
   /** Parameters typed `Date`: their string arguments become the realm's `Date`s (Windmill's). */
   readonly dateParams?: readonly string[];
   readonly maxResultBytes: number;
@@ -61,6 +63,8 @@ export type ThreadOutbound =
   /** The running job awaits I/O or a timer (sent once per job, `AWAITING_AFTER_MS` after it began). */
   | { readonly type: 'awaiting' }
   | { readonly type: 'log'; readonly line: string }
+  /** A `preprocess` job's preprocessor returned: the arguments its entrypoint gets, as JSON. */
+  | { readonly type: 'preprocessed'; readonly json: string }
   /** `json` is absent when the result was over `maxResultBytes`; `bytes` is its size. */
   | {
       readonly type: 'done';

@@ -25,6 +25,30 @@ afterAll(async () => {
 });
 
 describe('TypeScriptRunner: arguments and results', () => {
+  it("runs Windmill's preprocessor first, then main with its result, in one job", async () => {
+    const content = [
+      'export async function preprocessor(event: { kind: string; body: { at: string } }) {',
+      '  return { at: event.body.at, kind: event.kind };',
+      '}',
+      'export function main(at: Date, kind: string) { return [at instanceof Date, kind]; }',
+    ].join('\n');
+    const preprocessed: unknown[] = [];
+    const args = { event: { kind: 'webhook', body: { at: '2026-01-02T03:04:05Z' } } };
+    await expect(
+      runner.run(job(content, { args, preprocess: true }), () => {}, {
+        onPreprocessed: (given) => preprocessed.push(given),
+      }),
+    ).resolves.toEqual([true, 'webhook']);
+    expect(preprocessed).toEqual([{ at: '2026-01-02T03:04:05Z', kind: 'webhook' }]);
+    const scalar =
+      'export const preprocessor = () => "x";\nexport function main(value: string) { return value; }';
+    await expect(runner.run(job(scalar, { args, preprocess: true }), () => {})).resolves.toBe('x');
+    const none = await failure(
+      runner.run(job('export function main() {}', { args, preprocess: true }), () => {}),
+    );
+    expect(none.message).toBe('the script exports no function named preprocessor');
+  });
+
   it('passes arguments by name, whatever their order, with defaults for missing ones', async () => {
     const content = `
       interface Options { upper?: boolean }

@@ -101,6 +101,7 @@ export class TypeScriptRunner implements ScriptRunner {
           argsJson: JSON.stringify(job.args),
           envJson: JSON.stringify(job.env),
           entrypoint: job.entrypoint ?? 'main',
+          ...(job.preprocess ? { preprocess: true } : {}),
           dateParams: dateParams(job.content, job.entrypoint ?? 'main'),
           maxResultBytes: this.options.maxResultBytes,
           path: job.path ?? null,

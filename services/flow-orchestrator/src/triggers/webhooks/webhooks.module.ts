@@ -1,0 +1,19 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { WebhookAuthGuard } from './webhook-auth.guard.js';
+import { WebhooksController } from './webhooks.controller.js';
+
+/**
+ * Webhooks: a flow's or script's run by path over HTTP, applying its preprocessor
+ * (`webhooks.controller.ts`), on the run API's authentication and waiting for results (`runApi`).
+ */
+@Module({})
+export class WebhooksModule {
+  static forRoot(runApi: DynamicModule): DynamicModule {
+    return {
+      module: WebhooksModule,
+      imports: [runApi],
+      controllers: [WebhooksController],
+      providers: [WebhookAuthGuard],
+    };
+  }
+}
