@@ -199,11 +199,15 @@ export class ScheduleTicker implements OnApplicationBootstrap, BeforeApplication
   private async skips(row: ScheduleRow, tick: Date, late: boolean, query: Query): Promise<boolean> {
     if (!late && !row.no_flow_overlap) return false;
     const previous = await this.store.previousRun(query, row.workspace_id, row.path, tick);
-    if (!previous || previous.completed_at !== null) return false;
+    if (!previous) return false;
     const job = await this.jobs.load(previous.job_id);
-    if (!job || isTerminalJobStatus(job.status)) return false;
-    if (row.no_flow_overlap) return true;
-    return job.started_at === null || job.started_at > tick;
+    if (!job) return false;
+    const ended = isTerminalJobStatus(job.status);
+    if (row.no_flow_overlap && !ended) return true;
+    if (!late) return false;
+    // Started after this tick was due (it may have ended since): it is the late run.
+    if (job.started_at !== null) return job.started_at > tick;
+    return !ended;
   }
 
   private cronOf(row: ScheduleRow): CronSchedule {
