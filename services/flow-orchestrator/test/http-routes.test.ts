@@ -1,5 +1,5 @@
 import { createHmac, randomUUID } from 'node:crypto';
-import { createOrchestratorHttpTriggersClient, type MeshError } from '@flowmesh/contracts';
+import { createOrchestratorHttpTriggersClient, matchHttpRoute, type MeshError } from '@flowmesh/contracts';
 import { startTestService, waitFor, type TestService } from '@flowmesh/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { flowOrchestratorDefinition } from '../src/flow-orchestrator.definition.js';
@@ -233,7 +233,28 @@ describe('HTTP routes', () => {
       body: JSON.stringify({ name: 'x'.repeat(BODY_LIMIT) }),
     });
     expect([tooLarge.status, tooLarge.json<{ code: string }>().code]).toEqual([413, 'LIMIT_EXCEEDED']);
+    // Streamed without a length, the body is cut at the limit all the same.
+    const chunk = new TextEncoder().encode('x'.repeat(16 * 1024));
+    const streamed = await fetch(`${mesh.orchestrator.url}/api/r/items/42`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain' },
+      body: new ReadableStream<Uint8Array>({
+        start(controller) {
+          for (let sent = 0; sent <= BODY_LIMIT; sent += chunk.length) controller.enqueue(chunk);
+          controller.close();
+        },
+      }),
+      duplex: 'half',
+    });
+    expect(streamed.status).toBe(413);
     expect((await jobsOf('u/admin/items')).length).toBe(before);
+
+    // A form's fields are the arguments.
+    const form = await route('POST', 'items/7', {
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'name=from+a+form',
+    });
+    expect((await result(form.text)).result).toMatchObject({ name: 'from a form' });
 
     // Disabled, a route is gone (its path's GET route still answers); enabled again, it answers.
     expect(
@@ -396,6 +417,11 @@ describe('HTTP routes', () => {
     const challenged = await route('POST', 'by-basic', { headers: { authorization: basic('x:y') } });
     expect(challenged.headers.get('www-authenticate')).toBe('Basic realm="Restricted Area"');
   }, 60_000);
+
+  it('the entry point sends /api/r to the orchestrator, whatever the route', () => {
+    for (const path of ['/api/r/items/1', '/api/r/main/hooks/deploy'])
+      expect(matchHttpRoute(path)?.service).toBe('flow-orchestrator');
+  });
 
   it('orchestrator.http_trigger.* over NATS; a delete revokes the route at once', async () => {
     const triggers = createOrchestratorHttpTriggersClient(mesh.registry.client);
