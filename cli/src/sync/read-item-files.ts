@@ -1,5 +1,5 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
-import { basename, dirname, extname, join } from 'node:path';
+import { basename, dirname, extname, join, relative, sep } from 'node:path';
 import { formatJsonPath } from '@flowmesh/contracts';
 import { parse as parseYaml } from 'yaml';
 import {
@@ -23,6 +23,8 @@ export interface ReadItemFiles {
 
 const DATA_EXTENSIONS = new Set(['.yaml', '.yml', '.json']);
 const SIDECAR = /\.script\.(ya?ml|json)$/;
+/** Windmill's file names for triggers (`wmill sync`), which say the kind and, by their place, the path. */
+const TRIGGER_FILE = /\.(schedule|http_trigger)\.(ya?ml|json)$/;
 
 /**
  * Item files from files and directories (walked recursively). A YAML or JSON file is one item
@@ -31,7 +33,8 @@ const SIDECAR = /\.script\.(ya?ml|json)$/;
  */
 export async function readItemFiles(inputs: readonly string[]): Promise<ReadItemFiles> {
   const problems: string[] = [];
-  const dataFiles = new Set<string>();
+  /** Each file and the directory given that holds it (a Windmill trigger file's path is its place there). */
+  const dataFiles = new Map<string, string>();
   for (const input of inputs) {
     let info;
     try {
@@ -41,12 +44,13 @@ export async function readItemFiles(inputs: readonly string[]): Promise<ReadItem
       continue;
     }
     if (info.isDirectory()) {
-      for (const file of await walk(input)) if (DATA_EXTENSIONS.has(extname(file))) dataFiles.add(file);
+      for (const file of await walk(input))
+        if (DATA_EXTENSIONS.has(extname(file))) dataFiles.set(file, input);
     } else if (DATA_EXTENSIONS.has(extname(input))) {
-      dataFiles.add(input);
+      dataFiles.set(input, '.');
     } else if (extname(input) in SCRIPT_EXTENSIONS) {
       const sidecar = await findSidecar(input);
-      if (sidecar) dataFiles.add(sidecar);
+      if (sidecar) dataFiles.set(sidecar, '.');
       else
         problems.push(
           `${input}: a script file needs a sidecar ${stem(input)}.script.yaml beside it (kind: script, path: ...)`,
@@ -60,8 +64,8 @@ export async function readItemFiles(inputs: readonly string[]): Promise<ReadItem
 
   const items: ItemFile[] = [];
   const seen = new Map<string, string>();
-  for (const file of [...dataFiles].sort()) {
-    const document = await readDocument(file, problems);
+  for (const [file, root] of [...dataFiles].sort(([a], [b]) => a.localeCompare(b))) {
+    const document = await readDocument(file, root, problems);
     if (!document) continue;
     const key = `${document.kind} ${document.path}`;
     const first = seen.get(key);
@@ -75,7 +79,11 @@ export async function readItemFiles(inputs: readonly string[]): Promise<ReadItem
   return { items, problems };
 }
 
-async function readDocument(file: string, problems: string[]): Promise<ItemDocument | undefined> {
+async function readDocument(
+  file: string,
+  root: string,
+  problems: string[],
+): Promise<ItemDocument | undefined> {
   let raw: unknown;
   try {
     raw = parseYaml(await readFile(file, 'utf8'));
@@ -85,6 +93,7 @@ async function readDocument(file: string, problems: string[]): Promise<ItemDocum
     );
     return undefined;
   }
+  raw = asWindmillTriggerFile(file, root, raw);
   if (typeof raw !== 'object' || raw === null || !('kind' in raw)) {
     problems.push(
       `${file}: does not say what it is: add kind: resource, variable, script, flow, schedule or http_trigger`,
@@ -158,6 +167,33 @@ async function findSidecar(codeFile: string): Promise<string | undefined> {
   }
   return undefined;
 }
+
+/**
+ * A trigger file as `wmill sync pull` writes it (`f/ops/nightly.schedule.yaml`, no `kind`, no
+ * `path`): the kind from its name, the path from its place under the directory pushed (or the
+ * current one), the fields only the server sets left out, so Windmill's files push unchanged. A
+ * file that says its `kind` is read as written.
+ */
+function asWindmillTriggerFile(file: string, root: string, raw: unknown): unknown {
+  const match = TRIGGER_FILE.exec(file);
+  if (!match || typeof raw !== 'object' || raw === null || Array.isArray(raw)) return raw;
+  if ('kind' in raw) return raw;
+  const path = relative(root, file).slice(0, -match[0].length).split(sep).join('/');
+  const settable = Object.entries(raw).filter(([field]) => !SERVER_FIELDS.has(field));
+  return { kind: match[1], path, ...Object.fromEntries(settable) };
+}
+
+/** What the mesh answers about a trigger but nobody sets: left out of a Windmill file, not refused. */
+const SERVER_FIELDS = new Set([
+  'workspace_id',
+  'edited_by',
+  'edited_at',
+  'email',
+  'extra_perms',
+  'permissioned_as',
+  'error',
+  'route_path_key',
+]);
 
 function stem(file: string): string {
   return basename(file, extname(file));
