@@ -3,7 +3,12 @@
 // needs beside bench/flows' runner: the orchestrator's HTTP base URL (webhooks, the schedule
 // API), the registry's items client (saved flows and scripts) and the mesh's database URL.
 import { randomBytes } from 'node:crypto';
-import { createOrchestratorJobsClient, createRegistryItemsClient, jobEvents } from '@flowmesh/contracts';
+import {
+  createOrchestratorJobsClient,
+  createRegistryIdentityClient,
+  createRegistryItemsClient,
+  jobEvents,
+} from '@flowmesh/contracts';
 import { connectMesh, MeshClient } from '@flowmesh/messaging';
 import { startMesh } from '@flowmesh/testing';
 
@@ -103,6 +108,7 @@ export async function startTriggersMesh({ env = {} } = {}) {
     actor,
     inMain: { actor, workspace: WORKSPACE },
     items: createRegistryItemsClient(client),
+    identity: createRegistryIdentityClient(client),
     jobs: createOrchestratorJobsClient(client),
     client,
     /** Subscribes to runs' ends (before the runs start); resolves once the server has the subscription. */

@@ -13,6 +13,7 @@ import { saveFlows, webhookPart } from './webhooks.js';
 const PARTS = new Set((process.env.BENCH_PARTS ?? 'webhooks,schedules').split(',').map((p) => p.trim()));
 const PEER = process.env.BENCH_PEER ?? 'auto';
 const WEBHOOK = {
+  caller: process.env.BENCH_WEBHOOK_TOKEN ?? 'run-token',
   samples: Number(process.env.BENCH_SAMPLES ?? 200),
   warmup: Number(process.env.BENCH_WARMUP ?? 20),
   inFlight: Number(process.env.BENCH_IN_FLIGHT ?? 100),
@@ -50,14 +51,16 @@ if (PARTS.has('webhooks')) {
         peerSkipped = error instanceof Error ? error.message : String(error);
       }
     }
-    await saveFlows(fm);
-    result = await webhookPart(fm, n8n, WEBHOOK);
+    const authorization = await saveFlows(fm, WEBHOOK.caller);
+    result = await webhookPart(fm, n8n, WEBHOOK, authorization);
   } finally {
     await Promise.allSettled([fm.stop(), n8n?.stop()]);
   }
-  const { sync, toStep, ack, toStart, toCreated, tput, preprocessorRan } = result;
+  const { sync, toStep, ack, toStart, toCreated, tput, preprocessorRan, triggerKind } = result;
   console.log('');
-  console.log('webhooks: a saved flow of one TypeScript step run by path (jobs/run*/f/<path>)');
+  console.log(
+    `webhooks: a saved flow of one TypeScript step run by path (jobs/run*/f/<path>), called with ${WEBHOOK.caller === 'admin' ? "the admin's token" : 'a run token (jobs:run on the paths)'}; the job's trigger_kind: ${triggerKind}`,
+  );
   line('flowmesh sync (run_wait_result) end to end', p(sync.flowmesh));
   line('  with a preprocessor' + (preprocessorRan ? '' : ' (it did NOT run)'), p(sync.flowmeshPre));
   line('flowmesh request -> step code running', p(toStep.flowmesh));

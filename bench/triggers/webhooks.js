@@ -42,8 +42,12 @@ export const FLOWS = {
 
 const now = () => performance.timeOrigin + performance.now();
 
-/** Saves the two flows. */
-export async function saveFlows(fm) {
+/**
+ * Saves the two flows; answers the token a third party calls them with: a run token (Windmill's
+ * webhook-specific token, `jobs:run` on the two paths and nothing else), or the admin's own with
+ * `caller` `admin`.
+ */
+export async function saveFlows(fm, caller = 'run-token') {
   for (const [name, flow] of Object.entries(FLOWS))
     await fm.items.createFlow({
       ...fm.inMain,
@@ -51,6 +55,13 @@ export async function saveFlows(fm) {
       summary: `bench webhook ${name}`,
       value: flow.value,
     });
+  if (caller === 'admin') return fm.authorization;
+  const { token } = await fm.identity.createApiToken({
+    ...fm.inMain,
+    label: 'bench webhook',
+    scopes: [`jobs:run:${FLOWS.plain.path}*`],
+  });
+  return `Bearer ${token}`;
 }
 
 /**
@@ -58,12 +69,12 @@ export async function saveFlows(fm) {
  * checks the answer; `async(kind, n)` POSTs to `jobs/run/f/<path>`, answers the job id and waits
  * for the run's end (its completion event) before resolving, so sequential samples never overlap.
  */
-export function flowmeshWebhooks(fm) {
+export function flowmeshWebhooks(fm, authorization) {
   const post = async (route, n) => {
     const sentAt = now();
     const response = await fetch(fm.base + route, {
       method: 'POST',
-      headers: { authorization: fm.authorization, 'content-type': 'application/json' },
+      headers: { authorization, 'content-type': 'application/json' },
       body: JSON.stringify({ n }),
     });
     const text = await response.text();
@@ -110,14 +121,15 @@ async function n8nExecutions(n8n, kind, count) {
  * (one call each per round) so the machine's other load falls on all alike; the throughput runs
  * come one after the other, each after an untimed burst as long for every system.
  */
-export async function webhookPart(fm, n8n, settings) {
+export async function webhookPart(fm, n8n, settings, authorization) {
   const { samples, warmup, inFlight, seconds, warmupSeconds } = settings;
-  const ours = flowmeshWebhooks(fm);
+  const ours = flowmeshWebhooks(fm, authorization);
   await fm.watchEnds();
   // The preprocessor ran on a run by path (checked once, untimed).
   const checked = await ours.async('preprocessed', 41);
   const job = await fm.jobs.get({ ...fm.inMain, id: checked.id });
   const preprocessorRan = job.flow_status?.preprocessor_module?.type === 'Success';
+  const triggerKind = job.trigger_kind ?? null;
 
   // Sync: end to end, and from the request to the step's code running.
   const sync = { flowmesh: [], flowmeshPre: [], n8n: [] };
@@ -187,6 +199,7 @@ export async function webhookPart(fm, n8n, settings) {
   const summary = (lists) => Object.fromEntries(Object.entries(lists).map(([k, v]) => [k, summarize(v)]));
   return {
     preprocessorRan,
+    triggerKind,
     sync: summary(sync),
     toStep: summary(toStep),
     ack: summary(ack),
