@@ -118,6 +118,11 @@ if (PARTS.has('schedules')) {
   line('  FIRED: its work message published (outbox mark)', p(r.published));
   line('  a worker started the run (job.started_at)', p(r.started));
   line('  run completed (job.completed_at)', p(r.completed));
+  if (r.batches.n)
+    line(
+      'ticker claims: ticks per claim / claim to its last job made',
+      `p50 ${r.batches.ticks.p50} ticks, ${ms(r.batches.took.p50)} (${ms(r.batches.perTick.p50)} a tick); p99 ${ms(r.batches.took.p99)}  (${r.batches.n} claims)`,
+    );
   const perSecondLine = (list) => list.map((v) => (Number.isFinite(v) ? v.toFixed(0) : '-')).join(' ');
   line('fired p99 per second of the window', perSecondLine(r.publishedP99BySecond));
   line('started p99 per second of the window', perSecondLine(r.startedP99BySecond));

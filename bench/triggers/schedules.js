@@ -141,6 +141,7 @@ export async function schedulePart(fm, { count, seconds, settleSeconds, graceSec
   await db.connect();
   let rows;
   let claimed;
+  let batches;
   try {
     // The ticker's record of each tick it fired (`schedule_run`, written in the transaction that
     // claimed the schedule; `created_at` is that transaction's start).
@@ -152,6 +153,21 @@ export async function schedulePart(fm, { count, seconds, settleSeconds, graceSec
       )
       .then(
         (answer) => answer.rows.map((row) => row.late),
+        () => [],
+      );
+    // The ticker's claim transactions over the window: the ticks each claimed (rows sharing the
+    // transaction's start) and how long after its start the last of their jobs was made.
+    batches = await db
+      .query(
+        `SELECT count(*)::int AS ticks,
+                (extract(epoch FROM max(j.created_at) - r.created_at) * 1000)::float8 AS took
+           FROM ${schema}.schedule_run r JOIN ${schema}.job j ON j.id = r.job_id
+          WHERE r.scheduled_for >= to_timestamp($1::float8 / 1000) AND r.scheduled_for < to_timestamp($2::float8 / 1000)
+          GROUP BY r.created_at`,
+        window,
+      )
+      .then(
+        (answer) => answer.rows,
         () => [],
       );
     ({ rows } = await db.query(
@@ -212,6 +228,12 @@ export async function schedulePart(fm, { count, seconds, settleSeconds, graceSec
     notQueued: rows.length - values('published_late').length,
     notStarted: rows.length - values('started_late').length,
     claimed: summarize(claimed),
+    batches: {
+      n: batches.length,
+      ticks: summarize(batches.map((b) => b.ticks)),
+      took: summarize(batches.map((b) => b.took)),
+      perTick: summarize(batches.filter((b) => b.ticks > 1).map((b) => b.took / b.ticks)),
+    },
     created: summarize(values('created_late')),
     queued: summarize(values('queued_late')),
     published: summarize(values('published_late')),
