@@ -11,11 +11,9 @@ export function startsWithRunToken(identity: CallerIdentity, path: string | null
   const runScopes = runScopesOf(identity.scopes);
   if (runScopes.length === 0) return false;
   if (path !== null && runScopeCovers(runScopes, path)) return true;
-  throw new MeshError(
-    'PERMISSION_DENIED',
-    path === null
-      ? `this token may only run ${runScopes.join(', ')}: not a preview`
-      : `this token may only run ${runScopes.join(', ')}: not ${path}`,
-    { ...(path === null ? {} : { path }), scopes: runScopes },
-  );
+  const may = `this token may only start runs of the paths its scopes name (${runScopes.join(', ')})`;
+  throw new MeshError('PERMISSION_DENIED', path === null ? `${may}, not a preview` : `${may}, not ${path}`, {
+    ...(path === null ? {} : { path }),
+    scopes: runScopes,
+  });
 }
