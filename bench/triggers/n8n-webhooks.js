@@ -182,6 +182,8 @@ export async function startN8nWebhooks() {
   );
   return {
     version,
+    /** The n8n process (its task runner is a child of it). */
+    pid: child.pid,
     sync,
     /** POSTs to the async workflow: answers when n8n acknowledged the request (its execution goes on). */
     async: async (n) => {

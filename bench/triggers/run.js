@@ -99,6 +99,15 @@ if (PARTS.has('webhooks')) {
     if (!(tput.flowmesh.steady >= TARGETS.webhookRatio * tput.n8n.steady))
       missed.push(`webhook executions/s ${times} n8n, not ≥ ${TARGETS.webhookRatio}x`);
   } else line('n8n peer', `skipped: ${peerSkipped}`);
+  const cpuLines = (label, { cpu, flows }) => {
+    console.log(
+      `CPU during ${label}'s timed burst (${cpu.seconds.toFixed(1)} s, the machine ${(cpu.busyShare * 100).toFixed(0)} % busy), ms per execution:`,
+    );
+    for (const [group, cpuMs] of cpu.groups)
+      line(`  ${group}`, `${(cpuMs / Math.max(1, flows)).toFixed(2)} ms  (${(cpuMs / 1000).toFixed(1)} s)`);
+  };
+  cpuLines('flowmesh', tput.flowmesh);
+  if (tput.n8n) cpuLines('n8n', tput.n8n);
   if (!preprocessorRan) missed.push('the preprocessor did not run on a run by path');
 }
 

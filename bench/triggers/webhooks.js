@@ -3,6 +3,7 @@
 // workflow beside it. See README.md.
 import { isoMs } from '../flows/flowmesh-runner.js';
 import { burst, summarize } from '../flows/stats.js';
+import { cpuBetween, cpuSnapshot } from './cpu.js';
 
 /** The step: the input's `n` plus one, and when it ran (ms since the epoch), as n8n's Code node. */
 const STEP = 'export function main(n: number) { return { x: n + 1, at: Date.now() }; }';
@@ -186,9 +187,19 @@ export async function webhookPart(fm, n8n, settings, authorization) {
 
   fm.unwatchEnds();
   // Executions per second with `inFlight` sync calls outstanding (each completion starts the next).
+  // CPU per process during each timed burst (cpu.js): where an execution's time goes.
+  const processes = new Map(
+    ['flow-orchestrator', 'flow-orchestrator-worker', 'resource-registry'].map((name) => [
+      String(fm.pidOf(name)),
+      name,
+    ]),
+  );
+  if (n8n) processes.set(String(n8n.pid), 'n8n');
   const throughput = async (runOnce) => {
     await burst(runOnce, { seconds: warmupSeconds, inFlight });
-    return burst(runOnce, { seconds, inFlight });
+    const before = cpuSnapshot(processes);
+    const rate = await burst(runOnce, { seconds, inFlight });
+    return { ...rate, cpu: cpuBetween(before, cpuSnapshot(processes)) };
   };
   const tput = {
     flowmesh: await throughput((i) => ours.sync('plain', i)),
