@@ -121,16 +121,16 @@ describe('flowmesh schedules, routes, push and pull of triggers', () => {
       'preview',
       '0 30 9 * * *',
       '--timezone',
-      'Europe/Paris',
+      'Asia/Tokyo',
       '--count',
       '3',
     ]);
     expect(preview.code).toBe(0);
     const [previewHeader, ...times] = preview.stdout.trimEnd().split('\n');
-    expect(previewHeader).toMatch(/^UTC\s+Europe\/Paris$/);
+    expect(previewHeader).toMatch(/^UTC\s+Asia\/Tokyo$/);
     expect(times).toHaveLength(3);
-    // December: Paris is UTC+1, so 09:30 there is 08:30Z.
-    for (const line of times) expect(line).toMatch(/T08:30:00(\.000)?Z\s+\d{4}-\d\d-\d\d 09:30:00$/);
+    // Tokyo keeps UTC+9 all year (no summer time): 09:30 there is 00:30Z.
+    for (const line of times) expect(line).toMatch(/T00:30:00(\.000)?Z\s+\d{4}-\d\d-\d\d 09:30:00$/);
 
     const deleted = await cli(['schedules', 'delete', 'u/admin/cli_nightly']);
     expect(deleted.stdout).toBe('deleted schedule u/admin/cli_nightly\n');
