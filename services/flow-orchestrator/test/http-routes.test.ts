@@ -227,6 +227,14 @@ describe('HTTP routes', () => {
     expect((await route('POST', 'items')).status).toBe(404);
     const wrongMethod = await route('PUT', 'items/42');
     expect([wrongMethod.status, wrongMethod.headers.get('allow')]).toEqual([405, 'GET, POST']);
+    const preflight = await route('OPTIONS', 'items/42');
+    expect([
+      preflight.status,
+      preflight.headers.get('allow'),
+      preflight.headers.get('access-control-allow-origin'),
+    ]).toEqual([204, 'GET, POST', '*']);
+    expect((await route('HEAD', 'items/42')).status).toBe(200);
+    expect((await route('OPTIONS', 'nothing/here')).status).toBe(404);
     const before = (await jobsOf('u/admin/items')).length;
     const tooLarge = await route('POST', 'items/42', {
       headers: { 'content-type': 'application/json' },

@@ -119,7 +119,13 @@ export class RouteServingController {
     }
     if (method === 'options' || method === 'head') {
       const allow = match.kind === 'found' ? allowOf(await this.table.match('\0', segments)) : match.allow;
-      const headers = { allow: allow.map((name) => name.toUpperCase()).join(', ') };
+      const methods = allow.map((name) => name.toUpperCase()).join(', ');
+      // A browser's preflight: what Windmill's routes allow cross-origin.
+      const headers = {
+        allow: methods,
+        'access-control-allow-methods': `${methods}, HEAD, OPTIONS`,
+        'access-control-allow-headers': 'content-type, authorization',
+      };
       return send(
         res,
         method === 'options' ? 204 : match.kind === 'found' ? 200 : 405,
