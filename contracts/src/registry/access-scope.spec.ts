@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MeshError } from '../errors.js';
 import {
+  formatScope,
   narrowScopes,
   parseScope,
   runScopeCovers,
@@ -79,5 +80,28 @@ describe('scopes', () => {
       false,
     );
     expect(scopesAllow(['jobs:write'], { domain: 'jobs', action: 'run', path: 'f/team/flow' })).toBe(false);
+  });
+
+  it("reads Windmill's jobs:run:flows and jobs:run:scripts, each covering its own kind only", () => {
+    expect(parseScope('jobs:run:flows:f/team/*')).toEqual({
+      domain: 'jobs',
+      action: 'run',
+      runnable: 'flows',
+      resource: 'f/team/*',
+    });
+    expect(formatScope(parseScope('jobs:run:scripts:u/a/x'))).toBe('jobs:run:scripts:u/a/x');
+    expect(formatScope(parseScope('jobs:run:scripts'))).toBe('jobs:run:scripts');
+    expect(scopeProblem('jobs:read:flows:f/x')).toContain('must be domain:action');
+    expect(scopeProblem('resources:run:flows')).toContain('resource "flows" must be a path');
+    const flowsOnly = ['jobs:run:flows:f/team/*'];
+    expect(runScopeCovers(flowsOnly, 'f/team/x', 'flows')).toBe(true);
+    expect(runScopeCovers(flowsOnly, 'f/team/x', 'scripts')).toBe(false);
+    expect(runScopeCovers(['jobs:run:f/team/*'], 'f/team/x', 'scripts')).toBe(true);
+    expect(narrowScopes(flowsOnly, ['jobs:run:flows:f/team/a'])).toEqual(['jobs:run:flows:f/team/a']);
+    expect(narrowScopes(['jobs:run:f/team/*'], ['jobs:run:scripts:f/team/a'])).toEqual([
+      'jobs:run:scripts:f/team/a',
+    ]);
+    expect(() => narrowScopes(flowsOnly, ['jobs:run:f/team/a'])).toThrow(MeshError);
+    expect(() => narrowScopes(flowsOnly, ['jobs:run:scripts:f/team/a'])).toThrow(MeshError);
   });
 });

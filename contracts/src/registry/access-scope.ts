@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { MeshError } from '../errors.js';
 
 /**
- * Token scopes: `domain:action[:resource]`. A token without scopes is unrestricted; a token with
+ * Token scopes: `domain:action[:resource]` (and Windmill's `jobs:run:flows[:resource]`,
+ * `jobs:run:scripts[:resource]`). A token without scopes is unrestricted; a token with
  * scopes may do only what one of them allows. `write` includes `read`. The resource, when given,
  * limits the scope to one path (`f/team/x`) or to paths under a prefix (`f/team/*`: `*` only at
  * the end); a folder is named `f/<folder>`, a group `g/<group>`, a user `u/<user>`.
@@ -32,9 +33,18 @@ export type ScopeDomain = (typeof SCOPE_DOMAINS)[number];
 export const SCOPE_ACTIONS = ['read', 'write', 'run'] as const;
 export type ScopeAction = (typeof SCOPE_ACTIONS)[number];
 
+/**
+ * What a `jobs:run` scope may be limited to, as Windmill writes its webhook-specific tokens:
+ * `jobs:run:flows[:path]` runs only flows, `jobs:run:scripts[:path]` only scripts.
+ */
+export const RUNNABLE_KINDS = ['flows', 'scripts'] as const;
+export type RunnableKind = (typeof RUNNABLE_KINDS)[number];
+
 export interface Scope {
   readonly domain: ScopeDomain;
   readonly action: ScopeAction;
+  /** `jobs:run` only: flows or scripts; absent: both. */
+  readonly runnable?: RunnableKind;
   /** A path, or a prefix ending in `*`; absent: every path. */
   readonly resource?: string;
 }
@@ -44,15 +54,31 @@ export interface ScopeNeed {
   readonly domain: ScopeDomain;
   readonly action: ScopeAction;
   readonly path?: string;
+  /** `jobs:run`: what is started (a scope limited to the other kind does not allow it). */
+  readonly runnable?: RunnableKind;
 }
 
 const RESOURCE = /^[ugf]\/[A-Za-z0-9_.\-/]*\*?$/;
 
+/** The parts of a scope's text, with Windmill's `jobs:run:{flows|scripts}` kind taken out. */
+function partsOf(text: string): { parts: string[]; runnable?: RunnableKind } {
+  const parts = text.split(':');
+  const kind = parts[2];
+  if (
+    parts[0] === 'jobs' &&
+    parts[1] === 'run' &&
+    (RUNNABLE_KINDS as readonly string[]).includes(kind ?? '')
+  ) {
+    return { parts: [parts[0], parts[1], ...parts.slice(3)], runnable: kind as RunnableKind };
+  }
+  return { parts };
+}
+
 /** `undefined` when `text` is a valid scope, else the sentence saying why not. */
 export function scopeProblem(text: string): string | undefined {
-  const parts = text.split(':');
+  const { parts } = partsOf(text);
   if (parts.length < 2 || parts.length > 3)
-    return `scope "${text}" must be domain:action or domain:action:resource`;
+    return `scope "${text}" must be domain:action or domain:action:resource (jobs:run:flows or jobs:run:scripts before the resource)`;
   const [domain, action, resource] = parts as [string, string, string | undefined];
   if (!(SCOPE_DOMAINS as readonly string[]).includes(domain)) {
     return `scope "${text}": unknown domain "${domain}" (one of ${SCOPE_DOMAINS.join(', ')})`;
@@ -69,14 +95,20 @@ export function scopeProblem(text: string): string | undefined {
 export function parseScope(text: string): Scope {
   const problem = scopeProblem(text);
   if (problem) throw new MeshError('VALIDATION_FAILED', problem, { scope: text });
-  const [domain, action, resource] = text.split(':') as [ScopeDomain, ScopeAction, string | undefined];
-  return resource === undefined ? { domain, action } : { domain, action, resource };
+  const { parts, runnable } = partsOf(text);
+  const [domain, action, resource] = parts as [ScopeDomain, ScopeAction, string | undefined];
+  return {
+    domain,
+    action,
+    ...(runnable === undefined ? {} : { runnable }),
+    ...(resource === undefined ? {} : { resource }),
+  };
 }
 
 export function formatScope(scope: Scope): string {
-  return scope.resource === undefined
-    ? `${scope.domain}:${scope.action}`
-    : `${scope.domain}:${scope.action}:${scope.resource}`;
+  const runnable = scope.runnable === undefined ? '' : `:${scope.runnable}`;
+  const resource = scope.resource === undefined ? '' : `:${scope.resource}`;
+  return `${scope.domain}:${scope.action}${runnable}${resource}`;
 }
 
 export const ScopeSchema = z.string().superRefine((value, ctx) => {
@@ -106,6 +138,7 @@ export function scopesAllow(scopes: readonly string[] | undefined, need: ScopeNe
     return (
       scope.domain === need.domain &&
       actionCovers(scope.action, need.action) &&
+      (scope.runnable === undefined || need.runnable === undefined || scope.runnable === need.runnable) &&
       (scope.resource === undefined || need.path === undefined || resourceMatches(scope.resource, need.path))
     );
   });
@@ -114,6 +147,7 @@ export function scopesAllow(scopes: readonly string[] | undefined, need: ScopeNe
 /** Whether every path `requested` can reach, `granted` reaches too. */
 function scopeCovers(granted: Scope, requested: Scope): boolean {
   if (granted.domain !== requested.domain || !actionCovers(granted.action, requested.action)) return false;
+  if (granted.runnable !== undefined && granted.runnable !== requested.runnable) return false;
   if (granted.resource === undefined) return true;
   if (requested.resource === undefined) return false;
   if (!granted.resource.endsWith('*')) return granted.resource === requested.resource;
@@ -156,8 +190,18 @@ export function runScopesOf(scopes: readonly string[] | undefined): string[] {
   });
 }
 
-/** Whether `scopes` hold a `jobs:run` scope covering `path` (an unrestricted token holds none). */
-export function runScopeCovers(scopes: readonly string[] | undefined, path: string): boolean {
+/**
+ * Whether `scopes` hold a `jobs:run` scope covering `path` (an unrestricted token holds none); a
+ * scope limited to flows or scripts covers only that `runnable`.
+ */
+export function runScopeCovers(
+  scopes: readonly string[] | undefined,
+  path: string,
+  runnable?: RunnableKind,
+): boolean {
   const run = runScopesOf(scopes);
-  return run.length > 0 && scopesAllow(run, { domain: 'jobs', action: 'run', path });
+  return (
+    run.length > 0 &&
+    scopesAllow(run, { domain: 'jobs', action: 'run', path, ...(runnable === undefined ? {} : { runnable }) })
+  );
 }

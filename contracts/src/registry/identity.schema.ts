@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ErrorEnvelopeSchema } from '../errors.js';
 import { principalProblem, WorkspaceIdSchema } from './access-path.js';
-import { ScopeListSchema, SCOPE_DOMAINS } from './access-scope.js';
+import { RUNNABLE_KINDS, ScopeListSchema, SCOPE_DOMAINS } from './access-scope.js';
 
 /**
  * Who is calling. Every registry request from another service carries the caller's token (an API
@@ -78,6 +78,8 @@ export const IssueJobTokenRequestSchema = z
      * not what the run it started may do. Otherwise it changes nothing.
      */
     runPath: z.string().min(1).max(1000).optional(),
+    /** What `runPath` is: a `jobs:run:flows` scope covers only flows, `jobs:run:scripts` only scripts. */
+    runKind: z.enum(RUNNABLE_KINDS).optional(),
   })
   .strict();
 export const IssuedTokenSchema = z.object({ token: z.string(), expiresAt: z.string() });

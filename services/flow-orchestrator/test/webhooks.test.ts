@@ -335,6 +335,18 @@ describe('webhooks', () => {
       type: 'application/json',
     });
     expect([inUrl.status, inUrl.json()]).toEqual([200, { secret: 's3cret', who: 'url' }]);
+
+    // Windmill's webhook-specific scopes name the kind: jobs:run:scripts runs scripts only.
+    const scriptsOnly = (
+      await mesh.identity.createApiToken({
+        ...asAlice(),
+        label: 'scripts',
+        scopes: ['jobs:run:scripts:u/alice/hook*'],
+      })
+    ).token;
+    const asScript = await post('jobs/run_wait_result/p/u/alice/hook_script', { x: 2 }, scriptsOnly);
+    expect([asScript.status, asScript.json()]).toEqual([200, 3]);
+    expect((await post('jobs/run/f/u/alice/hook', { who: 'flow' }, scriptsOnly)).status).toBe(403);
   });
 
   it('refuses a run token everything else', async () => {

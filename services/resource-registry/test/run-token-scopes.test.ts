@@ -42,6 +42,12 @@ describe('job tokens for a run token', () => {
     expect(covered.scopes).toBeUndefined();
     const narrowed = await issue(runToken, { runPath: 'u/owner/hook', scopes: ['variables:read'] });
     expect(narrowed.scopes).toEqual(['variables:read']);
+    // Windmill's form names the kind: a flows-only scope covers no script.
+    const flowsOnly = await tokenWith(['jobs:run:flows:u/owner/hook']);
+    expect((await issue(flowsOnly, { runPath: 'u/owner/hook', runKind: 'flows' })).scopes).toBeUndefined();
+    expect((await issue(flowsOnly, { runPath: 'u/owner/hook', runKind: 'scripts' })).scopes).toEqual([
+      'jobs:run:flows:u/owner/hook',
+    ]);
   });
 
   it('keep the token scopes for any other path, without a path, or without a run scope', async () => {

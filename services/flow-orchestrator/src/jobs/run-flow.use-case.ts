@@ -73,8 +73,8 @@ export class RunFlowUseCase {
     // A run token reads the flow as the run it starts (its principal's permissions), not with
     // its own scopes, which allow nothing but starting runs.
     const saved = req.value === undefined ? (req.path ?? null) : null;
-    const runPath = saved !== null && startsWithRunToken(identity, saved) ? saved : undefined;
-    if (saved === null) startsWithRunToken(identity, null);
+    const runPath = saved !== null && startsWithRunToken(identity, saved, 'flows') ? saved : undefined;
+    if (saved === null) startsWithRunToken(identity, null, 'flows');
     const issue = (onBehalfOf: string) =>
       this.registry.issueJobToken({
         token: req.actor.token,
@@ -82,7 +82,7 @@ export class RunFlowUseCase {
         jobId,
         onBehalfOf,
         ttlSeconds: this.config.jobTokenTtlSeconds,
-        ...(runPath === undefined ? {} : { runPath }),
+        ...(runPath === undefined ? {} : { runPath, runKind: 'flows' as const }),
       });
     const asRun = runPath === undefined ? undefined : await issue(principalOf(identity));
     const { value, raw, onBehalfOf, path, kind } = await this.resolve(req, asRun?.token ?? req.actor.token);

@@ -43,8 +43,8 @@ export class RunScriptUseCase {
     };
     const saved = req.path !== undefined && req.content === undefined ? req.path : null;
     // A run token reads the script as the run it starts (its principal's permissions).
-    const runPath = saved !== null && startsWithRunToken(identity, saved) ? saved : undefined;
-    if (saved === null) startsWithRunToken(identity, null);
+    const runPath = saved !== null && startsWithRunToken(identity, saved, 'scripts') ? saved : undefined;
+    if (saved === null) startsWithRunToken(identity, null, 'scripts');
     const principal = principalOf(identity);
     const issue = () =>
       this.registry.issueJobToken({
@@ -53,7 +53,7 @@ export class RunScriptUseCase {
         jobId,
         onBehalfOf: principal,
         ttlSeconds: this.config.jobTokenTtlSeconds,
-        ...(runPath === undefined ? {} : { runPath }),
+        ...(runPath === undefined ? {} : { runPath, runKind: 'scripts' as const }),
       });
     const asRun = runPath === undefined ? undefined : await issue();
     if (saved !== null) {

@@ -41,6 +41,8 @@ export class RegistryGateway {
     ttlSeconds: number;
     /** The path the job runs: a run token covering it gets a token with its principal's permissions. */
     runPath?: string;
+    /** What runs at `runPath`, for run scopes limited to flows or scripts. */
+    runKind?: 'flows' | 'scripts';
   }): Promise<{ token: string; expiresAt: string }> {
     return this.jobTokens.issue({
       actor: { token: request.token },
@@ -50,6 +52,7 @@ export class RegistryGateway {
       ...(request.scopes ? { scopes: request.scopes } : {}),
       ttlSeconds: request.ttlSeconds,
       ...(request.runPath ? { runPath: request.runPath } : {}),
+      ...(request.runKind ? { runKind: request.runKind } : {}),
     });
   }
 

@@ -38,7 +38,8 @@ export class IssueJobTokenUseCase {
     // A run token starting a run of a path its `jobs:run` scopes cover: the run acts with the
     // principal's own permissions (its scopes narrowed only as asked), as Windmill's
     // webhook-specific tokens start runs that act as their user.
-    const runsAsPrincipal = req.runPath !== undefined && runScopeCovers(actor.scopes, req.runPath);
+    const runsAsPrincipal =
+      req.runPath !== undefined && runScopeCovers(actor.scopes, req.runPath, req.runKind);
     const scopes = narrowScopes(runsAsPrincipal ? undefined : actor.scopes, req.scopes);
     const requested = now.getTime() + req.ttlSeconds * 1000;
     const expiresAtMs = actorExpiry === null ? requested : Math.min(requested, actorExpiry.getTime());
