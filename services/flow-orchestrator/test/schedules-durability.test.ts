@@ -213,5 +213,10 @@ describe('schedules across processes', () => {
     expect(tickOf(after[0])).toBeGreaterThanOrEqual(readyAt - 2_000);
     const afterTicks = after.map(tickOf);
     expect((afterTicks.at(-1)! - afterTicks[0]) / 1_000 + 1).toBe(afterTicks.length);
+    // The restarted replica counted its fires and their lateness, by trigger kind only.
+    const metrics = await (await fetch(`${replica.url}/metrics`)).text();
+    expect(metrics).toMatch(/^flowmesh_trigger_fires_total\{kind="schedule"[^}]*\} [1-9]/m);
+    expect(metrics).toMatch(/^flowmesh_trigger_fire_lateness_seconds_count\{kind="schedule"[^}]*\} [1-9]/m);
+    expect(metrics).not.toMatch(/flowmesh_trigger_[a-z_]+\{[^}]*path=/);
   });
 });

@@ -102,6 +102,12 @@ describe('schedules', () => {
   const issues = (answer: { json<T>(): T }) =>
     answer.json<{ details: { issues: Array<{ path: string }> } }>().details.issues.map((issue) => issue.path);
 
+  /** The labels of a member's API tokens that schedules minted. */
+  const tokenLabels = async (member: 'admin' | 'bob') =>
+    (await mesh.identity.listApiTokens({ actor: { token: mesh.tokens[member] }, workspace: 'main' })).tokens
+      .map((token) => token.label ?? '')
+      .filter((label) => label.startsWith('trigger schedule:'));
+
   /**
    * The runs a schedule started (root jobs of its target that name it as their trigger), but the
    * one started ahead of a tick that had not come when the schedule was disabled: as Windmill
@@ -178,6 +184,8 @@ describe('schedules', () => {
     });
     expect([updated.status, updated.text]).toEqual([200, 'u/admin/noon']);
     expect((await schedules.get({ ...admin(), path: 'u/admin/noon' })).schedule).toBe('0 30 6 * * 1-5');
+    // The owner's token for the schedule: one, replaced by each save.
+    expect(await tokenLabels('admin')).toEqual(['trigger schedule:main/u/admin/noon']);
     const enabled = await mesh.http('POST', 'schedules/setenabled/u/admin/noon', 'admin', { enabled: true });
     expect(enabled.status).toBe(200);
     expect((await schedules.get({ ...admin(), path: 'u/admin/noon' })).enabled).toBe(true);
@@ -196,6 +204,7 @@ describe('schedules', () => {
       script_path: 'u/bob/mine',
     });
     expect(bobs.status).toBe(201);
+    expect(await tokenLabels('bob')).toEqual(['trigger schedule:main/u/bob/daily']);
     expect((await mesh.http('GET', 'schedules/get/u/bob/daily', 'alice')).status).toBe(404);
     expect((await mesh.http('GET', 'schedules/list', 'alice')).json()).toEqual([]);
     expect((await mesh.http('DELETE', 'schedules/delete/u/bob/daily', 'alice')).status).toBe(404);
@@ -215,6 +224,7 @@ describe('schedules', () => {
     const deleted = await mesh.http('DELETE', 'schedules/delete/u/bob/daily', 'bob');
     expect([deleted.status, deleted.text]).toEqual([200, 'schedule u/bob/daily deleted']);
     expect((await mesh.http('GET', 'schedules/get/u/bob/daily', 'bob')).status).toBe(404);
+    expect(await tokenLabels('bob')).toEqual([]);
     await expect(schedules.delete({ ...admin(), path: 'u/admin/noon' })).resolves.toEqual({
       path: 'u/admin/noon',
       deleted: true,
@@ -460,5 +470,48 @@ describe('schedules', () => {
     const first = Math.min(...runs.map((job) => Date.parse(job.scheduled_for!)));
     expect(first).toBe(pausedUntil.getTime() + 500);
     expect((await schedules.get({ ...admin(), path: 'u/admin/paused' })).paused_until).toBeNull();
+  });
+
+  it('records on the schedule why a tick could not start its run, and goes on ticking', async () => {
+    const inMain = admin();
+    await mesh.items.createFlow({
+      ...inMain,
+      path: 'u/admin/doomed',
+      summary: 'doomed',
+      value: { modules: [{ id: 'a', value: { type: 'identity' } }] },
+    });
+    await schedules.create({
+      ...inMain,
+      ...base,
+      path: 'u/admin/orphan',
+      schedule: '* * * * * *',
+      script_path: 'u/admin/doomed',
+    });
+    await waitFor(async () => ended(await runsOf('u/admin/doomed', 'u/admin/orphan')).length >= 1, {
+      timeoutMs: 30_000,
+      description: 'a run of the doomed flow',
+    });
+    await mesh.items.deleteFlow({ ...inMain, path: 'u/admin/doomed' });
+    const failing = await waitFor(
+      async () => {
+        const schedule = await schedules.get({ ...inMain, path: 'u/admin/orphan' });
+        return schedule.error ? schedule : undefined;
+      },
+      { timeoutMs: 30_000, description: 'the schedule to record its error' },
+    );
+    expect(failing.error).toMatch(/u\/admin\/doomed/);
+    expect(failing.enabled).toBe(true);
+    // Fixed (the flow is back): the next tick runs and clears the error, as Windmill does.
+    await mesh.items.createFlow({
+      ...inMain,
+      path: 'u/admin/doomed',
+      summary: 'back',
+      value: { modules: [{ id: 'a', value: { type: 'identity' } }] },
+    });
+    await waitFor(async () => (await schedules.get({ ...inMain, path: 'u/admin/orphan' })).error === null, {
+      timeoutMs: 30_000,
+      description: 'the error to clear once a run starts',
+    });
+    await disable('u/admin/orphan');
   });
 });
