@@ -467,6 +467,69 @@ describe('HTTP routes', () => {
     } satisfies Partial<MeshError>);
   }, 60_000);
 
+  it('a route runs as its last editor, whose token goes with the next edit; a removed owner runs nothing', async () => {
+    const alice = { actor: { token: mesh.tokens.alice }, workspace: 'main' };
+    await mesh.items.createScript({
+      ...alice,
+      path: 'u/alice/mine',
+      summary: 'mine',
+      language: 'bun',
+      content: 'export async function main() { return 1; }',
+    });
+    const route_ = {
+      path: 'u/alice/mine',
+      route_path: 'mine',
+      workspaced_route: true,
+      script_path: 'u/alice/mine',
+      request_type: 'async',
+    };
+    expect((await create(route_, 'alice')).status).toBe(201);
+    const ownerOf = async () => {
+      const started = await route('POST', 'main/mine');
+      expect(started.status).toBe(201);
+      return (await mesh.http('GET', `jobs_u/get/${started.text}`, 'admin')).json<{
+        permissioned_as: string;
+      }>().permissioned_as;
+    };
+    const routeTokens = async () =>
+      (await mesh.identity.listApiTokens(alice)).tokens.filter((token) =>
+        token.label?.includes('u/alice/mine'),
+      );
+    expect(await ownerOf()).toBe('u/alice');
+    expect(await routeTokens()).toHaveLength(1);
+
+    // Saved by the admin, it runs as the admin, and alice's token for it is revoked.
+    expect(
+      (
+        await mesh.http('POST', 'http_triggers/update/u/alice/mine', 'admin', {
+          ...route_,
+          is_flow: false,
+          http_method: 'post',
+          authentication_method: 'none',
+        })
+      ).status,
+    ).toBe(200);
+    expect(await ownerOf()).toBe('u/admin');
+    expect(await routeTokens()).toHaveLength(0);
+
+    // Saved by alice again, then alice leaves the workspace: the route runs nothing.
+    expect(
+      (
+        await mesh.http('POST', 'http_triggers/update/u/alice/mine', 'alice', {
+          ...route_,
+          is_flow: false,
+          http_method: 'post',
+          authentication_method: 'none',
+        })
+      ).status,
+    ).toBe(200);
+    await mesh.identity.removeUser({ ...inMain(), username: 'alice' });
+    const before = (await jobsOf('u/alice/mine')).length;
+    const refused = await route('POST', 'main/mine');
+    expect([refused.status, refused.json<{ code: string }>().code]).toEqual([403, 'PERMISSION_DENIED']);
+    expect((await jobsOf('u/alice/mine')).length).toBe(before);
+  }, 60_000);
+
   it('another replica serves a route saved on this one', async () => {
     let replica: TestService | undefined;
     try {

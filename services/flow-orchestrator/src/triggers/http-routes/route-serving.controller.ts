@@ -242,6 +242,9 @@ export class RouteServingController {
       );
       return { token, identity: await this.authenticator.authenticate(token, row.workspace_id) };
     } catch (error) {
+      // The registry down is not the owner's fault: said as it is (503), not as a refusal.
+      if (error instanceof MeshError && (error.code === 'UNAVAILABLE' || error.code === 'TIMEOUT'))
+        throw error;
       this.metrics.failed();
       this.log.warn(`HTTP route ${row.workspace_id}/${row.path} cannot act as its owner: ${codeOf(error)}`);
       throw new MeshError(
