@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { createOrchestratorJobsClient } from '@flowmesh/contracts';
 import { waitFor } from '@flowmesh/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRunApiMesh, type RunApiMesh } from './support/run-api-mesh.js';
@@ -289,6 +290,21 @@ describe('webhooks', () => {
       200,
       { name: 'direct', via: 'body', q: '0', h: '-', auth: null },
     ]);
+    // Over NATS, any trigger hands its own event the same way (orchestrator.job.run_script).
+    const jobs = createOrchestratorJobsClient(mesh.registry.client);
+    const { job_id } = await jobs.runScript({
+      ...inMain(),
+      path: 'u/admin/pre_ts',
+      args: { name: 'unused' },
+      apply_preprocessor: true,
+      trigger: { kind: 'nats', path: 'u/admin/on_orders' },
+      trigger_event: { kind: 'nats', body: { name: 'msg' }, query: {}, headers: {} },
+    });
+    expect(await completed(job_id)).toMatchObject({
+      result: { name: 'msg', via: 'nats', q: null, h: null, auth: null },
+      trigger_kind: 'nats',
+      trigger: 'u/admin/on_orders',
+    });
     // Without a preprocessor the body is the arguments, as before; GET with a base64 payload too.
     const plain = await post('jobs/run_wait_result/p/u/admin/double', { n: 21 });
     expect([plain.status, plain.json()]).toEqual([200, 42]);
@@ -371,6 +387,13 @@ describe('webhooks', () => {
       ],
     ];
     for (const [what, answer] of refused) expect([what, answer.status]).toEqual([what, 403]);
+    const overNats = createOrchestratorJobsClient(mesh.registry.client).runFlow({
+      actor: { token: runToken },
+      workspace: 'main',
+      path: 'u/alice/other',
+      args: {},
+    });
+    await expect(overNats).rejects.toMatchObject({ code: 'PERMISSION_DENIED' });
     // It reads no job, its own runs' included (jobs:read is not jobs:run), and lists none.
     for (const id of [adminJob, own]) {
       expect((await call('GET', `jobs_u/get/${id}`, { token: runToken })).status).toBe(404);
