@@ -13,6 +13,7 @@ import { registerSchedulesCommands } from './commands/schedules.command.js';
 import { registerStartCommand } from './commands/start.command.js';
 import { registerStatusCommand } from './commands/status.command.js';
 import { registerVersionsCommand } from './commands/versions.command.js';
+import { registerWebhooksCommands } from './commands/webhooks.command.js';
 
 export function createProgram(version: string): Command {
   const program = new Command('flowmesh')
@@ -31,6 +32,7 @@ export function createProgram(version: string): Command {
   registerJobsCommands(program);
   registerSchedulesCommands(program);
   registerRoutesCommands(program);
+  registerWebhooksCommands(program);
   registerEvalCommands(program);
   registerDbCommands(program);
   return program;

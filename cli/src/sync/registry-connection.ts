@@ -56,6 +56,11 @@ export class RegistryHttp {
     return this.settings.workspace;
   }
 
+  /** The mesh's address (`http://127.0.0.1:8000`), for URLs a user is handed. */
+  get baseUrl(): string {
+    return this.settings.url;
+  }
+
   /** A JSON answer, decoded with its schema from the contracts. */
   async get<S extends z.ZodType>(route: string, answer: S): Promise<z.output<S>> {
     return decode('GET', route, answer, await this.request('GET', route));

@@ -18,7 +18,7 @@ const SECRET = 'sk-route-key-never-pulled-123';
 // `flowmesh schedules ...`, `flowmesh routes ...`, and `push`/`pull` of schedules and routes, as a
 // user runs them: the built CLI in its own process, against the real registry and orchestrator
 // behind one address (as the entry point serves them), with the environment a user sets.
-describe('flowmesh schedules, routes, push and pull of triggers', () => {
+describe('flowmesh schedules, routes, webhooks, push and pull of triggers', () => {
   let mesh: RunApiMesh;
   let entry: Server;
   let env: Record<string, string>;
@@ -232,6 +232,41 @@ describe('flowmesh schedules, routes, push and pull of triggers', () => {
 
     expect((await cli(['routes', 'delete', 'u/admin/cli_hook_v2'])).code).toBe(0);
     expect((await call()).status).toBe(404);
+  });
+
+  it('webhooks token: a token that runs its one script by URL (token in the query), refused elsewhere', async () => {
+    const made = await cli(['webhooks', 'token', 'u/admin/echo', '--script', '--json']);
+    expect([made.code, made.stderr]).toEqual([0, '']);
+    const { token, sync, async } = JSON.parse(made.stdout) as { token: string; sync: string; async: string };
+    expect(sync).toBe(`${env.FLOWMESH_URL}/api/w/main/jobs/run_wait_result/p/u/admin/echo`);
+    expect(async).toBe(`${env.FLOWMESH_URL}/api/w/main/jobs/run/p/u/admin/echo`);
+    const post = (url: string) =>
+      fetch(`${url}?token=${encodeURIComponent(token)}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ body: 'from outside' }),
+      });
+    const ran = await post(sync);
+    expect([ran.status, await ran.json()]).toEqual([200, { body: 'from outside' }]);
+    await mesh.items.createFlow({
+      actor: { token: mesh.tokens.admin },
+      workspace: 'main',
+      path: 'u/admin/cli_elsewhere',
+      summary: 'elsewhere',
+      value: { modules: [] },
+    });
+    const elsewhere = await post(
+      `${env.FLOWMESH_URL}/api/w/main/jobs/run_wait_result/f/u/admin/cli_elsewhere`,
+    );
+    expect([401, 403]).toContain(elsewhere.status);
+    const list = await fetch(`${env.FLOWMESH_URL}/api/w/main/tokens/list`, {
+      headers: { authorization: `Bearer ${mesh.tokens.admin}` },
+    });
+    expect(await list.json()).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ label: 'webhook u/admin/echo', scopes: ['jobs:run:scripts:u/admin/echo'] }),
+      ]),
+    );
   });
 
   it('push creates a flow, its schedule and a route from files, then finds them unchanged; pull writes them back without a secret', async () => {
