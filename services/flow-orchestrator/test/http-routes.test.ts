@@ -257,6 +257,15 @@ describe('HTTP routes', () => {
     expect(streamed.status).toBe(413);
     expect((await jobsOf('u/admin/items')).length).toBe(before);
 
+    const deep = await route('POST', 'items/42', json(JSON.parse('['.repeat(200) + ']'.repeat(200))));
+    expect([deep.status, deep.json<{ code: string }>().code]).toEqual([400, 'VALIDATION_FAILED']);
+    const notJson = await route('POST', 'items/42', {
+      headers: { 'content-type': 'application/json' },
+      body: '{nope',
+    });
+    expect([notJson.status, notJson.json<{ code: string }>().code]).toEqual([400, 'VALIDATION_FAILED']);
+    expect((await jobsOf('u/admin/items')).length).toBe(before);
+
     // A form's fields are the arguments.
     const form = await route('POST', 'items/7', {
       headers: { 'content-type': 'application/x-www-form-urlencoded' },

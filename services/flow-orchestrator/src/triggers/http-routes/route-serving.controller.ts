@@ -8,7 +8,7 @@ import {
   type RegistryIdentityClient,
   type RegistryItemsClient,
 } from '@flowmesh/contracts';
-import { HTTP_STATUS_OF } from '@flowmesh/bootstrap';
+import { HTTP_STATUS_OF, jsonDepth, MAX_JSON_DEPTH } from '@flowmesh/bootstrap';
 import { bearerTokenOf } from '@flowmesh/http';
 import { MeshClient } from '@flowmesh/messaging';
 import { All, Controller, Inject, Logger, Req, Res } from '@nestjs/common';
@@ -302,6 +302,11 @@ export class RouteServingController {
       if (error instanceof MeshError && error.code === 'VALIDATION_FAILED')
         throw new Refusal(400, error.toEnvelope(), 'bad_request');
       throw error;
+    }
+    if (jsonDepth(body.body) > MAX_JSON_DEPTH) {
+      // Read here, the body skipped the app's depth guard: the same limit, before anything walks it.
+      const message = `the JSON body nests deeper than ${MAX_JSON_DEPTH} levels`;
+      throw new Refusal(400, { code: 'VALIDATION_FAILED', message }, 'bad_request');
     }
     const headers = triggerHeaders(req);
     if (row.authentication_method === 'api_key') {
