@@ -79,6 +79,25 @@ describe('trigger events', () => {
     await expect(readTriggerBody(binary, limits)).rejects.toMatchObject({ code: 'UNSUPPORTED' });
   });
 
+  it('reads a CloudEvent as Windmill does: data as the body, the attributes as WEBHOOK__METADATA__', async () => {
+    const type = { 'content-type': 'application/cloudevents+json' };
+    const event = { specversion: '1.0', id: 'e1', type: 'order.created', data: { order: 7 } };
+    expect(await readTriggerBody(request({ headers: type, stream: JSON.stringify(event) }), limits)).toEqual({
+      body: { order: 7, WEBHOOK__METADATA__: { specversion: '1.0', id: 'e1', type: 'order.created' } },
+      rawString: null,
+    });
+    const scalar = JSON.stringify({ id: 'e2', data: 1.5 });
+    expect((await readTriggerBody(request({ headers: type, stream: scalar }), limits)).body).toEqual({
+      body: 1.5,
+      WEBHOOK__METADATA__: { id: 'e2' },
+    });
+    const batch = request({
+      headers: { 'content-type': 'application/cloudevents-batch+json' },
+      stream: '[]',
+    });
+    await expect(readTriggerBody(batch, limits)).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
+  });
+
   it('refuses a body over the limit', async () => {
     const big = request({ headers: { 'content-type': 'text/plain' }, stream: 'x'.repeat(2_000) });
     await expect(readTriggerBody(big, limits)).rejects.toMatchObject({ code: 'LIMIT_EXCEEDED' });

@@ -54,6 +54,12 @@ export async function readTriggerBody(
 ): Promise<TriggerBody> {
   if (req.rawBodyTooLarge) throw tooLarge(options.limitBytes);
   const type = contentTypeOf(req);
+  if (type === 'application/cloudevents+json') return cloudEvent(req, options);
+  if (type === 'application/cloudevents-batch+json') {
+    throw new MeshError('VALIDATION_FAILED', 'CloudEvents batches are not supported: send one event', {
+      issues: [{ path: 'body', message: 'a CloudEvents batch' }],
+    });
+  }
   if (type === undefined || type === 'application/json' || type.endsWith('+json')) {
     const parsed = await jsonBodyOf(req, options.limitBytes);
     if (parsed.text.length === 0 && type === undefined) {
@@ -81,6 +87,28 @@ export async function readTriggerBody(
     `content type "${type}" is not supported: send JSON, text, XML or a URL-encoded form`,
     { content_type: type },
   );
+}
+
+/**
+ * A CloudEvent (structured mode), as Windmill reads one: its `data` is the body (an object's
+ * fields, anything else as `body`) and its other attributes go beside it as `WEBHOOK__METADATA__`.
+ */
+async function cloudEvent(
+  req: TriggerHttpRequest,
+  options: { readonly raw: boolean; readonly limitBytes: number },
+): Promise<TriggerBody> {
+  const { value, text } = await jsonBodyOf(req, options.limitBytes);
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw new MeshError('VALIDATION_FAILED', 'a CloudEvent must be a JSON object', {
+      issues: [{ path: 'body', message: 'not a JSON object' }],
+    });
+  }
+  const { data = null, ...metadata } = value as Record<string, unknown>;
+  const body =
+    data !== null && typeof data === 'object' && !Array.isArray(data)
+      ? { ...(data as Record<string, unknown>), WEBHOOK__METADATA__: metadata }
+      : { body: data, WEBHOOK__METADATA__: metadata };
+  return { body, rawString: options.raw ? text : null };
 }
 
 /**
