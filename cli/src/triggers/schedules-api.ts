@@ -20,13 +20,30 @@ export interface PreviewOptions {
   readonly cronVersion?: 'v1' | 'v2';
 }
 
+const PER_PAGE = 1_000;
+/** 100 000 rows at most: a bound, not a limit anyone meets. */
+const MAX_PAGES = 100;
+
 /** The mesh's schedule routes (Windmill's `/api/w/<workspace>/schedules/...`), as the caller. */
 export class SchedulesApi {
   constructor(private readonly http: RegistryHttp) {}
 
-  list(filter: { readonly pathStart?: string } = {}): Promise<Schedule[]> {
-    const query = filter.pathStart === undefined ? '' : `?path_start=${encodeURIComponent(filter.pathStart)}`;
-    return this.http.get(`schedules/list${query}`, z.array(ScheduleSchema));
+  /**
+   * Every schedule the caller may read (under `pathStart`), page after page: the mesh pages
+   * before it leaves out what the caller may not read, so only an empty page says the end.
+   */
+  async list(filter: { readonly pathStart?: string } = {}): Promise<Schedule[]> {
+    const all: Schedule[] = [];
+    const start = filter.pathStart === undefined ? '' : `&path_start=${encodeURIComponent(filter.pathStart)}`;
+    for (let page = 1; page <= MAX_PAGES; page++) {
+      const rows = await this.http.get(
+        `schedules/list?per_page=${PER_PAGE}&page=${page}${start}`,
+        z.array(ScheduleSchema),
+      );
+      if (rows.length === 0) break;
+      all.push(...rows);
+    }
+    return all;
   }
 
   get(path: string): Promise<Schedule> {
