@@ -313,6 +313,15 @@ describe('webhooks', () => {
       token: mesh.tokens.admin,
     });
     expect([got.status, got.json()]).toEqual([200, 10]);
+    const bad = await call('GET', 'jobs/run_wait_result/p/u/admin/double?payload=bm90IGpzb24', {
+      token: mesh.tokens.admin,
+    });
+    expect([bad.status, bad.json()]).toEqual([
+      400,
+      expect.objectContaining({
+        details: { issues: [{ path: 'payload', message: 'must be JSON encoded in base64' }] },
+      }),
+    ]);
   });
 
   it.skipIf(!hasPython)("runs a Python script's preprocessor then main in one job", async () => {

@@ -1,3 +1,4 @@
+import { jsonDepth, MAX_JSON_DEPTH } from '@flowmesh/bootstrap';
 import { itemPath, validateWith } from '@flowmesh/http';
 import { MeshError, type TriggerEvent } from '@flowmesh/contracts';
 import {
@@ -203,6 +204,11 @@ function payloadBody(query: WebhookQuery): TriggerBody {
   } catch {
     throw new MeshError('VALIDATION_FAILED', 'payload: must be JSON encoded in base64', {
       issues: [{ path: 'payload', message: 'must be JSON encoded in base64' }],
+    });
+  }
+  if (jsonDepth(value) > MAX_JSON_DEPTH) {
+    throw new MeshError('VALIDATION_FAILED', `payload: nests deeper than ${MAX_JSON_DEPTH} levels`, {
+      issues: [{ path: 'payload', message: `nests deeper than ${MAX_JSON_DEPTH} levels` }],
     });
   }
   return { body: value, rawString: query.raw ? text : null };
