@@ -1,6 +1,7 @@
 import { CreateOutbox1700000000000 } from '@flowmesh/messaging';
 import { CreateJobTables1700000010000 } from '../jobs/create-job-tables.migration.js';
 import { LeaseIndexes1700000020000 } from '../jobs/lease-indexes.migration.js';
+import { ScheduleRunStarts1700000053000 } from '../triggers/schedules/schedule-run-starts.migration.js';
 import { ScheduleTables1700000051000 } from '../triggers/schedules/schedule-tables.migration.js';
 import { SuspendedJobsIndex1700000030000 } from '../telemetry/suspended-index.migration.js';
 import { JobTriggerColumns1700000040000 } from '../triggers/job-trigger-columns.migration.js';
@@ -19,4 +20,5 @@ export const FLOW_ORCHESTRATOR_MIGRATIONS = [
   JobTriggerColumns1700000040000,
   ScheduleTables1700000051000,
   HttpTriggerTables1700000052000,
+  ScheduleRunStarts1700000053000,
 ];

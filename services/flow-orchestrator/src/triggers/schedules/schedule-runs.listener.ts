@@ -152,12 +152,15 @@ export class ScheduleRunsListener {
     if (!prefixed) return;
     const target = handlerTarget(prefixed);
     try {
-      await this.starter.start(schedule, {
-        path: target.path,
-        isFlow: target.isFlow,
-        args,
-        jobId: handlerJobId(run.job_id, handler),
-      });
+      await this.starter.start(
+        { ...schedule, schedule_path: schedule.path },
+        {
+          path: target.path,
+          isFlow: target.isFlow,
+          args,
+          jobId: handlerJobId(run.job_id, handler),
+        },
+      );
     } catch (error) {
       // One that passes (the registry or the database unreachable) is tried again: the event
       // comes back. One that cannot start as it stands (gone, no rights) is reported, not retried.

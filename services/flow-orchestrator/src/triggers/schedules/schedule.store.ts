@@ -83,6 +83,23 @@ export interface ScheduleRunRow {
   completed_at: Date | null;
   success: boolean | null;
   handled: boolean;
+  started: boolean;
+}
+
+/** What starting a tick's run needs: the run's row and its schedule's target and owner. */
+export type TickRun = Pick<
+  ScheduleRunRow,
+  'workspace_id' | 'schedule_path' | 'scheduled_for' | 'job_id' | 'script_path' | 'is_flow'
+> &
+  Pick<ScheduleRow, 'args' | 'tag' | 'owner_token' | 'edited_by' | 'email'>;
+
+/** What the ticker decided for a claimed schedule: its next tick, and the run of this one, if any. */
+export interface TickPlan {
+  readonly row: ScheduleRow;
+  readonly next: Date | null;
+  readonly clearPause: boolean;
+  /** The tick's run to record and start; absent: the tick passes without one. */
+  readonly fire?: { readonly tick: Date; readonly jobId: string };
 }
 
 export interface ListScheduleFilter {
@@ -317,14 +334,16 @@ export class ScheduleStore {
 
   /**
    * Claims up to `limit` schedules due within `aheadMs` (those with `no_flow_overlap` only once
-   * due: whether the previous run still runs is decided at the tick), locked for the length of
-   * `work`, which fires them in the same transaction. Other replicas pass over locked rows.
+   * due: whether the previous run still runs is decided at the tick), `FOR UPDATE SKIP LOCKED` so
+   * replicas share them, and in the same short transaction records the ticks' runs `plan` decides
+   * (the primary key refuses a second run of a tick) and moves each schedule to its next tick.
+   * The runs recorded, to start once committed.
    */
-  claimDue<T>(
+  claimTicks(
     aheadMs: number,
     limit: number,
-    work: (rows: ScheduleRow[], query: Query) => Promise<T>,
-  ): Promise<T> {
+    plan: (rows: ScheduleRow[], query: Query) => Promise<TickPlan[]>,
+  ): Promise<{ claimed: number; runs: TickRun[] }> {
     return this.lanes.transaction(async (query) => {
       const rows = await query<ScheduleRow>(
         `SELECT * FROM schedule
@@ -334,65 +353,133 @@ export class ScheduleStore {
          ORDER BY next_fire_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
         [aheadMs, limit],
       );
-      return work(rows, query);
+      if (rows.length === 0) return { claimed: 0, runs: [] };
+      const plans = await plan(rows, query);
+      const fires = plans.filter((p) => p.fire !== undefined);
+      const recorded = new Set<string>();
+      if (fires.length > 0) {
+        const inserted = await query<{ job_id: string }>(
+          `INSERT INTO schedule_run (workspace_id, schedule_path, scheduled_for, job_id, script_path, is_flow)
+           SELECT * FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::uuid[], $5::text[], $6::boolean[])
+           ON CONFLICT DO NOTHING RETURNING job_id`,
+          [
+            fires.map((p) => p.row.workspace_id),
+            fires.map((p) => p.row.path),
+            fires.map((p) => p.fire!.tick),
+            fires.map((p) => p.fire!.jobId),
+            fires.map((p) => p.row.script_path),
+            fires.map((p) => p.row.is_flow),
+          ],
+        );
+        for (const { job_id } of inserted) recorded.add(job_id);
+      }
+      await query(
+        `UPDATE schedule s SET next_fire_at = v.next,
+           paused_until = CASE WHEN v.clear THEN NULL ELSE s.paused_until END
+         FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::boolean[]) AS v(workspace_id, path, next, clear)
+         WHERE s.workspace_id = v.workspace_id AND s.path = v.path`,
+        [
+          plans.map((p) => p.row.workspace_id),
+          plans.map((p) => p.row.path),
+          plans.map((p) => p.next),
+          plans.map((p) => p.clearPause),
+        ],
+      );
+      const runs = fires
+        .filter((p) => recorded.has(p.fire!.jobId))
+        .map(({ row, fire }): TickRun => ({
+          workspace_id: row.workspace_id,
+          schedule_path: row.path,
+          scheduled_for: fire!.tick,
+          job_id: fire!.jobId,
+          script_path: row.script_path,
+          is_flow: row.is_flow,
+          args: row.args,
+          tag: row.tag,
+          owner_token: row.owner_token,
+          edited_by: row.edited_by,
+          email: row.email,
+        }));
+      return { claimed: rows.length, runs };
     });
   }
 
-  /** The tick's run, once: false when the tick already has one (the guard against two runs). */
-  async recordRun(
+  /** Each schedule's last run before the given tick (keyed `workspace/path`), where it has one. */
+  async previousRuns(
     query: Query,
-    run: Pick<
-      ScheduleRunRow,
-      'workspace_id' | 'schedule_path' | 'scheduled_for' | 'job_id' | 'script_path' | 'is_flow'
-    >,
-  ): Promise<boolean> {
-    const rows = await query(
-      `INSERT INTO schedule_run (workspace_id, schedule_path, scheduled_for, job_id, script_path, is_flow)
-       VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING RETURNING job_id`,
-      [run.workspace_id, run.schedule_path, run.scheduled_for, run.job_id, run.script_path, run.is_flow],
+    ticks: ReadonlyArray<{ workspace: string; path: string; tick: Date }>,
+  ): Promise<Map<string, ScheduleRunRow>> {
+    if (ticks.length === 0) return new Map();
+    const rows = await query<ScheduleRunRow>(
+      `SELECT r.* FROM unnest($1::text[], $2::text[], $3::timestamptz[]) AS k(workspace_id, path, tick)
+       CROSS JOIN LATERAL (
+         SELECT * FROM schedule_run
+         WHERE workspace_id = k.workspace_id AND schedule_path = k.path AND scheduled_for < k.tick
+         ORDER BY scheduled_for DESC LIMIT 1
+       ) r`,
+      [ticks.map((t) => t.workspace), ticks.map((t) => t.path), ticks.map((t) => t.tick)],
     );
-    return rows.length > 0;
+    return new Map(rows.map((row) => [`${row.workspace_id}/${row.schedule_path}`, row]));
   }
 
-  async forgetRun(query: Query, jobId: string): Promise<void> {
-    await query(`DELETE FROM schedule_run WHERE job_id = $1`, [jobId]);
+  /** Runs the run use case accepted; their schedules' `error` is cleared (Windmill clears it then). */
+  async started(runs: readonly TickRun[]): Promise<void> {
+    if (runs.length === 0) return;
+    await this.lanes.query(
+      `WITH marked AS (UPDATE schedule_run SET started = true WHERE job_id = ANY($1::uuid[]))
+       UPDATE schedule SET error = NULL
+       WHERE error IS NOT NULL AND (workspace_id, path) IN (SELECT * FROM unnest($2::text[], $3::text[]))`,
+      [runs.map((r) => r.job_id), runs.map((r) => r.workspace_id), runs.map((r) => r.schedule_path)],
+    );
   }
 
-  /** After a tick: the next one, the error (null: cleared), and `paused_until` once passed. */
-  async advance(
+  /** A run that cannot start as its schedule stands: forgotten, and why recorded on the schedule. */
+  async refused(run: TickRun, error: string): Promise<void> {
+    await this.lanes.query(
+      `WITH forgotten AS (DELETE FROM schedule_run WHERE job_id = $1)
+       UPDATE schedule SET error = $4 WHERE workspace_id = $2 AND path = $3`,
+      [run.job_id, run.workspace_id, run.schedule_path, error],
+    );
+  }
+
+  /** Records `error` on a schedule (a tick that could not be planned). */
+  async setError(
     query: Query,
     row: Pick<ScheduleRow, 'workspace_id' | 'path'>,
-    next: Date | null,
-    error: string | null,
-    clearPause: boolean,
+    error: string,
   ): Promise<void> {
-    await query(
-      `UPDATE schedule SET next_fire_at = $3, error = $4,
-         paused_until = CASE WHEN $5::boolean THEN NULL ELSE paused_until END
-       WHERE workspace_id = $1 AND path = $2`,
-      [row.workspace_id, row.path, next, error, clearPause],
-    );
+    await query(`UPDATE schedule SET error = $3 WHERE workspace_id = $1 AND path = $2`, [
+      row.workspace_id,
+      row.path,
+      error,
+    ]);
   }
 
-  /** The schedule's last run before `tick`, if any. */
-  async previousRun(
-    query: Query,
-    workspace: string,
-    path: string,
-    tick: Date,
-  ): Promise<ScheduleRunRow | undefined> {
-    const rows = await query<ScheduleRunRow>(
-      `SELECT * FROM schedule_run WHERE workspace_id = $1 AND schedule_path = $2 AND scheduled_for < $3
-       ORDER BY scheduled_for DESC LIMIT 1`,
-      [workspace, path, tick],
+  /**
+   * Recorded runs not started for `olderThanMs` (their replica died after the claim, or the start
+   * failed for a reason that passes), claimed by moving `attempt_at` on, to start again.
+   */
+  claimStalled(olderThanMs: number, limit: number): Promise<TickRun[]> {
+    return this.lanes.query<TickRun>(
+      `WITH stalled AS (
+         SELECT job_id FROM schedule_run
+         WHERE NOT started AND attempt_at < now() - make_interval(secs => $1::double precision / 1000)
+         ORDER BY attempt_at LIMIT $2 FOR UPDATE SKIP LOCKED
+       ), claimed AS (
+         UPDATE schedule_run r SET attempt_at = now() FROM stalled WHERE r.job_id = stalled.job_id RETURNING r.*
+       )
+       SELECT c.workspace_id, c.schedule_path, c.scheduled_for, c.job_id, c.script_path, c.is_flow,
+              s.args, s.tag, s.owner_token, s.edited_by, s.email
+       FROM claimed c JOIN schedule s ON s.workspace_id = c.workspace_id AND s.path = c.schedule_path`,
+      [olderThanMs, limit],
     );
-    return rows[0];
   }
 
   /** Records a run's end (idempotent); the run, or undefined when the job is no schedule's run. */
   async completeRun(jobId: string, success: boolean, completedAt: Date): Promise<ScheduleRunRow | undefined> {
     const rows = await this.lanes.query<ScheduleRunRow>(
-      `UPDATE schedule_run SET completed_at = COALESCE(completed_at, $2), success = COALESCE(success, $3)
+      `UPDATE schedule_run SET completed_at = COALESCE(completed_at, $2), success = COALESCE(success, $3),
+         started = true
        WHERE job_id = $1 RETURNING *`,
       [jobId, completedAt, success],
     );

@@ -8,10 +8,17 @@ import {
   type OnApplicationBootstrap,
 } from '@nestjs/common';
 import type { Query } from '../../store/connection-lanes.js';
+import type { JobRecord } from '../../store/job.record.js';
 import { JobStore } from '../../store/job.store.js';
 import { CronSchedule } from './cron-schedule.js';
 import { ScheduleRunStarter } from './schedule-run.starter.js';
-import { ScheduleStore, type ScheduleRow } from './schedule.store.js';
+import {
+  ScheduleStore,
+  type ScheduleRow,
+  type ScheduleRunRow,
+  type TickPlan,
+  type TickRun,
+} from './schedule.store.js';
 import { tickJobId } from './tick-job-id.js';
 import { TriggerMetrics } from './trigger.metrics.js';
 
@@ -27,8 +34,12 @@ export interface ScheduleTickerSettings {
   readonly aheadMs: number;
   /** A tick fired this long after it was due is late: the mesh (or this ticker) was down. */
   readonly lateAfterMs: number;
-  /** Schedules claimed per transaction, and started at once. */
+  /** Schedules claimed per transaction. */
   readonly batch: number;
+  /** Runs started at once (each waits on the registry and the job insert). */
+  readonly startsAtOnce: number;
+  /** A recorded run not started after this long is started again (its replica died, or the registry did not answer). */
+  readonly stalledAfterMs: number;
 }
 
 export const SCHEDULE_TICKER_SETTINGS = Symbol('SCHEDULE_TICKER_SETTINGS');
@@ -36,7 +47,9 @@ export const DEFAULT_TICKER_SETTINGS: ScheduleTickerSettings = {
   pollMs: 100,
   aheadMs: 1_000,
   lateAfterMs: 1_000,
-  batch: 200,
+  batch: 500,
+  startsAtOnce: 64,
+  stalledAfterMs: 3_000,
 };
 
 /** Errors that say the run cannot start as the schedule stands: recorded, and the tick passes. */
@@ -49,20 +62,19 @@ const REFUSALS = new Set([
   'LIMIT_EXCEEDED',
 ]);
 
-type TickOutcome = 'fired' | 'skipped' | 'refused' | 'retry';
-
 /**
  * Fires schedules, exactly once per tick whatever the number of orchestrator replicas. Every
  * replica (service role) polls the schedules due within `aheadMs`, `FOR UPDATE SKIP LOCKED`, so
- * each schedule is claimed by one of them; in that transaction it writes the tick's
- * `schedule_run` row (primary key: schedule and tick, the guard against a second run), starts
- * the run through the run use cases with a job id derived from the tick, and moves
- * `next_fire_at` on. A replica that dies mid-way loses its lock and its uncommitted row: the next
- * one repeats the tick, and the run use case, finding the job id taken, starts nothing new.
+ * each schedule is claimed by one of them; in that short transaction it records each tick's run
+ * (`schedule_run`, primary key schedule + tick: the guard against a second run) and moves
+ * `next_fire_at` on. Once committed it starts the runs through the run use cases, many at once,
+ * each with a job id derived from its tick, waiting for the tick (`scheduled_for`). A run
+ * recorded but not started (its replica died in between, or the registry did not answer) is
+ * started again by any replica after `stalledAfterMs`; the run use case, finding its job id
+ * taken, starts nothing new if the first start went through.
  *
  * Like Windmill, a tick whose run cannot start because the schedule is wrong (target gone, owner
- * without rights) records `error` on the schedule and passes; one that fails for a reason that
- * passes (the registry unreachable) is tried again at the next poll, late but not lost.
+ * without rights) records `error` on the schedule and passes; the next run that starts clears it.
  *
  * After a gap (the mesh down across ticks) it does what Windmill does: the first missed tick
  * runs once, late, and the schedule goes on from now; the ticks in between are not run. (Windmill
@@ -99,12 +111,20 @@ export class ScheduleTicker implements OnApplicationBootstrap, BeforeApplication
     await this.running;
   }
 
-  /** Fires what is due; the number of schedules claimed (a full batch means: look again now). */
-  pollOnce(): Promise<number> {
-    return this.store.claimDue(this.settings.aheadMs, this.settings.batch, async (rows, query) => {
-      await Promise.all(rows.map((row) => this.tick(row, query)));
-      return rows.length;
-    });
+  /**
+   * Fires what is due: claims it (one short transaction), then starts the runs it recorded, and
+   * starts again the recorded runs left unstarted. The number of schedules claimed (a full batch
+   * means: look again now).
+   */
+  async pollOnce(): Promise<number> {
+    const { claimed, runs } = await this.store.claimTicks(
+      this.settings.aheadMs,
+      this.settings.batch,
+      (rows, query) => this.plan(rows, query),
+    );
+    await this.startAll(runs);
+    await this.startAll(await this.store.claimStalled(this.settings.stalledAfterMs, this.settings.batch));
+    return claimed;
   }
 
   private schedule(delayMs: number): void {
@@ -116,7 +136,7 @@ export class ScheduleTicker implements OnApplicationBootstrap, BeforeApplication
           claimed = n;
         })
         .catch((error: unknown) => {
-          this.log.warn(`schedule poll failed: ${error instanceof Error ? error.message : String(error)}`);
+          this.log.warn(`schedule poll failed: ${messageOf(error)}`);
         })
         .finally(() => {
           this.running = undefined;
@@ -125,70 +145,43 @@ export class ScheduleTicker implements OnApplicationBootstrap, BeforeApplication
     }, delayMs);
   }
 
-  private async tick(row: ScheduleRow, query: Query): Promise<TickOutcome> {
-    const tick = row.next_fire_at!;
+  /** What each claimed schedule does at its tick: pass it (paused, overlapping, a late repeat) or fire it. */
+  private async plan(rows: ScheduleRow[], query: Query): Promise<TickPlan[]> {
     const now = new Date();
-    let cron: CronSchedule;
-    try {
-      cron = this.cronOf(row);
-    } catch (error) {
-      // Checked when saved: only a timezone the runtime stopped knowing gets here.
-      await this.store.advance(query, row, null, `invalid schedule: ${messageOf(error)}`, false);
-      this.metrics.failed('schedule');
-      return 'refused';
-    }
-    if (row.paused_until && row.paused_until > tick) {
-      await this.store.advance(query, row, cron.nextAfter(row.paused_until), row.error, false);
-      return 'skipped';
-    }
-    const pauseOver = row.paused_until !== null;
-    const late = now.getTime() - tick.getTime() > this.settings.lateAfterMs;
-    const next = cron.nextAfter(late ? now : tick);
-    if (await this.skips(row, tick, late, query)) {
-      await this.store.advance(query, row, next, row.error, pauseOver);
-      return 'skipped';
-    }
-    const jobId = tickJobId(row.workspace_id, row.path, tick);
-    const recorded = await this.store.recordRun(query, {
-      workspace_id: row.workspace_id,
-      schedule_path: row.path,
-      scheduled_for: tick,
-      job_id: jobId,
-      script_path: row.script_path,
-      is_flow: row.is_flow,
-    });
-    if (!recorded) {
-      // The tick has its run already (the schedule was edited back onto a tick it had fired).
-      await this.store.advance(query, row, next, row.error, pauseOver);
-      return 'skipped';
-    }
-    try {
-      await this.starter.start(row, {
-        path: row.script_path,
-        isFlow: row.is_flow,
-        args: row.args ?? {},
-        jobId,
-        scheduledFor: tick,
-        tag: row.tag,
-        trigger: { kind: 'schedule', path: row.path },
-      });
-    } catch (error) {
-      await this.store.forgetRun(query, jobId);
-      this.metrics.failed('schedule');
-      if (error instanceof MeshError && REFUSALS.has(error.code)) {
-        this.log.warn(`schedule ${row.workspace_id}/${row.path} could not start its run: ${error.message}`);
-        await this.store.advance(query, row, next, error.message, pauseOver);
-        return 'refused';
+    const checks: Array<{ workspace: string; path: string; tick: Date }> = [];
+    const drafts: Array<{ row: ScheduleRow; tick: Date; cron: CronSchedule; late: boolean } | TickPlan> = [];
+    for (const row of rows) {
+      const tick = row.next_fire_at!;
+      let cron: CronSchedule;
+      try {
+        cron = this.cronOf(row);
+      } catch (error) {
+        // Checked when saved: only a timezone the runtime stopped knowing gets here.
+        await this.store.setError(query, row, `invalid schedule: ${messageOf(error)}`);
+        this.metrics.failed('schedule');
+        drafts.push({ row, next: null, clearPause: false });
+        continue;
       }
-      // Transient: the tick stays due and is tried again at the next poll.
-      this.log.warn(
-        `schedule ${row.workspace_id}/${row.path}: run not started, retrying: ${messageOf(error)}`,
-      );
-      return 'retry';
+      if (row.paused_until && row.paused_until > tick) {
+        drafts.push({ row, next: cron.nextAfter(row.paused_until), clearPause: false });
+        continue;
+      }
+      const late = now.getTime() - tick.getTime() > this.settings.lateAfterMs;
+      if (late || row.no_flow_overlap) checks.push({ workspace: row.workspace_id, path: row.path, tick });
+      drafts.push({ row, tick, cron, late });
     }
-    this.metrics.fired('schedule');
-    await this.store.advance(query, row, next, null, pauseOver);
-    return 'fired';
+    const previous = await this.store.previousRuns(query, checks);
+    const jobs = await this.jobs.loadMany([...previous.values()].map((run) => run.job_id));
+    return drafts.map((draft): TickPlan => {
+      if (!('cron' in draft)) return draft;
+      const { row, tick, cron, late } = draft;
+      const next = cron.nextAfter(late ? now : tick);
+      const clearPause = row.paused_until !== null;
+      const before = previous.get(`${row.workspace_id}/${row.path}`);
+      if (before && this.givesWay(row, tick, late, before, jobs.get(before.job_id)))
+        return { row, next, clearPause };
+      return { row, next, clearPause, fire: { tick, jobId: tickJobId(row.workspace_id, row.path, tick) } };
+    });
   }
 
   /**
@@ -196,18 +189,64 @@ export class ScheduleTicker implements OnApplicationBootstrap, BeforeApplication
    * that run has not ended (Windmill skips the tick), or, for a late tick, when that run has not
    * started or started after this tick was due (it is the one late run after a gap).
    */
-  private async skips(row: ScheduleRow, tick: Date, late: boolean, query: Query): Promise<boolean> {
-    if (!late && !row.no_flow_overlap) return false;
-    const previous = await this.store.previousRun(query, row.workspace_id, row.path, tick);
-    if (!previous) return false;
-    const job = await this.jobs.load(previous.job_id);
-    if (!job) return false;
+  private givesWay(
+    row: ScheduleRow,
+    tick: Date,
+    late: boolean,
+    previous: ScheduleRunRow,
+    job: JobRecord | undefined,
+  ): boolean {
+    if (!job) {
+      // Recorded, its start still to come (`claimStalled`): it runs, so this tick waits for it.
+      return previous.completed_at === null && !previous.started;
+    }
     const ended = isTerminalJobStatus(job.status);
     if (row.no_flow_overlap && !ended) return true;
     if (!late) return false;
     // Started after this tick was due (it may have ended since): it is the late run.
     if (job.started_at !== null) return job.started_at > tick;
     return !ended;
+  }
+
+  /** Starts the recorded runs, a bounded number at once; records which started and which cannot. */
+  private async startAll(runs: readonly TickRun[]): Promise<void> {
+    const started: TickRun[] = [];
+    let next = 0;
+    const lane = async (): Promise<void> => {
+      while (next < runs.length) {
+        const run = runs[next++];
+        if (await this.start(run)) started.push(run);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(this.settings.startsAtOnce, runs.length) }, lane));
+    await this.store.started(started);
+    for (const _ of started) this.metrics.fired('schedule');
+  }
+
+  private async start(run: TickRun): Promise<boolean> {
+    try {
+      await this.starter.start(run, {
+        path: run.script_path,
+        isFlow: run.is_flow,
+        args: run.args ?? {},
+        jobId: run.job_id,
+        scheduledFor: run.scheduled_for,
+        tag: run.tag,
+        trigger: { kind: 'schedule', path: run.schedule_path },
+      });
+      return true;
+    } catch (error) {
+      this.metrics.failed('schedule');
+      const where = `schedule ${run.workspace_id}/${run.schedule_path}`;
+      if (error instanceof MeshError && REFUSALS.has(error.code)) {
+        this.log.warn(`${where} could not start its run: ${error.message}`);
+        await this.store.refused(run, error.message);
+      } else {
+        // Transient: the recorded run is started again once stalled (`claimStalled`).
+        this.log.warn(`${where}: run not started yet, will retry: ${messageOf(error)}`);
+      }
+      return false;
+    }
   }
 
   private cronOf(row: ScheduleRow): CronSchedule {
