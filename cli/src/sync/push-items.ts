@@ -168,9 +168,10 @@ async function pushFlow(http: RegistryHttp, doc: FlowDocument): Promise<PushOutc
   return 'updated';
 }
 
-/** A field the file leaves out matches what the mesh holds when that is unset or off. */
+/** A field the file leaves out matches what the mesh holds when that is unset, off or empty (`args: {}`). */
 function sameField(given: unknown, held: unknown): boolean {
-  if (given === undefined || given === null) return held === undefined || held === null || held === false;
+  if (given === undefined || given === null)
+    return held === undefined || held === null || held === false || jsonEqual(held, {});
   return jsonEqual(given, held);
 }
 

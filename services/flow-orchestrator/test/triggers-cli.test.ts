@@ -373,6 +373,9 @@ describe('flowmesh schedules, routes, webhooks, push and pull of triggers', () =
     );
     expect(moved.stdout).toBe('created schedule u/admin/cli_other\n');
     expect((await held('schedules/get/u/admin/cli_other')).body).toMatchObject({ enabled: false });
+    // A file that leaves fields out (no args: the mesh keeps {}) is unchanged the second time.
+    const again = await cli(['push', join(work, 'moved/other.schedule.yaml')]);
+    expect([again.code, again.stdout]).toEqual([0, 'unchanged schedule u/admin/cli_other\n']);
   });
 });
 
