@@ -24,6 +24,8 @@ Each YAML or JSON file is one item and says which with kind:
   kind: flow       path, summary?, description?, value (the OpenFlow value), schema?
   kind: schedule   path, schedule, timezone, script_path, is_flow, args?, enabled?, handlers... (flowmesh schedules --help)
   kind: http_trigger  path, route_path, http_method, script_path, is_flow, authentication_method, ... (flowmesh routes --help)
+Windmill's own files (wmill sync: f/ops/nightly.schedule.yaml, f/ops/hook.http_trigger.yaml) need
+neither: the name says the kind, the place under the directory pushed says the path.
 A script may instead be a code file (lookup.ts, calc.py, ...) beside a sidecar lookup.script.yaml
 holding the other fields; the language then defaults from the extension.
 Talks to the mesh at $FLOWMESH_URL (default http://127.0.0.1:8000) with $FLOWMESH_TOKEN.`;
