@@ -6,6 +6,7 @@ import { JobStore } from '../../store/job.store.js';
 import type { JobRecord } from '../../store/job.record.js';
 import { ScheduleRunStarter } from './schedule-run.starter.js';
 import { ScheduleStore, type ScheduleRow, type ScheduleRunRow } from './schedule.store.js';
+import { failureHandlerDue, failureHistoryNeeded, recoveredFrom } from './handler-rules.js';
 import { handlerTarget } from './schedule.validator.js';
 import { handlerJobId } from './tick-job-id.js';
 import { TriggerMetrics } from './trigger.metrics.js';
@@ -80,15 +81,9 @@ export class ScheduleRunsListener {
       if (!schedule.on_failure) return [];
       const times = Math.max(1, schedule.on_failure_times ?? 1);
       const exact = schedule.on_failure_exact ?? false;
-      if (times > 1 || exact) {
-        const before = await this.store.endedRunsBefore(run, exact ? times : times - 1);
-        const matches = exact
-          ? before.length === times &&
-            before.slice(0, times - 1).every((past) => past.success === false) &&
-            before[times - 1].success === true
-          : before.length === times - 1 && before.every((past) => past.success === false);
-        if (!matches) return [];
-      }
+      const needed = failureHistoryNeeded(times, exact);
+      const before = needed > 0 ? await this.store.endedRunsBefore(run, needed) : [];
+      if (!failureHandlerDue(times, exact, before)) return [];
       return [
         {
           handler: 'on_failure',
@@ -118,13 +113,8 @@ export class ScheduleRunsListener {
       });
     if (schedule.on_recovery) {
       const times = Math.max(1, schedule.on_recovery_times ?? 1);
-      const before = await this.store.endedRunsBefore(run, times);
-      const failed = before[times - 1];
-      if (
-        before.length === times &&
-        before.slice(0, times - 1).every((past) => past.success === true) &&
-        failed?.success === false
-      ) {
+      const failed = recoveredFrom(times, await this.store.endedRunsBefore(run, times));
+      if (failed) {
         const failedJob = await this.jobs.load(failed.job_id);
         handlers.push({
           handler: 'on_recovery',

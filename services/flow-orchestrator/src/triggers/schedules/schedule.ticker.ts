@@ -1,4 +1,4 @@
-import { isTerminalJobStatus, MeshError } from '@flowmesh/contracts';
+import { MeshError } from '@flowmesh/contracts';
 import {
   Inject,
   Injectable,
@@ -8,18 +8,12 @@ import {
   type OnApplicationBootstrap,
 } from '@nestjs/common';
 import type { Query } from '../../store/connection-lanes.js';
-import type { JobRecord } from '../../store/job.record.js';
 import { JobStore } from '../../store/job.store.js';
 import { CronSchedule } from './cron-schedule.js';
 import { ScheduleRunStarter } from './schedule-run.starter.js';
-import {
-  ScheduleStore,
-  type ScheduleRow,
-  type ScheduleRunRow,
-  type TickPlan,
-  type TickRun,
-} from './schedule.store.js';
+import { ScheduleStore, type ScheduleRow, type TickPlan, type TickRun } from './schedule.store.js';
 import { tickJobId } from './tick-job-id.js';
+import { givesWay } from './tick-rules.js';
 import { TriggerMetrics } from './trigger.metrics.js';
 
 /** How the ticker polls; the defaults suit production and tests alike. */
@@ -178,34 +172,13 @@ export class ScheduleTicker implements OnApplicationBootstrap, BeforeApplication
       const next = cron.nextAfter(late ? now : tick);
       const clearPause = row.paused_until !== null;
       const before = previous.get(`${row.workspace_id}/${row.path}`);
-      if (before && this.givesWay(row, tick, late, before, jobs.get(before.job_id)))
+      if (
+        before &&
+        givesWay({ noFlowOverlap: row.no_flow_overlap, tick, late }, before, jobs.get(before.job_id))
+      )
         return { row, next, clearPause };
       return { row, next, clearPause, fire: { tick, jobId: tickJobId(row.workspace_id, row.path, tick) } };
     });
-  }
-
-  /**
-   * Whether this tick gives way to the schedule's previous run: with `no_flow_overlap` while
-   * that run has not ended (Windmill skips the tick), or, for a late tick, when that run has not
-   * started or started after this tick was due (it is the one late run after a gap).
-   */
-  private givesWay(
-    row: ScheduleRow,
-    tick: Date,
-    late: boolean,
-    previous: ScheduleRunRow,
-    job: JobRecord | undefined,
-  ): boolean {
-    if (!job) {
-      // Recorded, its start still to come (`claimStalled`): it runs, so this tick waits for it.
-      return previous.completed_at === null && !previous.started;
-    }
-    const ended = isTerminalJobStatus(job.status);
-    if (row.no_flow_overlap && !ended) return true;
-    if (!late) return false;
-    // Started after this tick was due (it may have ended since): it is the late run.
-    if (job.started_at !== null) return job.started_at > tick;
-    return !ended;
   }
 
   /** Starts the recorded runs, a bounded number at once; records which started and which cannot. */
