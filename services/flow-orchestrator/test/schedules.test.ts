@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   createOrchestratorJobsClient,
@@ -513,5 +513,51 @@ describe('schedules', () => {
       description: 'the error to clear once a run starts',
     });
     await disable('u/admin/orphan');
+  });
+
+  it('retries a scheduled script as Windmill does (a one-step flow with the retry)', async () => {
+    const inMain = admin();
+    await mesh.items.createScript({
+      ...inMain,
+      path: 'u/admin/second_time',
+      summary: 'fails its first attempt ever',
+      language: 'bun',
+      content: `import { appendFileSync, readFileSync } from 'node:fs';
+export async function main(word: string) {
+  const file = ${JSON.stringify(join(dir, 'attempts'))};
+  appendFileSync(file, 'x');
+  if (readFileSync(file, 'utf8').length === 1) throw new Error('first attempt');
+  return word;
+}`,
+    });
+    const bad = await mesh.http('POST', 'schedules/create', 'admin', {
+      ...base,
+      path: 'u/admin/retried',
+      script_path: 'u/admin/second_time',
+      is_flow: false,
+      retry: { constant: { attempts: 'two' } },
+    });
+    expect([bad.status, issues(bad)]).toEqual([400, ['retry.constant.attempts']]);
+    await schedules.create({
+      ...inMain,
+      ...base,
+      path: 'u/admin/retried',
+      schedule: '* * * * * *',
+      script_path: 'u/admin/second_time',
+      is_flow: false,
+      args: { word: 'again' },
+      retry: { constant: { attempts: 2, seconds: 1 } },
+    });
+    await waitFor(async () => ended(await runsOf('u/admin/second_time', 'u/admin/retried')).length >= 1, {
+      timeoutMs: 30_000,
+      description: 'a retried run to end',
+    });
+    await disable('u/admin/retried');
+    const runs = await allEnded('u/admin/second_time', 'u/admin/retried');
+    // The first attempt ever failed, yet every run succeeded: that run was tried again.
+    expect(runs.map((job) => [job.status, job.kind])).toEqual(runs.map(() => ['completed', 'flowpreview']));
+    expect(readFileSync(join(dir, 'attempts'), 'utf8').length).toBe(runs.length + 1);
+    const job = await jobs.get({ ...inMain, id: runs[0].id });
+    expect([job.result, job.args, job.path]).toEqual(['again', { word: 'again' }, 'u/admin/second_time']);
   });
 });

@@ -25,6 +25,11 @@ export interface ScheduledRun {
   /** The tick the run waits for (`scheduled_for`, it waits with `wake_at`); absent: now. */
   readonly scheduledFor?: Date;
   readonly tag?: string | null;
+  /**
+   * Windmill's schedule `retry`, for a script: the run is then a one-step flow running the script
+   * with that retry (Windmill's `SingleStepFlow`); a flow has retries of its own on its steps.
+   */
+  readonly retry?: Record<string, unknown> | null;
   /** Recorded on the job (`trigger_kind`, `trigger_path`); a handler's run has none, as in Windmill. */
   readonly trigger?: TriggerRef;
 }
@@ -60,7 +65,13 @@ export class ScheduleRunStarter {
       ...(run.trigger ? { trigger: run.trigger } : {}),
     };
     const identity = ownerIdentity(owner);
-    return run.isFlow ? this.flows.run(request, identity) : this.scripts.run(request, identity);
+    if (run.isFlow) return this.flows.run(request, identity);
+    if (!run.retry) return this.scripts.run(request, identity);
+    const { tag: _step, ...asFlow } = request;
+    return this.flows.run(
+      { ...asFlow, value: scriptWithRetry(run.path, run.args, run.tag, run.retry) },
+      identity,
+    );
   }
 }
 
@@ -77,5 +88,34 @@ function ownerIdentity(owner: RunOwner): CallerIdentity {
     email: owner.email,
     isAdmin: false,
     groups: [],
+  };
+}
+
+/** A script by path as the one step of a flow, with the schedule's args and retry. */
+function scriptWithRetry(
+  path: string,
+  args: Record<string, unknown>,
+  tag: string | null | undefined,
+  retry: Record<string, unknown>,
+): Record<string, unknown> {
+  const inputTransforms = Object.fromEntries(
+    Object.keys(args).map((name) => [
+      name,
+      { type: 'javascript', expr: `flow_input[${JSON.stringify(name)}]` },
+    ]),
+  );
+  return {
+    modules: [
+      {
+        id: 'scheduled',
+        value: {
+          type: 'script',
+          path,
+          input_transforms: inputTransforms,
+          ...(tag ? { tag_override: tag } : {}),
+        },
+        retry,
+      },
+    ],
   };
 }

@@ -91,7 +91,7 @@ export type TickRun = Pick<
   ScheduleRunRow,
   'workspace_id' | 'schedule_path' | 'scheduled_for' | 'job_id' | 'script_path' | 'is_flow'
 > &
-  Pick<ScheduleRow, 'args' | 'tag' | 'owner_token' | 'edited_by' | 'email'>;
+  Pick<ScheduleRow, 'args' | 'tag' | 'retry' | 'owner_token' | 'edited_by' | 'email'>;
 
 /** What the ticker decided for a claimed schedule: its next tick, and the run of this one, if any. */
 export interface TickPlan {
@@ -396,6 +396,7 @@ export class ScheduleStore {
           is_flow: row.is_flow,
           args: row.args,
           tag: row.tag,
+          retry: row.retry,
           owner_token: row.owner_token,
           edited_by: row.edited_by,
           email: row.email,
@@ -469,7 +470,7 @@ export class ScheduleStore {
          UPDATE schedule_run r SET attempt_at = now() FROM stalled WHERE r.job_id = stalled.job_id RETURNING r.*
        )
        SELECT c.workspace_id, c.schedule_path, c.scheduled_for, c.job_id, c.script_path, c.is_flow,
-              s.args, s.tag, s.owner_token, s.edited_by, s.email
+              s.args, s.tag, s.retry, s.owner_token, s.edited_by, s.email
        FROM claimed c JOIN schedule s ON s.workspace_id = c.workspace_id AND s.path = c.schedule_path`,
       [olderThanMs, limit],
     );

@@ -205,6 +205,7 @@ export class ScheduleTicker implements OnApplicationBootstrap, BeforeApplication
         jobId: run.job_id,
         scheduledFor: run.scheduled_for,
         tag: run.tag,
+        retry: run.retry,
         trigger: { kind: 'schedule', path: run.schedule_path },
       });
       return true;

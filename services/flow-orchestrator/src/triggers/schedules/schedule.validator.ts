@@ -1,4 +1,4 @@
-import { MeshError, type ValidationIssue } from '@flowmesh/contracts';
+import { MeshError, RetrySchema, toValidationIssues, type ValidationIssue } from '@flowmesh/contracts';
 import { Injectable } from '@nestjs/common';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { RegistryGateway } from '../../registry/registry.gateway.js';
@@ -26,6 +26,8 @@ export interface ScheduleDraft {
   readonly isFlow: boolean;
   readonly args: Record<string, unknown>;
   readonly handlers: Partial<Record<'on_failure' | 'on_recovery' | 'on_success', string | null | undefined>>;
+  /** Windmill's retry of a script's run (an OpenFlow module `retry`). */
+  readonly retry?: Record<string, unknown> | null;
 }
 
 const GONE = new Set(['NOT_FOUND', 'PERMISSION_DENIED']);
@@ -53,6 +55,16 @@ export class ScheduleValidator {
   async check(draft: ScheduleDraft): Promise<CronSchedule> {
     const cron = CronSchedule.parse(draft.schedule, draft.timezone);
     const issues: ValidationIssue[] = Array.isArray(cron) ? [...cron] : [];
+    if (draft.retry) {
+      const retry = RetrySchema.safeParse(draft.retry);
+      if (!retry.success)
+        issues.push(
+          ...toValidationIssues(retry.error).map((issue) => ({
+            path: issue.path === '(root)' ? 'retry' : `retry.${issue.path}`,
+            message: issue.message,
+          })),
+        );
+    }
     const [target, ...handlers] = await Promise.all([
       this.readSchema(draft, { path: draft.scriptPath, isFlow: draft.isFlow }, 'script_path'),
       ...Object.entries(draft.handlers)

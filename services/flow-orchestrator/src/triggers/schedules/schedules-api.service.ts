@@ -77,6 +77,7 @@ export class SchedulesApi {
       isFlow: req.is_flow,
       args: req.args ?? {},
       handlers: { on_failure: req.on_failure, on_recovery: req.on_recovery, on_success: req.on_success },
+      retry: req.retry,
     });
     const enabled = req.enabled ?? true;
     const owner = await this.mint(caller, req.path);
@@ -141,6 +142,7 @@ export class SchedulesApi {
       isFlow: row.is_flow,
       args: edit.args ?? {},
       handlers: { on_failure: edit.on_failure, on_recovery: edit.on_recovery, on_success: edit.on_success },
+      retry: edit.retry,
     });
     const owner = await this.mint(caller, path);
     const label = scheduleTokenLabel(workspace, path);
