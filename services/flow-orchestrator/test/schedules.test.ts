@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
@@ -11,6 +12,7 @@ import {
   type Schedule,
 } from '@flowmesh/contracts';
 import { scriptScratchDir, startTestService, waitFor, type TestService } from '@flowmesh/testing';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { flowOrchestratorDefinition } from '../src/flow-orchestrator.definition.js';
 import { RESUME_KEY, scriptStep, startRunApiMesh, type RunApiMesh } from './support/run-api-mesh.js';
@@ -559,5 +561,48 @@ export async function main(word: string) {
     expect(readFileSync(join(dir, 'attempts'), 'utf8').length).toBe(runs.length + 1);
     const job = await jobs.get({ ...inMain, id: runs[0].id });
     expect([job.result, job.args, job.path]).toEqual(['again', { word: 'again' }, 'u/admin/second_time']);
+  });
+
+  it('starts the tick a replica recorded but died before starting: late, once', async () => {
+    const inMain = admin();
+    // Due on New Year's midnight only: the ticker itself fires nothing during the test.
+    await schedules.create({
+      ...inMain,
+      ...base,
+      path: 'u/admin/orphaned',
+      schedule: '0 0 0 1 1 *',
+      args: { x: 9 },
+    });
+    const tick = new Date(Math.ceil(Date.now() / 1_000) * 1_000 + 1_000);
+    const jobId = randomUUID();
+    // What a replica leaves when it dies between its claim's commit and the run's start.
+    const client = new pg.Client({ connectionString: mesh.orchestrator.config.database.url });
+    await client.connect();
+    try {
+      await client.query('SET search_path TO orchestrator');
+      await client.query(
+        `INSERT INTO schedule_run (workspace_id, schedule_path, scheduled_for, job_id, script_path, is_flow, attempt_at)
+         VALUES ('main', 'u/admin/orphaned', $1, $2, 'u/admin/tick', true, now() - interval '10 seconds')`,
+        [tick, jobId],
+      );
+    } finally {
+      await client.end();
+    }
+    const job = await waitFor(
+      async () => {
+        const found = await jobs.get({ ...inMain, id: jobId });
+        return isTerminalJobStatus(found.status) ? found : undefined;
+      },
+      { timeoutMs: 30_000, description: 'the orphaned tick to run' },
+    );
+    expect(job).toMatchObject({
+      status: 'completed',
+      result: 9,
+      trigger_kind: 'schedule',
+      trigger: 'u/admin/orphaned',
+    });
+    expect(Date.parse(job.scheduled_for!)).toBe(tick.getTime());
+    expect((await runsOf('u/admin/tick', 'u/admin/orphaned')).map((run) => run.id)).toEqual([jobId]);
+    await schedules.delete({ ...inMain, path: 'u/admin/orphaned' });
   });
 });
