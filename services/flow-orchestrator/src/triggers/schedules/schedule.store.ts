@@ -476,6 +476,31 @@ export class ScheduleStore {
     );
   }
 
+  /**
+   * Forgets ended, handled runs a schedule no longer needs: each keeps its last
+   * `max(on_failure_times, on_recovery_times) + 1` ended runs (what its handlers read), the rest
+   * goes (the jobs themselves stay, as any job does). Up to `limit` rows; the number removed.
+   */
+  async prune(limit: number): Promise<number> {
+    const rows = await this.lanes.query(
+      `DELETE FROM schedule_run r USING (
+         SELECT job_id FROM (
+           SELECT run.job_id,
+             row_number() OVER (PARTITION BY run.workspace_id, run.schedule_path ORDER BY run.scheduled_for DESC) AS n,
+             GREATEST(COALESCE(s.on_failure_times, 1), COALESCE(s.on_recovery_times, 1)) + 1 AS keep
+           FROM schedule_run run
+           JOIN schedule s ON s.workspace_id = run.workspace_id AND s.path = run.schedule_path
+           WHERE run.completed_at IS NOT NULL
+         ) ranked
+         WHERE n > keep LIMIT $1
+       ) old
+       WHERE r.job_id = old.job_id AND r.handled
+       RETURNING r.job_id`,
+      [limit],
+    );
+    return rows.length;
+  }
+
   /** Records a run's end (idempotent); the run, or undefined when the job is no schedule's run. */
   async completeRun(jobId: string, success: boolean, completedAt: Date): Promise<ScheduleRunRow | undefined> {
     const rows = await this.lanes.query<ScheduleRunRow>(

@@ -46,6 +46,9 @@ export const DEFAULT_TICKER_SETTINGS: ScheduleTickerSettings = {
   stalledAfterMs: 3_000,
 };
 
+/** Polls between two prunes of `schedule_run` (about a minute at the default poll). */
+const PRUNE_EVERY = 600;
+
 /** Errors that say the run cannot start as the schedule stands: recorded, and the tick passes. */
 const REFUSALS = new Set([
   'VALIDATION_FAILED',
@@ -84,6 +87,7 @@ export class ScheduleTicker implements OnApplicationBootstrap, BeforeApplication
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private stopped = false;
+  private polls = 0;
 
   constructor(
     private readonly store: ScheduleStore,
@@ -118,6 +122,8 @@ export class ScheduleTicker implements OnApplicationBootstrap, BeforeApplication
     );
     await this.startAll(runs);
     await this.startAll(await this.store.claimStalled(this.settings.stalledAfterMs, this.settings.batch));
+    // Now and then, the runs' rows no handler will read again (a schedule a second makes 86 400 a day).
+    if (++this.polls % PRUNE_EVERY === 0) await this.store.prune(10_000);
     return claimed;
   }
 
