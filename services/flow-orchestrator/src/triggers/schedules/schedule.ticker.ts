@@ -8,6 +8,7 @@ import {
   type OnApplicationBootstrap,
 } from '@nestjs/common';
 import type { Query } from '../../store/connection-lanes.js';
+import { EngineOutbox } from '../../engine/engine-outbox.js';
 import { JobStore } from '../../store/job.store.js';
 import { CronSchedule } from './cron-schedule.js';
 import { ScheduleRunStarter } from './schedule-run.starter.js';
@@ -45,6 +46,9 @@ export const DEFAULT_TICKER_SETTINGS: ScheduleTickerSettings = {
   startsAtOnce: 64,
   stalledAfterMs: 3_000,
 };
+
+/** Jobs `JobStore.wakeDue` wakes per statement. */
+const WAKE_BATCH = 500;
 
 /** Polls between two prunes of `schedule_run` (about a minute at the default poll). */
 const PRUNE_EVERY = 600;
@@ -88,12 +92,15 @@ export class ScheduleTicker implements OnApplicationBootstrap, BeforeApplication
   private running: Promise<void> | undefined;
   private stopped = false;
   private polls = 0;
+  /** Ticks whose waiting runs this replica wakes itself, at the tick (timer by tick time). */
+  private readonly armed = new Map<number, NodeJS.Timeout>();
 
   constructor(
     private readonly store: ScheduleStore,
     private readonly jobs: JobStore,
     private readonly starter: ScheduleRunStarter,
     private readonly metrics: TriggerMetrics,
+    private readonly outbox: EngineOutbox,
     @Optional() @Inject(SCHEDULE_TICKER_SETTINGS) settings?: ScheduleTickerSettings,
   ) {
     this.settings = settings ?? DEFAULT_TICKER_SETTINGS;
@@ -106,6 +113,8 @@ export class ScheduleTicker implements OnApplicationBootstrap, BeforeApplication
   async beforeApplicationShutdown(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
+    for (const timer of this.armed.values()) clearTimeout(timer);
+    this.armed.clear();
     await this.running;
   }
 
@@ -200,6 +209,38 @@ export class ScheduleTicker implements OnApplicationBootstrap, BeforeApplication
     await Promise.all(Array.from({ length: Math.min(this.settings.startsAtOnce, runs.length) }, lane));
     await this.store.started(started);
     for (const _ of started) this.metrics.fired('schedule');
+    for (const run of started) this.wakeAt(run.scheduled_for);
+  }
+
+  /**
+   * A run started ahead waits for its tick (`wake_at`); the timer of parked jobs would queue it
+   * at its next poll (up to `FLOWMESH_TIMER_POLL_MS`, 100 ms, late). The replica that started it
+   * queues it at the tick instead, with every other job due then; the timer stays the fallback.
+   */
+  private wakeAt(tick: Date): void {
+    const at = tick.getTime();
+    if (this.stopped || this.armed.has(at) || at <= Date.now()) return;
+    const timer = setTimeout(
+      () => {
+        this.armed.delete(at);
+        void this.wakeDue().catch((error: unknown) => {
+          this.log.warn(`waking the runs of a tick failed (the timer will): ${messageOf(error)}`);
+        });
+      },
+      at - Date.now() + 1,
+    );
+    timer.unref();
+    this.armed.set(at, timer);
+  }
+
+  private async wakeDue(): Promise<void> {
+    let woken = 0;
+    for (let round = 0; round < 4; round++) {
+      const n = await this.jobs.wakeDue();
+      woken += n;
+      if (n < WAKE_BATCH) break;
+    }
+    if (woken > 0) this.outbox.wake();
   }
 
   private async start(run: TickRun): Promise<boolean> {
