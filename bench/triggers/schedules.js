@@ -132,44 +132,34 @@ export async function schedulePart(fm, { count, seconds, settleSeconds, graceSec
   const floor = await timer;
   await sleep(Math.max(0, to - Date.now()));
   const cpu = cpuBetween(cpuBefore, cpuSnapshot(mesh));
-  await sleep(Math.max(0, to + graceSeconds * 1000 - Date.now()));
 
   const schema = SERVICE_SCHEMAS['flow-orchestrator'];
   const window = [from, to];
   const inWindow = `scheduled_for >= to_timestamp($1::float8 / 1000) AND scheduled_for < to_timestamp($2::float8 / 1000)`;
   const db = new pg.Client({ connectionString: fm.databaseUrl });
   await db.connect();
-  let rows;
-  let claimed;
-  let batches;
-  try {
-    // The ticker's record of each tick it fired (`schedule_run`, written in the transaction that
-    // claimed the schedule; `created_at` is that transaction's start).
-    claimed = await db
+  // The ticker's record of each tick it fired (`schedule_run`, written in the transaction that
+  // claimed the schedule; `created_at` is that transaction's start). The ticker prunes ended runs
+  // about once a minute, so it is read at the window's end and again after the grace time.
+  const claims = new Map();
+  const readClaims = () =>
+    db
       .query(
-        `SELECT (extract(epoch FROM created_at - scheduled_for) * 1000)::float8 AS late
+        `SELECT job_id::text AS id, (extract(epoch FROM created_at) * 1000)::float8 AS at
            FROM ${schema}.schedule_run WHERE ${inWindow}`,
         window,
       )
       .then(
-        (answer) => answer.rows.map((row) => row.late),
-        () => [],
+        (answer) => {
+          for (const row of answer.rows) if (!claims.has(row.id)) claims.set(row.id, row.at);
+        },
+        () => undefined,
       );
-    // The ticker's claim transactions over the window: the ticks each claimed (rows sharing the
-    // transaction's start) and how long after its start the last of their jobs was made.
-    batches = await db
-      .query(
-        `SELECT count(*)::int AS ticks,
-                (extract(epoch FROM max(j.created_at) - r.created_at) * 1000)::float8 AS took
-           FROM ${schema}.schedule_run r JOIN ${schema}.job j ON j.id = r.job_id
-          WHERE r.scheduled_for >= to_timestamp($1::float8 / 1000) AND r.scheduled_for < to_timestamp($2::float8 / 1000)
-          GROUP BY r.created_at`,
-        window,
-      )
-      .then(
-        (answer) => answer.rows,
-        () => [],
-      );
+  let rows;
+  try {
+    await readClaims();
+    await sleep(Math.max(0, to + graceSeconds * 1000 - Date.now()));
+    await readClaims();
     ({ rows } = await db.query(
       `WITH runs AS (
          SELECT id, trigger_path, scheduled_for, created_at, started_at, completed_at
@@ -181,8 +171,9 @@ export async function schedulePart(fm, { count, seconds, settleSeconds, graceSec
           WHERE (msg_id LIKE 'timer:%' OR msg_id LIKE 'run:%')
             AND created_at >= to_timestamp($1::float8 / 1000) - interval '5 seconds'
           GROUP BY 1)
-       SELECT r.trigger_path AS path,
+       SELECT r.id::text AS id, r.trigger_path AS path,
               (extract(epoch FROM r.scheduled_for) * 1000)::float8 AS tick,
+              (extract(epoch FROM r.created_at) * 1000)::float8 AS created_at,
               (extract(epoch FROM r.created_at - r.scheduled_for) * 1000)::float8 AS created_late,
               (extract(epoch FROM q.made - r.scheduled_for) * 1000)::float8 AS queued_late,
               (extract(epoch FROM q.published - r.scheduled_for) * 1000)::float8 AS published_late,
@@ -194,6 +185,20 @@ export async function schedulePart(fm, { count, seconds, settleSeconds, graceSec
   } finally {
     await db.end();
   }
+  // Claims: lateness of each claim against its tick, and the claim transactions (the rows sharing
+  // one start): how many ticks each took and how long after its start the last of their jobs was made.
+  const claimed = [];
+  const byClaim = new Map();
+  for (const row of rows) {
+    const at = claims.get(row.id);
+    if (at === undefined) continue;
+    claimed.push(at - row.tick);
+    const claim = byClaim.get(at) ?? { ticks: 0, lastMade: -Infinity };
+    claim.ticks += 1;
+    claim.lastMade = Math.max(claim.lastMade, row.created_at);
+    byClaim.set(at, claim);
+  }
+  const batches = [...byClaim].map(([at, { ticks, lastMade }]) => ({ ticks, took: lastMade - at }));
   const perTick = new Map();
   for (const row of rows) {
     const key = `${row.path} ${Math.round(row.tick)}`;
