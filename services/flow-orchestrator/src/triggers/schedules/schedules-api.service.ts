@@ -81,20 +81,23 @@ export class SchedulesApi {
     });
     const enabled = req.enabled ?? true;
     const owner = await this.mint(caller, req.path);
-    const inserted = await this.store.insert({
-      workspace_id: req.workspace,
-      path: req.path,
-      edited_at: new Date(),
-      enabled,
-      script_path: req.script_path,
-      is_flow: req.is_flow,
-      error: null,
-      ...settings,
-      ...owner,
-      next_fire_at: enabled ? firstTick(cron, new Date(), settings.paused_until) : null,
-    });
+    const label = scheduleTokenLabel(req.workspace, req.path);
+    const inserted = await this.unlessFailed(owner, req.workspace, label, () =>
+      this.store.insert({
+        workspace_id: req.workspace,
+        path: req.path,
+        edited_at: new Date(),
+        enabled,
+        script_path: req.script_path,
+        is_flow: req.is_flow,
+        error: null,
+        ...settings,
+        ...owner,
+        next_fire_at: enabled ? firstTick(cron, new Date(), settings.paused_until) : null,
+      }),
+    );
     if (!inserted) {
-      await this.owners.revoke(sealedOf(owner), req.workspace, scheduleTokenLabel(req.workspace, req.path));
+      await this.owners.revoke(sealedOf(owner), req.workspace, label);
       throw new MeshError('CONFLICT', `schedule ${req.path} already exists`, { path: req.path });
     }
     return { path: req.path };
@@ -146,8 +149,10 @@ export class SchedulesApi {
     });
     const owner = await this.mint(caller, path);
     const label = scheduleTokenLabel(workspace, path);
-    const updated = await this.store.update(workspace, path, settings, owner, (enabled) =>
-      enabled ? firstTick(cron, new Date(), settings.paused_until) : null,
+    const updated = await this.unlessFailed(owner, workspace, label, () =>
+      this.store.update(workspace, path, settings, owner, (enabled) =>
+        enabled ? firstTick(cron, new Date(), settings.paused_until) : null,
+      ),
     );
     if (!updated) {
       await this.owners.revoke(sealedOf(owner), workspace, label);
@@ -238,6 +243,21 @@ export class SchedulesApi {
       owner_token: minted.sealed,
       owner_token_prefix: minted.prefix,
     };
+  }
+
+  /** `write`, revoking the token just minted for it should it fail: no token outlives its save. */
+  private async unlessFailed<T>(
+    owner: ScheduleOwner,
+    workspace: string,
+    label: string,
+    write: () => Promise<T>,
+  ): Promise<T> {
+    try {
+      return await write();
+    } catch (error) {
+      await this.owners.revoke(sealedOf(owner), workspace, label);
+      throw error;
+    }
   }
 
   /** Runs started ahead of a tick that has not come: Windmill clears them when a schedule changes. */
