@@ -50,6 +50,9 @@ export const DEFAULT_TICKER_SETTINGS: ScheduleTickerSettings = {
 /** Jobs `JobStore.wakeDue` wakes per statement. */
 const WAKE_BATCH = 500;
 
+/** Polls between two looks for runs left unstarted. */
+const STALLED_EVERY = 10;
+
 /** Polls between two prunes of `schedule_run` (about a minute at the default poll). */
 const PRUNE_EVERY = 600;
 
@@ -130,9 +133,11 @@ export class ScheduleTicker implements OnApplicationBootstrap, BeforeApplication
       (rows, query) => this.plan(rows, query),
     );
     await this.startAll(runs);
-    await this.startAll(await this.store.claimStalled(this.settings.stalledAfterMs, this.settings.batch));
+    // Runs left unstarted are looked for once a second: they are seconds old when they count.
+    if (++this.polls % STALLED_EVERY === 0)
+      await this.startAll(await this.store.claimStalled(this.settings.stalledAfterMs, this.settings.batch));
     // Now and then, the runs' rows no handler will read again (a schedule a second makes 86 400 a day).
-    if (++this.polls % PRUNE_EVERY === 0) await this.store.prune(10_000);
+    if (this.polls % PRUNE_EVERY === 0) await this.store.prune(10_000);
     return claimed;
   }
 
