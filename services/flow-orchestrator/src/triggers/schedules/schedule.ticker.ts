@@ -27,7 +27,10 @@ export interface ScheduleTickerSettings {
    * the database's latency when it was started.
    */
   readonly aheadMs: number;
-  /** A tick fired this long after it was due is late: the mesh (or this ticker) was down. */
+  /**
+   * A tick claimed this long after it was due is late: the mesh (or every ticker) was down. Less
+   * late, it runs and the ticks after it follow from it (a busy moment catches up, loses none).
+   */
   readonly lateAfterMs: number;
   /** Schedules claimed per transaction. */
   readonly batch: number;
@@ -41,7 +44,7 @@ export const SCHEDULE_TICKER_SETTINGS = Symbol('SCHEDULE_TICKER_SETTINGS');
 export const DEFAULT_TICKER_SETTINGS: ScheduleTickerSettings = {
   pollMs: 100,
   aheadMs: 1_000,
-  lateAfterMs: 1_000,
+  lateAfterMs: 2_000,
   batch: 500,
   startsAtOnce: 64,
   stalledAfterMs: 3_000,
