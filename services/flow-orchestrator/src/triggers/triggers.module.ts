@@ -1,7 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { HttpRoutesModule } from './http-routes/http-routes.module.js';
 import { SchedulesModule } from './schedules/schedules.module.js';
-import { TriggerOwnersModule } from './trigger-owners.module.js';
+import { TriggersSharedModule } from './triggers-shared.module.js';
 import { WebhooksModule } from './webhooks/webhooks.module.js';
 
 /**
@@ -16,7 +16,7 @@ export class TriggersModule {
       module: TriggersModule,
       imports: [
         runApi,
-        TriggerOwnersModule,
+        TriggersSharedModule,
         SchedulesModule.forRoot(runApi),
         WebhooksModule.forRoot(runApi),
         HttpRoutesModule.forRoot(runApi),

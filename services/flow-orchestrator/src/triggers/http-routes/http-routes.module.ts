@@ -1,7 +1,6 @@
 import { SERVICE_CONFIG } from '@flowmesh/bootstrap';
 import { Module, type DynamicModule } from '@nestjs/common';
-import { TriggerOwnersModule } from '../trigger-owners.module.js';
-import { HttpRouteMetrics } from './http-route.metrics.js';
+import { TriggersSharedModule } from '../triggers-shared.module.js';
 import { HttpRouteTable, ROUTE_TABLE_REFRESH_MS } from './http-route.table.js';
 import { HttpTriggerStore } from './http-trigger.store.js';
 import { HttpTriggersApi } from './http-triggers-api.service.js';
@@ -22,7 +21,7 @@ export class HttpRoutesModule {
   static forRoot(runApi: DynamicModule): DynamicModule {
     return {
       module: HttpRoutesModule,
-      imports: [runApi, TriggerOwnersModule],
+      imports: [runApi, TriggersSharedModule],
       controllers: [HttpTriggersController, HttpTriggersHandler, RouteServingController],
       providers: [
         { provide: ROUTE_TABLE_REFRESH_MS, useValue: REFRESH_MS },
@@ -34,7 +33,6 @@ export class HttpRoutesModule {
         HttpTriggerStore,
         HttpRouteTable,
         HttpTriggersApi,
-        HttpRouteMetrics,
       ],
     };
   }

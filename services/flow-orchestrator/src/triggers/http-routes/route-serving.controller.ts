@@ -25,7 +25,7 @@ import {
   triggerQuery,
   type TriggerHttpRequest,
 } from '../trigger-event.js';
-import { HttpRouteMetrics, type RouteRejection } from './http-route.metrics.js';
+import { TriggerMetrics, type RouteRejection } from '../trigger.metrics.js';
 import { HttpRouteTable } from './http-route.table.js';
 import type { HttpTriggerRow } from './http-trigger.store.js';
 import { ownerLabel } from './http-triggers-api.service.js';
@@ -84,7 +84,7 @@ export class RouteServingController {
     private readonly runFlows: RunFlowUseCase,
     private readonly runScripts: RunScriptUseCase,
     private readonly wait: WaitForResultService,
-    private readonly metrics: HttpRouteMetrics,
+    private readonly metrics: TriggerMetrics,
     @Inject(ROUTE_BODY_LIMIT_BYTES) private readonly bodyLimitBytes: number,
   ) {
     this.identityClient = createRegistryIdentityClient(mesh);
@@ -171,11 +171,11 @@ export class RouteServingController {
         ? await this.runFlows.run(command, runAs.identity)
         : await this.runScripts.run(command, runAs.identity);
     } catch (error) {
-      this.metrics.failed();
+      this.metrics.failed('http');
       this.log.warn(`HTTP route ${row.workspace_id}/${row.path} could not start its run: ${codeOf(error)}`);
       throw error;
     }
-    this.metrics.fired();
+    this.metrics.fired('http');
     if (row.request_type === 'async') return send(res, 201, jobId, 'text/plain; charset=utf-8');
     const outcome = await this.wait.outcomeOf(
       { identity: runAs.identity, actor: { token: runAs.token } },
@@ -245,7 +245,7 @@ export class RouteServingController {
       // The registry down is not the owner's fault: said as it is (503), not as a refusal.
       if (error instanceof MeshError && (error.code === 'UNAVAILABLE' || error.code === 'TIMEOUT'))
         throw error;
-      this.metrics.failed();
+      this.metrics.failed('http');
       this.log.warn(`HTTP route ${row.workspace_id}/${row.path} cannot act as its owner: ${codeOf(error)}`);
       throw new MeshError(
         'PERMISSION_DENIED',

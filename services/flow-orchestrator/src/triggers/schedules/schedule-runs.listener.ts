@@ -9,7 +9,7 @@ import { ScheduleStore, type ScheduleRow, type ScheduleRunRow } from './schedule
 import { failureHandlerDue, failureHistoryNeeded, recoveredFrom } from './handler-rules.js';
 import { handlerTarget } from './schedule.validator.js';
 import { handlerJobId } from './tick-job-id.js';
-import { TriggerMetrics } from './trigger.metrics.js';
+import { TriggerMetrics } from '../trigger.metrics.js';
 
 const TRANSIENT = new Set(['UNAVAILABLE', 'TIMEOUT', 'INTERNAL']);
 

@@ -15,7 +15,7 @@ import { ScheduleRunStarter } from './schedule-run.starter.js';
 import { ScheduleStore, type ScheduleRow, type TickPlan, type TickRun } from './schedule.store.js';
 import { tickJobId } from './tick-job-id.js';
 import { givesWay } from './tick-rules.js';
-import { TriggerMetrics } from './trigger.metrics.js';
+import { TriggerMetrics } from '../trigger.metrics.js';
 
 /** How the ticker polls; the defaults suit production and tests alike. */
 export interface ScheduleTickerSettings {

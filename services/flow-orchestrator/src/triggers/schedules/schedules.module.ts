@@ -1,5 +1,5 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { TriggerOwnersModule } from '../trigger-owners.module.js';
+import { TriggersSharedModule } from '../triggers-shared.module.js';
 import { ScheduleRunStarter } from './schedule-run.starter.js';
 import { ScheduleRunsListener } from './schedule-runs.listener.js';
 import { ScheduleStore } from './schedule.store.js';
@@ -8,7 +8,6 @@ import { ScheduleValidator } from './schedule.validator.js';
 import { SchedulesApi } from './schedules-api.service.js';
 import { SchedulesController } from './schedules.controller.js';
 import { SchedulesHandler } from './schedules.handler.js';
-import { TriggerMetrics } from './trigger.metrics.js';
 
 /**
  * Schedules (the service role's): Windmill's schedule API over HTTP and `orchestrator.schedule.*`,
@@ -20,16 +19,9 @@ export class SchedulesModule {
   static forRoot(runApi: DynamicModule): DynamicModule {
     return {
       module: SchedulesModule,
-      imports: [runApi, TriggerOwnersModule],
+      imports: [runApi, TriggersSharedModule],
       controllers: [SchedulesController, SchedulesHandler, ScheduleRunsListener],
-      providers: [
-        ScheduleStore,
-        ScheduleValidator,
-        SchedulesApi,
-        ScheduleRunStarter,
-        ScheduleTicker,
-        TriggerMetrics,
-      ],
+      providers: [ScheduleStore, ScheduleValidator, SchedulesApi, ScheduleRunStarter, ScheduleTicker],
     };
   }
 }

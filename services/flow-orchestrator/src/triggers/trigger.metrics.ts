@@ -6,10 +6,15 @@ import type { Counter, Histogram } from '@opentelemetry/api';
 /** Bounds (seconds) of a trigger's lateness: on time is a few ms, a mesh that was down is minutes. */
 const LATENESS_BUCKETS_S = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
 
+/** Why a request to an HTTP route ran nothing (a label value of the rejections counter). */
+export type RouteRejection =
+  'not_found' | 'method_not_allowed' | 'unauthorized' | 'too_large' | 'bad_request';
+
 /**
  * Runs started by triggers, labelled by trigger kind only (never by path: a workspace may hold
  * thousands of schedules, and each label value is a series): `flowmesh_trigger_fires_total`,
- * `flowmesh_trigger_fire_lateness_seconds` and `flowmesh_trigger_failures_total`.
+ * `flowmesh_trigger_fire_lateness_seconds` and `flowmesh_trigger_failures_total`; and the
+ * requests to HTTP routes refused before a run, by reason (`flowmesh_trigger_http_rejections_total`).
  */
 @Injectable()
 export class TriggerMetrics {
@@ -31,6 +36,14 @@ export class TriggerMetrics {
     },
   );
 
+  private readonly rejections: Counter = this.meter.createCounter(
+    FLOWMESH_METRICS.triggerHttpRejections.name,
+    {
+      unit: FLOWMESH_METRICS.triggerHttpRejections.unit,
+      description: 'Requests to HTTP routes refused before a run',
+    },
+  );
+
   fired(kind: TriggerKind): void {
     this.fires.add(1, { kind });
   }
@@ -42,5 +55,9 @@ export class TriggerMetrics {
   /** `seconds` late (a run that started early counts as 0). */
   late(kind: TriggerKind, seconds: number): void {
     this.lateness.record(Math.max(0, seconds), { kind });
+  }
+
+  rejected(reason: RouteRejection): void {
+    this.rejections.add(1, { reason });
   }
 }
