@@ -6,6 +6,7 @@ import {
   MESH_PROCESSES,
   type Job,
   type OrchestratorJobsClient,
+  type RegistryItemsClient,
 } from '@flowmesh/contracts';
 import { connectMesh, MeshClient, type MeshConnection } from '@flowmesh/messaging';
 import { FLOWMESH_METRICS, prometheusSeriesNames } from '@flowmesh/telemetry';
@@ -96,6 +97,7 @@ describe('observability of a run across the mesh', () => {
   let fake: FakeOpenAI;
   let conn: MeshConnection;
   let jobs: OrchestratorJobsClient;
+  let items: RegistryItemsClient;
   let job: Job;
   const actor = { token: `fm_obs_${randomBytes(24).toString('base64url')}` };
   const inMain = { actor, workspace: 'main' };
@@ -134,7 +136,7 @@ describe('observability of a run across the mesh', () => {
     const client = new MeshClient(conn);
     jobs = createOrchestratorJobsClient(client);
     await saveFakeOpenAIProvider(client, inMain, fake, OPENAI_KEY);
-    const items = createRegistryItemsClient(client);
+    items = createRegistryItemsClient(client);
     await items.createFlow({
       ...inMain,
       path: 'f/ai/observed',
@@ -160,7 +162,46 @@ describe('observability of a run across the mesh', () => {
     });
     expect(response.status).toBe(201);
     job = await ended(await response.text());
+    await scheduleOneRun();
   }, 240_000);
+
+  /**
+   * A script scheduled every second, until the orchestrator has recorded a scheduled run's
+   * lateness (when the run ends): the triggers' series are then all exposed. Then it is deleted.
+   */
+  async function scheduleOneRun(): Promise<void> {
+    await items.createScript({
+      ...inMain,
+      path: 'f/ai/tick',
+      summary: 'tick',
+      language: 'bun',
+      content: 'export function main() { return 1; }',
+    });
+    const schedules = `${mesh.urls['flow-orchestrator']}/api/w/main/schedules`;
+    const headers = { authorization: `Bearer ${actor.token}`, 'content-type': 'application/json' };
+    const created = await fetch(`${schedules}/create`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({
+        path: 'f/ai/every_second',
+        schedule: '* * * * * *',
+        timezone: 'UTC',
+        script_path: 'f/ai/tick',
+        is_flow: false,
+        args: {},
+      }),
+    });
+    expect(created.status, await created.text()).toBe(201);
+    await waitFor(
+      async () =>
+        (await scrapeMetrics(mesh.urls['flow-orchestrator'])).some(
+          (s) => s.name === 'flowmesh_trigger_fire_lateness_seconds_count' && s.value > 0,
+        ) || undefined,
+      { timeoutMs: 90_000, intervalMs: 250, description: 'a scheduled run to end' },
+    );
+    const deleted = await fetch(`${schedules}/delete/f/ai/every_second`, { method: 'DELETE', headers });
+    expect(deleted.status).toBe(200);
+  }
 
   afterAll(async () => {
     await conn?.drain().catch(() => undefined);

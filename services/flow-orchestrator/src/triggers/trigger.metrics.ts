@@ -7,8 +7,17 @@ import type { Counter, Histogram } from '@opentelemetry/api';
 const LATENESS_BUCKETS_S = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
 
 /** Why a request to an HTTP route ran nothing (a label value of the rejections counter). */
-export type RouteRejection =
-  'not_found' | 'method_not_allowed' | 'unauthorized' | 'too_large' | 'bad_request';
+const ROUTE_REJECTIONS = [
+  'not_found',
+  'method_not_allowed',
+  'unauthorized',
+  'too_large',
+  'bad_request',
+] as const;
+export type RouteRejection = (typeof ROUTE_REJECTIONS)[number];
+
+/** The kinds of trigger this mesh serves (the others of `TRIGGER_KINDS` are still to come). */
+const BUILT_TRIGGER_KINDS: readonly TriggerKind[] = ['schedule', 'webhook', 'http'];
 
 /**
  * Runs started by triggers, labelled by trigger kind only (never by path: a workspace may hold
@@ -43,6 +52,16 @@ export class TriggerMetrics {
       description: 'Requests to HTTP routes refused before a run',
     },
   );
+
+  constructor() {
+    // Each series exists from the start at 0, so a dashboard (and an alert on a rate) reads 0,
+    // not "no data", until a trigger of that kind first fires, fails or refuses.
+    for (const kind of BUILT_TRIGGER_KINDS) {
+      this.fires.add(0, { kind });
+      this.failures.add(0, { kind });
+    }
+    for (const reason of ROUTE_REJECTIONS) this.rejections.add(0, { reason });
+  }
 
   fired(kind: TriggerKind): void {
     this.fires.add(1, { kind });

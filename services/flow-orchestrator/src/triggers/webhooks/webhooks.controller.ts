@@ -24,6 +24,7 @@ import { HTTP_BODY_LIMIT_BYTES } from '../../run-api/run-api.module.js';
 import { WEBHOOK_OPTIONS, WebhookQuerySchema } from '../../run-api/jobs.http.js';
 import { answer, flowOptions, scriptOptions, type StatusResponse } from '../../run-api/run-options.js';
 import { WaitForResultService } from '../../run-api/wait-for-result.service.js';
+import { TriggerMetrics } from '../trigger.metrics.js';
 import {
   includedHeaders,
   includedQuery,
@@ -64,6 +65,7 @@ export class WebhooksController {
     private readonly runFlows: RunFlowUseCase,
     private readonly runScripts: RunScriptUseCase,
     private readonly wait: WaitForResultService,
+    private readonly metrics: TriggerMetrics,
     @Inject(HTTP_BODY_LIMIT_BYTES) private readonly bodyLimitBytes: number,
   ) {}
 
@@ -147,17 +149,30 @@ export class WebhooksController {
   }
 
   private startFlow(caller: Caller, path: string, query: WebhookQuery, run: WebhookRun): Promise<string> {
-    return this.runFlows.run(
-      { ...requestFieldsOf(caller), ...flowOptions(query), path, ...run },
-      caller.identity,
+    return this.counted(
+      this.runFlows.run({ ...requestFieldsOf(caller), ...flowOptions(query), path, ...run }, caller.identity),
     );
   }
 
   private startScript(caller: Caller, path: string, query: WebhookQuery, run: WebhookRun): Promise<string> {
-    return this.runScripts.run(
-      { ...requestFieldsOf(caller), ...scriptOptions(query), path, ...run },
-      caller.identity,
+    return this.counted(
+      this.runScripts.run(
+        { ...requestFieldsOf(caller), ...scriptOptions(query), path, ...run },
+        caller.identity,
+      ),
     );
+  }
+
+  /** A webhook fired once its run is accepted; one refused (bad args, no rights) failed. */
+  private async counted(started: Promise<string>): Promise<string> {
+    try {
+      const id = await started;
+      this.metrics.fired('webhook');
+      return id;
+    } catch (error) {
+      this.metrics.failed('webhook');
+      throw error;
+    }
   }
 
   private async webhookRun(req: TriggerHttpRequest, query: WebhookQuery, path: string): Promise<WebhookRun> {

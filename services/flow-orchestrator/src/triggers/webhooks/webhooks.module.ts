@@ -1,4 +1,5 @@
 import { Module, type DynamicModule } from '@nestjs/common';
+import { TriggersSharedModule } from '../triggers-shared.module.js';
 import { WebhookAuthGuard } from './webhook-auth.guard.js';
 import { WebhooksController } from './webhooks.controller.js';
 
@@ -11,7 +12,7 @@ export class WebhooksModule {
   static forRoot(runApi: DynamicModule): DynamicModule {
     return {
       module: WebhooksModule,
-      imports: [runApi],
+      imports: [runApi, TriggersSharedModule],
       controllers: [WebhooksController],
       providers: [WebhookAuthGuard],
     };
