@@ -1,4 +1,5 @@
 export * from './errors.js';
+export * from './well-formed-text.js';
 export * from './messaging/subject-prefix.js';
 export * from './messaging/streams.js';
 export * from './messaging/contract.js';

@@ -217,6 +217,20 @@ describe('work queue: retries, dead letters, graceful close', () => {
     expect(of('job-invalid')).toHaveLength(0);
   });
 
+  it('a payload with a lone UTF-16 surrogate is dead-lettered naming the field, never handled', async () => {
+    const conn = await mesh.connect('raw-producer');
+    await conn.js.publish(
+      mesh.space.subject(workSubject('default', 'run')),
+      JSON.stringify({ jobId: 'job-lone-\ud800', mode: 'ok' }),
+    );
+    const letter = await readDeadLetter(mesh, 'job-lone-');
+    expect([letter.reason.code, letter.reason.details]).toEqual([
+      'VALIDATION_FAILED',
+      { issues: [{ path: 'jobId', message: expect.stringContaining('lone UTF-16 surrogate') as unknown }] },
+    ]);
+    expect(of('job-lone-\ud800')).toHaveLength(0);
+  });
+
   it('closing the transport lets a running job finish and acks it', async () => {
     const fresh = await MeshFixture.create('workclose');
     const worker = await fresh.startApp([WorkerA], { shutdownGraceMs: 5_000 });

@@ -1,4 +1,4 @@
-import { createMemoryClient, type MemoryClient } from '@flowmesh/contracts';
+import { createMemoryClient, MeshError, type MemoryClient } from '@flowmesh/contracts';
 import { startTestService, type TestService } from '@flowmesh/testing';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -178,5 +178,20 @@ describe('memory-service: admin HTTP', () => {
     });
     expect((await http('GET', `/conversations/${id}/messages`, 'reader')).status).toBe(404);
     expect((await http('GET', '/ai_memory/list', 'reader')).body.memories).toEqual([]);
+  });
+
+  it('refuses a message with a lone UTF-16 surrogate as VALIDATION_FAILED naming it, not a failed write', async () => {
+    const error = await memory
+      .save({ ...team, memoryKey: 'lone', stepId: 'agent', mode: 'window', messages: [user('a\ud800')] })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(MeshError);
+    expect([(error as MeshError).code, (error as MeshError).details]).toEqual([
+      'VALIDATION_FAILED',
+      {
+        issues: [
+          { path: 'messages[0].content[0].text', message: expect.stringContaining('lone UTF-16') as unknown },
+        ],
+      },
+    ]);
   });
 });

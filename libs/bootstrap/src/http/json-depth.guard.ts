@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { loneSurrogateError, type ErrorEnvelope } from '@flowmesh/contracts';
 
 /** How deep a request's JSON may nest (serde_json's limit, so Windmill's clients never hit ours first). */
 export const MAX_JSON_DEPTH = 128;
@@ -23,22 +24,32 @@ export function jsonDepth(value: unknown, limit = MAX_JSON_DEPTH): number {
 }
 
 /**
- * Refuses a JSON body nested deeper than `MAX_JSON_DEPTH` with 400 and the mesh's error envelope,
- * before any handler (or encoder) walks it recursively. Registered after the JSON parser.
+ * Refuses a JSON body nested deeper than `MAX_JSON_DEPTH`, or holding a string with a lone UTF-16
+ * surrogate (which PostgreSQL would refuse at the first write, a 500), with 400 and the mesh's
+ * error envelope, before any handler (or encoder) walks it recursively. Registered after the JSON
+ * parser.
  */
 export function jsonDepthGuard(limit = MAX_JSON_DEPTH) {
   return (req: IncomingMessage & { body?: unknown }, res: ServerResponse, next: () => void): void => {
-    if (req.body === undefined || jsonDepth(req.body, limit) <= limit) {
+    if (req.body === undefined) {
       next();
       return;
     }
-    res.statusCode = 400;
-    res.setHeader('content-type', 'application/json; charset=utf-8');
-    res.end(
-      JSON.stringify({
-        code: 'VALIDATION_FAILED',
-        message: `the JSON body nests deeper than ${limit} levels`,
-      }),
-    );
+    if (jsonDepth(req.body, limit) > limit) {
+      refuse(res, { code: 'VALIDATION_FAILED', message: `the JSON body nests deeper than ${limit} levels` });
+      return;
+    }
+    const surrogate = loneSurrogateError('request body', req.body);
+    if (surrogate) {
+      refuse(res, surrogate.toEnvelope());
+      return;
+    }
+    next();
   };
+}
+
+function refuse(res: ServerResponse, envelope: ErrorEnvelope): void {
+  res.statusCode = 400;
+  res.setHeader('content-type', 'application/json; charset=utf-8');
+  res.end(JSON.stringify(envelope));
 }

@@ -1,4 +1,4 @@
-import { validationError, type ErrorEnvelope } from '@flowmesh/contracts';
+import { loneSurrogateError, validationError, type ErrorEnvelope } from '@flowmesh/contracts';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { ConsumerMessages, JsMsg } from '@nats-io/jetstream';
 import type { LoggerService } from '@nestjs/common';
@@ -188,6 +188,8 @@ export class JetStreamListener implements Listener {
         message: `the message on ${message.subject} is not JSON`,
       });
     }
+    const surrogate = loneSurrogateError(`message on ${message.subject}`, json.value);
+    if (surrogate) return this.deadLetter(delivery, surrogate.toEnvelope());
     const checked = this.binding.contract.payload.safeParse(json.value);
     if (!checked.success) {
       return this.deadLetter(

@@ -1,4 +1,4 @@
-import { validationError } from '@flowmesh/contracts';
+import { loneSurrogateError, validationError } from '@flowmesh/contracts';
 import type { Msg, Subscription } from '@nats-io/nats-core';
 import type { LoggerService } from '@nestjs/common';
 import type { Attributes } from '@opentelemetry/api';
@@ -105,6 +105,8 @@ export class RequestListener implements Listener {
         message: `the request on ${this.subject} is not JSON`,
       });
     }
+    const surrogate = loneSurrogateError(`request on ${this.subject}`, json.value);
+    if (surrogate) return encodeFailure(surrogate.toEnvelope());
     const checked = this.binding.contract.request.safeParse(json.value);
     if (!checked.success) {
       return encodeFailure(validationError(`request on ${this.subject}`, checked.error).toEnvelope());

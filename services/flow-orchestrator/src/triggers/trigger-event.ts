@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { jsonDepth, MAX_JSON_DEPTH } from '@flowmesh/bootstrap';
-import { MeshError, type TriggerEvent } from '@flowmesh/contracts';
+import { loneSurrogateError, MeshError, type TriggerEvent } from '@flowmesh/contracts';
 
 /**
  * What a trigger reached over HTTP (a webhook, an HTTP route) makes of the request, as Windmill's
@@ -269,6 +269,9 @@ async function jsonBodyOf(
       issues: [{ path: 'body', message: `nests deeper than ${MAX_JSON_DEPTH} levels` }],
     });
   }
+  // Nor its check for text PostgreSQL cannot store.
+  const surrogate = loneSurrogateError('body', value, ['body']);
+  if (surrogate) throw surrogate;
   return { value, text };
 }
 

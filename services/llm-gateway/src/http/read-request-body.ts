@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Readable, Transform } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate, createZstdDecompress } from 'node:zlib';
 import { jsonDepth, MAX_JSON_DEPTH } from '@flowmesh/bootstrap';
-import { MeshError } from '@flowmesh/contracts';
+import { loneSurrogateError, MeshError } from '@flowmesh/contracts';
 
 /** The `Content-Encoding`s a body may arrive in: those Express's JSON parser decodes. */
 const DECODERS: Readonly<Record<string, () => Transform>> = {
@@ -59,6 +59,8 @@ export function parseJsonBody(raw: Buffer): unknown {
     throw new MeshError('VALIDATION_FAILED', `the JSON body nests deeper than ${MAX_JSON_DEPTH} levels`, {
       param: 'body',
     });
+  const surrogate = loneSurrogateError('body', body, ['body']);
+  if (surrogate) throw surrogate;
   return body;
 }
 

@@ -1,6 +1,6 @@
 import { jsonDepth, MAX_JSON_DEPTH } from '@flowmesh/bootstrap';
 import { itemPath, validateWith } from '@flowmesh/http';
-import { MeshError, type TriggerEvent } from '@flowmesh/contracts';
+import { loneSurrogateError, MeshError, type TriggerEvent } from '@flowmesh/contracts';
 import {
   Controller,
   Get,
@@ -226,5 +226,7 @@ function payloadBody(query: WebhookQuery): TriggerBody {
       issues: [{ path: 'payload', message: `nests deeper than ${MAX_JSON_DEPTH} levels` }],
     });
   }
+  const surrogate = loneSurrogateError('payload', value, ['payload']);
+  if (surrogate) throw surrogate;
   return { body: value, rawString: query.raw ? text : null };
 }
