@@ -54,6 +54,23 @@ describe('lone surrogates in input', () => {
     ]);
   });
 
+  it('refuses them in a JSON query filter (schedules ?args=) with 400', async () => {
+    const answer = await mesh.http(
+      'GET',
+      `schedules/list?args=${encodeURIComponent('{"name":"\\ud800"}')}`,
+      'admin',
+    );
+    expect([answer.status, answer.json()]).toEqual([
+      400,
+      expect.objectContaining({
+        code: 'VALIDATION_FAILED',
+        details: {
+          issues: [{ path: 'args', message: expect.stringContaining('name: holds a lone') as unknown }],
+        },
+      }),
+    ]);
+  });
+
   it('refuses them in orchestrator.job.run_flow over NATS', async () => {
     const jobs = createOrchestratorJobsClient(mesh.registry.client);
     const error = await jobs

@@ -41,3 +41,29 @@ describe('decodeQueryPayload', () => {
     expect(() => decodeQueryPayload('%%%')).toThrow(/payload must be JSON/);
   });
 });
+
+describe('lone surrogates', () => {
+  const issues = (run: () => unknown) => {
+    try {
+      run();
+    } catch (error) {
+      return (error as { code: string; details: unknown }).code === 'VALIDATION_FAILED'
+        ? (error as { details: unknown }).details
+        : error;
+    }
+    return 'accepted';
+  };
+
+  it('refuses one in a ?payload= or a JSON form field, naming where it is', () => {
+    const lone = { message: expect.stringContaining('lone UTF-16 surrogate') as unknown };
+    expect(issues(() => decodeQueryPayload('{"comment":"\\ud800"}'))).toEqual({
+      issues: [{ path: 'payload.comment', ...lone }],
+    });
+    const encoded = Buffer.from('["\\udc00"]').toString('base64url');
+    expect(issues(() => decodeQueryPayload(encoded))).toEqual({ issues: [{ path: 'payload[0]', ...lone }] });
+    expect(issues(() => decodeFormPayload(schema, { comment: 'ok', tags: '["a\\ud800"]' }))).toEqual({
+      issues: [{ path: 'tags[0]', ...lone }],
+    });
+    expect(decodeQueryPayload('{"comment":"😀 \\ud83d\\ude00"}')).toEqual({ comment: '😀 😀' });
+  });
+});

@@ -1,4 +1,4 @@
-import { MeshError } from '@flowmesh/contracts';
+import { loneSurrogateError, MeshError } from '@flowmesh/contracts';
 import { formFields } from './approval-page.renderer.js';
 
 /**
@@ -34,21 +34,32 @@ export function decodeFormPayload(
 /** `?payload=` of a GET resume link: JSON, or base64url-encoded JSON as Windmill's clients send it. */
 export function decodeQueryPayload(text: string | undefined): unknown {
   if (text === undefined || text === '') return {};
+  let payload: unknown;
   try {
-    return JSON.parse(text) as unknown;
+    payload = JSON.parse(text) as unknown;
   } catch {
     try {
-      return JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) as unknown;
+      payload = JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) as unknown;
     } catch {
       throw new MeshError('VALIDATION_FAILED', 'payload must be JSON, or base64url-encoded JSON');
     }
   }
+  return wellFormed('payload', payload);
+}
+
+/** `value` unless a string in it holds a lone surrogate, which PostgreSQL would refuse at the write. */
+function wellFormed(name: string, value: unknown): unknown {
+  const surrogate = loneSurrogateError(name, value, [name]);
+  if (surrogate) throw surrogate;
+  return value;
 }
 
 function parseJsonField(name: string, text: string): unknown {
+  let value: unknown;
   try {
-    return JSON.parse(text) as unknown;
+    value = JSON.parse(text) as unknown;
   } catch {
     throw new MeshError('VALIDATION_FAILED', `the field "${name}" must be JSON`, { field: name });
   }
+  return wellFormed(name, value);
 }

@@ -1,5 +1,7 @@
 import {
   EditScheduleSchema,
+  findLoneSurrogate,
+  LONE_SURROGATE_MESSAGE,
   NewScheduleSchema,
   PreviewScheduleSchema,
   SetScheduleEnabledSchema,
@@ -44,6 +46,11 @@ const ListQuerySchema = z.looseObject({
     .transform((text, ctx) => {
       try {
         const parsed: unknown = JSON.parse(text);
+        const lone = findLoneSurrogate(parsed);
+        if (lone !== undefined) {
+          ctx.addIssue({ code: 'custom', message: `${lone}: ${LONE_SURROGATE_MESSAGE}` });
+          return z.NEVER;
+        }
         if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed))
           return parsed as Record<string, unknown>;
       } catch {
