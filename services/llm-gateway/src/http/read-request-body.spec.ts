@@ -90,4 +90,11 @@ describe('parseJsonBody', () => {
       'the JSON body nests deeper than 128 levels',
     );
   });
+
+  it('refuses a lone UTF-16 surrogate naming where it is, and takes real surrogate pairs', () => {
+    expect(() => parseJsonBody(Buffer.from('{"messages":[{"content":"\\ud800"}]}'))).toThrow(
+      'body.messages[0].content: holds a lone UTF-16 surrogate',
+    );
+    expect(parseJsonBody(Buffer.from('{"content":"\\ud83d\\ude00"}'))).toEqual({ content: '😀' });
+  });
 });
