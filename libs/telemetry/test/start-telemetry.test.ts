@@ -95,7 +95,8 @@ describe('startTelemetry', () => {
     });
     const port = await listen(server);
     try {
-      const body = await get(request, `http://127.0.0.1:${port}/answer`);
+      // A webhook's sender may carry its token in the query: it must not reach the spans.
+      const body = await get(request, `http://127.0.0.1:${port}/answer?token=fm_secret_in_url&n=1`);
       expect(body).toBe('42');
     } finally {
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -112,6 +113,9 @@ describe('startTelemetry', () => {
     expect(querySpan?.spanContext().traceId).toBe(serverSpan?.spanContext().traceId);
     expect(querySpan?.parentSpanContext?.spanId).toBe(serverSpan?.spanContext().spanId);
     expect(querySpan?.attributes['db.system.name'] ?? querySpan?.attributes['db.system']).toBe('postgresql');
+    const attributes = JSON.stringify(spans.map((s) => s.attributes));
+    expect(attributes).not.toContain('fm_secret_in_url');
+    expect(serverSpan?.attributes['url.query']).toBe('token=REDACTED&n=1');
   });
 });
 

@@ -8,6 +8,22 @@ import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 // Probes and scrapes: no trace per poll.
 const PROBE_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
 
+/**
+ * Query parameters whose values never reach a span's `url.query` / `url.full`: the
+ * instrumentation's own list (signed-URL signatures and credentials), and `token`, which carries
+ * a bearer token on the webhook and HTTP-route URLs of senders that cannot set a header.
+ */
+const REDACTED_QUERY_PARAMS = [
+  'sig',
+  'Signature',
+  'AWSAccessKeyId',
+  'X-Goog-Signature',
+  'X-Amz-Signature',
+  'X-Amz-Credential',
+  'X-Amz-Security-Token',
+  'token',
+];
+
 let processInstrumentations: Instrumentation[] | undefined;
 
 /**
@@ -49,6 +65,8 @@ function createInstrumentations(): Instrumentation[] {
     new HttpInstrumentation({
       // Probes hit every few seconds; a trace each would drown the real ones.
       ignoreIncomingRequestHook: (request: IncomingMessage) => PROBE_PATHS.has(pathOf(request.url)),
+      redactedQueryParamsServer: REDACTED_QUERY_PARAMS,
+      redactedQueryParams: REDACTED_QUERY_PARAMS,
     }),
     new PgInstrumentation({
       // Pollers (outbox relay, schedulers) query without a parent; one trace per poll is noise.
