@@ -557,7 +557,7 @@ describe('HTTP routes', () => {
         request_type: 'async',
       });
       await waitFor(async () => (await route('POST', 'replicated', { base, ...json({}) })).status === 201, {
-        timeoutMs: 20_000,
+        timeoutMs: 60_000,
         description: 'the other replica to serve the new route',
       });
     } finally {

@@ -114,7 +114,7 @@ async function endedRuns(schedule: string, atLeast: number, description: string)
       const runs = await runsOf(schedule);
       return runs.filter((job) => isTerminalJobStatus(job.status)).length >= atLeast ? runs : undefined;
     },
-    { timeoutMs: 60_000, intervalMs: 200, description },
+    { timeoutMs: 120_000, intervalMs: 200, description },
   ).catch((error: unknown) => {
     throw new Error(`${(error as Error).message}; last output:\n${harness().output.slice(-30).join('\n')}`);
   });
@@ -128,7 +128,7 @@ async function stopSchedule(schedule: string): Promise<JobSummary[]> {
       const all = await runsOf(schedule);
       return all.every((job) => isTerminalJobStatus(job.status)) ? all : undefined;
     },
-    { timeoutMs: 60_000, intervalMs: 200, description: `every run of ${schedule} to end` },
+    { timeoutMs: 120_000, intervalMs: 200, description: `every run of ${schedule} to end` },
   );
   return runs.sort((x, y) => tickOf(x) - tickOf(y));
 }
