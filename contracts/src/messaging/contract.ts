@@ -12,6 +12,26 @@ export interface RequestContract<Req extends z.ZodType = z.ZodType, Res extends 
   readonly reply: Res;
   /** Default timeout for a caller that does not pass one. */
   readonly timeoutMs: number;
+  /** Whether a caller may send it again when no reply came (see `RequestRetry`). */
+  readonly retry: RequestRetry;
+}
+
+/**
+ * `safe`: answering the request twice changes nothing (a read, an interpolation, an
+ * authentication, signing a stateless token), so a caller that got no reply (no service answers,
+ * or none in time) sends it again, with backoff, for a bounded time: a service restart is then a
+ * pause, not a failure. `never` (the default): a command whose second run could repeat its effect
+ * (create, update, delete, run, save); it fails at the first missing reply, as before. A command
+ * joins `safe` only once it carries an idempotency key its handler honours.
+ */
+export type RequestRetry = 'safe' | 'never';
+
+/** The options of a request that is safe to repeat: `defineRequest(subject, req, res, SAFE_TO_REPEAT)`. */
+export const SAFE_TO_REPEAT = { retry: 'safe' } as const satisfies RequestDefinitionOptions;
+
+export interface RequestDefinitionOptions {
+  timeoutMs?: number;
+  retry?: RequestRetry;
 }
 
 /** What a handler of `C` receives: the request as its schema parsed it (`@Payload() req: RequestOf<typeof c.get>`). */
@@ -50,7 +70,7 @@ export function defineRequest<Req extends z.ZodType, Res extends z.ZodType>(
   subject: string,
   request: Req,
   reply: Res,
-  options: { timeoutMs?: number } = {},
+  options: RequestDefinitionOptions = {},
 ): RequestContract<Req, Res> {
   assertSubject(subject, 2);
   return {
@@ -59,6 +79,7 @@ export function defineRequest<Req extends z.ZodType, Res extends z.ZodType>(
     request,
     reply,
     timeoutMs: options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+    retry: options.retry ?? 'never',
   };
 }
 
@@ -106,7 +127,13 @@ export interface RequestTransport {
 
 /** How one request is sent: its own timeout, and a signal that stops waiting for the reply. */
 export interface RequestCallOptions {
+  /** How long one attempt waits for its reply (the contract's `timeoutMs` by default). */
   timeoutMs?: number;
+  /**
+   * How long a request that is `safe` to repeat keeps being sent again after no reply came,
+   * counted from its first attempt (the client's default, 30 s, when unset; 0: never again).
+   */
+  retryForMs?: number;
   /** Aborted: the request rejects at once (`UNAVAILABLE`, "abandoned"); a late reply is dropped. */
   signal?: AbortSignal;
 }

@@ -1,5 +1,10 @@
 import { z } from 'zod';
-import { createContractClient, defineRequest, type RequestTransport } from '../messaging/contract.js';
+import {
+  createContractClient,
+  defineRequest,
+  SAFE_TO_REPEAT,
+  type RequestTransport,
+} from '../messaging/contract.js';
 import { JobSchema, JobSummarySchema } from './job.schema.js';
 import {
   CancelJobReplySchema,
@@ -28,8 +33,13 @@ import {
 export const orchestratorJobsContract = {
   runFlow: defineRequest('orchestrator.job.run_flow', RunFlowRequestSchema, RunJobReplySchema),
   runScript: defineRequest('orchestrator.job.run_script', RunScriptRequestSchema, RunJobReplySchema),
-  get: defineRequest('orchestrator.job.get', JobIdRequestSchema, JobSchema),
-  getResult: defineRequest('orchestrator.job.get_result', JobIdRequestSchema, JobResultReplySchema),
+  get: defineRequest('orchestrator.job.get', JobIdRequestSchema, JobSchema, SAFE_TO_REPEAT),
+  getResult: defineRequest(
+    'orchestrator.job.get_result',
+    JobIdRequestSchema,
+    JobResultReplySchema,
+    SAFE_TO_REPEAT,
+  ),
   /** As `getResult`, answered once the job ends or `timeout_ms` passed (`completed` false then). */
   waitResult: defineRequest(
     'orchestrator.job.wait_result',
@@ -43,6 +53,7 @@ export const orchestratorJobsContract = {
     'orchestrator.job.result_by_node',
     ResultByNodeRequestSchema,
     ResultByNodeReplySchema,
+    SAFE_TO_REPEAT,
   ),
   cancel: defineRequest('orchestrator.job.cancel', CancelJobRequestSchema, CancelJobReplySchema),
   resume: defineRequest('orchestrator.job.resume', ResumeJobRequestSchema, ResumeJobReplySchema),
@@ -50,8 +61,9 @@ export const orchestratorJobsContract = {
     'orchestrator.job.list',
     ListJobsRequestSchema,
     z.object({ jobs: z.array(JobSummarySchema) }),
+    SAFE_TO_REPEAT,
   ),
-  logs: defineRequest('orchestrator.job.logs', JobLogsRequestSchema, JobLogsReplySchema),
+  logs: defineRequest('orchestrator.job.logs', JobLogsRequestSchema, JobLogsReplySchema, SAFE_TO_REPEAT),
 } as const;
 
 export type OrchestratorJobsContract = typeof orchestratorJobsContract;

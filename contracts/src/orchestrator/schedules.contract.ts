@@ -1,4 +1,9 @@
-import { createContractClient, defineRequest, type RequestTransport } from '../messaging/contract.js';
+import {
+  createContractClient,
+  defineRequest,
+  SAFE_TO_REPEAT,
+  type RequestTransport,
+} from '../messaging/contract.js';
 import {
   CreateScheduleRequestSchema,
   DeleteScheduleReplySchema,
@@ -23,8 +28,13 @@ import {
  */
 export const orchestratorSchedulesContract = {
   create: defineRequest('orchestrator.schedule.create', CreateScheduleRequestSchema, SchedulePathReplySchema),
-  get: defineRequest('orchestrator.schedule.get', SchedulePathRequestSchema, ScheduleSchema),
-  list: defineRequest('orchestrator.schedule.list', ListSchedulesRequestSchema, ListSchedulesReplySchema),
+  get: defineRequest('orchestrator.schedule.get', SchedulePathRequestSchema, ScheduleSchema, SAFE_TO_REPEAT),
+  list: defineRequest(
+    'orchestrator.schedule.list',
+    ListSchedulesRequestSchema,
+    ListSchedulesReplySchema,
+    SAFE_TO_REPEAT,
+  ),
   update: defineRequest('orchestrator.schedule.update', UpdateScheduleRequestSchema, SchedulePathReplySchema),
   delete: defineRequest('orchestrator.schedule.delete', SchedulePathRequestSchema, DeleteScheduleReplySchema),
   setEnabled: defineRequest(
@@ -38,7 +48,12 @@ export const orchestratorSchedulesContract = {
     PreviewScheduleRequestSchema,
     PreviewScheduleReplySchema,
   ),
-  exists: defineRequest('orchestrator.schedule.exists', SchedulePathRequestSchema, ScheduleExistsReplySchema),
+  exists: defineRequest(
+    'orchestrator.schedule.exists',
+    SchedulePathRequestSchema,
+    ScheduleExistsReplySchema,
+    SAFE_TO_REPEAT,
+  ),
 } as const;
 
 export type OrchestratorSchedulesContract = typeof orchestratorSchedulesContract;

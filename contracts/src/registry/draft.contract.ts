@@ -1,4 +1,9 @@
-import { createContractClient, defineRequest, type RequestTransport } from '../messaging/contract.js';
+import {
+  createContractClient,
+  defineRequest,
+  SAFE_TO_REPEAT,
+  type RequestTransport,
+} from '../messaging/contract.js';
 import {
   DeployDraftReplySchema,
   DeployDraftRequestSchema,
@@ -14,8 +19,8 @@ import {
 /** Per-user drafts over NATS: `createRegistryDraftsClient(mesh).get({...})`. */
 export const registryDraftsContract = {
   save: defineRequest('registry.draft.save', SaveDraftRequestSchema, DraftSchema),
-  list: defineRequest('registry.draft.list', ListDraftsRequestSchema, ListDraftsReplySchema),
-  get: defineRequest('registry.draft.get', GetDraftRequestSchema, DraftSchema),
+  list: defineRequest('registry.draft.list', ListDraftsRequestSchema, ListDraftsReplySchema, SAFE_TO_REPEAT),
+  get: defineRequest('registry.draft.get', GetDraftRequestSchema, DraftSchema, SAFE_TO_REPEAT),
   deploy: defineRequest('registry.draft.deploy', DeployDraftRequestSchema, DeployDraftReplySchema, {
     timeoutMs: 15_000,
   }),

@@ -1,4 +1,9 @@
-import { createContractClient, defineRequest, type RequestTransport } from '../messaging/contract.js';
+import {
+  createContractClient,
+  defineRequest,
+  SAFE_TO_REPEAT,
+  type RequestTransport,
+} from '../messaging/contract.js';
 import {
   AccessCheckReplySchema,
   AccessCheckRequestSchema,
@@ -52,49 +57,91 @@ import {
  */
 export const registryIdentityContract = {
   /** The identity of `token` in `workspace`; UNAUTHENTICATED for a bad, expired or revoked token. */
-  authenticate: defineRequest('registry.auth.authenticate', AuthenticateRequestSchema, CallerIdentitySchema),
+  authenticate: defineRequest(
+    'registry.auth.authenticate',
+    AuthenticateRequestSchema,
+    CallerIdentitySchema,
+    SAFE_TO_REPEAT,
+  ),
   /** Whether the actor may read or write `path` (false, never an error, for one it may not read). */
-  checkAccess: defineRequest('registry.access.check', AccessCheckRequestSchema, AccessCheckReplySchema),
+  checkAccess: defineRequest(
+    'registry.access.check',
+    AccessCheckRequestSchema,
+    AccessCheckReplySchema,
+    SAFE_TO_REPEAT,
+  ),
   /** A short-lived job token acting as `onBehalfOf`, its scopes within the actor's. */
-  issueJobToken: defineRequest('registry.token.issue_job', IssueJobTokenRequestSchema, IssuedTokenSchema),
+  issueJobToken: defineRequest(
+    'registry.token.issue_job',
+    IssueJobTokenRequestSchema,
+    IssuedTokenSchema,
+    SAFE_TO_REPEAT,
+  ),
   /** `issueJobToken` for several runs at once; each answered (or refused) on its own. */
   issueJobTokens: defineRequest(
     'registry.token.issue_jobs',
     IssueJobTokensRequestSchema,
     IssueJobTokensReplySchema,
+    SAFE_TO_REPEAT,
   ),
   /** Creates the workspace `main` and its first admin when the database has none; idempotent. */
-  adminInit: defineRequest('registry.admin.init', AdminInitRequestSchema, AdminInitReplySchema),
+  adminInit: defineRequest(
+    'registry.admin.init',
+    AdminInitRequestSchema,
+    AdminInitReplySchema,
+    SAFE_TO_REPEAT,
+  ),
 
   listWorkspaces: defineRequest(
     'registry.workspace.list',
     ListWorkspacesRequestSchema,
     ListWorkspacesReplySchema,
+    SAFE_TO_REPEAT,
   ),
   createWorkspace: defineRequest('registry.workspace.create', CreateWorkspaceRequestSchema, WorkspaceSchema),
 
-  whoami: defineRequest('registry.user.whoami', WhoamiRequestSchema, CallerIdentitySchema),
-  listUsers: defineRequest('registry.user.list', ListUsersRequestSchema, ListUsersReplySchema),
-  getUser: defineRequest('registry.user.get', GetUserRequestSchema, UserSchema),
+  whoami: defineRequest('registry.user.whoami', WhoamiRequestSchema, CallerIdentitySchema, SAFE_TO_REPEAT),
+  listUsers: defineRequest(
+    'registry.user.list',
+    ListUsersRequestSchema,
+    ListUsersReplySchema,
+    SAFE_TO_REPEAT,
+  ),
+  getUser: defineRequest('registry.user.get', GetUserRequestSchema, UserSchema, SAFE_TO_REPEAT),
   addUser: defineRequest('registry.user.add', AddUserRequestSchema, UserSchema),
   updateUser: defineRequest('registry.user.update', UpdateUserRequestSchema, UserSchema),
   removeUser: defineRequest('registry.user.remove', RemoveUserRequestSchema, DoneReplySchema),
 
-  listGroups: defineRequest('registry.group.list', ListGroupsRequestSchema, ListGroupsReplySchema),
-  getGroup: defineRequest('registry.group.get', GetGroupRequestSchema, GroupSchema),
+  listGroups: defineRequest(
+    'registry.group.list',
+    ListGroupsRequestSchema,
+    ListGroupsReplySchema,
+    SAFE_TO_REPEAT,
+  ),
+  getGroup: defineRequest('registry.group.get', GetGroupRequestSchema, GroupSchema, SAFE_TO_REPEAT),
   createGroup: defineRequest('registry.group.create', CreateGroupRequestSchema, GroupSchema),
   deleteGroup: defineRequest('registry.group.delete', DeleteGroupRequestSchema, DoneReplySchema),
   addGroupMember: defineRequest('registry.group.add_member', GroupMemberRequestSchema, GroupSchema),
   removeGroupMember: defineRequest('registry.group.remove_member', GroupMemberRequestSchema, GroupSchema),
 
-  listFolders: defineRequest('registry.folder.list', ListFoldersRequestSchema, ListFoldersReplySchema),
-  getFolder: defineRequest('registry.folder.get', GetFolderRequestSchema, FolderSchema),
+  listFolders: defineRequest(
+    'registry.folder.list',
+    ListFoldersRequestSchema,
+    ListFoldersReplySchema,
+    SAFE_TO_REPEAT,
+  ),
+  getFolder: defineRequest('registry.folder.get', GetFolderRequestSchema, FolderSchema, SAFE_TO_REPEAT),
   createFolder: defineRequest('registry.folder.create', CreateFolderRequestSchema, FolderSchema),
   updateFolder: defineRequest('registry.folder.update', UpdateFolderRequestSchema, FolderSchema),
   deleteFolder: defineRequest('registry.folder.delete', DeleteFolderRequestSchema, DoneReplySchema),
 
   createApiToken: defineRequest('registry.token.create', CreateApiTokenRequestSchema, CreatedApiTokenSchema),
-  listApiTokens: defineRequest('registry.token.list', ListApiTokensRequestSchema, ListApiTokensReplySchema),
+  listApiTokens: defineRequest(
+    'registry.token.list',
+    ListApiTokensRequestSchema,
+    ListApiTokensReplySchema,
+    SAFE_TO_REPEAT,
+  ),
   revokeApiToken: defineRequest('registry.token.revoke', RevokeApiTokenRequestSchema, DoneReplySchema),
 } as const;
 

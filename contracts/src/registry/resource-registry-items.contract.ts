@@ -1,4 +1,9 @@
-import { createContractClient, defineRequest, type RequestTransport } from '../messaging/contract.js';
+import {
+  createContractClient,
+  defineRequest,
+  SAFE_TO_REPEAT,
+  type RequestTransport,
+} from '../messaging/contract.js';
 import {
   CreateFlowRequestSchema,
   FlowPathRequestSchema,
@@ -58,17 +63,24 @@ import {
  * the caller may not read answers NOT_FOUND, exactly as one that does not exist.
  */
 export const registryItemsContract = {
-  getResource: defineRequest('registry.resource.get', ResourcePathRequestSchema, ResourceSchema),
+  getResource: defineRequest(
+    'registry.resource.get',
+    ResourcePathRequestSchema,
+    ResourceSchema,
+    SAFE_TO_REPEAT,
+  ),
   getResourceValue: defineRequest(
     'registry.resource.get_value',
     ResourcePathRequestSchema,
     ResourceValueReplySchema,
+    SAFE_TO_REPEAT,
   ),
   /** The value with `$var:`/`$res:` references resolved as the caller (an agent's tools stay as written). */
   getResourceValueInterpolated: defineRequest(
     'registry.resource.get_value_interpolated',
     ResourcePathRequestSchema,
     ResourceValueReplySchema,
+    SAFE_TO_REPEAT,
   ),
   /**
    * `registry.auth.authenticate`, `registry.resource.get` and `get_value_interpolated` in one
@@ -79,8 +91,14 @@ export const registryItemsContract = {
     'registry.resource.resolve',
     ResourcePathRequestSchema,
     ResolvedResourceReplySchema,
+    SAFE_TO_REPEAT,
   ),
-  resourceExists: defineRequest('registry.resource.exists', ResourcePathRequestSchema, ItemExistsReplySchema),
+  resourceExists: defineRequest(
+    'registry.resource.exists',
+    ResourcePathRequestSchema,
+    ItemExistsReplySchema,
+    SAFE_TO_REPEAT,
+  ),
   createResource: defineRequest('registry.resource.create', CreateResourceRequestSchema, ResourceSchema),
   updateResource: defineRequest('registry.resource.update', UpdateResourceRequestSchema, ResourceSchema),
   updateResourceValue: defineRequest(
@@ -97,12 +115,14 @@ export const registryItemsContract = {
     'registry.resource.list',
     ListResourcesRequestSchema,
     ListResourcesReplySchema,
+    SAFE_TO_REPEAT,
   ),
 
   getResourceType: defineRequest(
     'registry.resource_type.get',
     ResourceTypeNameRequestSchema,
     ResourceTypeSchema,
+    SAFE_TO_REPEAT,
   ),
   createResourceType: defineRequest(
     'registry.resource_type.create',
@@ -123,15 +143,27 @@ export const registryItemsContract = {
     'registry.resource_type.list',
     ListResourceTypesRequestSchema,
     ListResourceTypesReplySchema,
+    SAFE_TO_REPEAT,
   ),
 
-  getVariable: defineRequest('registry.variable.get', GetVariableRequestSchema, VariableSchema),
+  getVariable: defineRequest(
+    'registry.variable.get',
+    GetVariableRequestSchema,
+    VariableSchema,
+    SAFE_TO_REPEAT,
+  ),
   getVariableValue: defineRequest(
     'registry.variable.get_value',
     VariablePathRequestSchema,
     VariableValueReplySchema,
+    SAFE_TO_REPEAT,
   ),
-  variableExists: defineRequest('registry.variable.exists', VariablePathRequestSchema, ItemExistsReplySchema),
+  variableExists: defineRequest(
+    'registry.variable.exists',
+    VariablePathRequestSchema,
+    ItemExistsReplySchema,
+    SAFE_TO_REPEAT,
+  ),
   createVariable: defineRequest('registry.variable.create', CreateVariableRequestSchema, VariableSchema),
   updateVariable: defineRequest('registry.variable.update', UpdateVariableRequestSchema, VariableSchema),
   deleteVariable: defineRequest(
@@ -143,35 +175,68 @@ export const registryItemsContract = {
     'registry.variable.list',
     ListVariablesRequestSchema,
     ListVariablesReplySchema,
+    SAFE_TO_REPEAT,
   ),
 
-  getScript: defineRequest('registry.script.get', GetScriptRequestSchema, ScriptSchema),
-  getScriptByHash: defineRequest('registry.script.get_by_hash', GetScriptByHashRequestSchema, ScriptSchema),
-  scriptExists: defineRequest('registry.script.exists', ScriptPathRequestSchema, ItemExistsReplySchema),
+  getScript: defineRequest('registry.script.get', GetScriptRequestSchema, ScriptSchema, SAFE_TO_REPEAT),
+  getScriptByHash: defineRequest(
+    'registry.script.get_by_hash',
+    GetScriptByHashRequestSchema,
+    ScriptSchema,
+    SAFE_TO_REPEAT,
+  ),
+  scriptExists: defineRequest(
+    'registry.script.exists',
+    ScriptPathRequestSchema,
+    ItemExistsReplySchema,
+    SAFE_TO_REPEAT,
+  ),
   createScript: defineRequest('registry.script.create', CreateScriptRequestSchema, SavedScriptReplySchema),
   updateScript: defineRequest('registry.script.update', UpdateScriptRequestSchema, SavedScriptReplySchema),
   deleteScript: defineRequest('registry.script.delete', ScriptPathRequestSchema, ItemDeletedReplySchema),
-  listScripts: defineRequest('registry.script.list', ListScriptsRequestSchema, ListScriptsReplySchema),
+  listScripts: defineRequest(
+    'registry.script.list',
+    ListScriptsRequestSchema,
+    ListScriptsReplySchema,
+    SAFE_TO_REPEAT,
+  ),
   listScriptVersions: defineRequest(
     'registry.script.list_versions',
     ScriptPathRequestSchema,
     ListScriptVersionsReplySchema,
+    SAFE_TO_REPEAT,
   ),
 
-  getFlow: defineRequest('registry.flow.get', GetFlowRequestSchema, FlowSchema),
-  flowExists: defineRequest('registry.flow.exists', FlowPathRequestSchema, ItemExistsReplySchema),
+  getFlow: defineRequest('registry.flow.get', GetFlowRequestSchema, FlowSchema, SAFE_TO_REPEAT),
+  flowExists: defineRequest(
+    'registry.flow.exists',
+    FlowPathRequestSchema,
+    ItemExistsReplySchema,
+    SAFE_TO_REPEAT,
+  ),
   createFlow: defineRequest('registry.flow.create', CreateFlowRequestSchema, FlowSchema),
   updateFlow: defineRequest('registry.flow.update', UpdateFlowRequestSchema, FlowSchema),
   deleteFlow: defineRequest('registry.flow.delete', FlowPathRequestSchema, ItemDeletedReplySchema),
-  listFlows: defineRequest('registry.flow.list', ListFlowsRequestSchema, ListFlowsReplySchema),
+  listFlows: defineRequest(
+    'registry.flow.list',
+    ListFlowsRequestSchema,
+    ListFlowsReplySchema,
+    SAFE_TO_REPEAT,
+  ),
   listFlowVersions: defineRequest(
     'registry.flow.list_versions',
     FlowPathRequestSchema,
     ListFlowVersionsReplySchema,
+    SAFE_TO_REPEAT,
   ),
 
   /** Resolves every `$var:`/`$res:` reference in `value` as the caller. */
-  interpolate: defineRequest('registry.interpolate', InterpolateRequestSchema, InterpolateReplySchema),
+  interpolate: defineRequest(
+    'registry.interpolate',
+    InterpolateRequestSchema,
+    InterpolateReplySchema,
+    SAFE_TO_REPEAT,
+  ),
 } as const;
 
 export type RegistryItemsContract = typeof registryItemsContract;

@@ -1,4 +1,9 @@
-import { createContractClient, defineRequest, type RequestTransport } from '../messaging/contract.js';
+import {
+  createContractClient,
+  defineRequest,
+  SAFE_TO_REPEAT,
+  type RequestTransport,
+} from '../messaging/contract.js';
 import {
   ClearResourceVersionsReplySchema,
   ClearResourceVersionsRequestSchema,
@@ -18,12 +23,19 @@ export const registryHistoryContract = {
     'registry.resource.history.list',
     ListResourceVersionsRequestSchema,
     ListResourceVersionsReplySchema,
+    SAFE_TO_REPEAT,
   ),
-  get: defineRequest('registry.resource.history.get', GetResourceVersionRequestSchema, ResourceVersionSchema),
+  get: defineRequest(
+    'registry.resource.history.get',
+    GetResourceVersionRequestSchema,
+    ResourceVersionSchema,
+    SAFE_TO_REPEAT,
+  ),
   diff: defineRequest(
     'registry.resource.history.diff',
     DiffResourceVersionsRequestSchema,
     ResourceVersionDiffSchema,
+    SAFE_TO_REPEAT,
   ),
   restore: defineRequest(
     'registry.resource.history.restore',
