@@ -13,6 +13,7 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 const HEAVY = [
   'services/flow-orchestrator/test/conformance/**/*.test.ts',
   'services/flow-orchestrator/test/durability.test.ts',
+  'services/flow-orchestrator/test/durability-completions.test.ts',
   'services/flow-orchestrator/test/schedules-durability.test.ts',
   'e2e/**/*.test.ts',
 ];

@@ -26,6 +26,7 @@ import { errorObject, LeafStepRunner, type LeafJob } from '../steps/leaf-step.ru
 import { isValidTag, stepTag } from '../step-tags.js';
 import { endedRecord, leafRecord } from './leaf-record.js';
 import { Debouncer } from '../debouncer.js';
+import { stepJobId } from '../step-job-id.js';
 
 interface PreparedLeaf {
   readonly record: JobRecord;
@@ -67,7 +68,8 @@ export class LeafExecutor {
       // Queued for another worker, or handed to agent-runtime: it will wake the flow.
       if (row?.runtime.dispatched) return PARKED;
     }
-    const jobId = existing ?? randomUUID();
+    // The same id however often the step runs again after a crash: its idempotency key.
+    const jobId = existing ?? stepJobId(ctx.run, ctx.slot);
     const { module } = ctx;
     let bypass: ModuleOutcome | undefined;
     try {
