@@ -57,13 +57,16 @@ describe('schedules', { timeout: 300_000 }, () => {
     await mesh.items.createFlow({
       ...inMain,
       path: 'u/admin/flaky',
-      summary: 'fails while the mode file says so',
+      summary: 'fails, 2.5 s later, while the mode file says so',
       value: {
         modules: [
           scriptStep(
             'a',
             `const { readFileSync } = await import('node:fs');
-             if (readFileSync(${JSON.stringify(join(dir, 'mode'))}, 'utf8').trim() === 'fail') throw new Error('boom');
+             if (readFileSync(${JSON.stringify(join(dir, 'mode'))}, 'utf8').trim() === 'fail') {
+               await new Promise((r) => setTimeout(r, 2500));
+               throw new Error('boom');
+             }
              return 'fine';`,
           ),
         ],
@@ -114,7 +117,8 @@ describe('schedules', { timeout: 300_000 }, () => {
   /**
    * The runs a schedule started (root jobs of its target that name it as their trigger), but the
    * one started ahead of a tick that had not come when the schedule was disabled: as Windmill
-   * clears that queued job, it is cancelled (and checked to be so once, below).
+   * clears that queued job, it is cancelled (and checked to be so once, below), by the disable or,
+   * when a replica was starting it as the disable landed, by that replica.
    */
   const runsOf = async (target: string, schedule: string): Promise<JobSummary[]> => {
     const { jobs: listed } = await jobs.list({ ...admin(), path: target, limit: 1_000 });
@@ -122,7 +126,12 @@ describe('schedules', { timeout: 300_000 }, () => {
       (job) =>
         job.trigger_kind === 'schedule' &&
         job.trigger === schedule &&
-        !(job.status === 'cancelled' && job.canceled_reason === `schedule ${schedule} was disabled`),
+        !(
+          job.status === 'cancelled' &&
+          [`schedule ${schedule} was disabled`, `schedule ${schedule} changed as this run started`].includes(
+            job.canceled_reason ?? '',
+          )
+        ),
     );
   };
   const ended = (runs: readonly JobSummary[]) => runs.filter((job) => isTerminalJobStatus(job.status));
@@ -337,32 +346,23 @@ describe('schedules', { timeout: 300_000 }, () => {
       schedule_path: 'u/admin/every_second',
       trigger_kind: 'schedule',
     });
-    // Disabled: no run after the ones already started, but for one whose tick a replica had
-    // claimed (up to 1 s ahead) as the disable landed, which a busy machine may still start.
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
-    const later = (await runsOf('u/admin/tick', 'u/admin/every_second')).filter(
-      (job) => job.status !== 'cancelled' && !runs.some((run) => run.id === job.id),
-    );
-    expect(later.length).toBeLessThanOrEqual(1);
-    for (const job of later) expect(Date.parse(job.scheduled_for!)).toBeLessThanOrEqual(disabledAt + 2_000);
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
-    const after = (await runsOf('u/admin/tick', 'u/admin/every_second')).filter(
-      (job) => job.status !== 'cancelled',
-    );
-    expect(after.length).toBe(runs.length + later.length);
+    // Disabled: no run after the ones already started, even one whose tick a replica had claimed
+    // (up to 1 s ahead) as the disable landed: that one is withdrawn once started.
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    const after = await runsOf('u/admin/tick', 'u/admin/every_second');
+    expect(after.filter((job) => !runs.some((run) => run.id === job.id))).toEqual([]);
   });
 
-  it('runs the failure, recovery and success handlers with Windmill’s arguments', async () => {
+  it('runs the failure, recovery and success handlers with Windmill’s arguments, in tick order', async () => {
     writeFileSync(join(dir, 'mode'), 'fail');
+    // A failing run takes 2.5 s, a successful one none: runs overlap, and the last failures end
+    // after the first successes. The handlers still see the runs in tick order.
     await schedules.create({
       ...admin(),
       ...base,
       path: 'u/admin/handled',
       schedule: '* * * * * *',
       script_path: 'u/admin/flaky',
-      // Runs end in tick order: the handler rules read the runs before, and with every core busy
-      // a run can outlast its second (runs that overlap may end out of order: a known limit).
-      no_flow_overlap: true,
       on_failure: 'script/u/admin/on_failure',
       on_failure_times: 2,
       on_failure_extra_args: { channel: '#ops' },
@@ -385,26 +385,34 @@ describe('schedules', { timeout: 300_000 }, () => {
     const runs = (await allEnded('u/admin/flaky', 'u/admin/handled')).sort(
       (a, b) => Date.parse(a.scheduled_for!) - Date.parse(b.scheduled_for!),
     );
-    await waitFor(
-      async () =>
-        (await handlerRuns('u/admin/on_success')).length === runs.filter((run) => run.success).length &&
-        (await handlerRuns('u/admin/on_recovery')).length === 1,
-      { timeoutMs: 90_000, description: 'a success handler run per success, one recovery' },
+    // What Windmill's rules give over the runs in tick order: on_failure for each failure after a
+    // failure (times 2), on_recovery for each success after a failure, on_success per success.
+    const failuresDue = runs.filter((run, i) => !run.success && i > 0 && !runs[i - 1].success);
+    const recoveriesDue = runs.flatMap((run, i) =>
+      run.success && i > 0 && !runs[i - 1].success ? [{ failed: runs[i - 1], recovered: run }] : [],
     );
-    const outcomes = runs.map((run) => run.success);
-    const firstSuccess = outcomes.indexOf(true);
-    expect(firstSuccess).toBeGreaterThanOrEqual(2);
-    expect(outcomes.slice(0, firstSuccess).every((success) => success === false)).toBe(true);
-    expect(outcomes.slice(firstSuccess).every((success) => success === true)).toBe(true);
+    const successes = runs.filter((run) => run.success);
+    expect(failuresDue.length).toBeGreaterThanOrEqual(1);
+    expect(recoveriesDue.length).toBeGreaterThanOrEqual(1);
+    const counts = async () =>
+      Promise.all(
+        ['u/admin/on_failure', 'u/admin/on_recovery', 'u/admin/on_success'].map(
+          async (path) => (await handlerRuns(path)).length,
+        ),
+      );
+    const due = [failuresDue.length, recoveriesDue.length, successes.length];
+    await waitFor(async () => JSON.stringify(await counts()) === JSON.stringify(due), {
+      timeoutMs: 90_000,
+      description: `handler runs (failure, recovery, success) to be ${due.join(', ')}`,
+    });
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    expect(await counts()).toEqual(due);
 
     const argsOf = async (path: string) =>
       Promise.all(
         (await handlerRuns(path)).map(async (job) => (await jobs.get({ ...admin(), id: job.id })).args),
       );
-    // The failure handler ran for each failure from the second on (times 2, not exact).
     const failures = await argsOf('u/admin/on_failure');
-    expect(failures).toHaveLength(firstSuccess - 1);
-    const failedIds = new Set(runs.slice(1, firstSuccess).map((run) => run.id));
     for (const args of failures) {
       expect(args).toMatchObject({
         error: { name: 'Error', message: 'boom' },
@@ -416,21 +424,28 @@ describe('schedules', { timeout: 300_000 }, () => {
         email: 'admin@example.test',
         channel: '#ops',
       });
-      expect(failedIds.has(args.job_id as string)).toBe(true);
       expect(typeof args.started_at).toBe('string');
     }
-    const [recovery] = await argsOf('u/admin/on_recovery');
-    expect(recovery).toMatchObject({
-      error: { name: 'Error', message: 'boom' },
-      schedule_path: 'u/admin/handled',
-      path: 'u/admin/flaky',
-      is_flow: true,
-      success_result: 'fine',
-      success_times: 1,
-      note: 'back',
-    });
-    expect(recovery.error_started_at).toBe(runs[firstSuccess - 1].started_at);
-    expect(recovery.success_started_at).toBe(runs[firstSuccess].started_at);
+    expect(failures.map((args) => args.job_id).sort()).toEqual(failuresDue.map((run) => run.id).sort());
+    const recoveries = await argsOf('u/admin/on_recovery');
+    for (const recovery of recoveries)
+      expect(recovery).toMatchObject({
+        error: { name: 'Error', message: 'boom' },
+        schedule_path: 'u/admin/handled',
+        path: 'u/admin/flaky',
+        is_flow: true,
+        success_result: 'fine',
+        success_times: 1,
+        note: 'back',
+      });
+    // Each recovery names the failure just before it in tick order, whichever ended first.
+    const pairs = (list: Array<{ error: unknown; ok: unknown }>) =>
+      list.map((pair) => JSON.stringify(pair)).sort();
+    expect(
+      pairs(recoveries.map((args) => ({ error: args.error_started_at, ok: args.success_started_at }))),
+    ).toEqual(
+      pairs(recoveriesDue.map((due) => ({ error: due.failed.started_at, ok: due.recovered.started_at }))),
+    );
     const [success] = await argsOf('u/admin/on_success');
     expect(success).toMatchObject({
       schedule_path: 'u/admin/handled',

@@ -10,6 +10,7 @@ import { failureHandlerDue, failureHistoryNeeded, recoveredFrom } from './handle
 import { handlerTarget } from './schedule.validator.js';
 import { handlerJobId } from './tick-job-id.js';
 import { TriggerMetrics } from '../trigger.metrics.js';
+import { KeyedDrains } from './keyed-drains.js';
 
 const TRANSIENT = new Set(['UNAVAILABLE', 'TIMEOUT', 'INTERNAL']);
 
@@ -37,12 +38,15 @@ interface HandlerRun {
  * - `on_success` after each success: `schedule_path`, `path`, `is_flow`, `success_result`,
  *   `success_started_at`.
  *
- * Idempotent per job id: a handler's job id is derived from the run's, and the run is marked
- * handled only once its handlers started, so a redelivered event starts nothing twice.
+ * The rules read the runs before, so a schedule's runs are handled in tick order, one replica at
+ * a time (`handleEnded`). Idempotent per job id: a handler's job id is derived from the run's, and
+ * the run is marked handled only once its handlers started, so a redelivered event starts nothing
+ * twice.
  */
 @Controller()
 export class ScheduleRunsListener {
   private readonly log = new Logger(ScheduleRunsListener.name);
+  private readonly drains = new KeyedDrains(4);
 
   constructor(
     private readonly store: ScheduleStore,
@@ -60,15 +64,44 @@ export class ScheduleRunsListener {
     if (event.parent_job !== null) return;
     const run = await this.store.completeRun(event.job_id, event.success, new Date(event.completed_at));
     if (!run || run.handled) return;
+    const schedule = await this.store.get(run.workspace_id, run.schedule_path);
+    if (schedule && hasHandlers(schedule)) {
+      const { workspace_id: workspace, schedule_path: path } = run;
+      await this.drains.run(`${workspace}/${path}`, () =>
+        this.store.withHandlerLock(workspace, path, () => this.handleEnded(workspace, path)),
+      );
+      return;
+    }
+    await this.recordLate(run);
+    await this.store.markHandled(run.job_id);
+  }
+
+  /**
+   * Handles the schedule's ended runs in tick order, up to the first that has not ended: its end
+   * handles those after it. Runs that overlap (one outlasting its tick) may end out of order; the
+   * handlers then still see each run after every run of an earlier tick, so a streak, a failure
+   * or a recovery is seen once, as if they had ended in order.
+   */
+  private async handleEnded(workspace: string, path: string): Promise<void> {
+    for (;;) {
+      const run = await this.store.firstUnhandled(workspace, path);
+      if (!run || run.completed_at === null) return;
+      const job = await this.recordLate(run);
+      const schedule = await this.store.get(workspace, path);
+      if (schedule && job) {
+        for (const handler of await this.handlersFor(schedule, run, job))
+          await this.startHandler(schedule, run, handler);
+      }
+      await this.store.markHandled(run.job_id);
+    }
+  }
+
+  /** How late the run started after its tick, in the trigger metrics; its job. */
+  private async recordLate(run: ScheduleRunRow): Promise<JobRecord | undefined> {
     const job = await this.jobs.load(run.job_id);
     if (job?.started_at && job.scheduled_for)
       this.metrics.late('schedule', (job.started_at.getTime() - job.scheduled_for.getTime()) / 1_000);
-    const schedule = await this.store.get(run.workspace_id, run.schedule_path);
-    if (schedule && job) {
-      for (const handler of await this.handlersFor(schedule, run, job))
-        await this.startHandler(schedule, run, handler);
-    }
-    await this.store.markHandled(run.job_id);
+    return job;
   }
 
   private async handlersFor(
@@ -161,6 +194,10 @@ export class ScheduleRunsListener {
       this.metrics.failed('schedule');
     }
   }
+}
+
+function hasHandlers(schedule: ScheduleRow): boolean {
+  return Boolean(schedule.on_failure || schedule.on_recovery || schedule.on_success);
 }
 
 /** Windmill passes a result's keys as args, and anything that is not an object as `error`. */

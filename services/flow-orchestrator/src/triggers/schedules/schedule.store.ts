@@ -423,15 +423,25 @@ export class ScheduleStore {
     return new Map(rows.map((row) => [`${row.workspace_id}/${row.schedule_path}`, row]));
   }
 
-  /** Runs the run use case accepted; their schedules' `error` is cleared (Windmill clears it then). */
-  async started(runs: readonly TickRun[]): Promise<void> {
-    if (runs.length === 0) return;
-    await this.lanes.query(
-      `WITH marked AS (UPDATE schedule_run SET started = true WHERE job_id = ANY($1::uuid[]))
-       UPDATE schedule SET error = NULL
-       WHERE error IS NOT NULL AND (workspace_id, path) IN (SELECT * FROM unnest($2::text[], $3::text[]))`,
-      [runs.map((r) => r.job_id), runs.map((r) => r.workspace_id), runs.map((r) => r.schedule_path)],
+  /**
+   * Runs the run use case accepted; their schedules' `error` is cleared (Windmill clears it then).
+   * The job ids of those still recorded: an edit, a disable or a delete forgets the runs ahead of
+   * their tick, and one forgotten while it started is not among them.
+   */
+  async started(runs: readonly TickRun[]): Promise<Set<string>> {
+    if (runs.length === 0) return new Set();
+    const rows = await this.lanes.query<{ job_id: string }>(
+      `WITH marked AS (
+         UPDATE schedule_run SET started = true WHERE job_id = ANY($1::uuid[])
+         RETURNING job_id, workspace_id, schedule_path
+       ), cleared AS (
+         UPDATE schedule SET error = NULL
+         WHERE error IS NOT NULL AND (workspace_id, path) IN (SELECT workspace_id, schedule_path FROM marked)
+       )
+       SELECT job_id FROM marked`,
+      [runs.map((r) => r.job_id)],
     );
+    return new Set(rows.map((row) => row.job_id));
   }
 
   /** A run that cannot start as its schedule stands: forgotten, and why recorded on the schedule. */
@@ -478,8 +488,9 @@ export class ScheduleStore {
 
   /**
    * Forgets ended, handled runs a schedule no longer needs: each keeps its last
-   * `max(on_failure_times, on_recovery_times) + 1` ended runs (what its handlers read), the rest
-   * goes (the jobs themselves stay, as any job does). Up to `limit` rows; the number removed.
+   * `max(on_failure_times, on_recovery_times) + 1` handled runs (what its handlers read when the
+   * next run is handled), the rest goes (the jobs themselves stay, as any job does). Up to `limit`
+   * rows; the number removed.
    */
   async prune(limit: number): Promise<number> {
     const rows = await this.lanes.query(
@@ -490,7 +501,7 @@ export class ScheduleStore {
              GREATEST(COALESCE(s.on_failure_times, 1), COALESCE(s.on_recovery_times, 1)) + 1 AS keep
            FROM schedule_run run
            JOIN schedule s ON s.workspace_id = run.workspace_id AND s.path = run.schedule_path
-           WHERE run.completed_at IS NOT NULL
+           WHERE run.completed_at IS NOT NULL AND run.handled
          ) ranked
          WHERE n > keep LIMIT $1
        ) old
@@ -514,6 +525,30 @@ export class ScheduleStore {
 
   async markHandled(jobId: string): Promise<void> {
     await this.lanes.query(`UPDATE schedule_run SET handled = true WHERE job_id = $1`, [jobId]);
+  }
+
+  /**
+   * Runs `work` holding the lock on the handling of a schedule's run ends (an advisory lock for
+   * the length of a transaction: released when `work` ends or its connection dies), so that one
+   * replica at a time handles them, in tick order.
+   */
+  withHandlerLock<T>(workspace: string, path: string, work: () => Promise<T>): Promise<T> {
+    return this.lanes.transaction(async (query) => {
+      await query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [
+        JSON.stringify(['schedule-handlers', workspace, path]),
+      ]);
+      return work();
+    });
+  }
+
+  /** The schedule's earliest run (by tick) whose end is not handled yet, ended or not. */
+  async firstUnhandled(workspace: string, path: string): Promise<ScheduleRunRow | undefined> {
+    const rows = await this.lanes.query<ScheduleRunRow>(
+      `SELECT * FROM schedule_run WHERE workspace_id = $1 AND schedule_path = $2 AND NOT handled
+       ORDER BY scheduled_for LIMIT 1`,
+      [workspace, path],
+    );
+    return rows[0];
   }
 
   /** The ended runs of the schedule for `scriptPath` before `run`, newest first. */

@@ -9,6 +9,7 @@ import {
 } from '@nestjs/common';
 import type { Query } from '../../store/connection-lanes.js';
 import { EngineOutbox } from '../../engine/engine-outbox.js';
+import { CancelJobUseCase } from '../../jobs/cancel-job.use-case.js';
 import { JobStore } from '../../store/job.store.js';
 import { CronSchedule } from './cron-schedule.js';
 import { ScheduleRunStarter } from './schedule-run.starter.js';
@@ -107,6 +108,7 @@ export class ScheduleTicker implements OnApplicationBootstrap, BeforeApplication
     private readonly starter: ScheduleRunStarter,
     private readonly metrics: TriggerMetrics,
     private readonly outbox: EngineOutbox,
+    private readonly cancels: CancelJobUseCase,
     @Optional() @Inject(SCHEDULE_TICKER_SETTINGS) settings?: ScheduleTickerSettings,
   ) {
     this.settings = settings ?? DEFAULT_TICKER_SETTINGS;
@@ -215,9 +217,33 @@ export class ScheduleTicker implements OnApplicationBootstrap, BeforeApplication
       }
     };
     await Promise.all(Array.from({ length: Math.min(this.settings.startsAtOnce, runs.length) }, lane));
-    await this.store.started(started);
-    for (const _ of started) this.metrics.fired('schedule');
-    for (const run of started) this.wakeAt(run.scheduled_for);
+    const recorded = await this.store.started(started);
+    for (const run of started) {
+      if (recorded.has(run.job_id)) {
+        this.metrics.fired('schedule');
+        this.wakeAt(run.scheduled_for);
+      } else await this.withdraw(run);
+    }
+  }
+
+  /**
+   * A run started ahead of its tick whose schedule was edited, disabled or deleted as it started:
+   * the change forgot the run (and cancelled its job, if it was there yet), so it is cancelled
+   * here too, before its tick comes.
+   */
+  private async withdraw(run: TickRun): Promise<void> {
+    await this.cancels
+      .cancel(
+        run.workspace_id,
+        run.job_id,
+        run.edited_by,
+        `schedule ${run.schedule_path} changed as this run started`,
+      )
+      .catch((error: unknown) => {
+        this.log.warn(
+          `schedule ${run.workspace_id}/${run.schedule_path}: a withdrawn run was not cancelled: ${messageOf(error)}`,
+        );
+      });
   }
 
   /**
