@@ -3,6 +3,11 @@ export {
   type MeshConnection,
   type MeshConnectionOptions,
 } from './connection/mesh-connection.js';
+export {
+  ConnectionOutages,
+  type OutageLog,
+  type ReconnectListener,
+} from './connection/connection-outages.js';
 export { ensureConsumer, ensureStreams, type EnsureResult } from './connection/ensure-streams.js';
 export {
   consumerConfigFor,

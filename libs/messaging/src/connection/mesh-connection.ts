@@ -2,6 +2,7 @@ import { meshInboxPrefix, SubjectSpace } from '@flowmesh/contracts';
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
+import { ConnectionOutages, type OutageLog } from './connection-outages.js';
 import { splitNatsUrl } from './nats-url-credentials.util.js';
 import { redactUrl } from './redact-url.util.js';
 
@@ -16,6 +17,8 @@ export interface MeshConnectionOptions {
   name: string;
   /** Deployment-wide subject prefix (default `fm`); tests pass their own to isolate themselves. */
   prefix?: string;
+  /** Where the loss of the connection and its return are said, once each per outage (default: nowhere). */
+  outageLog?: OutageLog;
 }
 
 /** One NATS connection with its JetStream handles and the subject space it speaks in. */
@@ -24,6 +27,8 @@ export interface MeshConnection {
   readonly js: JetStreamClient;
   readonly jsm: JetStreamManager;
   readonly space: SubjectSpace;
+  /** Whether the server is reachable now, and what must run when it is back after an outage. */
+  readonly outages: ConnectionOutages;
   /** Lets subscriptions finish what they hold, then closes. Safe to call more than once. */
   drain(): Promise<void>;
 }
@@ -64,6 +69,7 @@ export async function connectMesh(options: MeshConnectionOptions): Promise<MeshC
     );
   }
   const js = jetstream(nc);
+  const outages = new ConnectionOutages(nc, options.outageLog);
 
   let drained: Promise<void> | undefined;
   const drain = (): Promise<void> => {
@@ -72,5 +78,5 @@ export async function connectMesh(options: MeshConnectionOptions): Promise<MeshC
     return drained;
   };
 
-  return { nc, js, jsm, space, drain };
+  return { nc, js, jsm, space, outages, drain };
 }

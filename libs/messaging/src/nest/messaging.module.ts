@@ -1,6 +1,7 @@
 import {
   Global,
   Inject,
+  Logger,
   Module,
   type DynamicModule,
   type InjectionToken,
@@ -42,7 +43,7 @@ export class MessagingModule implements OnApplicationShutdown {
   static forRoot(options: MeshConnectionOptions): DynamicModule {
     return MessagingModule.withConnection({
       provide: MESH_CONNECTION,
-      useFactory: () => connectMesh(options),
+      useFactory: () => connectMesh(withOutageLog(options)),
     });
   }
 
@@ -51,7 +52,7 @@ export class MessagingModule implements OnApplicationShutdown {
       ...MessagingModule.withConnection({
         provide: MESH_CONNECTION,
         inject: options.inject ?? [],
-        useFactory: async (...args: never[]) => connectMesh(await options.useFactory(...args)),
+        useFactory: async (...args: never[]) => connectMesh(withOutageLog(await options.useFactory(...args))),
       }),
       imports: [DiscoveryModule, ...(options.imports ?? [])],
     };
@@ -78,4 +79,9 @@ export class MessagingModule implements OnApplicationShutdown {
   async onApplicationShutdown(): Promise<void> {
     await this.conn.drain();
   }
+}
+
+/** A service says in its log when it loses NATS and when it has it back. */
+function withOutageLog(options: MeshConnectionOptions): MeshConnectionOptions {
+  return { outageLog: new Logger('NatsConnection'), ...options };
 }

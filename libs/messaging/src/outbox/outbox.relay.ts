@@ -53,6 +53,7 @@ export class OutboxRelay {
   private woken = false;
   private lastPrune = 0;
   private metrics?: OutboxMetrics;
+  private stopWaking?: () => void;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -72,6 +73,8 @@ export class OutboxRelay {
     if (!this.stopped) return;
     this.stopped = false;
     this.metrics = new OutboxMetrics(this.dataSource, this.table);
+    // What failed to publish while NATS was away goes out as soon as it is back, not at the next poll.
+    this.stopWaking = this.conn.outages.onReconnect(() => this.wake());
     this.running = this.loop();
   }
 
@@ -84,6 +87,7 @@ export class OutboxRelay {
   /** Finishes the batch in progress, then stops. */
   async stop(): Promise<void> {
     this.stopped = true;
+    this.stopWaking?.();
     this.metrics?.close();
     this.wake();
     await this.running;
@@ -139,6 +143,11 @@ export class OutboxRelay {
       let published = 0;
       all ||= this.woken;
       this.woken = false;
+      // NATS away: nothing would publish, and each batch would say so; the reconnect wakes the relay.
+      if (!this.conn.outages.connected) {
+        await this.sleep();
+        continue;
+      }
       try {
         published = await this.publishBatch(all);
         all = published === this.batchSize && all;

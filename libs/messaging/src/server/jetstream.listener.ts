@@ -42,6 +42,8 @@ export class JetStreamListener implements Listener {
   readonly name: string;
   private messages?: ConsumerMessages;
   private stopping = false;
+  /** Set by consumeAgain(): the iterator ends on purpose, to consume the consumer made again. */
+  private renewing = false;
   private loopDone?: Promise<void>;
   /** Resolves when the listener stops taking work: unparks a loop waiting for a free slot. */
   private readonly stopped: Promise<void>;
@@ -82,6 +84,16 @@ export class JetStreamListener implements Listener {
   }
 
   /**
+   * The consumer was made again (the server lost it): the client would only look for the old one,
+   * so end the current iteration (what it holds is still handed to the handler) and consume anew.
+   */
+  consumeAgain(): void {
+    if (this.stopping) return;
+    this.renewing = true;
+    this.messages?.stop();
+  }
+
+  /**
    * The client rides out reconnects and missed heartbeats itself; should the iterator still end
    * (consumer deleted, permissions), consume again rather than silently stop taking work.
    */
@@ -90,11 +102,15 @@ export class JetStreamListener implements Listener {
     while (!this.stopping) {
       if (messages) await this.run(messages);
       if (this.stopping || this.conn.nc.isClosed()) return;
-      this.logger.error(
-        `consumer ${this.name} stopped delivering; consuming again in ${RESTART_DELAY_MS} ms`,
-      );
-      await Promise.race([delay(RESTART_DELAY_MS, undefined, { ref: false }), this.stopped]);
-      if (this.stopping) return;
+      const renewing = this.renewing;
+      this.renewing = false;
+      if (!renewing) {
+        this.logger.error(
+          `consumer ${this.name} stopped delivering; consuming again in ${RESTART_DELAY_MS} ms`,
+        );
+        await Promise.race([delay(RESTART_DELAY_MS, undefined, { ref: false }), this.stopped]);
+        if (this.stopping) return;
+      }
       messages = await this.consume().catch((error: unknown) => {
         this.logger.error(
           `cannot consume ${this.name}: ${error instanceof Error ? error.message : String(error)}`,

@@ -42,6 +42,13 @@ export class MeshTransport extends Server implements CustomTransportStrategy {
   private listeners: Listener[] = [];
   private consumerMetrics?: ConsumerMetrics;
   private closing?: Promise<void>;
+  /** What it needs in JetStream, to make again on a server that lost it, and who consumes it. */
+  private consumers: Array<{
+    definition: ConsumerDefinition;
+    deliverPolicy: 'all' | 'new';
+    listener: JetStreamListener;
+  }> = [];
+  private stopRestoring?: () => void;
 
   constructor(
     private readonly conn: MeshConnection,
@@ -88,7 +95,9 @@ export class MeshTransport extends Server implements CustomTransportStrategy {
         continue;
       }
       for (const [i, definition] of consumerDefinitions(binding).entries()) {
-        listeners.push(await this.jetStreamListener(binding, definition, handler, deadLetters));
+        const listener = await this.jetStreamListener(binding, definition, handler, deadLetters);
+        listeners.push(listener);
+        this.consumers.push({ definition, deliverPolicy: deliverPolicyOf(binding), listener });
         const tag = binding.kind === 'work' ? binding.tags[i] : undefined;
         observed.push({ stream: definition.stream, durable: definition.durable, ...(tag ? { tag } : {}) });
       }
@@ -98,7 +107,43 @@ export class MeshTransport extends Server implements CustomTransportStrategy {
       await listener.start();
       this.listeners.push(listener);
     }
+    this.stopRestoring = this.conn.outages.onReconnect(() => this.restore());
     this.log.log(`listening: ${listeners.map((l) => l.name).join(', ') || 'no handlers'}`);
+  }
+
+  /**
+   * After a reconnect: a server that lost its JetStream storage (memory storage, a new server)
+   * has none of our streams and consumers. Make them again, and have the listeners whose consumer
+   * was made again consume it anew (the client would only look for the old one, every 30 s).
+   * Retried until it holds: JetStream may still be recovering its streams.
+   */
+  private async restore(): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      if (this.closing || this.conn.nc.isClosed()) return;
+      try {
+        const made: string[] = [];
+        if (this.options.ensureStreams ?? true) {
+          const streams = await ensureStreams(this.conn, this.options.streams);
+          made.push(...streams.filter((r) => r.action !== 'unchanged').map((r) => r.name));
+        }
+        for (const { definition, deliverPolicy, listener } of this.consumers) {
+          const result = await ensureConsumer(this.conn, definition, { deliverPolicy });
+          if (result.action === 'unchanged') continue;
+          made.push(result.name);
+          listener.consumeAgain();
+        }
+        if (made.length > 0)
+          this.log.warn(`the NATS server had lost them in the outage; made again: ${made.join(', ')}`);
+        return;
+      } catch (error) {
+        if (attempt === 3) {
+          this.log.warn(
+            `cannot restore streams and consumers yet: ${error instanceof Error ? error.message : String(error)}; retrying`,
+          );
+        }
+        await new Promise((resolve) => setTimeout(resolve, Math.min(5_000, 250 * attempt)));
+      }
+    }
   }
 
   private async jetStreamListener(
@@ -106,9 +151,8 @@ export class MeshTransport extends Server implements CustomTransportStrategy {
     definition: ConsumerDefinition,
     handler: MessageHandler,
     deadLetters: DeadLetterPublisher,
-  ): Promise<Listener> {
-    const deliverPolicy = binding.kind === 'event' ? binding.deliverPolicy : 'all';
-    await ensureConsumer(this.conn, definition, { deliverPolicy });
+  ): Promise<JetStreamListener> {
+    await ensureConsumer(this.conn, definition, { deliverPolicy: deliverPolicyOf(binding) });
     const source: DeadLetterSource = {
       streamBase: definition.stream,
       durableBase: definition.durable,
@@ -119,6 +163,7 @@ export class MeshTransport extends Server implements CustomTransportStrategy {
   }
 
   private async shutDown(): Promise<void> {
+    this.stopRestoring?.();
     this.consumerMetrics?.close();
     await Promise.all(this.listeners.map((listener) => listener.stopTaking()));
     const graceMs = this.options.shutdownGraceMs ?? 10_000;
@@ -133,6 +178,10 @@ export class MeshTransport extends Server implements CustomTransportStrategy {
     this.listeners = [];
     if (this.options.drainOnClose ?? true) await this.conn.drain();
   }
+}
+
+function deliverPolicyOf(binding: EventBinding | WorkBinding): 'all' | 'new' {
+  return binding.kind === 'event' ? binding.deliverPolicy : 'all';
 }
 
 /** The durable consumers a handler needs: one per event subscription, one per work tag. */

@@ -15,6 +15,8 @@ import { testSubjectPrefix, withTestDatabase } from './test-database.js';
 export interface StartMeshOptions {
   /** Process names from MESH_PROCESSES (`llm-gateway`, `flow-orchestrator-worker`); default all. */
   readonly processes?: readonly string[];
+  /** The NATS the processes use (default NATS_URL): a server of the test's own, to kill and restart. */
+  readonly natsUrl?: string;
   /** Extra environment for every process. */
   readonly env?: NodeJS.ProcessEnv;
   /** Also serve the one HTTP entry point (in this process) in front of the services. */
@@ -51,7 +53,7 @@ export interface TestMesh {
 export async function startMesh(options: StartMeshOptions = {}): Promise<TestMesh> {
   ensureBuilt();
   const processes = selectProcesses(options.processes);
-  const natsUrl = requiredEnv('NATS_URL');
+  const natsUrl = options.natsUrl ?? requiredEnv('NATS_URL');
   const prefix = testSubjectPrefix('mesh');
   const database = withTestDatabase('mesh');
   const env = { NATS_URL: natsUrl, DATABASE_URL: database.url, FLOWMESH_SUBJECT_PREFIX: prefix };
