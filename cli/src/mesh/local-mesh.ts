@@ -15,8 +15,10 @@ import {
   localNatsAddress,
   natsServerInstallHint,
   startLocalNatsServer,
+  superviseLocalNatsServer,
+  type LocalNatsOptions,
 } from './local-nats-server.js';
-import type { MeshChild } from './mesh-child.js';
+import type { ChildSupervisor } from './child-supervisor.js';
 import { startMeshProcesses, type RunningMesh, type StopReport } from './mesh-runner.js';
 
 export interface LocalMeshOptions {
@@ -55,7 +57,7 @@ export class LocalMeshError extends Error {}
 export async function startLocalMesh(options: LocalMeshOptions): Promise<LocalMesh> {
   const { settings } = options;
   const processes = options.processes ?? MESH_PROCESSES;
-  const { child: nats, auth } = await ensureInfrastructure(options);
+  const { server: nats, auth } = await ensureInfrastructure(options);
   // With users, each process gets its own NATS credentials and no one else's.
   const natsUrlOf = (meshProcess: MeshProcess) => auth?.urlOf(meshProcess.name) ?? settings.natsUrl;
 
@@ -115,7 +117,8 @@ export async function startLocalMesh(options: LocalMeshOptions): Promise<LocalMe
     entryUrl: entry.url,
     grpcAddress: `${settings.httpHost}:${settings.grpcPort}`,
     natsUrl: auth?.urlOf(MESH_OPERATOR_USER) ?? settings.natsUrl,
-    mesh,
+    // The nats-server it runs is supervised as the services are: one that keeps dying ends the mesh.
+    mesh: nats ? { ...mesh, crashed: Promise.race([mesh.crashed, nats.crashed]) } : mesh,
     stop: async () => {
       await entry.close();
       const reports = await mesh.stop();
@@ -139,8 +142,8 @@ function sharedEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
 }
 
 interface LocalNats {
-  /** The nats-server this start runs, if any. */
-  readonly child?: MeshChild;
+  /** The nats-server this start runs, if any, restarted when it exits on its own. */
+  readonly server?: ChildSupervisor;
   /** Its users, when it runs one that admits only them. */
   readonly auth?: LocalNatsAuth;
 }
@@ -167,7 +170,7 @@ async function ensureInfrastructure(options: LocalMeshOptions): Promise<LocalNat
   );
   try {
     return {
-      child: await startLocalNatsServer({
+      server: await startSupervisedNats(options, {
         binary,
         ...address,
         dataDir,
@@ -209,7 +212,7 @@ async function startAuthenticatedNats(options: LocalMeshOptions, binary: string)
     `starting ${binary} on ${host}:${port} for this mesh only: a NATS user per process (in .flowmesh/nats-auth), JetStream data in ${dataDir}`,
   );
   try {
-    const child = await startLocalNatsServer({
+    const server = await startSupervisedNats(options, {
       binary,
       host,
       port,
@@ -217,7 +220,7 @@ async function startAuthenticatedNats(options: LocalMeshOptions, binary: string)
       configFile: auth.configFile,
       onLine: (line) => options.onLine('nats-server', line),
     });
-    return { child, auth };
+    return { server, auth };
   } catch (error) {
     throw new LocalMeshError(error instanceof Error ? error.message : String(error));
   }
@@ -251,8 +254,17 @@ async function findBusyPorts(ports: Record<string, number>, host: string): Promi
   return entries.filter((_, index) => taken[index]);
 }
 
+async function startSupervisedNats(
+  options: LocalMeshOptions,
+  nats: LocalNatsOptions,
+): Promise<ChildSupervisor> {
+  return superviseLocalNatsServer(await startLocalNatsServer(nats), nats, options.onNotice);
+}
+
 /** nats-server treats SIGINT as a clean stop (exit 0); SIGTERM makes it exit 1. */
-async function stopNats(child: MeshChild | undefined): Promise<void> {
+async function stopNats(server: ChildSupervisor | undefined): Promise<void> {
+  server?.stopRestarting();
+  const child = server?.child;
   if (!child?.running) return;
   child.signal('SIGINT');
   await child.exited;

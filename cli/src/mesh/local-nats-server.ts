@@ -1,5 +1,6 @@
 import { accessSync, constants, mkdirSync, readFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
+import { ChildSupervisor } from './child-supervisor.js';
 import { tcpReachable } from './infrastructure-check.js';
 import { MeshChild } from './mesh-child.js';
 import { describeExit } from './wait-ready.js';
@@ -54,8 +55,15 @@ export interface LocalNatsOptions {
 
 /** Starts `nats-server -js` (with `configFile` when given) and resolves once it accepts connections. */
 export async function startLocalNatsServer(options: LocalNatsOptions): Promise<MeshChild> {
+  const child = spawnLocalNatsServer(options);
+  await waitForNatsServer(child, options);
+  return child;
+}
+
+/** Spawns the server; `waitForNatsServer` tells when it accepts connections. */
+export function spawnLocalNatsServer(options: LocalNatsOptions): MeshChild {
   mkdirSync(options.dataDir, { recursive: true });
-  const child = new MeshChild(
+  return new MeshChild(
     {
       name: 'nats-server',
       command: options.binary,
@@ -73,6 +81,13 @@ export async function startLocalNatsServer(options: LocalNatsOptions): Promise<M
     },
     options.onLine,
   );
+}
+
+/** Resolves once `child` accepts connections; kills it and rejects if it exits or takes too long. */
+export async function waitForNatsServer(
+  child: MeshChild,
+  options: Pick<LocalNatsOptions, 'host' | 'port' | 'readyTimeoutMs'>,
+): Promise<void> {
   let exit: string | undefined;
   void child.exited.then((info) => {
     exit = describeExit(info);
@@ -80,11 +95,27 @@ export async function startLocalNatsServer(options: LocalNatsOptions): Promise<M
   const deadline = Date.now() + (options.readyTimeoutMs ?? 10_000);
   while (Date.now() < deadline) {
     if (exit) throw new Error(`nats-server exited at start (${exit}): ${child.recentOutput(5).join(' | ')}`);
-    if (await tcpReachable(`nats://${options.host}:${options.port}`, 4222, 500)) return child;
+    if (await tcpReachable(`nats://${options.host}:${options.port}`, 4222, 500)) return;
     await Promise.race([new Promise((resolve) => setTimeout(resolve, 100)), child.exited]);
   }
   child.signal('SIGKILL');
   throw new Error(`nats-server did not accept connections on ${options.host}:${options.port}`);
+}
+
+/**
+ * Keeps the mesh's own nats-server running as the services are kept: restarted when it exits on
+ * its own, on the same port and JetStream storage; the services reconnect by themselves.
+ */
+export function superviseLocalNatsServer(
+  first: MeshChild,
+  options: LocalNatsOptions,
+  onRestart: (message: string) => void,
+): ChildSupervisor {
+  return new ChildSupervisor(first, {
+    spawn: () => spawnLocalNatsServer(options),
+    ready: (child) => waitForNatsServer(child, options),
+    onRestart,
+  });
 }
 
 /**

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { httpPortVariable, type MeshProcess } from '@flowmesh/contracts';
+import { ChildSupervisor, MAX_RESTARTS, type Crash } from './child-supervisor.js';
 import { MeshChild, type ExitInfo } from './mesh-child.js';
 import { resolveServiceEntry } from './service-entry.js';
 import { describeExit, NotReadyError, waitForReady } from './wait-ready.js';
@@ -42,7 +43,7 @@ export interface RunningMesh {
    * Resolves when a process keeps exiting on its own (more than `MAX_RESTARTS` times in ten
    * minutes) while the mesh runs; never during stop().
    */
-  readonly crashed: Promise<{ name: string; exit: ExitInfo; output: string[] }>;
+  readonly crashed: Promise<Crash>;
   stop(): Promise<StopReport[]>;
 }
 
@@ -57,12 +58,6 @@ export class MeshStartError extends Error {
   }
 }
 
-/** Restarts of one process within `RESTART_WINDOW_MS` before the supervisor gives up on it. */
-export const MAX_RESTARTS = 5;
-const RESTART_WINDOW_MS = 10 * 60_000;
-const FIRST_BACKOFF_MS = 1_000;
-const MAX_BACKOFF_MS = 30_000;
-
 /**
  * Starts each process of the mesh as its own OS process (`node services/<name>/dist/main.js`,
  * the worker with `FLOWMESH_ROLE=worker`) and waits until every `/readyz` answers. If one fails
@@ -73,7 +68,6 @@ const MAX_BACKOFF_MS = 30_000;
  */
 export async function startMeshProcesses(options: MeshRunnerOptions): Promise<RunningMesh> {
   const host = options.host ?? '127.0.0.1';
-  let stopping = false;
   // Everything that can be checked before a process starts is, so a failure leaks nothing.
   const launches = options.processes.map((meshProcess) => {
     const entry = resolveServiceEntry(meshProcess.service);
@@ -100,23 +94,22 @@ export async function startMeshProcesses(options: MeshRunnerOptions): Promise<Ru
       },
       (line, stream) => options.onLine(meshProcess.name, line, stream),
     );
-  const supervised = launches.map((launch) => ({
+  const started = launches.map((launch) => ({
     launch,
     child: spawnChild(launch),
     url: `http://${host}:${launch.port}`,
-    restarts: [] as number[],
-    pendingRestart: undefined as NodeJS.Timeout | undefined,
   }));
+  let supervisors: ChildSupervisor[] = [];
 
   const stop = async (): Promise<StopReport[]> => {
-    stopping = true;
-    for (const entry of supervised) clearTimeout(entry.pendingRestart);
-    return Promise.all(supervised.map(({ child }) => stopChild(child, options.stopTimeoutMs)));
+    for (const supervisor of supervisors) supervisor.stopRestarting();
+    const children = supervisors.length > 0 ? supervisors.map((s) => s.child) : started.map((s) => s.child);
+    return Promise.all(children.map((child) => stopChild(child, options.stopTimeoutMs)));
   };
 
   try {
     await Promise.all(
-      supervised.map(({ launch, child, url }) =>
+      started.map(({ launch, child, url }) =>
         waitForReady(`${url}/readyz`, { timeoutMs: options.readyTimeoutMs, exited: child.exited }).catch(
           (error: unknown) => {
             const reason = error instanceof NotReadyError ? error.message : String(error);
@@ -130,47 +123,24 @@ export async function startMeshProcesses(options: MeshRunnerOptions): Promise<Ru
     throw error;
   }
 
-  let giveUp: (crash: { name: string; exit: ExitInfo; output: string[] }) => void = () => {};
-  const crashed = new Promise<{ name: string; exit: ExitInfo; output: string[] }>((resolve) => {
-    giveUp = resolve;
-  });
-  const watch = (entry: (typeof supervised)[number]) => {
-    const { child } = entry;
-    const name = entry.launch.meshProcess.name;
-    void child.exited.then((exit) => {
-      if (stopping || entry.child !== child) return;
-      const now = Date.now();
-      entry.restarts = entry.restarts.filter((at) => now - at < RESTART_WINDOW_MS);
-      if (entry.restarts.length >= MAX_RESTARTS) {
-        giveUp({ name, exit, output: child.recentOutput() });
-        return;
-      }
-      entry.restarts.push(now);
-      const attempt = entry.restarts.length;
-      const delay = Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS * 2 ** (attempt - 1));
-      options.onRestart?.(
-        `${name} stopped unexpectedly (${describeExit(exit)}); restarting it in ${delay / 1000} s (restart ${attempt} of ${MAX_RESTARTS} within 10 min)`,
-      );
-      entry.pendingRestart = setTimeout(() => {
-        if (stopping) return;
-        entry.child = spawnChild(entry.launch);
-        watch(entry);
-        waitForReady(`${entry.url}/readyz`, { timeoutMs: options.readyTimeoutMs, exited: entry.child.exited })
-          .then(() => options.onRestart?.(`${name} is back (pid ${entry.child.pid ?? '?'})`))
-          // One that does not come up exits (or is left to its own exit): its exit restarts it again.
-          .catch(() => undefined);
-      }, delay);
-    });
-  };
-  for (const entry of supervised) watch(entry);
+  supervisors = started.map(
+    ({ launch, child, url }) =>
+      new ChildSupervisor(child, {
+        spawn: () => spawnChild(launch),
+        ready: (next) =>
+          waitForReady(`${url}/readyz`, { timeoutMs: options.readyTimeoutMs, exited: next.exited }),
+        onRestart: options.onRestart,
+      }),
+  );
+  const crashed = Promise.race(supervisors.map((supervisor) => supervisor.crashed));
 
   return {
-    processes: supervised.map((entry) => ({
+    processes: started.map((entry, i) => ({
       name: entry.launch.meshProcess.name,
       process: entry.launch.meshProcess,
       url: entry.url,
       get pid() {
-        return entry.child.pid;
+        return supervisors[i].child.pid;
       },
     })),
     crashed,
@@ -194,4 +164,4 @@ async function stopChild(child: MeshChild, timeoutMs: number): Promise<StopRepor
   return { name: child.name, exit: first, durationMs: Date.now() - started, killed: false };
 }
 
-export { describeExit };
+export { describeExit, MAX_RESTARTS };
