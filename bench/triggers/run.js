@@ -146,6 +146,14 @@ if (PARTS.has('schedules')) {
   line('started p99 per second of the window', perSecondLine(r.startedP99BySecond));
   line('floor: a bare setTimeout on the same seconds, late by', p(r.floor));
   line('the script run by path alone: job made -> started', p(r.direct));
+  line(
+    `floor: the mesh's capacity, ${r.capacity.runs} runs by path, 100 in flight`,
+    `${r.capacity.perSecond.toFixed(0)} runs/s (${r.capacity.seconds.toFixed(1)} s): ${
+      r.capacity.perSecond >= r.count
+        ? `room for the ${r.count} a second asked`
+        : `${(r.count / r.capacity.perSecond).toFixed(1)}x short of the ${r.count} a second asked`
+    }`,
+  );
   console.log(
     `CPU over the window (${r.cpu.seconds.toFixed(1)} s, the machine ${(r.cpu.busyShare * 100).toFixed(0)} % busy), ms per run and in all:`,
   );

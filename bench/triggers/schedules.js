@@ -82,6 +82,28 @@ async function directRuns(fm, n) {
   return summarize(gaps);
 }
 
+/**
+ * The mesh's capacity for this script, whatever starts it: `n` runs by path over HTTP, `width` in
+ * flight, before any schedule exists; runs ended a second. The floor for the schedule target:
+ * ticks that ask for more runs a second than this cannot all run on time, ticker or not.
+ */
+async function capacity(fm, n, width) {
+  await fm.watchEnds();
+  const started = performance.now();
+  try {
+    await pool(n, width, async () => {
+      const answer = await fm.http('POST', `jobs/run/p/${SCRIPT.path}`, {});
+      if (answer.status !== 201)
+        throw new Error(`run/p/${SCRIPT.path} answered ${answer.status}: ${answer.text}`);
+      await fm.ended(answer.text.replace(/^"|"$/g, ''));
+    });
+  } finally {
+    fm.unwatchEnds();
+  }
+  const seconds = (performance.now() - started) / 1000;
+  return { runs: n, seconds, perSecond: n / seconds };
+}
+
 /** Creates the schedules (over HTTP, Windmill's `schedules/create`); the script exists. */
 export async function createSchedules(fm, count, cron) {
   const started = performance.now();
@@ -116,6 +138,7 @@ export async function schedulePart(fm, { count, seconds, settleSeconds, graceSec
   const cron = '* * * * * *';
   await createScript(fm);
   const direct = await directRuns(fm, 25);
+  const runCapacity = await capacity(fm, Math.max(200, Math.min(2 * count, 2_000)), 100);
   const createSeconds = await createSchedules(fm, count, cron);
   const from = Math.ceil((Date.now() + settleSeconds * 1000) / 1000) * 1000;
   const to = from + seconds * 1000;
@@ -248,6 +271,7 @@ export async function schedulePart(fm, { count, seconds, settleSeconds, graceSec
     startedP99BySecond: perSecond('started_late'),
     floor: summarize(floor),
     direct,
+    capacity: runCapacity,
     cpu,
   };
 }
