@@ -14,6 +14,7 @@ const HEAVY = [
   'services/flow-orchestrator/test/conformance/**/*.test.ts',
   'services/flow-orchestrator/test/durability.test.ts',
   'services/flow-orchestrator/test/durability-completions.test.ts',
+  'services/flow-orchestrator/test/registry-restart.test.ts',
   'services/flow-orchestrator/test/schedules-durability.test.ts',
   'e2e/**/*.test.ts',
 ];

@@ -1,6 +1,15 @@
 import { httpPortVariable, type MeshProcess, type ProcessRole, type ServiceName } from '@flowmesh/contracts';
 import { z } from 'zod';
-import { natsUrl, oneOf, port, positiveInt, postgresUrl, subjectPrefix, text } from './setting.schemas.js';
+import {
+  natsUrl,
+  oneOf,
+  port,
+  positiveInt,
+  postgresUrl,
+  subjectPrefix,
+  text,
+  wholeNumber,
+} from './setting.schemas.js';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -11,7 +20,11 @@ export interface CommonConfig {
   readonly role: ProcessRole;
   /** The process name shown in logs and status (`flow-orchestrator-worker` for the worker). */
   readonly processName: string;
-  readonly nats: { readonly url: string };
+  readonly nats: {
+    readonly url: string;
+    /** How long a request safe to repeat is sent again after no reply (`FLOWMESH_REQUEST_RETRY_MS`). */
+    readonly requestRetryMs: number;
+  };
   readonly database: { readonly url: string };
   readonly subjectPrefix: string;
   readonly http: { readonly host: string; readonly port: number; readonly bodyLimitBytes: number };
@@ -32,6 +45,8 @@ export const CONFIG_DEFAULTS = {
   shutdownTimeoutMs: 10_000,
   // Flows take arguments of megabytes (a document, a batch); express's 100 KB refused them.
   httpBodyLimitBytes: 16 * 1024 * 1024,
+  // Long enough for a service's restart (about 6 s idle) to be a pause for its callers.
+  requestRetryMs: 30_000,
 } as const;
 
 /** `FLOWMESH_ROLE`, limited to the roles this service has. */
@@ -47,6 +62,8 @@ export const commonSettingsSchema = z.object({
   PORT: port().optional(),
   LOG_LEVEL: oneOf(LOG_LEVELS).default(CONFIG_DEFAULTS.logLevel),
   FLOWMESH_SHUTDOWN_TIMEOUT_MS: positiveInt().default(CONFIG_DEFAULTS.shutdownTimeoutMs),
+  /** How long requests safe to repeat (reads, interpolation, authentication) are sent again; 0: never. */
+  FLOWMESH_REQUEST_RETRY_MS: wholeNumber().default(CONFIG_DEFAULTS.requestRetryMs),
   /** The largest JSON request body a service's HTTP API takes. */
   FLOWMESH_HTTP_BODY_LIMIT_BYTES: positiveInt().default(CONFIG_DEFAULTS.httpBodyLimitBytes),
   // The contract's limits (1 GiB work and events, 256 MiB dead letters) are production's; a
@@ -71,7 +88,7 @@ export function toCommonConfig(
     service: process.service,
     role: process.role,
     processName: process.name,
-    nats: { url: env.NATS_URL },
+    nats: { url: env.NATS_URL, requestRetryMs: env.FLOWMESH_REQUEST_RETRY_MS },
     database: { url: env.DATABASE_URL },
     subjectPrefix: env.FLOWMESH_SUBJECT_PREFIX,
     http: {

@@ -21,7 +21,7 @@ describe('loadServiceConfig', () => {
       service: 'llm-gateway',
       role: 'service',
       processName: 'llm-gateway',
-      nats: { url: 'nats://127.0.0.1:4222' },
+      nats: { url: 'nats://127.0.0.1:4222', requestRetryMs: 30_000 },
       database: { url: 'postgres://postgres@127.0.0.1:5432/flowmesh' },
       subjectPrefix: 'fm',
       http: { host: '127.0.0.1', port: 8103, bodyLimitBytes: 16 * 1024 * 1024 },

@@ -1,5 +1,5 @@
 import { findMeshProcess, processPingContract } from '@flowmesh/contracts';
-import { MESH_CONNECTION, MeshTransport, type MeshConnection } from '@flowmesh/messaging';
+import { MESH_CONNECTION, MeshClient, MeshTransport, type MeshConnection } from '@flowmesh/messaging';
 import type { Logger } from '@flowmesh/telemetry';
 import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
@@ -73,6 +73,7 @@ export async function startService<S extends OwnConfigSchema>(
   app.use(serviceHeaderMiddleware(config.service));
 
   const conn = app.get<MeshConnection>(MESH_CONNECTION);
+  app.get(MeshClient).setRetryWindow(config.nats.requestRetryMs);
   const transport = new MeshTransport(conn, {
     service: meshProcess.name,
     // In-flight handlers get most of the shutdown budget; draining and closing need the rest.

@@ -12,6 +12,7 @@ import {
   type WorkContract,
 } from '@flowmesh/contracts';
 import type { PubAck } from '@nats-io/jetstream';
+import { Logger } from '@nestjs/common';
 import type { MsgHdrs } from '@nats-io/nats-core';
 import type { z } from 'zod';
 import { encodeJson } from '../codec/json.codec.js';
@@ -19,7 +20,16 @@ import { decodeEnvelope } from '../codec/reply-envelope.codec.js';
 import type { MeshConnection } from '../connection/mesh-connection.js';
 import { traceSend } from '../tracing/message-tracing.js';
 import { ATTR_MESSAGING_MESSAGE_ID } from '@flowmesh/telemetry';
-import { mapPublishError, mapRequestError } from './request-error.mapper.js';
+import { mapPublishError, mapRequestError, noReplyCame } from './request-error.mapper.js';
+import {
+  backoffMs,
+  DEFAULT_RETRY_FOR_MS,
+  isNoReply,
+  markNoReply,
+  pause,
+  SafeRetryPolicy,
+  type RetryLog,
+} from './safe-retry.policy.js';
 
 export type RequestOptions = RequestCallOptions;
 
@@ -36,12 +46,43 @@ export interface PublishResult {
   duplicate: boolean;
 }
 
+export interface MeshClientOptions {
+  /**
+   * How long a request whose contract is `retry: 'safe'` is sent again after no reply came (no
+   * service answers, or none in time), from its first attempt: 30 s by default, long enough for
+   * a service's restart; 0 never sends again. A request's own `retryForMs` and `signal` bound it
+   * further. The last attempt may still wait its full timeout.
+   */
+  retryForMs?: number;
+  /** Where an outage of a service is said, once (a Nest `Logger` named MeshClient by default). */
+  log?: RetryLog;
+}
+
 /**
  * The sending side of the mesh: requests validated with their contract both ways, events and
- * work published to JetStream after validation. Errors are always `MeshError`s.
+ * work published to JetStream after validation. Errors are always `MeshError`s. A request that
+ * is safe to repeat rides out a service restart: see `MeshClientOptions.retryForMs`.
  */
 export class MeshClient implements RequestTransport {
-  constructor(private readonly conn: MeshConnection) {}
+  private retry: SafeRetryPolicy;
+
+  constructor(
+    private readonly conn: MeshConnection,
+    options: MeshClientOptions = {},
+  ) {
+    this.retry = new SafeRetryPolicy(
+      options.retryForMs ?? DEFAULT_RETRY_FOR_MS,
+      options.log ?? new Logger('MeshClient'),
+    );
+  }
+
+  /**
+   * Sets the window of requests safe to repeat from the service's configuration
+   * (`FLOWMESH_REQUEST_RETRY_MS`), once at start, before any request is sent.
+   */
+  setRetryWindow(retryForMs: number): void {
+    this.retry = new SafeRetryPolicy(retryForMs, this.retry.log);
+  }
 
   /** A typed client for a service contract: `registry.getResource({...})`. */
   client<C extends ServiceContract>(contract: C): ContractClient<C> {
@@ -55,11 +96,35 @@ export class MeshClient implements RequestTransport {
   ): Promise<z.output<Res>> {
     const checked = contract.request.safeParse(payload);
     if (!checked.success) throw validationError(`request for ${contract.subject}`, checked.error);
-    const subject = this.conn.space.subject(contract.subject);
-    const timeoutMs = options.timeoutMs ?? contract.timeoutMs;
     // The caller's own payload goes on the wire, not zod's output: the answering side parses
     // the same schema's input shape.
     const body = encodeJson(payload);
+    const retryForMs = contract.retry === 'safe' ? (options.retryForMs ?? this.retry.retryForMs) : 0;
+    const firstAt = Date.now();
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const reply = await this.send(contract, body, options);
+        if (attempt > 1) this.retry.answered(contract.subject);
+        return reply;
+      } catch (error) {
+        // Sent again only when no reply came, within the request's window, and while its caller waits.
+        const pauseMs = backoffMs(attempt);
+        if (!isNoReply(error) || Date.now() + pauseMs - firstAt > retryForMs || options.signal?.aborted)
+          throw error;
+        this.retry.retrying(contract.subject, error as MeshError);
+        await pause(pauseMs, options.signal, abandonedError);
+      }
+    }
+  }
+
+  /** One attempt: the reply as its contract parses it, or the `MeshError` it failed with. */
+  private send<Req extends z.ZodType, Res extends z.ZodType>(
+    contract: RequestContract<Req, Res>,
+    body: Uint8Array,
+    options: RequestOptions,
+  ): Promise<z.output<Res>> {
+    const subject = this.conn.space.subject(contract.subject);
+    const timeoutMs = options.timeoutMs ?? contract.timeoutMs;
     return traceSend(subject, { operation: 'request' }, async (headers) => {
       let reply;
       try {
@@ -69,7 +134,8 @@ export class MeshClient implements RequestTransport {
         );
       } catch (error) {
         if (error instanceof MeshError) throw error;
-        throw mapRequestError(error, subject, timeoutMs);
+        const mapped = mapRequestError(error, subject, timeoutMs);
+        throw noReplyCame(error) ? markNoReply(mapped) : mapped;
       }
       const envelope = decodeEnvelope(reply.data);
       if (envelope === undefined) {
@@ -141,17 +207,19 @@ export class MeshClient implements RequestTransport {
  */
 function abandonable<T>(reply: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   if (!signal) return reply;
-  const abandoned = () =>
-    new MeshError('UNAVAILABLE', 'the request was abandoned: its caller stopped waiting', {
-      abandoned: true,
-    });
   if (signal.aborted) {
     reply.catch(() => undefined);
-    return Promise.reject(abandoned());
+    return Promise.reject(abandonedError());
   }
   return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(abandoned());
+    const onAbort = () => reject(abandonedError());
     signal.addEventListener('abort', onAbort, { once: true });
     reply.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
+function abandonedError(): MeshError {
+  return new MeshError('UNAVAILABLE', 'the request was abandoned: its caller stopped waiting', {
+    abandoned: true,
   });
 }

@@ -31,6 +31,19 @@ export function mapRequestError(error: unknown, subject: string, timeoutMs: numb
   return new MeshError('UNAVAILABLE', `request on ${subject} failed: ${reason}`, { subject });
 }
 
+/**
+ * Whether the request went without a reply: no service subscribed (a restart), or none answered
+ * in time (it died holding the request). A request that is safe to repeat may then be sent again;
+ * a closing connection, a refused permission or an answer never is.
+ */
+export function noReplyCame(error: unknown): boolean {
+  return (
+    error instanceof errors.TimeoutError ||
+    (error instanceof errors.RequestError && error.isNoResponders()) ||
+    error instanceof errors.NoRespondersError
+  );
+}
+
 /** nats.js refuses a body over the server's `max_payload` before sending it. */
 function isMaxPayloadError(error: unknown): boolean {
   return error instanceof errors.InvalidArgumentError && error.message.includes('max_payload');

@@ -33,6 +33,8 @@ export const FLOWMESH_METRICS = {
   consumerLag: { name: 'flowmesh.consumer.lag', kind: 'gauge', unit: '{message}' },
   /** Outbox rows committed but not yet published to JetStream, by `schema` (the service's). */
   outboxBacklog: { name: 'flowmesh.outbox.backlog', kind: 'gauge', unit: '{message}' },
+  /** Every process: requests safe to repeat sent again after no reply (a service restarting), by `subject` and `code`. */
+  requestRetries: { name: 'flowmesh.request.retries', kind: 'counter', unit: '{retry}' },
   /** agent-runtime: turns of the agent loop (one model call each), by `gen_ai_provider_name` and model. */
   agentIterations: { name: 'flowmesh.agent.iterations', kind: 'counter', unit: '{iteration}' },
   /** agent-runtime: history compactions (a summary replacing older messages). */
