@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { AIProviderKindSchema } from '../openflow/provider.schema.js';
 import { AssistantMessageSchema } from './chat-message.schema.js';
+import { FaultClassSchema } from './fault.js';
 
 /**
  * What a chat answers, provider-neutral: the events of a stream and the final message. Every
@@ -54,6 +55,11 @@ export const ProviderErrorSchema = z.object({
   retryAfterMs: z.int().nonnegative().optional(),
   provider: AIProviderKindSchema.optional(),
   model: z.string().optional(),
+  /**
+   * Whose fault it is (`classifyFault`): `user` (their key, their model) or `internal` (ours,
+   * it pages). Set by the gateway on every error it answers; absent from older gateways.
+   */
+  fault: FaultClassSchema.optional(),
 });
 export type ProviderError = z.infer<typeof ProviderErrorSchema>;
 

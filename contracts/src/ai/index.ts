@@ -1,3 +1,4 @@
 export * from './chat-message.schema.js';
 export * from './chat-request.schema.js';
 export * from './chat-event.schema.js';
+export * from './fault.js';

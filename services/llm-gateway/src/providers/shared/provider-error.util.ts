@@ -19,15 +19,8 @@ export const CONTEXT_EXCEEDED_PATTERNS: readonly RegExp[] = [
   /input is too long for requested model/i,
 ];
 
-/** Messages that name a model the provider does not serve (retired, unknown, not deployed). */
-export const MODEL_UNAVAILABLE_PATTERNS: readonly RegExp[] = [
-  /model[_ ]not[_ ]found/i,
-  /\bmodel\b.*\b(does not exist|not found|is not available|has been (deprecated|decommissioned|retired)|decommissioned)\b/i,
-  /deploymentnotfound/i,
-  /the api deployment for this resource does not exist/i,
-  /invalid model/i,
-  /unknown model/i,
-];
+/** Messages that name a model the provider does not serve: one list, with the fault classifier's. */
+export { MODEL_UNAVAILABLE_PATTERNS } from '@flowmesh/contracts';
 
 export function matchesAny(text: string | undefined, patterns: readonly RegExp[]): boolean {
   return text !== undefined && patterns.some((pattern) => pattern.test(text));
