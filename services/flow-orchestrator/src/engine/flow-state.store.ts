@@ -4,6 +4,7 @@ import { rowsTouched, touchesOwnRows, type SqlStatement } from '../store/sql-bat
 import { WriteGroups } from '../store/write-groups.js';
 import { EngineOutbox } from './engine-outbox.js';
 import type { FlowRun } from './flow-run.js';
+import { StatusSnapshot } from './flow-status.snapshot.js';
 
 /**
  * Writes a flow's state (status, runtime, and whatever else changes with it) in one statement
@@ -31,12 +32,12 @@ export class FlowStateStore {
   ): Promise<void> {
     if (run.ephemeral) return;
     const { statements, fields } = this.takePending(run, ownStatements, ownFields);
-    // The status is encoded now, with the writes that go with it: a write queued behind others
-    // must not carry state whose own writes are still queued after it.
-    const write: QueuedWrite = {
-      statements,
-      fields: this.jobs.encodeUpdate({ flow_status: run.status, runtime: run.runtime, ...fields }),
-    };
+    // The state is taken now, with the writes that go with it: a write queued behind others
+    // must not carry state whose own writes are still queued after it. The status is encoded
+    // when it is written (`StatusSnapshot`): of several writes landing as one, only the last's.
+    const encoded = this.jobs.encodeUpdate({ runtime: run.runtime, ...fields });
+    if (!encoded.has('flow_status')) encoded.set('flow_status', new StatusSnapshot(run.status));
+    const write: QueuedWrite = { statements, fields: encoded };
     const queue = queued(run);
     queue.push(write);
     const rows = await run.serialize(() => write.landed ?? this.land(run, queue));
@@ -57,6 +58,8 @@ export class FlowStateStore {
     const combined = (writes: readonly QueuedWrite[]): Promise<CancelRow[]> => {
       const fields = new Map<string, unknown>();
       for (const write of writes) for (const [column, value] of write.fields) fields.set(column, value);
+      const status = fields.get('flow_status');
+      if (status instanceof StatusSnapshot) fields.set('flow_status', status.encode());
       const statements = writes.flatMap((write) => write.statements);
       const landed = this.groups.write<CancelRow>({
         id: run.id,
@@ -80,26 +83,40 @@ export class FlowStateStore {
   }
 
   /**
-   * The same write, not waited for: the flow goes on to its next step while this one commits
+   * The same write, not waited for: the flow goes on to its next steps while this one commits
    * (writes land in order; a failed one stops the run before it commits anything else). A step
-   * started meanwhile is in flight as far as a crash is concerned: it runs again, the step whose
-   * commit was lost too. Resolves once the run's write before this one has landed, and the flow
-   * waits for that: a run is never more than one step ahead of its commits, so a step that ended
-   * is committed within about two commit times. Unbounded, a loaded worker's flows outran their
-   * commits by seconds, and a crash then ran every step of those seconds again.
+   * started meanwhile is in flight as far as a crash is concerned: it runs again, as does a step
+   * whose commit was lost. How far a flow may run ahead of its commits is bounded in time, not in
+   * steps: once its oldest write still landing is `LEAD_MS` old (or `MAX_LEAD` writes wait), the
+   * flow waits for it. So a step's completion is durable about a commit after its end, whatever
+   * the size of the flow: a flow of quick steps commits many as one statement (a flow of 10 000
+   * modules, bound to one step ahead, waited for one commit of its whole status per step), and a
+   * loaded worker's flows cannot outrun their commits (unbounded, they trailed by seconds, and a
+   * crash ran every step of those seconds again).
    */
   async saveInBackground(
     run: FlowRun,
     statements: readonly SqlStatement[],
     then?: () => void,
   ): Promise<void> {
-    const before = trailing.get(run);
+    const lead = leads.get(run) ?? [];
+    leads.set(run, lead);
+    const write: LeadingWrite = { at: Date.now(), landed: false, done: Promise.resolve() };
     // A write that failed has stopped the run (its next write refuses): nothing to wait for then.
-    const saving = this.save(run, statements)
+    write.done = this.save(run, statements)
       .then(then)
-      .catch(() => undefined);
-    trailing.set(run, saving);
-    await before;
+      .catch(() => undefined)
+      .finally(() => {
+        write.landed = true;
+      });
+    lead.push(write);
+    for (;;) {
+      while (lead.length > 0 && lead[0].landed) lead.shift();
+      const oldest = lead[0];
+      if (!oldest || oldest === write) return;
+      if (Date.now() - oldest.at < LEAD_MS && lead.length <= MAX_LEAD) return;
+      await oldest.done;
+    }
   }
 
   /** The held-back writes with these, and nothing held back any more. */
@@ -130,8 +147,23 @@ interface QueuedWrite {
 }
 
 const queues = new WeakMap<FlowRun, QueuedWrite[]>();
-/** A run's last write made in the background, until the next one takes its place. */
-const trailing = new WeakMap<FlowRun, Promise<void>>();
+/**
+ * How long a flow's oldest write may be landing while the flow goes on (ms): a step's completion
+ * is durable within about a commit of this after its end (issue 34: 100 ms, p99, under load).
+ */
+const LEAD_MS = 20;
+/** How many writes of a flow may be landing while it goes on (one statement carries them all). */
+const MAX_LEAD = 32;
+
+/** A write made in the background, until it landed. */
+interface LeadingWrite {
+  readonly at: number;
+  landed: boolean;
+  done: Promise<void>;
+}
+
+/** A run's writes made in the background that may still be landing, oldest first. */
+const leads = new WeakMap<FlowRun, LeadingWrite[]>();
 
 function queued(run: FlowRun): QueuedWrite[] {
   let queue = queues.get(run);
