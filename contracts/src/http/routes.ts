@@ -31,7 +31,14 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
   ]),
   { path: '/api/workspaces', service: 'resource-registry' },
   { path: '/api/auth', service: 'resource-registry' },
-  ...workspaceRoutes('flow-orchestrator', ['jobs', 'jobs_u', 'runs', 'schedules', 'http_triggers']),
+  ...workspaceRoutes('flow-orchestrator', [
+    'jobs',
+    'jobs_u',
+    'runs',
+    'schedules',
+    'http_triggers',
+    'workspace_settings',
+  ]),
   // User-defined HTTP routes (Windmill's HTTP triggers): `/api/r/<route>` and `/api/r/<workspace>/<route>`.
   { path: '/api/r', service: 'flow-orchestrator' },
   ...workspaceRoutes('agent-runtime', ['agents']),

@@ -9,3 +9,4 @@ export * from './schedule.schema.js';
 export * from './schedules.contract.js';
 export * from './http-trigger.schema.js';
 export * from './http-triggers.contract.js';
+export * from './workspace-settings.contract.js';

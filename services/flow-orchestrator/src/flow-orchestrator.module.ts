@@ -12,6 +12,7 @@ import { AgentStepsHandler } from './jobs/agent-steps.handler.js';
 import { JobsModule } from './jobs/jobs.module.js';
 import { RunApiModule } from './run-api/run-api.module.js';
 import { TriggersModule } from './triggers/triggers.module.js';
+import { WorkspaceSettingsModule } from './workspace-settings/workspace-settings.module.js';
 import { TimerPoller } from './scheduler/timer.poller.js';
 import { ParkedApprovalsMetrics } from './telemetry/parked-approvals.metrics.js';
 
@@ -61,7 +62,12 @@ export class FlowOrchestratorModule {
         JobsModule,
         // The run API (HTTP, `orchestrator.job.*` and gRPC) is the service role's; workers only run jobs.
         ...(config.role === 'service'
-          ? [runApi, GrpcApiModule.forRoot(runApi), TriggersModule.forRoot(runApi)]
+          ? [
+              runApi,
+              GrpcApiModule.forRoot(runApi),
+              TriggersModule.forRoot(runApi),
+              WorkspaceSettingsModule.forRoot(runApi),
+            ]
           : []),
       ],
       // agent-runtime reports on AI steps to the service (one queue group answers each request).

@@ -27,3 +27,15 @@ export class CancelSignals {
     this.controllers.delete(rootJob);
   }
 }
+
+/** Windmill's result of a cancelled job. */
+export function canceledResult(by: string, reason: string | null): { error: Record<string, unknown> } {
+  return {
+    error: {
+      name: 'Canceled',
+      message: `Job canceled: ${reason ?? 'no reason given'} by ${by}`,
+      reason,
+      canceler: by,
+    },
+  };
+}

@@ -14,6 +14,7 @@ import { Debouncer } from './debouncer.js';
 import { ENGINE_CONFIG, type EngineConfig } from './engine.config.js';
 import { EngineOutbox } from './engine-outbox.js';
 import { ExpressionEvaluator } from './expressions/expression.evaluator.js';
+import { WorkspaceLimits } from './workspace-limits.js';
 
 const CORE_PROVIDERS: Provider[] = [
   ...STORE_PROVIDERS,
@@ -24,6 +25,7 @@ const CORE_PROVIDERS: Provider[] = [
   ConcurrencyLimiter,
   CancelSignals,
   Debouncer,
+  WorkspaceLimits,
 ];
 
 /**

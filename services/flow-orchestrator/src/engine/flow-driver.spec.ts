@@ -36,7 +36,7 @@ import { BodyRunner } from './modules/body-runner.js';
 import { BranchExecutor } from './modules/branch.executor.js';
 import type { DecisionExecutor } from './modules/decision.executor.js';
 import { LeafExecutor } from './modules/leaf.executor.js';
-import { doublingRunner, SPEC_ENGINE_CONFIG } from './modules/executor.fixture.js';
+import { doublingRunner, SPEC_ENGINE_CONFIG, specLoopGuard } from './modules/executor.fixture.js';
 import { LoopExecutor } from './modules/loop.executor.js';
 import type { SubflowExecutor } from './modules/subflow.executor.js';
 import { ScopedTokens } from './scoped-token.js';
@@ -123,7 +123,7 @@ function setup() {
     flowEnv,
     metrics,
     leaf,
-    new LoopExecutor(evaluator, bodies),
+    new LoopExecutor(evaluator, bodies, specLoopGuard(jobs)),
     new BranchExecutor(evaluator, bodies),
     undefined as unknown as SubflowExecutor,
     undefined as unknown as AgentStepExecutor,

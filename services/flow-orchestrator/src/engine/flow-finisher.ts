@@ -6,7 +6,7 @@ import { ResultCacheStore } from '../store/result-cache.store.js';
 import { rowsTouched, type SqlStatement } from '../store/sql-batch.js';
 import { WriteGroups } from '../store/write-groups.js';
 
-import { CancelSignals } from './cancel-signals.js';
+import { CancelSignals, canceledResult } from './cancel-signals.js';
 import { ConcurrencyLimiter } from './concurrency.limiter.js';
 import { EngineOutbox } from './engine-outbox.js';
 import type { FlowRun, StopSignal } from './flow-run.js';
@@ -40,19 +40,10 @@ export class FlowFinisher {
 
   /** Windmill's result of a cancelled job. */
   cancelled(run: FlowRun): NonNullable<FlowRun['ending']> {
-    const by = run.cancelRequest?.by ?? 'unknown';
-    const reason = run.cancelRequest?.reason ?? null;
     return {
       success: false,
       skipped: false,
-      result: {
-        error: {
-          name: 'Canceled',
-          message: `Job canceled: ${reason ?? 'no reason given'} by ${by}`,
-          reason,
-          canceler: by,
-        },
-      },
+      result: canceledResult(run.cancelRequest?.by ?? 'unknown', run.cancelRequest?.reason ?? null),
     };
   }
 

@@ -1,5 +1,6 @@
 import { isTerminalJobStatus, jobEvents, MeshError, type JobKind } from '@flowmesh/contracts';
 import { Injectable } from '@nestjs/common';
+import { canceledResult } from '../engine/cancel-signals.js';
 import { EngineOutbox } from '../engine/engine-outbox.js';
 import { JobStore, type CancelMarked as Marked } from '../store/job.store.js';
 import { isFlowKind } from '../store/job.record.js';
@@ -28,14 +29,7 @@ export class CancelJobUseCase {
     if (!job || job.workspace !== workspace) throw new MeshError('NOT_FOUND', `job ${id} not found`, { id });
     if (isTerminalJobStatus(job.status)) return false;
     const marked = await this.jobs.markCancelled(id, by, reason);
-    const result = {
-      error: {
-        name: 'Canceled',
-        message: `Job canceled: ${reason ?? 'no reason given'} by ${by}`,
-        reason,
-        canceler: by,
-      },
-    };
+    const result = canceledResult(by, reason);
     // Set-based, so a tree of 10 000 jobs costs a few statements, not one per job: queued jobs
     // and AI steps end now, then every flow of the tree and every parent of an ended job is woken
     // (after its children ended, so its driver sees them).

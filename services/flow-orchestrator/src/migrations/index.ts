@@ -5,6 +5,7 @@ import { ScheduleRunStarts1700000053000 } from '../triggers/schedules/schedule-r
 import { ScheduleTables1700000051000 } from '../triggers/schedules/schedule-tables.migration.js';
 import { SuspendedJobsIndex1700000030000 } from '../telemetry/suspended-index.migration.js';
 import { JobTriggerColumns1700000040000 } from '../triggers/job-trigger-columns.migration.js';
+import { WorkspaceSettingsTable1700000060000 } from '../workspace-settings/workspace-settings.migration.js';
 import { HttpTriggerTables1700000052000 } from '../triggers/http-routes/http-trigger-tables.migration.js';
 
 /**
@@ -21,4 +22,5 @@ export const FLOW_ORCHESTRATOR_MIGRATIONS = [
   ScheduleTables1700000051000,
   HttpTriggerTables1700000052000,
   ScheduleRunStarts1700000053000,
+  WorkspaceSettingsTable1700000060000,
 ];

@@ -261,6 +261,16 @@ export class JobStore {
     return rows[0] ? decode(rows[0]) : undefined;
   }
 
+  /** Who cancelled the job, if anyone did: a cheap look for a driver that holds its row in memory. */
+  async cancelOf(id: string): Promise<{ by: string; reason: string | null } | undefined> {
+    const rows = await this.lanes.query<{ canceled_by: string | null; canceled_reason: string | null }>(
+      `SELECT canceled_by, canceled_reason FROM job WHERE id = $1`,
+      [id],
+    );
+    const row = rows[0];
+    return row?.canceled_by ? { by: row.canceled_by, reason: row.canceled_reason } : undefined;
+  }
+
   async loadMany(ids: readonly string[]): Promise<Map<string, JobRecord>> {
     if (ids.length === 0) return new Map();
     const rows = await this.lanes.query<RawRow>(

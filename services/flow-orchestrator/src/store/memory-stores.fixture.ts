@@ -50,6 +50,13 @@ export class MemoryJobStore extends JobStore {
     return Promise.resolve(this.rows.get(id));
   }
 
+  override cancelOf(id: string): Promise<{ by: string; reason: string | null } | undefined> {
+    const row = this.rows.get(id);
+    return Promise.resolve(
+      row?.canceled_by ? { by: row.canceled_by, reason: row.canceled_reason } : undefined,
+    );
+  }
+
   override loadMany(ids: readonly string[]): Promise<Map<string, JobRecord>> {
     const found = ids.flatMap((id) => {
       const row = this.rows.get(id);

@@ -10,6 +10,7 @@ import { LeaseStore } from './lease.store.js';
 import { OutboxStore } from './outbox.store.js';
 import { ResultCacheStore } from './result-cache.store.js';
 import { ResumeStore } from './resume.store.js';
+import { WorkspaceSettingsStore } from './workspace-settings.store.js';
 import { WriteGroups } from './write-groups.js';
 
 /** The engine's tables, one store each, over one set of connection lanes. */
@@ -26,4 +27,5 @@ export const STORE_PROVIDERS: Provider[] = [
   ConcurrencySlotStore,
   ResultCacheStore,
   OutboxStore,
+  WorkspaceSettingsStore,
 ];

@@ -28,6 +28,7 @@ import { FlowEnvResolver } from '../engine/steps/flow-env.resolver.js';
 import { LeafStepRunner } from '../engine/steps/leaf-step.runner.js';
 import { NoScriptRunners } from '../engine/steps/no-runners.registry.js';
 import { FlowMetrics } from '../telemetry/flow.metrics.js';
+import { LoopGuard } from '../engine/modules/loop-guard.js';
 
 const WORKER_PROVIDERS: Provider[] = [
   LocalClaims,
@@ -43,6 +44,7 @@ const WORKER_PROVIDERS: Provider[] = [
   SleepGate,
   LeafExecutor,
   LoopExecutor,
+  LoopGuard,
   BranchExecutor,
   SubflowExecutor,
   AgentStepExecutor,

@@ -8,6 +8,7 @@ import { ENGINE_CONFIG, type EngineConfig } from '../engine.config.js';
 import type { ChildDriver, ChildOutcome, ModuleContext } from '../module-outcome.js';
 import { ScopedTokens } from '../scoped-token.js';
 import { childOutcomeOf, forEachLimited, isEnded, recordChildEnd } from './child-results.js';
+import type { LoopPacer } from './loop-guard.js';
 
 /** One body a container runs: a loop iteration or a branch. */
 export interface BodySpec {
@@ -98,6 +99,8 @@ export class BodyRunner {
     tokenJob: string,
     /** Called with the number of bodies ended so far, each time one ends. */
     onEnded: (ended: number) => void,
+    /** A loop's: no body starts once its run was cancelled (the loop then ends with the cancel). */
+    pacer?: LoopPacer,
   ): Promise<Array<EndedChild | undefined>> {
     const ids = status.flow_jobs!;
     const rows = ctx.run.ephemeral ? new Map<string, JobRecord>() : await this.childRows(ids);
@@ -107,7 +110,9 @@ export class BodyRunner {
     });
     const pending = ids.map((_, position) => position).filter((position) => outcomes[position] === undefined);
     let ended = ids.length - pending.length;
+    let cancelled = false;
     await forEachLimited(pending, limit, async (position) => {
+      if (cancelled || (pacer && (cancelled = (await pacer.between()) !== undefined))) return;
       const existing = rows.get(ids[position]);
       let outcome: ChildOutcome;
       if (existing) {

@@ -10,7 +10,14 @@ import { FlowRun, RunTree } from '../flow-run.js';
 import type { ChildDriver, ChildOutcome, ModuleContext } from '../module-outcome.js';
 import { ScopedTokens } from '../scoped-token.js';
 import type { LeafRun } from '../steps/leaf-step.runner.js';
+import type {
+  StoredWorkspaceSettings,
+  WorkspaceSettingsStore,
+} from '../../store/workspace-settings.store.js';
+import { CancelSignals } from '../cancel-signals.js';
+import { WorkspaceLimits } from '../workspace-limits.js';
 import { BodyRunner } from './body-runner.js';
+import { LoopGuard } from './loop-guard.js';
 
 /**
  * What the executors of container modules (loops, branches) run on in a unit spec: the job table
@@ -119,4 +126,16 @@ export function doublingRunner() {
 /** The `iter` a loop gave its iteration. */
 export function iterOf(child: JobRecord): { index: number; value: unknown } {
   return child.args.iter as { index: number; value: unknown };
+}
+
+/** A loop guard on the job table in memory, with the workspace's limits as given (else the defaults). */
+export function specLoopGuard(
+  jobs: MemoryJobStore,
+  stored: Partial<StoredWorkspaceSettings> = {},
+  cancels = new CancelSignals(),
+): LoopGuard {
+  const settings = {
+    read: () => Promise.resolve({ max_loop_iterations: null, max_flow_modules: null, ...stored }),
+  } as unknown as WorkspaceSettingsStore;
+  return new LoopGuard(cancels, jobs, new WorkspaceLimits(settings));
 }

@@ -2,7 +2,7 @@ import type { FlowModule, FlowStatusModule } from '@flowmesh/contracts';
 import { describe, expect, it } from 'vitest';
 import type { JobRecord } from '../../store/job.record.js';
 import type { ModuleOutcome, ModuleProgress } from '../module-outcome.js';
-import { containerSetup, iterOf } from './executor.fixture.js';
+import { containerSetup, iterOf, specLoopGuard } from './executor.fixture.js';
 import { LoopExecutor } from './loop.executor.js';
 
 function forLoop(fields: Record<string, unknown> = {}): FlowModule {
@@ -20,7 +20,7 @@ function forLoop(fields: Record<string, unknown> = {}): FlowModule {
 
 function setup(module: FlowModule, options: Omit<Parameters<typeof containerSetup>[0], 'module'> = {}) {
   const setup = containerSetup({ module, flowInput: { items: [1, 2, 3] }, ...options });
-  return { ...setup, loops: new LoopExecutor(setup.evaluator, setup.bodies) };
+  return { ...setup, loops: new LoopExecutor(setup.evaluator, setup.bodies, specLoopGuard(setup.jobs)) };
 }
 
 function outcomeOf(progress: ModuleProgress): ModuleOutcome {

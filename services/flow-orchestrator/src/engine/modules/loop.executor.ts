@@ -15,20 +15,28 @@ import {
   type ModuleProgress,
 } from '../module-outcome.js';
 import { errorObject } from '../steps/leaf-step.runner.js';
+import { tooManyIterations, WorkspaceLimitError } from '../workspace-limits.js';
 import { BodyRunner, type BodySpec, type EndedChild } from './body-runner.js';
-import { childOutcomeOf, isEnded, recordChildEnd } from './child-results.js';
+import { childOutcomeOf, forEachLimited, isEnded, recordChildEnd } from './child-results.js';
+import { cancelledLoop, LoopGuard, type Cancel } from './loop-guard.js';
 
 /**
  * forloopflow and whileloopflow. Each iteration is a child flow job whose input is the flow's
  * plus `iter` ({index, value}); the loop's result is the array of iteration results (a failed
  * iteration's is null under skip_failures). A loop breaks when its stop_after_if is true for an
  * iteration's result, or when a step inside an iteration stops early.
+ *
+ * Between two iterations every loop looks for a cancel of its run and stops at once with it
+ * (`LoopGuard`); one that runs in memory (squashed) also hands the event loop back every few
+ * milliseconds, so the worker's other flows, its lease renewals and the cancel event go on. A
+ * loop may run at most the workspace's `max_loop_iterations`.
  */
 @Injectable()
 export class LoopExecutor {
   constructor(
     private readonly evaluator: ExpressionEvaluator,
     private readonly bodies: BodyRunner,
+    private readonly guard: LoopGuard,
   ) {}
 
   async forLoop(ctx: ModuleContext, driver: ChildDriver): Promise<ModuleProgress> {
@@ -41,6 +49,11 @@ export class LoopExecutor {
       } catch (error) {
         return done(failure(error));
       }
+      const max = await this.guard.maxIterations(ctx);
+      if (itered.length > max)
+        return done(
+          failure(new WorkspaceLimitError(tooManyIterations(ctx.module.id, 'forloop', itered.length, max))),
+        );
       if (itered.length === 0) {
         return done({
           success: true,
@@ -53,10 +66,11 @@ export class LoopExecutor {
         type: 'InProgress',
         id: ctx.module.id,
         iterator: { index: 0, itered, itered_len: itered.length },
-        flow_jobs: loop.parallel ? itered.map(() => randomUUID()) : [],
-        flow_jobs_success: loop.parallel ? itered.map(() => false) : [],
+        // A squashed loop's iterations have no job, and it saves no progress (a restart runs it again).
+        flow_jobs: loop.parallel && !loop.squash ? itered.map(() => randomUUID()) : [],
+        flow_jobs_success: loop.parallel && !loop.squash ? itered.map(() => false) : [],
       };
-      if (loop.parallel) await ctx.saveProgress(status);
+      if (loop.parallel && !loop.squash) await ctx.saveProgress(status);
     }
     const itered = status.iterator!.itered ?? [];
     if (loop.squash) return this.squashed(ctx, driver, loop, itered);
@@ -119,6 +133,8 @@ export class LoopExecutor {
     if ('failed' in start) return start.failed;
     const { limit, tokenJob } = start;
     const ids = status.flow_jobs!;
+    const pacer = this.guard.pacer(ctx);
+    const max = await this.guard.maxIterations(ctx);
     for (;;) {
       if (ids.length > 0) {
         // Runs what is left of the last wave (all of it after a restart: ended ones are read).
@@ -131,7 +147,10 @@ export class LoopExecutor {
           limit,
           tokenJob,
           () => undefined,
+          pacer,
         );
+        const cancel = await pacer.cancelled();
+        if (cancel) return done(cancelledLoop(cancel, moduleFields(status)));
         if (outcomes.some((outcome) => outcome === undefined)) return PARKED;
         status.iterator = { ...status.iterator, index: ids.length };
         const results: unknown[] = [];
@@ -143,8 +162,10 @@ export class LoopExecutor {
             return done(this.succeeded(ctx, status, results));
         }
       }
-      for (let i = 0; i < limit; i++) ids.push(randomUUID());
-      status.flow_jobs_success = [...(status.flow_jobs_success ?? []), ...Array<boolean>(limit).fill(false)];
+      if (ids.length >= max) return done(this.tooMany(ctx, ids.length, max));
+      const wave = Math.min(limit, max - ids.length);
+      for (let i = 0; i < wave; i++) ids.push(randomUUID());
+      status.flow_jobs_success = [...(status.flow_jobs_success ?? []), ...Array<boolean>(wave).fill(false)];
       await ctx.saveProgress(status);
     }
   }
@@ -160,9 +181,14 @@ export class LoopExecutor {
     bodyAt: (k: number) => BodySpec,
   ): Promise<ModuleProgress> {
     const { tokenJob, statements } = await this.bodies.bodyToken(ctx);
+    const pacer = this.guard.pacer(ctx);
+    const max = await this.guard.maxIterations(ctx);
     const results: unknown[] = [];
     let failed: EndedChild | undefined;
     for (let k = 0; ; k++) {
+      const cancel = await pacer.between();
+      if (cancel) return done(cancelledLoop(cancel, { iterator: { index: k, itered: [] } }));
+      if (k >= max) return done(this.tooMany(ctx, k, max));
       const end = (await driver.driveEphemeral(
         ctx.run,
         this.bodies.newChild(ctx, bodyAt(k), tokenJob),
@@ -228,6 +254,8 @@ export class LoopExecutor {
         : undefined;
     });
     let token: string | undefined;
+    const pacer = this.guard.pacer(ctx);
+    const max = await this.guard.maxIterations(ctx);
     let k = ids.length - 1;
     let outcome: EndedChild | undefined;
     const last = k >= 0 ? rows.get(ids[k]) : undefined;
@@ -248,6 +276,9 @@ export class LoopExecutor {
       }
       const body = bodyAt(k + 1);
       if (!body) break;
+      const cancel = await pacer.between();
+      if (cancel) return done(cancelledLoop(cancel, moduleFields(status)));
+      if (k + 1 >= max) return done(this.tooMany(ctx, k + 1, max));
       k += 1;
       let extra: SqlStatement[] = [];
       if (!token) {
@@ -275,9 +306,21 @@ export class LoopExecutor {
     const start = await this.parallelStart(ctx, loop);
     if ('failed' in start) return start.failed;
     const { limit, tokenJob } = start;
-    const outcomes = await this.bodies.runParallel(ctx, driver, status, bodies, limit, tokenJob, (ended) => {
-      status.iterator = { ...status.iterator, index: ended };
-    });
+    const pacer = this.guard.pacer(ctx);
+    const outcomes = await this.bodies.runParallel(
+      ctx,
+      driver,
+      status,
+      bodies,
+      limit,
+      tokenJob,
+      (ended) => {
+        status.iterator = { ...status.iterator, index: ended };
+      },
+      pacer,
+    );
+    const cancel = await pacer.cancelled();
+    if (cancel) return done(cancelledLoop(cancel, moduleFields(status)));
     if (outcomes.some((outcome) => outcome === undefined)) return PARKED;
     const ends = outcomes as EndedChild[];
     const failed = ends.find((outcome) => !outcome.success);
@@ -313,11 +356,20 @@ export class LoopExecutor {
       );
       return (await driver.driveEphemeral(ctx.run, child)) as EndedChild;
     };
+    const pacer = this.guard.pacer(ctx);
+    let cancel: Cancel | undefined;
     const ends: EndedChild[] = [];
     if (loop.parallel) {
-      ends.push(...(await Promise.all(itered.map((_, k) => runOne(k)))));
+      const start = await this.parallelStart(ctx, loop);
+      if ('failed' in start) return start.failed;
+      const positions = itered.map((_, k) => k);
+      await forEachLimited(positions, start.limit, async (k) => {
+        if (cancel || (cancel = await pacer.between())) return;
+        ends[k] = await runOne(k);
+      });
     } else {
       for (let k = 0; k < itered.length; k++) {
+        if ((cancel = await pacer.between())) break;
         const end = await runOne(k);
         ends.push(end);
         if (!end.success && !loop.skip_failures) break;
@@ -327,6 +379,10 @@ export class LoopExecutor {
         )
           break;
       }
+    }
+    if (cancel) {
+      const ran = ends.filter(Boolean).length;
+      return done(cancelledLoop(cancel, { iterator: { index: ran, itered_len: itered.length } }));
     }
     for (const end of ends) results.push(resultOf(end, loop.skip_failures));
     const failed = ends.find((end) => !end.success);
@@ -367,6 +423,12 @@ export class LoopExecutor {
     if (!condition) return false;
     const scope = withVars(ctx.scope, { result, previous_result: result, all_iters: soFar });
     return this.evaluator.predicate(condition.expr, scope, `${ctx.fieldPath}.stop_after_if.expr`);
+  }
+
+  /** A loop that would run more iterations than its workspace allows fails, naming the setting. */
+  private tooMany(ctx: ModuleContext, count: number, max: number): ModuleOutcome {
+    const kind = ctx.module.value.type === 'forloopflow' ? 'forloop' : 'whileloop';
+    return failure(new WorkspaceLimitError(tooManyIterations(ctx.module.id, kind, count, max)));
   }
 
   private succeeded(_ctx: ModuleContext, status: FlowStatusModule, results: unknown[]): ModuleOutcome {

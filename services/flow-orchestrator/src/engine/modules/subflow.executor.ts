@@ -18,6 +18,7 @@ import {
 } from '../module-outcome.js';
 import { errorObject } from '../steps/leaf-step.runner.js';
 import { BodyRunner } from './body-runner.js';
+import { countModules, tooManyModules, WorkspaceLimitError, WorkspaceLimits } from '../workspace-limits.js';
 
 /**
  * A `flow` step: the saved flow at `path` (read from the registry as the run) runs as a child
@@ -31,6 +32,7 @@ export class SubflowExecutor {
     private readonly registry: RegistryGateway,
     private readonly tokens: JobTokens,
     private readonly bodies: BodyRunner,
+    private readonly limits: WorkspaceLimits,
     @Inject(ENGINE_CONFIG) private readonly config: EngineConfig,
   ) {}
 
@@ -73,6 +75,9 @@ export class SubflowExecutor {
           `flow ${value.path} is not a valid flow: ${parsed.errors[0]?.path}: ${parsed.errors[0]?.message}`,
         );
       flowValue = parsed.value;
+      const modules = countModules(flowValue);
+      const { max_flow_modules: limit } = await this.limits.of(run.job.workspace);
+      if (modules > limit) throw new WorkspaceLimitError(tooManyModules(modules, limit));
       args = await evaluateInputTransforms(
         this.evaluator,
         value.input_transforms,
