@@ -22,6 +22,8 @@ export const ATTR_MESSAGING_MESSAGE_BODY_SIZE = 'messaging.message.body.size';
 export const ATTR_SERVER_ADDRESS = 'server.address';
 export const ATTR_SERVER_PORT = 'server.port';
 export const ATTR_ERROR_TYPE = 'error.type';
+/** Beside `error.type` on a failed span: whose fault it is, `user` or `internal` (`classifyFault`). */
+export const ATTR_FLOWMESH_FAULT = 'flowmesh.fault';
 
 /** NATS-specific extras (not in semconv), named like nestjs-jetstream's. */
 export const ATTR_MESSAGING_NATS_STREAM_NAME = 'messaging.nats.stream.name';

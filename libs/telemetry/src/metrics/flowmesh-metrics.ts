@@ -39,10 +39,14 @@ export const FLOWMESH_METRICS = {
   agentIterations: { name: 'flowmesh.agent.iterations', kind: 'counter', unit: '{iteration}' },
   /** agent-runtime: history compactions (a summary replacing older messages). */
   agentCompactions: { name: 'flowmesh.agent.compactions', kind: 'counter', unit: '{compaction}' },
+  /** agent-runtime: failed agent and decision steps, by `step_type`, `error_class` and `fault` (user, internal). */
+  agentStepFailures: { name: 'flowmesh.agent.step_failures', kind: 'counter', unit: '{step}' },
   /** llm-gateway: tokens per provider, model and `gen_ai_token_type` (input, output). */
   llmTokens: { name: 'flowmesh.llm.tokens', kind: 'counter', unit: '{token}' },
   /** llm-gateway: estimated cost in US dollars per provider and model (models with a known price). */
   llmCost: { name: 'flowmesh.llm.cost_usd', kind: 'counter', unit: 'USD' },
+  /** llm-gateway: failed provider calls, by `gen_ai_provider_name`, `error_class` and `fault` (user, internal). */
+  llmCallFailures: { name: 'flowmesh.llm.call_failures', kind: 'counter', unit: '{call}' },
   /** llm-gateway: time a call spent in the gateway itself (its whole time less the provider's). */
   gatewayAddedLatency: { name: 'flowmesh.gateway.added_latency_seconds', kind: 'histogram', unit: 's' },
   /** memory-service: memories saved, by `store` (database, s3). */

@@ -1,4 +1,4 @@
-import type { AIProviderKind, CallerIdentity, ChatUsage } from '@flowmesh/contracts';
+import type { AIProviderKind, CallerIdentity, ChatUsage, FaultClass } from '@flowmesh/contracts';
 import { Inject, Injectable } from '@nestjs/common';
 import type { Context } from '@opentelemetry/api';
 import { GenAiTelemetry, type GenAiCallStart, type GenAiSpan } from '../telemetry/gen-ai.telemetry.js';
@@ -27,6 +27,8 @@ export interface LlmCallSuccess {
 export interface LlmCallFailure {
   /** A provider error class, or the gateway's own (`unauthorized`, `outbound_refused`, ...). */
   readonly errorClass: string;
+  /** Whose fault (`classifyFault`); absent: `internal`. */
+  readonly fault?: FaultClass | undefined;
   readonly httpStatus?: number;
   readonly cancelled?: boolean;
 }
@@ -86,7 +88,7 @@ export class LlmCall {
   fail(failure: LlmCallFailure): void {
     if (this.done) return;
     this.done = true;
-    this.span.end({ errorType: failure.errorClass });
+    this.span.end({ errorType: failure.errorClass, fault: failure.fault ?? 'internal' });
     this.write(failure.cancelled ? 'cancelled' : 'error', failure.httpStatus, failure.errorClass);
   }
 

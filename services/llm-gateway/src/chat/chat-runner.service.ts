@@ -11,6 +11,7 @@ import {
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { LlmCallRecorder, type LlmCall, type LlmCallSource } from '../audit/llm-call.recorder.js';
 import { CredentialsResolver } from '../credentials/credentials-resolver.js';
+import { credentialsFault, KeyOwnership } from '../credentials/key-ownership.js';
 import { knownContextWindow } from '../models/context-window.table.js';
 import { ProviderCallError } from '../providers/provider-call.error.js';
 import type { ProviderCredentials } from '../providers/provider-credentials.js';
@@ -54,6 +55,7 @@ export class ChatRunner {
     private readonly registry: ProviderRegistry,
     private readonly executor: ProviderExecutor,
     private readonly resolver: CredentialsResolver,
+    private readonly keys: KeyOwnership,
     @Inject(CHAT_CONFIG) private readonly config: ChatConfig,
     @Optional() private readonly recorder?: LlmCallRecorder,
   ) {}
@@ -80,7 +82,11 @@ export class ChatRunner {
     }
     yield {
       type: 'error',
-      error: lastError ?? { class: 'provider_outage', message: 'no provider could answer' },
+      error: lastError ?? {
+        class: 'provider_outage',
+        message: 'no provider could answer',
+        fault: 'internal',
+      },
     };
   }
 
@@ -112,6 +118,7 @@ export class ChatRunner {
         message: describe(error),
         provider: reference.kind,
         model: reference.model,
+        fault: credentialsFault(error),
       };
     }
     const adapter = this.registry.get(reference.kind);
@@ -150,10 +157,11 @@ export class ChatRunner {
         yield* closing;
         return 'done';
       } catch (caught) {
-        const error = asProviderError(caught, reference, signal);
+        const error = this.keys.attribute(asProviderError(caught, reference, signal), reference.resource);
         if (started || error.class === 'cancelled') {
           audit?.fail({
             errorClass: error.class,
+            fault: error.fault,
             ...(error.status ? { httpStatus: error.status } : {}),
             cancelled: error.class === 'cancelled',
           });
@@ -162,14 +170,23 @@ export class ChatRunner {
         }
         const delay = retryDelayMs(attempt, error, this.config.retry);
         if (delay === undefined) {
-          audit?.fail({ errorClass: error.class, ...(error.status ? { httpStatus: error.status } : {}) });
+          audit?.fail({
+            errorClass: error.class,
+            fault: error.fault,
+            ...(error.status ? { httpStatus: error.status } : {}),
+          });
           return error;
         }
         if (!(await sleep(delay, signal))) {
-          audit?.fail({ errorClass: 'cancelled', cancelled: true });
+          audit?.fail({ errorClass: 'cancelled', fault: 'user', cancelled: true });
           yield {
             type: 'error',
-            error: { class: 'cancelled', message: 'the chat was cancelled', provider: reference.kind },
+            error: {
+              class: 'cancelled',
+              message: 'the chat was cancelled',
+              provider: reference.kind,
+              fault: 'user',
+            },
           };
           return 'done';
         }

@@ -6,6 +6,7 @@ import {
 } from '@flowmesh/contracts';
 import { Injectable } from '@nestjs/common';
 import { CallerProvider } from '../providers/caller-provider.js';
+import { withCredentialsFault } from '../credentials/key-ownership.js';
 import { MediaUrlResolver, natsMediaParam } from '../media/media-url.resolver.js';
 import { ProviderRegistry } from '../providers/provider-registry.js';
 import { prepareChatCall } from './chat-call.factory.js';
@@ -39,7 +40,9 @@ export class StartChatService {
     prepareChatCall(parameters, provider.model);
     // A URL the guard refuses by its text is refused here; the files are fetched once the chat runs.
     this.media.check(parameters, natsMediaParam);
-    const resolved = await this.callers.of({ actor, workspace, provider });
+    const resolved = await this.callers.of({ actor, workspace, provider }).catch((error: unknown) => {
+      throw withCredentialsFault(error);
+    });
     await this.streams.start(streamId, {
       actor,
       workspace,

@@ -2,6 +2,7 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { CredentialsInvalidationListener } from './credentials-invalidation.listener.js';
 import { CREDENTIALS_CONFIG, type CredentialsConfig } from './credentials.config.js';
 import { CredentialsResolver } from './credentials-resolver.js';
+import { KeyOwnership } from './key-ownership.js';
 import { RegistryCredentialsResolver } from './registry-credentials.resolver.js';
 
 /** Provider credentials from the registry, cached, dropped on change events. */
@@ -14,9 +15,10 @@ export class CredentialsModule {
       providers: [
         { provide: CREDENTIALS_CONFIG, useValue: config },
         RegistryCredentialsResolver,
+        KeyOwnership,
         { provide: CredentialsResolver, useExisting: RegistryCredentialsResolver },
       ],
-      exports: [CredentialsResolver, RegistryCredentialsResolver],
+      exports: [CredentialsResolver, RegistryCredentialsResolver, KeyOwnership],
     };
   }
 }

@@ -10,9 +10,11 @@ import { Inject, Injectable, Optional } from '@nestjs/common';
 import { LlmCallRecorder, type LlmCallSource } from '../audit/llm-call.recorder.js';
 import { CHAT_CONFIG, type ChatConfig } from '../chat/chat.config.js';
 import { serverOf } from '../chat/chat-runner.service.js';
+import { KeyOwnership, withCredentialsFault } from '../credentials/key-ownership.js';
 import { withRetries } from '../chat/retry.policy.js';
 import { toHttpError } from '../http/openai-error.mapper.js';
 import { CallerProvider } from '../providers/caller-provider.js';
+import { ProviderCallError } from '../providers/provider-call.error.js';
 import type { ProviderAdapter } from '../providers/provider-adapter.js';
 import type { ProviderCredentials } from '../providers/provider-credentials.js';
 import { ProviderExecutor } from '../providers/provider-executor.js';
@@ -46,13 +48,16 @@ export class DecideService {
   constructor(
     private readonly providers: CallerProvider,
     private readonly executor: ProviderExecutor,
+    private readonly keys: KeyOwnership,
     @Inject(CHAT_CONFIG) private readonly config: ChatConfig,
     @Optional() private readonly recorder?: LlmCallRecorder,
   ) {}
 
   /** `gateway.decide`. */
   async decide(request: DecideRequest): Promise<DecideReply> {
-    const resolved = await this.providers.of(request);
+    const resolved = await this.providers.of(request).catch((error: unknown) => {
+      throw withCredentialsFault(error);
+    });
     return this.run(
       {
         ...resolved,
@@ -99,9 +104,19 @@ export class DecideService {
         responseBody: reply,
       });
       return reply;
-    } catch (error) {
+    } catch (caught) {
+      // Whose fault, said once here for NATS and HTTP callers alike (the error's `details.fault`).
+      const error =
+        caught instanceof ProviderCallError
+          ? new ProviderCallError(this.keys.attribute(caught.providerError, decision.resource))
+          : caught;
       const failure = toHttpError(error);
-      audit?.fail({ errorClass: failure.errorClass, httpStatus: failure.status, cancelled: signal.aborted });
+      audit?.fail({
+        errorClass: failure.errorClass,
+        fault: error instanceof ProviderCallError ? error.providerError.fault : 'internal',
+        httpStatus: failure.status,
+        cancelled: signal.aborted,
+      });
       throw error;
     }
   }

@@ -1,3 +1,4 @@
+import type { FaultClass } from '@flowmesh/contracts';
 import {
   ADDED_LATENCY_BUCKETS_S,
   ATTR_GEN_AI_PROVIDER_NAME,
@@ -21,6 +22,11 @@ const gatewayInstruments = instrumentsOnFirstUse(() => {
       unit: FLOWMESH_METRICS.llmCost.unit,
       description: 'Estimated cost of provider calls in US dollars (models with a known list price)',
     }),
+    failures: meter.createCounter(FLOWMESH_METRICS.llmCallFailures.name, {
+      unit: FLOWMESH_METRICS.llmCallFailures.unit,
+      description:
+        'Failed provider calls, by provider, error class and fault (user: theirs; internal: ours, pages)',
+    }),
     addedLatency: meter.createHistogram(FLOWMESH_METRICS.gatewayAddedLatency.name, {
       unit: FLOWMESH_METRICS.gatewayAddedLatency.unit,
       description:
@@ -42,6 +48,15 @@ export function recordTokenUsage(
   tokens.add(usage.outputTokens, { ...base, [ATTR_GEN_AI_TOKEN_TYPE]: 'output' });
   const usd = costUsd(model, usage);
   if (usd !== undefined) cost.add(usd, base);
+}
+
+/** A failed call: its error class and whose fault it is (alerts page on `fault="internal"` only). */
+export function recordCallFailure(providerName: string, errorClass: string, fault: FaultClass): void {
+  gatewayInstruments().failures.add(1, {
+    [ATTR_GEN_AI_PROVIDER_NAME]: providerName,
+    error_class: errorClass,
+    fault,
+  });
 }
 
 /** `since`: `performance.now()` when the request reached the gateway. */

@@ -1,4 +1,4 @@
-import type { ChatUsage } from '@flowmesh/contracts';
+import type { ChatUsage, FaultClass } from '@flowmesh/contracts';
 import {
   context,
   SpanKind,
@@ -11,6 +11,7 @@ import {
 } from '@opentelemetry/api';
 import {
   ATTR_ERROR_TYPE,
+  ATTR_FLOWMESH_FAULT,
   ATTR_FLOWMESH_PROVIDER_RESOURCE,
   ATTR_FLOWMESH_WORKSPACE,
   ATTR_GEN_AI_CONVERSATION_ID,
@@ -42,7 +43,7 @@ import {
   getMeter,
   type GenAiOperation,
 } from '@flowmesh/telemetry';
-import { recordTokenUsage } from './gateway.metrics.js';
+import { recordCallFailure, recordTokenUsage } from './gateway.metrics.js';
 
 /** What is known about a provider call when it starts: nothing here is a credential or content. */
 export interface GenAiCallStart {
@@ -68,6 +69,8 @@ export interface GenAiCallOutcome {
   readonly finishReason?: string;
   /** Set on failure: the provider error class (`rate_limited`, ...) or `_OTHER`. */
   readonly errorType?: string;
+  /** Set on failure: whose fault it is (`flowmesh.fault` on the span, `fault` on the failure counter). */
+  readonly fault?: FaultClass;
 }
 
 const TRACER_NAME = 'flowmesh.llm-gateway';
@@ -140,6 +143,8 @@ export class GenAiTelemetry {
       outcome.errorType ? { ...base, [ATTR_ERROR_TYPE]: outcome.errorType } : base,
     );
     if (firstChunkSeconds !== undefined) this.firstChunk.record(firstChunkSeconds, base);
+    if (outcome.errorType)
+      recordCallFailure(call.providerName, outcome.errorType, outcome.fault ?? 'internal');
     // The conventions say not to report counts the provider did not give.
     if (outcome.usage) {
       recordTokenUsage(call.providerName, call.model, outcome.usage);
@@ -211,6 +216,7 @@ export class GenAiSpan {
     }
     if (outcome.errorType) {
       attributes[ATTR_ERROR_TYPE] = outcome.errorType;
+      if (outcome.fault) attributes[ATTR_FLOWMESH_FAULT] = outcome.fault;
       this.span.setStatus({ code: SpanStatusCode.ERROR });
     }
     this.span.setAttributes(attributes);
