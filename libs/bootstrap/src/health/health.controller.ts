@@ -1,7 +1,8 @@
-import { Controller, Get } from '@nestjs/common';
-import { HealthCheck, HealthCheckService } from '@nestjs/terminus';
+import { Controller, Get, ServiceUnavailableException } from '@nestjs/common';
+import { HealthCheck, HealthCheckService, type HealthCheckResult } from '@nestjs/terminus';
 import { DependencyChecks } from './dependency-checks.service.js';
 import { LifecycleHealthIndicator } from './lifecycle.health-indicator.js';
+import { ReadinessChangesLog } from './readiness-changes.log.js';
 
 /**
  * `/healthz`: liveness, the process answers at all (restart it if not).
@@ -14,6 +15,7 @@ export class HealthController {
     private readonly health: HealthCheckService,
     private readonly dependencies: DependencyChecks,
     private readonly lifecycle: LifecycleHealthIndicator,
+    private readonly changes: ReadinessChangesLog,
   ) {}
 
   @Get('healthz')
@@ -23,7 +25,18 @@ export class HealthController {
 
   @Get('readyz')
   @HealthCheck()
-  readiness() {
-    return this.health.check([() => this.lifecycle.check(), ...this.dependencies.indicators()]);
+  async readiness(): Promise<HealthCheckResult> {
+    try {
+      const result = await this.health.check([
+        () => this.lifecycle.check(),
+        ...this.dependencies.indicators(),
+      ]);
+      this.changes.ready();
+      return result;
+    } catch (error) {
+      if (error instanceof ServiceUnavailableException)
+        this.changes.notReady(error.getResponse() as HealthCheckResult);
+      throw error;
+    }
   }
 }

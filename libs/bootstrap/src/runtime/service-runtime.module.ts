@@ -2,6 +2,7 @@ import type { RequestContract } from '@flowmesh/contracts';
 import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { TerminusModule } from '@nestjs/terminus';
+import { ReadinessChangesLog } from '../health/readiness-changes.log.js';
 import type { ServiceConfig } from '../config/service-config.js';
 import { DependencyChecks } from '../health/dependency-checks.service.js';
 import { HealthController } from '../health/health.controller.js';
@@ -31,13 +32,15 @@ export class ServiceRuntimeModule {
       imports: [
         ServiceContextModule.forRoot(options.config, options.identity),
         options.rootModule,
-        TerminusModule.forRoot({ errorLogStyle: 'json' }),
+        // Not a line per failed probe: ReadinessChangesLog says when readiness changes.
+        TerminusModule.forRoot({ logger: false }),
       ],
       controllers: [HealthController, MetricsController, createPingController(options.pingContract)],
       providers: [
         NatsHealthIndicator,
         PostgresHealthIndicator,
         LifecycleHealthIndicator,
+        ReadinessChangesLog,
         DependencyChecks,
         { provide: APP_FILTER, useClass: MeshErrorHttpFilter },
       ],
