@@ -10,8 +10,15 @@ process.env.DATABASE_URL ??= 'postgres://postgres@127.0.0.1:5432/postgres';
 // `npm run build` comes first (README); the mesh runs the build output as it is.
 process.env.FLOWMESH_SKIP_BUILD ??= '1';
 
-/** A flow of `steps` trivial TypeScript steps (or steps of `content`), each adding one to the previous result. */
-export function chainFlow(steps, content = 'export function main(x: number) { return x + 1; }') {
+/**
+ * A flow of `steps` trivial TypeScript steps (or steps of `content`), each adding one to the
+ * previous result (`next`: what a step after the first is given, `previous_result` by default).
+ */
+export function chainFlow(
+  steps,
+  content = 'export function main(x: number) { return x + 1; }',
+  next = 'previous_result',
+) {
   return {
     summary: `${steps} steps`,
     value: {
@@ -22,7 +29,7 @@ export function chainFlow(steps, content = 'export function main(x: number) { re
           language: 'bun',
           content,
           input_transforms: {
-            x: { type: 'javascript', expr: i === 0 ? 'flow_input.n' : 'previous_result' },
+            x: { type: 'javascript', expr: i === 0 ? 'flow_input.n' : next },
           },
         },
       })),

@@ -1,4 +1,12 @@
 /** Percentiles, formatting and concurrent runs for the flows benchmark. */
+import { loadavg } from 'node:os';
+
+/** The machine's load averages (1, 5, 15 min), as printed. */
+export const loadAverage = () =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
+
 export function percentile(sorted, p) {
   if (sorted.length === 0) return Number.NaN;
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * (sorted.length - 1)))];

@@ -22,15 +22,20 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
  * Completed steps stay completed across worker crashes (issue 34, point 5): 200 flows of five
  * side-effect steps, the worker SIGKILLed three times while they run. Each step appends
  * `<WM_JOB_ID> <flow> <step> <ms>` to a file as it ends. Every flow must end right; a step that ran
- * twice must have been in flight at a kill (its first run ended less than `DURABLE_WITHIN_MS`
- * before it: a step's completion is durable within ~100 ms at this load, the bound is generous for
- * a CI machine whose cores are busy; bench/flows/durability.js measures the real latency); and
- * every run of a step carries the same job id, the idempotency key a step can use.
+ * twice must have been in flight at a kill: its first run ended less than `DURABLE_WITHIN_MS`
+ * before it, and at most `RERUNS_PER_FLOW_AND_KILL` steps of a flow ran again per kill (the one
+ * whose commit was landing, and the one that ran meanwhile). A completion is durable within ~100
+ * ms of its end at this load on a quiet machine (bench/flows/durable-latency.js measures it); the
+ * bound is for a machine whose cores are all busy, where the step's answer and its commit each
+ * wait for a core (on a 2-core machine at a load average of 28, re-runs ended up to ~1.9 s
+ * before their kill; before the fix, on a quieter one, up to 4.2 s). And every run of a step
+ * carries the same job id, the idempotency key a step can use.
  */
 const FLOWS = 200;
 const STEPS = 5;
 const KILLS = 3;
-const DURABLE_WITHIN_MS = 1_000;
+const DURABLE_WITHIN_MS = 3_000;
+const RERUNS_PER_FLOW_AND_KILL = 2;
 const WORKSPACE = 'main';
 const seed = Number(process.env.DURABILITY_SEED ?? Date.now() % 1_000_000);
 
@@ -225,6 +230,7 @@ describe('completed steps after a worker crash', () => {
     const newJobIds: string[] = [];
     const missing: string[] = [];
     const ranTwice: string[] = [];
+    const rerunsByKill = new Map<string, string[]>();
     for (const [i, id] of ids.entries()) {
       const status = finished.get(id)!.flow_status?.modules ?? [];
       for (let s = 1; s <= STEPS; s++) {
@@ -241,13 +247,16 @@ describe('completed steps after a worker crash', () => {
         if (stepRuns.length < 2) continue;
         const first = stepRuns[0].at;
         // A run written while a kill was being replaced is the killed worker's, dying: in flight.
-        const during = kills.some((kill) => kill.at <= first && first < kill.replacedAt);
-        const kill = kills.find((kill) => kill.at >= first);
+        const during = kills.findIndex((kill) => kill.at <= first && first < kill.replacedAt);
+        const next = kills.findIndex((kill) => kill.at >= first);
+        const kill = kills[next];
         const before = kill ? kill.at - first : undefined;
+        const key = `f${i} kill ${during >= 0 ? during : next}`;
+        rerunsByKill.set(key, [...(rerunsByKill.get(key) ?? []), `s${s}`]);
         ranTwice.push(
           `${name} x${stepRuns.length} (${before === undefined ? 'after the last kill' : `ended ${before} ms before a kill`})`,
         );
-        if (!during && (before === undefined || before > DURABLE_WITHIN_MS))
+        if (during < 0 && (before === undefined || before > DURABLE_WITHIN_MS))
           ranTwiceLong.push(
             `${name} ran ${stepRuns.length} times, its first run ${before === undefined ? 'after the last kill' : `ended ${before} ms before a kill`}`,
           );
@@ -257,11 +266,52 @@ describe('completed steps after a worker crash', () => {
       `durability-completions: ${FLOWS} flows x ${STEPS} steps, kills at ${kills.map((k) => k.at - kills[0].at).join(', ')} ms (relative), seed ${seed}; ` +
         `${ranTwice.length} steps ran twice: ${ranTwice.join(', ') || 'none'}`,
     );
-    expect({ wrongResults, missing, ranTwiceLong, newJobIds }, `seed ${seed}`).toEqual({
+    const manyReruns = [...rerunsByKill]
+      .filter(([, steps]) => steps.length > RERUNS_PER_FLOW_AND_KILL)
+      .map(([key, steps]) => `${key}: ${steps.join(', ')} ran again`);
+    expect({ wrongResults, missing, ranTwiceLong, manyReruns, newJobIds }, `seed ${seed}`).toEqual({
       wrongResults: [],
       missing: [],
       ranTwiceLong: [],
+      manyReruns: [],
       newJobIds: [],
     });
+  }, 600_000);
+
+  it('a flow of 2 000 modules completes right, every module recorded with its job', async () => {
+    if (!h) throw new Error('the mesh did not start');
+    const modules = 2_000;
+    const { job_id } = await h.jobs.runFlow({
+      actor: h.admin,
+      workspace: WORKSPACE,
+      value: {
+        modules: Array.from({ length: modules }, (_, i) => ({
+          id: `m${i}`,
+          value: {
+            type: 'rawscript',
+            language: 'bun',
+            content: 'export function main(x: number) { return x + 1; }',
+            input_transforms: {
+              x: { type: 'javascript', expr: i === 0 ? 'flow_input.n' : 'previous_result' },
+            },
+          },
+        })),
+      },
+      args: { n: 5 },
+    });
+    const job = await waitFor(
+      async () => {
+        const job = await h!.jobs.get({ actor: h!.admin, workspace: WORKSPACE, id: job_id });
+        return isTerminalJobStatus(job.status) ? job : undefined;
+      },
+      { timeoutMs: 480_000, intervalMs: 1_000, description: `the ${modules}-module flow to end` },
+    );
+    expect({ status: job.status, result: job.result }).toEqual({ status: 'completed', result: 5 + modules });
+    const statuses = (job.flow_status?.modules ?? []) as Array<{ type: string; id: string; job?: string }>;
+    expect(statuses).toHaveLength(modules);
+    const wrong = statuses.filter((m, i) => m.type !== 'Success' || m.id !== `m${i}` || !m.job);
+    expect(wrong).toEqual([]);
+    expect(new Set(statuses.map((m) => m.job)).size).toBe(modules);
+    expect(job.flow_status?.step).toBe(modules);
   }, 600_000);
 });
