@@ -218,6 +218,61 @@ describe('flowmesh start with its own authenticated NATS', () => {
       expect(snooped.nats).toMatch(/^-ERR 'Authorization Violation'/);
       expect(snooped.users).toBe('EACCES');
       expect(snooped.environs).toEqual([]);
+
+      // Its nats-server is supervised as the services are: killed, it is restarted on the same
+      // port and storage, every process says once that it lost NATS and once that it is back,
+      // and the mesh serves again (an authenticated request crosses the registry over NATS).
+      const natsServer = childrenOf(mesh.child.pid ?? 0).find((c) => /nats-server/.test(c.args));
+      expect(natsServer, 'the nats-server flowmesh start runs').toBeDefined();
+      process.kill(natsServer!.pid, 'SIGKILL');
+      await waitFor(() => mesh.lines.some((line) => line.startsWith('flowmesh: nats-server is back')), {
+        timeoutMs: 60_000,
+        description: 'flowmesh start to restart its nats-server',
+      });
+      expect(mesh.lines).toContainEqual(
+        expect.stringMatching(
+          /^flowmesh: nats-server stopped unexpectedly \(killed by SIGKILL\); restarting it in 1 s/,
+        ),
+      );
+      const hello = await waitFor(
+        async () => {
+          const answer = await fetch(`${mesh.entryUrl}/api/w/main/jobs/run_wait_result/preview_flow`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+            body: JSON.stringify({
+              value: {
+                modules: [
+                  {
+                    id: 'a',
+                    value: {
+                      type: 'rawscript',
+                      language: 'bun',
+                      content: "export function main() { return 'back'; }",
+                      input_transforms: {},
+                    },
+                  },
+                ],
+              },
+              args: {},
+            }),
+          });
+          return answer.status === 200 ? answer.json() : undefined;
+        },
+        { timeoutMs: 120_000, intervalMs: 500, description: 'a flow to run after the NATS restart' },
+      );
+      expect(hello).toBe('back');
+      await waitFor(
+        () =>
+          mesh.lines.filter((line) => /NATS connection back after \d/.test(line)).length >=
+          MESH_PROCESSES.length,
+        { timeoutMs: 60_000, description: 'every process to say it has NATS back' },
+      );
+      expect(mesh.lines.filter((line) => /NATS connection lost \(/.test(line))).toHaveLength(
+        MESH_PROCESSES.length,
+      );
+      expect(mesh.lines.filter((line) => /NATS connection back after \d/.test(line))).toHaveLength(
+        MESH_PROCESSES.length,
+      );
     } finally {
       mesh.child.signal('SIGTERM');
       await llm.close();
