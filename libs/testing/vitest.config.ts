@@ -16,6 +16,7 @@ const HEAVY = [
   'services/flow-orchestrator/test/durability-completions.test.ts',
   'services/flow-orchestrator/test/registry-restart.test.ts',
   'services/flow-orchestrator/test/schedules-durability.test.ts',
+  'services/flow-orchestrator/test/loop-control.test.ts',
   'e2e/**/*.test.ts',
 ];
 
