@@ -158,7 +158,7 @@ export class LoopExecutor {
           results.push(resultOf(outcome, loop.skip_failures));
           if (!outcome.success && !loop.skip_failures)
             return done(this.failed(ctx, status, outcome, results));
-          if (outcome.stop || (await this.stopsAfter(ctx, outcome.result, [...results])))
+          if (outcome.stop || (await this.stopsAfter(ctx, outcome.result, () => [...results])))
             return done(this.succeeded(ctx, status, results));
         }
       }
@@ -198,7 +198,7 @@ export class LoopExecutor {
         failed = end;
         break;
       }
-      if (end.stop || (await this.stopsAfter(ctx, end.result, [...results]))) break;
+      if (end.stop || (await this.stopsAfter(ctx, end.result, () => [...results]))) break;
     }
     const jobId = randomUUID();
     const result = failed ? failed.result : results;
@@ -272,7 +272,8 @@ export class LoopExecutor {
         results[k] = resultOf(outcome, loop.skip_failures);
         if (!outcome.success && !loop.skip_failures)
           return done(this.failed(ctx, status, outcome, results.slice(0, k + 1)));
-        if (outcome.stop || (await this.stopsAfter(ctx, outcome.result, results.slice(0, k + 1)))) break;
+        if (outcome.stop || (await this.stopsAfter(ctx, outcome.result, () => results.slice(0, k + 1))))
+          break;
       }
       const body = bodyAt(k + 1);
       if (!body) break;
@@ -375,7 +376,7 @@ export class LoopExecutor {
         if (!end.success && !loop.skip_failures) break;
         if (
           end.stop ||
-          (await this.stopsAfter(ctx, end.result, [...ends.map((e) => resultOf(e, loop.skip_failures))]))
+          (await this.stopsAfter(ctx, end.result, () => ends.map((e) => resultOf(e, loop.skip_failures))))
         )
           break;
       }
@@ -417,11 +418,15 @@ export class LoopExecutor {
     return value as unknown[];
   }
 
-  /** The loop's own stop_after_if, after one iteration: `result` is that iteration's. */
-  private async stopsAfter(ctx: ModuleContext, result: unknown, soFar: unknown[]): Promise<boolean> {
+  /**
+   * The loop's own stop_after_if, after one iteration: `result` is that iteration's. The results
+   * so far are copied only for a loop that has the condition: copied after every iteration of
+   * every loop, they made a long loop quadratic.
+   */
+  private async stopsAfter(ctx: ModuleContext, result: unknown, soFar: () => unknown[]): Promise<boolean> {
     const condition = ctx.module.stop_after_if;
     if (!condition) return false;
-    const scope = withVars(ctx.scope, { result, previous_result: result, all_iters: soFar });
+    const scope = withVars(ctx.scope, { result, previous_result: result, all_iters: soFar() });
     return this.evaluator.predicate(condition.expr, scope, `${ctx.fieldPath}.stop_after_if.expr`);
   }
 
