@@ -20,7 +20,7 @@ const IN_FLIGHT = Number(process.env.BENCH_IN_FLIGHT ?? 100);
 /** A flow of `steps` steps, each returning `{ n: n + 1, end }` after waiting 0 to `waitMs` ms. */
 function stampedFlow(steps, waitMs) {
   const wait = `await new Promise((resolve) => setTimeout(resolve, Math.floor(Math.random() * ${waitMs})));`;
-  const content = `export async function main(n: number) { ${waitMs > 0 ? wait : ''} return { n: n + 1, end: Date.now() }; }`;
+  const content = `export async function main(x: number) { ${waitMs > 0 ? wait : ''} return { n: x + 1, end: Date.now() }; }`;
   return chainFlow(steps, content, 'previous_result.n');
 }
 
