@@ -55,6 +55,16 @@ export const scriptRunnersSettingsShape = {
    * `off`: the worker's own user. Scripts never get the worker's environment either way.
    */
   FLOWMESH_SANDBOX_USER: settings.text().default('nobody'),
+  /**
+   * Uids for scripts when the worker is root (`first-last`, uids nothing else on the machine
+   * uses): each worker takes one for its thread sandbox and one per job it runs at once
+   * (FLOWMESH_WORKER_CONCURRENCY), so no job can read or signal another's processes. The default
+   * lies just above systemd's container uids (0x70000000, 65 536 uids: 1 008 workers of 64 jobs).
+   * `off`: every script runs as FLOWMESH_SANDBOX_USER.
+   */
+  FLOWMESH_SANDBOX_UIDS: settings.text().default('1879048192-1879113727'),
+  /** Where workers of this machine claim their uids (lock files; one directory for them all). */
+  FLOWMESH_SANDBOX_UID_LOCKS: settings.text().default('/tmp/flowmesh-sandbox-uids'),
   /** `host`: scripts use the machine's network; `none`: no network at all (a namespace of their own). */
   FLOWMESH_SANDBOX_NETWORK: settings.oneOf(['host', 'none']).default('host'),
   /** PATH of subprocess jobs (the worker's own environment is not passed on). */
@@ -86,7 +96,13 @@ export interface ScriptRunnersConfig {
   readonly pythonPackages: { readonly cacheDir: string; readonly indexUrl?: string };
   readonly subprocessPath: string;
   /** Who scripts run as and which network they see (`isolation/`). */
-  readonly scriptSandbox: { readonly user: string; readonly network: SandboxNetwork };
+  readonly scriptSandbox: {
+    readonly user: string;
+    readonly network: SandboxNetwork;
+    /** `first-last` or `off` (`isolation/sandbox-uids.ts`). */
+    readonly uids: string;
+    readonly uidLocks: string;
+  };
   readonly sandbox: Partial<ExpressionSandboxLimits>;
 }
 
@@ -114,7 +130,12 @@ export function toScriptRunnersConfig(env: Settings): ScriptRunnersConfig {
       ...(env.FLOWMESH_PYTHON_INDEX ? { indexUrl: env.FLOWMESH_PYTHON_INDEX } : {}),
     },
     subprocessPath: env.PATH,
-    scriptSandbox: { user: env.FLOWMESH_SANDBOX_USER, network: env.FLOWMESH_SANDBOX_NETWORK },
+    scriptSandbox: {
+      user: env.FLOWMESH_SANDBOX_USER,
+      network: env.FLOWMESH_SANDBOX_NETWORK,
+      uids: env.FLOWMESH_SANDBOX_UIDS,
+      uidLocks: env.FLOWMESH_SANDBOX_UID_LOCKS,
+    },
     sandbox: {
       timeoutMs: env.FLOWMESH_EXPR_TIMEOUT_MS,
       memoryBytes: env.FLOWMESH_EXPR_MEMORY_MB * 1024 * 1024,

@@ -1,10 +1,12 @@
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import type { LockerClient, ScriptLanguage } from '@flowmesh/contracts';
 import type { OnModuleDestroy } from '@nestjs/common';
 import type { ScriptRunner } from '../ports/script-runner.port.js';
 import { BashRunner } from './bash/bash.runner.js';
 import { resolveScriptSandbox, sandboxLaunch, type ScriptSandbox } from './isolation/script-sandbox.js';
 import { SandboxedThreadJobs } from './isolation/sandboxed-thread-jobs.js';
+import { parseUidRange, SandboxUids } from './isolation/sandbox-uids.js';
 import { LanguageRunnerRegistry } from './language-runner.registry.js';
 import { PostgresqlRunner } from './postgresql/postgresql.runner.js';
 import { JobWorkdirs } from './process/job-workdir.js';
@@ -21,6 +23,8 @@ export interface ScriptRunnersDeployment {
   readonly workerTags: readonly string[];
   /** The memory limit most jobs ask for, whose TypeScript threads are started at once. */
   readonly defaultMemoryMb: number;
+  /** Jobs the worker runs at once: each process job gets a uid of its own (default 64). */
+  readonly concurrency?: number;
   /** Which worker tags run a language this worker does not, when the deployment knows. */
   readonly tagsServing?: (language: ScriptLanguage) => readonly string[];
   /** Where warnings about the runners go (a user scripts cannot run as), and the sandbox's own output. */
@@ -39,6 +43,7 @@ export class ScriptRunnersHost implements OnModuleDestroy {
     readonly registry: LanguageRunnerRegistry,
     private readonly typescript: TypeScriptRunner,
     readonly missing: readonly string[],
+    private readonly uids?: SandboxUids,
   ) {}
 
   /**
@@ -52,12 +57,12 @@ export class ScriptRunnersHost implements OnModuleDestroy {
     scripts?: WorkspaceScriptReader,
   ): Promise<ScriptRunnersHost> {
     const log = deployment.log ?? (() => undefined);
-    const { sandbox, warnings } = resolveScriptSandbox(
-      config.scriptSandbox.user,
-      config.scriptSandbox.network,
-    );
-    for (const warning of warnings) log('warn', warning);
-    const workdirs = new JobWorkdirs(config.jobDir, sandbox);
+    const resolved = resolveScriptSandbox(config.scriptSandbox.user, config.scriptSandbox.network);
+    for (const warning of resolved.warnings) log('warn', warning);
+    const uids = await claimUids(config, resolved.sandbox, deployment.concurrency ?? 64, log);
+    // The thread sandbox runs as a uid of its own when there is a pool; process jobs each as theirs.
+    const sandbox: ScriptSandbox = uids ? { ...resolved.sandbox, user: uids.sandboxUser } : resolved.sandbox;
+    const workdirs = new JobWorkdirs(config.jobDir, sandbox, uids);
     const processOptions = { path: config.subprocessPath, maxResultBytes: config.maxResultBytes };
     const typescriptOptions = {
       warmThreads: config.typescriptWarmThreads,
@@ -85,8 +90,9 @@ export class ScriptRunnersHost implements OnModuleDestroy {
       threads,
     );
     await threads.ready().catch((error: Error) => {
+      uids?.close();
       throw new Error(
-        `${error.message} (FLOWMESH_SANDBOX_USER=${config.scriptSandbox.user}: that user must be able to read Node (${process.execPath}) and this service's files, and to enter ${config.jobDir}; FLOWMESH_SANDBOX_USER=off runs scripts as the worker's own user)`,
+        `${error.message} (FLOWMESH_SANDBOX_USER=${config.scriptSandbox.user}${uids ? `, uid ${sandbox.user!.uid} of FLOWMESH_SANDBOX_UIDS` : ''}: that user must be able to read Node (${process.execPath}) and this service's files, and to enter ${config.jobDir}; FLOWMESH_SANDBOX_USER=off runs scripts as the worker's own user)`,
       );
     });
     const runners: ScriptRunner[] = [
@@ -119,12 +125,35 @@ export class ScriptRunnersHost implements OnModuleDestroy {
       runners.push(new BashRunner({ ...processOptions, executable: config.bashExecutable }, workdirs));
     else missing.push(config.bashExecutable);
     const registry = new LanguageRunnerRegistry(runners, deployment.workerTags, deployment.tagsServing);
-    return new ScriptRunnersHost(registry, typescript, missing);
+    return new ScriptRunnersHost(registry, typescript, missing, uids);
   }
 
   async onModuleDestroy(): Promise<void> {
     await this.typescript.close();
+    this.uids?.close();
   }
+}
+
+/**
+ * The worker's uids (`FLOWMESH_SANDBOX_UIDS`), when it switches users at all; a range that cannot
+ * serve it stops the worker (scripts never run sharing a uid unless asked to, with `off`).
+ */
+async function claimUids(
+  config: ScriptRunnersConfig,
+  sandbox: ScriptSandbox,
+  concurrency: number,
+  log: (level: 'warn' | 'log', message: string) => void,
+): Promise<SandboxUids | undefined> {
+  if (!sandbox.user) return undefined;
+  const range = parseUidRange(config.scriptSandbox.uids, readFileSync('/etc/passwd', 'utf8'));
+  if (range === 'off') {
+    log(
+      'warn',
+      `FLOWMESH_SANDBOX_UIDS is off: every script runs as ${config.scriptSandbox.user}, so a job can read the environment (its token) of another job running at the same time, and signal it`,
+    );
+    return undefined;
+  }
+  return SandboxUids.claim({ range, jobs: concurrency, lockDir: config.scriptSandbox.uidLocks });
 }
 
 /** Whether the interpreter runs at all (`--version`), as jobs run it: the PATH they get, the sandbox's user. */

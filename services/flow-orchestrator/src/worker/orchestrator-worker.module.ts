@@ -23,6 +23,7 @@ export class OrchestratorWorkerModule {
           ScriptRunnersModule.forRoot(config.runners, {
             workerTags: config.workerTags,
             defaultMemoryMb: engine.defaultMemoryMb,
+            concurrency: engine.workerConcurrency,
           }),
         ),
       ],

@@ -24,9 +24,9 @@ export interface ScriptProcessSpec {
 }
 
 /**
- * Runs a job's script as a subprocess in a working directory of its own (the job's limits,
- * logs and cancel signal), then `read`s the outcome while the directory still exists; the
- * directory goes afterwards, whatever happened.
+ * Runs a job's script as a subprocess in a working directory of its own, as the directory's user
+ * (the job's limits, logs and cancel signal), then `read`s the outcome while the directory still
+ * exists; the directory goes afterwards, whatever happened, with every process of the job's uid.
  */
 export async function runScriptProcess<T>(
   workdirs: JobWorkdirs,
@@ -36,8 +36,9 @@ export async function runScriptProcess<T>(
   spec: ScriptProcessSpec,
   read: (outcome: SubprocessOutcome, workdir: string) => T | Promise<T>,
 ): Promise<T> {
-  options.onStart?.();
+  // A job waits for a uid of its own (and its directory) before it counts as started.
   const workdir = await workdirs.create(job);
+  options.onStart?.();
   try {
     const script = join(workdir.path, spec.fileName);
     await writeFile(script, job.content);
@@ -53,7 +54,7 @@ export async function runScriptProcess<T>(
       env: processEnv({ path: spec.path, workdir: workdir.path }, job.env, spec.env),
       timeoutMs: job.timeoutMs,
       memoryMb: job.memoryMb,
-      sandbox: workdirs.sandbox,
+      sandbox: workdir.sandbox,
       onLog,
       ...(options.signal ? { signal: options.signal } : {}),
       ...(spec.input !== undefined ? { input: spec.input } : {}),
