@@ -18,11 +18,16 @@ interface ResumeOptions extends JobsOptions {
   resumeId?: number;
 }
 
+interface RestartOptions extends JobsOptions {
+  from: string;
+  iteration?: number;
+}
+
 interface CancelOptions extends JobsOptions {
   reason?: string;
 }
 
-/** `flowmesh jobs get|logs|stream|resume|cancel <id>`: look at and act on one job through the mesh's HTTP API. */
+/** `flowmesh jobs get|logs|stream|resume|restart|cancel <id>`: look at and act on one job through the mesh's HTTP API. */
 export function registerJobsCommands(program: Command, io: SyncCommandIo = processIo): void {
   const jobs = program.command('jobs').description('look at and act on jobs of a running mesh');
   const workspace = ['-w, --workspace <id>', 'workspace (default: $FLOWMESH_WORKSPACE or main)'] as const;
@@ -95,6 +100,25 @@ export function registerJobsCommands(program: Command, io: SyncCommandIo = proce
       process.exitCode = await withApi(io, options, async (api) => {
         const reply = await api.resume(id, resumeRequest(options));
         io.stdout(`${typeof reply === 'string' ? reply : JSON.stringify(reply)}\n`);
+      });
+    });
+
+  jobs
+    .command('restart')
+    .description(
+      'run an ended flow again from one of its steps: the steps before it are not run again (their results are reused), the same args',
+    )
+    .argument('<id>', 'the ended flow run job id')
+    .requiredOption('--from <step>', 'the id of the top-level step to start from')
+    .option(
+      '--iteration <n>',
+      'for a sequential for loop or branchall step: keep its first n iterations or branches, go on from there',
+      parseResumeId,
+    )
+    .option(...workspace)
+    .action(async (id: string, options: RestartOptions) => {
+      process.exitCode = await withApi(io, options, async (api) => {
+        io.stdout(`${await api.restart(id, options.from, options.iteration)}\n`);
       });
     });
 

@@ -137,6 +137,17 @@ export class JobsApi {
     return this.http.getText(`jobs_u/get_logs/${id}`);
   }
 
+  /**
+   * A new run of the ended flow run `id` from its step `stepId` (`branchOrIterationN`: of a
+   * sequential for loop or branchall, the iteration or branch to go on from); the new job's id.
+   */
+  restart(id: string, stepId: string, branchOrIterationN?: number): Promise<string> {
+    const at = branchOrIterationN === undefined ? '' : `/${branchOrIterationN}`;
+    return startOnce((jobId) =>
+      this.http.postText(`jobs/restart/f/${id}/from/${encodeURIComponent(stepId)}${at}?job_id=${jobId}`, {}),
+    );
+  }
+
   cancel(id: string, reason?: string): Promise<string> {
     return this.http.postText(`jobs_u/queue/cancel/${id}`, reason === undefined ? {} : { reason });
   }

@@ -49,6 +49,7 @@ const MIRRORS: readonly Mirror[] = [
   },
   { message: 'RunScriptRequest', schema: jobs.runScript.request, omitted: { ...ACTOR, ...BY_TRIGGERS } },
   { message: 'RunJobReply', schema: jobs.runFlow.reply },
+  { message: 'RestartFlowRequest', schema: jobs.restartFlow.request, omitted: ACTOR },
   { message: 'JobIdRequest', schema: jobs.get.request, omitted: ACTOR },
   { message: 'WaitResultRequest', schema: jobs.waitResult.request, omitted: ACTOR },
   { message: 'JobResultReply', schema: jobs.getResult.reply },

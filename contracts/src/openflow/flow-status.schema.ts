@@ -174,6 +174,18 @@ export const FlowStatusSchema = named(
     step: z.int(),
     modules: z.array(FlowStatusModuleSchema),
     user_states: z.record(z.string(), z.unknown()).optional(),
+    /**
+     * Set on a run started by restarting an ended one from a step (Windmill's `RestartedFrom`):
+     * the run it restarts, the step it starts at, and the iteration or branch of a loop or branch
+     * step it starts at, when one was given.
+     */
+    restarted_from: z
+      .looseObject({
+        flow_job_id: z.uuid(),
+        step_id: z.string(),
+        branch_or_iteration_n: z.int().nullable().optional(),
+      })
+      .optional(),
     /** The run's memory id, as it was started with (`memory_id`); set on the flow the run started. */
     memory_id: z.string().optional(),
     preprocessor_module: FlowStatusModuleSchema.optional(),

@@ -18,6 +18,7 @@ import {
   ResultByNodeRequestSchema,
   ResumeJobReplySchema,
   ResumeJobRequestSchema,
+  RestartFlowRequestSchema,
   RunFlowRequestSchema,
   RunJobReplySchema,
   RunScriptRequestSchema,
@@ -33,6 +34,8 @@ import {
 export const orchestratorJobsContract = {
   runFlow: defineRequest('orchestrator.job.run_flow', RunFlowRequestSchema, RunJobReplySchema),
   runScript: defineRequest('orchestrator.job.run_script', RunScriptRequestSchema, RunJobReplySchema),
+  /** A new run of an ended flow from one of its steps, reusing the earlier steps' results. */
+  restartFlow: defineRequest('orchestrator.job.restart_flow', RestartFlowRequestSchema, RunJobReplySchema),
   get: defineRequest('orchestrator.job.get', JobIdRequestSchema, JobSchema, SAFE_TO_REPEAT),
   getResult: defineRequest(
     'orchestrator.job.get_result',

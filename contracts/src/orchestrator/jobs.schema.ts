@@ -134,6 +134,24 @@ export type RunJobReply = z.infer<typeof RunJobReplySchema>;
 export const JobIdRequestSchema = z.object({ ...caller, id: z.uuid() }).strict();
 export type JobIdRequest = z.infer<typeof JobIdRequestSchema>;
 
+/**
+ * Restarts an ended flow run from one of its top-level steps (Windmill's `restart_flow`): a new
+ * job runs the same flow value with the same args, the steps before `step_id` not run again (their
+ * results are the earlier run's), `step_id` and the steps after it run. For a sequential for loop
+ * or branchall, `branch_or_iteration_n` keeps its first n iterations or branches too.
+ */
+export const RestartFlowRequestSchema = z
+  .object({
+    ...caller,
+    id: z.uuid(),
+    step_id: z.string().min(1).max(255),
+    branch_or_iteration_n: z.int().min(0).optional(),
+    /** The new job's id, chosen by the caller: the same id twice starts one run. */
+    job_id: z.uuid().optional(),
+  })
+  .strict();
+export type RestartFlowRequest = z.infer<typeof RestartFlowRequestSchema>;
+
 /** The longest one `wait_result` request waits; a caller that waits longer asks again. */
 export const MAX_RESULT_WAIT_MS = 25_000;
 

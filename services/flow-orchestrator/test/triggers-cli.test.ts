@@ -1,14 +1,13 @@
-import { spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { matchHttpRoute } from '@flowmesh/contracts';
-import { REPO_ROOT, runFlowmesh } from '@flowmesh/testing';
+import { runFlowmesh } from '@flowmesh/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildCli } from './support/build-cli.js';
 import { startRunApiMesh, type RunApiMesh } from './support/run-api-mesh.js';
 
 /** Never due while the test runs: 03:00 on January 1st. */
@@ -404,25 +403,4 @@ async function startEntry(mesh: RunApiMesh): Promise<Server> {
 async function listFiles(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { withFileTypes: true, recursive: true });
   return entries.filter((entry) => entry.isFile()).map((entry) => join(entry.parentPath, entry.name));
-}
-
-/**
- * Builds the CLI alone (not the whole repository, which other work in progress may break); not
- * where the build already ran (`FLOWMESH_SKIP_BUILD=1`, as CI sets after `npm run build`).
- */
-function buildCli(): void {
-  if (process.env.FLOWMESH_SKIP_BUILD === '1') return;
-  const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-  const lockDir = join(REPO_ROOT, 'node_modules', '.cache');
-  mkdirSync(lockDir, { recursive: true });
-  const result = spawnSync(
-    'flock',
-    [join(lockDir, 'flowmesh-build.lock'), process.execPath, tsc, '-b', 'cli'],
-    {
-      cwd: REPO_ROOT,
-      encoding: 'utf8',
-    },
-  );
-  if (result.status !== 0) throw new Error(`cannot build the CLI:\n${result.stdout}${result.stderr}`);
-  process.env.FLOWMESH_SKIP_BUILD = '1';
 }

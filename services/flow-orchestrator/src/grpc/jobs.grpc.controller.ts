@@ -35,6 +35,11 @@ export class JobsGrpcController {
     return serveUnary(call, contract.runScript.request, (request) => this.api.runScript(request));
   }
 
+  @GrpcMethod('Jobs', 'RestartFlow')
+  restartFlow(_: object, __: Metadata, call: Call) {
+    return serveUnary(call, contract.restartFlow.request, (request) => this.api.restartFlow(request));
+  }
+
   @GrpcMethod('Jobs', 'GetJob')
   getJob(_: object, __: Metadata, call: Call) {
     return serveUnary(call, contract.get.request, (request) => this.api.get(request));

@@ -4,6 +4,7 @@ import { CancelJobUseCase } from './cancel-job.use-case.js';
 import { ChatTranscript } from './chat-transcript.js';
 import { JobQueries } from './job-queries.js';
 import { JobWaiter } from './job-waiter.js';
+import { RestartFlowUseCase } from './restart-flow.use-case.js';
 import { ResumeJobUseCase } from './resume-job.use-case.js';
 import { RunFlowUseCase } from './run-flow.use-case.js';
 import { RunScriptUseCase } from './run-script.use-case.js';
@@ -11,6 +12,7 @@ import { RunScriptUseCase } from './run-script.use-case.js';
 const JOBS_PROVIDERS: Provider[] = [
   ChatTranscript,
   RunFlowUseCase,
+  RestartFlowUseCase,
   RunScriptUseCase,
   CancelJobUseCase,
   ResumeJobUseCase,

@@ -4,6 +4,7 @@ import {
   parseOpenFlow,
   type CallerIdentity,
   type ParseOpenFlowResult,
+  type FlowStatus,
   type FlowValue,
   type RunFlowRequest,
 } from '@flowmesh/contracts';
@@ -44,6 +45,15 @@ function parsedFlow(input: Record<string, unknown>): ParseOpenFlowResult {
 }
 
 /**
+ * A run restarting an ended one (`RestartFlowUseCase`): the earlier run's flow value, run as
+ * it ran, and the status it starts with (the steps before the restart point already done).
+ */
+export interface FlowRestartStart {
+  readonly raw: Record<string, unknown>;
+  readonly status: FlowStatus;
+}
+
+/**
  * Starts a flow run: reads the saved flow (as the caller) or takes the value given, checks it,
  * issues the run's job token, and writes the job with its work message in one commit, so an
  * accepted run is never lost. Debounced and scheduled runs wait with a `wake_at` instead.
@@ -67,7 +77,7 @@ export class RunFlowUseCase {
     @Inject(ENGINE_CONFIG) private readonly config: EngineConfig,
   ) {}
 
-  async run(req: RunFlowRequest, identity: CallerIdentity): Promise<string> {
+  async run(req: RunFlowRequest, identity: CallerIdentity, restart?: FlowRestartStart): Promise<string> {
     const jobId = req.job_id ?? randomUUID();
     if (req.job_id && (await this.jobs.load(jobId))) return jobId;
     const tag = req.tag ?? DEFAULT_FLOW_TAG;
@@ -87,7 +97,11 @@ export class RunFlowUseCase {
         ...(runPath === undefined ? {} : { runPath, runKind: 'flows' as const }),
       });
     const asRun = runPath === undefined ? undefined : await issue(principalOf(identity));
-    const { value, raw, onBehalfOf, path, kind } = await this.resolve(req, asRun?.token ?? req.actor.token);
+    const { value, raw, onBehalfOf, path, kind } = await this.resolve(
+      req,
+      asRun?.token ?? req.actor.token,
+      restart?.raw,
+    );
     await this.checkSize(req.workspace, value);
     const principal = onBehalfOf ?? principalOf(identity);
     const issued = asRun && principal === principalOf(identity) ? asRun : await issue(principal);
@@ -96,6 +110,8 @@ export class RunFlowUseCase {
     if (req.tag !== undefined) runtime.customTag = true;
     if (value.preserve_step_tags) runtime.preserveStepTags = true;
     if (value.same_worker) runtime.sameWorker = true;
+    // A restart is not a new start: no skip_expr, no flow cache (the steps it keeps ran already).
+    if (restart) runtime.startChecked = true;
     if (input.preprocess) runtime.applyPreprocessor = true;
     if (req.agent_drafts && kind === 'flowpreview') runtime.agentDrafts = true;
     if (req.agent_tool) runtime.agentTool = true;
@@ -134,7 +150,7 @@ export class RunFlowUseCase {
       args: input.args,
       status: 'queued',
       result: null,
-      flow_status: {
+      flow_status: restart?.status ?? {
         ...initialFlowStatus(value),
         ...(req.memory_id === undefined ? {} : { memory_id: req.memory_id }),
       },
@@ -167,7 +183,7 @@ export class RunFlowUseCase {
         args: req.args,
       });
     const statements: SqlStatement[] = [this.tokens.store(jobId, issued.token, issued.expiresAt)];
-    if (value.debounce_delay_s && value.debounce_delay_s > 0) {
+    if (value.debounce_delay_s && value.debounce_delay_s > 0 && !restart) {
       await this.debouncer.submitFlow(record, value, statements);
       this.outbox.wake();
     } else {
@@ -179,7 +195,6 @@ export class RunFlowUseCase {
     return jobId;
   }
 
-  /** The flow to run, read as `token` (the caller's, or the run's for a run token). */
   /** A flow with more modules than its workspace allows is refused, naming the setting. */
   private async checkSize(workspace: string, value: FlowValue): Promise<void> {
     const modules = countModules(value);
@@ -192,9 +207,15 @@ export class RunFlowUseCase {
       });
   }
 
+  /**
+   * The flow to run, read as `token` (the caller's, or the run's for a run token). A restart of a
+   * saved flow still reads it (the caller must be allowed to run it, and its `on_behalf_of` holds)
+   * but runs `restartValue`, the value the earlier run ran, as Windmill's restart does.
+   */
   private async resolve(
     req: RunFlowRequest,
     token: string,
+    restartValue?: Record<string, unknown>,
   ): Promise<{
     value: FlowValue;
     raw: Record<string, unknown>;
@@ -204,12 +225,18 @@ export class RunFlowUseCase {
   }> {
     let input: Record<string, unknown>;
     let kind: 'flow' | 'flowpreview';
+    let onBehalfOf: string | undefined;
     if (req.value !== undefined) {
       input = req.value;
       kind = 'flowpreview';
     } else {
       input = (await this.registry.getFlow(token, req.workspace, req.path!)).value;
       kind = 'flow';
+    }
+    if (restartValue !== undefined) {
+      const saved = kind === 'flow' ? parsedFlow(input) : undefined;
+      if (saved?.ok && saved.kind === 'openflow') onBehalfOf = saved.flow.on_behalf_of;
+      input = restartValue;
     }
     const parsed = parsedFlow(input);
     if (!parsed.ok) {
@@ -224,7 +251,7 @@ export class RunFlowUseCase {
     }
     // Kept as written (notes, groups and unknown keys round-trip untouched).
     const raw = parsed.kind === 'openflow' ? (input.value as Record<string, unknown>) : input;
-    const onBehalfOf = parsed.kind === 'openflow' ? parsed.flow.on_behalf_of : undefined;
+    if (parsed.kind === 'openflow') onBehalfOf = parsed.flow.on_behalf_of;
     return { value: parsed.value, raw, onBehalfOf, path: req.path ?? null, kind };
   }
 }

@@ -11,6 +11,7 @@ import { RunScriptUseCase } from '../jobs/run-script.use-case.js';
 import { CancelJobService } from './cancel-job.service.js';
 import { ListJobsService } from './list-jobs.service.js';
 import { ReadJobService } from './read-job.service.js';
+import { RestartFlowService } from './restart-flow.service.js';
 import { WaitForResultService } from './wait-for-result.service.js';
 
 type Req<K extends keyof typeof contract> = z.output<(typeof contract)[K]['request']>;
@@ -37,6 +38,7 @@ export class JobsApi {
     private readonly cancelling: CancelJobService,
     private readonly resumes: ResumeJobService,
     private readonly results: WaitForResultService,
+    private readonly restarts: RestartFlowService,
   ) {}
 
   async runFlow({ actor, workspace, ...command }: Req<'runFlow'>) {
@@ -47,6 +49,12 @@ export class JobsApi {
   async runScript({ actor, workspace, ...command }: Req<'runScript'>) {
     const caller = await this.callers.callerOf({ actor, workspace });
     return { job_id: await this.runScripts.run({ ...requestFieldsOf(caller), ...command }, caller.identity) };
+  }
+
+  async restartFlow(req: Req<'restartFlow'>) {
+    const caller = await this.callers.callerOf(req);
+    const point = { stepId: req.step_id, branchOrIterationN: req.branch_or_iteration_n };
+    return { job_id: await this.restarts.restart(caller, req.id, point, req.job_id) };
   }
 
   async get(req: Req<'get'>): Promise<Job> {

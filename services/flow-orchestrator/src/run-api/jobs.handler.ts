@@ -22,6 +22,11 @@ export class JobsHandler {
     return this.api.runScript(req);
   }
 
+  @HandleRequest(contract.restartFlow)
+  restartFlow(@Payload() req: RequestOf<typeof contract.restartFlow>) {
+    return this.api.restartFlow(req);
+  }
+
   @HandleRequest(contract.get)
   get(@Payload() req: RequestOf<typeof contract.get>) {
     return this.api.get(req);

@@ -28,6 +28,7 @@ import { JobsApi } from './jobs-api.service.js';
 import { JobsHandler } from './jobs.handler.js';
 import { ListJobsService } from './list-jobs.service.js';
 import { ReadJobService } from './read-job.service.js';
+import { RestartFlowService } from './restart-flow.service.js';
 import { RunJobsController } from './run-jobs.controller.js';
 import { ReadJobsController } from './read-jobs.controller.js';
 import { WAIT_RESULT_TIMEOUT_MS, WaitForResultService } from './wait-for-result.service.js';
@@ -90,6 +91,7 @@ export class RunApiModule {
         ReadJobService,
         ListJobsService,
         CancelJobService,
+        RestartFlowService,
         RequiredGroupsResolver,
         ResumeJobService,
         ResumeUrlsService,
