@@ -64,6 +64,10 @@ describe('long loops in a worker', () => {
         FLOWMESH_ADMIN_TOKEN: actor.token,
         FLOWMESH_ADMIN_EMAIL: 'admin@example.test',
         LOG_LEVEL: 'warn',
+        // The iterator of 300 000 items is built in the sandbox: on a loaded machine that takes
+        // longer than the default second.
+        FLOWMESH_EXPR_TIMEOUT_MS: '60000',
+        FLOWMESH_EXPR_MEMORY_MB: '256',
       },
     });
     conn = await connectMesh({
