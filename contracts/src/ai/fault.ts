@@ -117,3 +117,12 @@ function namesModel(input: { readonly providerCode?: string; readonly message?: 
   const message = input.message;
   return message !== undefined && MODEL_UNAVAILABLE_PATTERNS.some((pattern) => pattern.test(message));
 }
+
+/** The fault a failed step's or run's result (`{ error: { fault } }`) says, if it says one. */
+export function faultOfResult(result: unknown): FaultClass | undefined {
+  if (typeof result !== 'object' || result === null) return undefined;
+  const error = (result as { error?: unknown }).error;
+  if (typeof error !== 'object' || error === null) return undefined;
+  const fault = FaultClassSchema.safeParse((error as { fault?: unknown }).fault);
+  return fault.success ? fault.data : undefined;
+}

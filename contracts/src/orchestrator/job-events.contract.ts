@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { FaultClassSchema } from '../ai/fault.js';
 import { defineEvent } from '../messaging/contract.js';
 import { JobKindSchema, JobStatusSchema } from './job.schema.js';
 
@@ -33,6 +34,8 @@ export const JobStepCompletedEventSchema = z.object({
   step_job: z.uuid().optional(),
   success: z.boolean(),
   skipped: z.boolean(),
+  /** A failed step whose error says whose fault it is (agent and decision steps): `user` or `internal`. */
+  fault: FaultClassSchema.optional(),
   duration_ms: z.number().int(),
   completed_at: z.string(),
 });
@@ -54,6 +57,8 @@ export const JobCompletedEventSchema = z.object({
   path: z.string().nullable(),
   status: JobStatusSchema,
   success: z.boolean(),
+  /** A failed run whose error says whose fault it is (its failing agent or decision step's). */
+  fault: FaultClassSchema.optional(),
   duration_ms: z.number().int().nullable(),
   completed_at: z.string(),
 });

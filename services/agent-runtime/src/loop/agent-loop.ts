@@ -29,6 +29,8 @@ export interface AgentLoopPorts {
   /** One model call through the llm-gateway; resolves to its final event. */
   chat(request: Omit<ChatRequestInput, 'actor' | 'workspace'>, signal: AbortSignal): Promise<ChatFinalEvent>;
   report(action: AgentAction, success: boolean): Promise<void>;
+  /** Sets the success of a tool call reported before its tool ran, once the tool ended. */
+  settle?(action: AgentAction, success: boolean): Promise<void>;
   log(message: string): void;
   /** How long tools that need approval wait for an answer. */
   readonly approvalTimeoutS: number;
@@ -269,7 +271,12 @@ export async function runAgentLoop(
     if (final.type === 'error') {
       return {
         success: false,
-        error: { name: 'AgentModelError', message: final.error.message, class: final.error.class },
+        error: {
+          name: 'AgentModelError',
+          message: final.error.message,
+          class: final.error.class,
+          ...(final.error.fault ? { fault: final.error.fault } : {}),
+        },
         messages: record,
         usage,
       };

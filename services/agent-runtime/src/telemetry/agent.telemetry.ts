@@ -1,5 +1,7 @@
+import type { FaultClass } from '@flowmesh/contracts';
 import {
   ATTR_ERROR_TYPE,
+  ATTR_FLOWMESH_FAULT,
   ATTR_FLOWMESH_WORKSPACE,
   ATTR_GEN_AI_AGENT_ID,
   ATTR_GEN_AI_AGENT_NAME,
@@ -48,6 +50,8 @@ export interface TelemetryOutcome {
   readonly inputTokens?: number;
   readonly outputTokens?: number;
   readonly errorType?: string;
+  /** On failure: whose fault (`flowmesh.fault` on the span). */
+  readonly fault?: FaultClass;
 }
 
 /**
@@ -163,6 +167,7 @@ function finish(span: Span, outcome: TelemetryOutcome): void {
     span.setAttribute(ATTR_GEN_AI_USAGE_OUTPUT_TOKENS, outcome.outputTokens);
   if (outcome.errorType) {
     span.setAttribute(ATTR_ERROR_TYPE, outcome.errorType);
+    if (outcome.fault) span.setAttribute(ATTR_FLOWMESH_FAULT, outcome.fault);
     span.setStatus({ code: SpanStatusCode.ERROR, message: outcome.errorType });
   }
   span.end();

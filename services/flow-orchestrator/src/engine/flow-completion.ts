@@ -1,4 +1,4 @@
-import { jobEvents, type FlowModule, type StopAfterIf } from '@flowmesh/contracts';
+import { faultOfResult, jobEvents, type FlowModule, type StopAfterIf } from '@flowmesh/contracts';
 import { Injectable } from '@nestjs/common';
 import { JobStore } from '../store/job.store.js';
 import type { SqlStatement } from '../store/sql-batch.js';
@@ -347,6 +347,7 @@ export class FlowCompletion {
 
   private publish(run: FlowRun, module: FlowModule, outcome: ModuleOutcome): void {
     if (run.ephemeral) return;
+    const fault = outcome.success ? undefined : faultOfResult(outcome.result);
     this.events.stepCompleted({
       job_id: run.id,
       workspace: run.job.workspace,
@@ -356,6 +357,7 @@ export class FlowCompletion {
       ...(outcome.status.job ? { step_job: outcome.status.job } : {}),
       success: outcome.success,
       skipped: outcome.skipped === true,
+      ...(fault ? { fault } : {}),
       duration_ms: 0,
       completed_at: new Date().toISOString(),
     });

@@ -1,4 +1,4 @@
-import { jobEvents, type JobStatus } from '@flowmesh/contracts';
+import { faultOfResult, jobEvents, type JobStatus } from '@flowmesh/contracts';
 import { Injectable } from '@nestjs/common';
 import type { JobRecord } from '../store/job.record.js';
 import { JobStore } from '../store/job.store.js';
@@ -79,6 +79,7 @@ export class FlowFinisher {
     }
     if (run.job.parent_job === null) {
       this.metrics.flowFinished(run.job.kind, status);
+      const fault = status === 'failed' ? faultOfResult(ending.result) : undefined;
       statements.push(
         this.jobs.event(
           jobEvents.completed,
@@ -91,6 +92,7 @@ export class FlowFinisher {
             path: run.job.path,
             status,
             success: status === 'completed',
+            ...(fault ? { fault } : {}),
             duration_ms: record.duration_ms,
             completed_at: now.toISOString(),
           },

@@ -1,4 +1,4 @@
-import type { FaultClass } from '@flowmesh/contracts';
+import { FAULT_CLASSES, type FaultClass } from '@flowmesh/contracts';
 import {
   ADDED_LATENCY_BUCKETS_S,
   ATTR_GEN_AI_PROVIDER_NAME,
@@ -50,13 +50,19 @@ export function recordTokenUsage(
   if (usd !== undefined) cost.add(usd, base);
 }
 
-/** A failed call: its error class and whose fault it is (alerts page on `fault="internal"` only). */
-export function recordCallFailure(providerName: string, errorClass: string, fault: FaultClass): void {
-  gatewayInstruments().failures.add(1, {
-    [ATTR_GEN_AI_PROVIDER_NAME]: providerName,
-    error_class: errorClass,
-    fault,
-  });
+/**
+ * A call's end in `flowmesh.llm.call_failures`: a failure counts 1 under its error class and whose
+ * fault it is (alerts page on `fault="internal"` only); any call keeps both fault series of its
+ * provider at zero, so a rate reads 0 rather than nothing before the first failure.
+ */
+export function recordCallEnd(
+  providerName: string,
+  failure?: { errorClass: string; fault: FaultClass },
+): void {
+  const { failures } = gatewayInstruments();
+  const provider = { [ATTR_GEN_AI_PROVIDER_NAME]: providerName };
+  for (const fault of FAULT_CLASSES) failures.add(0, { ...provider, fault });
+  if (failure) failures.add(1, { ...provider, error_class: failure.errorClass, fault: failure.fault });
 }
 
 /** `since`: `performance.now()` when the request reached the gateway. */

@@ -43,7 +43,7 @@ import {
   getMeter,
   type GenAiOperation,
 } from '@flowmesh/telemetry';
-import { recordCallFailure, recordTokenUsage } from './gateway.metrics.js';
+import { recordCallEnd, recordTokenUsage } from './gateway.metrics.js';
 
 /** What is known about a provider call when it starts: nothing here is a credential or content. */
 export interface GenAiCallStart {
@@ -143,8 +143,10 @@ export class GenAiTelemetry {
       outcome.errorType ? { ...base, [ATTR_ERROR_TYPE]: outcome.errorType } : base,
     );
     if (firstChunkSeconds !== undefined) this.firstChunk.record(firstChunkSeconds, base);
-    if (outcome.errorType)
-      recordCallFailure(call.providerName, outcome.errorType, outcome.fault ?? 'internal');
+    recordCallEnd(
+      call.providerName,
+      outcome.errorType ? { errorClass: outcome.errorType, fault: outcome.fault ?? 'internal' } : undefined,
+    );
     // The conventions say not to report counts the provider did not give.
     if (outcome.usage) {
       recordTokenUsage(call.providerName, call.model, outcome.usage);
