@@ -5,18 +5,21 @@ import {
   AiDecisionStateSchema,
   createGatewayClient,
   decisionProviderOf,
+  FaultClassSchema,
   MeshError,
+  type FaultClass,
   type AgentStepStartRequest,
 } from '@flowmesh/contracts';
 import type { MeshClient } from '@flowmesh/messaging';
 
-/** A decision model's failure (the gateway's error class), as a step's error. */
+/** A decision model's failure (the gateway's error class and whose fault), as a step's error. */
 export class AiDecisionError extends Error {
   override readonly name = 'AiDecisionError';
   constructor(
     message: string,
     readonly errorClass?: string,
   ) {
+    readonly fault?: FaultClass,
     super(message);
   }
 }
@@ -58,8 +61,13 @@ export async function runDecision(
     return { output: reply.answers, model: reply.model, usage: reply.usage };
   } catch (error) {
     if (error instanceof MeshError && error.code !== 'VALIDATION_FAILED') {
-      const errorClass = (error.details as { class?: unknown } | undefined)?.class;
-      throw new AiDecisionError(error.message, typeof errorClass === 'string' ? errorClass : undefined);
+      const details = (error.details ?? {}) as { class?: unknown; fault?: unknown };
+      const fault = FaultClassSchema.safeParse(details.fault);
+      throw new AiDecisionError(
+        error.message,
+        typeof details.class === 'string' ? details.class : undefined,
+        fault.success ? fault.data : undefined,
+      );
     }
     throw error;
   }

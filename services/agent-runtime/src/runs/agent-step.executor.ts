@@ -37,6 +37,14 @@ import { StepJobLog } from './step-job-log.js';
 import { StepStream } from './step-stream.js';
 import { fitted } from './step-result.js';
 import { isMeshFault } from './mesh-fault.js';
+import {
+  countStepFailures,
+  faultOf,
+  recordStepFailure,
+  thrownFault,
+  withFault,
+  type StepError,
+} from './step-fault.js';
 
 /**
  * How a run of the step ended: with the step's outcome (`stored` once `StepHooks.storeOutcome`
@@ -90,6 +98,7 @@ export class AgentStepExecutor {
     const actions = new StepActions(steps, step, log);
     let toolSet: ToolSet | undefined;
     try {
+    countStepFailures(request.kind);
       if (request.kind === 'aidecision')
         return { outcome: { success: true, result: await runDecision(this.mesh, request) } };
       const agentPath = typeof request.module.agent === 'string' ? request.module.agent : undefined;
@@ -166,7 +175,7 @@ export class AgentStepExecutor {
             : {
                 inputTokens: ended.usage.inputTokens,
                 outputTokens: ended.usage.outputTokens,
-                ...(ended.success ? {} : { errorType: ended.error.name }),
+                ...(ended.success ? {} : { errorType: ended.error.name, fault: faultOf(ended.error) }),
               },
       );
       if ('parked' in outcome) return { parked: outcome.parked };
@@ -241,22 +250,19 @@ export class AgentStepExecutor {
       const input =
         (error instanceof MeshError && error.code === 'VALIDATION_FAILED') ||
         error instanceof OutputSchemaError;
-      return {
-        outcome: {
-          success: false,
-          result: {
-            error: {
-              name: input
-                ? 'AgentInputError'
-                : error instanceof McpToolError || error instanceof AiDecisionError
-                  ? error.name
-                  : 'AgentError',
-              message: error instanceof Error ? error.message : String(error),
-              ...(error instanceof AiDecisionError && error.errorClass ? { class: error.errorClass } : {}),
-            },
-          },
-        },
-      };
+      const fault = error instanceof AiDecisionError ? error.fault : thrownFault(error);
+      const failure = withFault({
+        name: input
+          ? 'AgentInputError'
+          : error instanceof McpToolError || error instanceof AiDecisionError
+            ? error.name
+            : 'AgentError',
+        message: error instanceof Error ? error.message : String(error),
+        ...(error instanceof AiDecisionError && error.errorClass ? { class: error.errorClass } : {}),
+        ...(fault ? { fault } : {}),
+      });
+      recordStepFailure(request.kind, failure);
+      return { outcome: { success: false, result: { error: failure } } };
     } finally {
       await toolSet?.close();
       await Promise.all([jobLog.flushed(), actions.flushed()]);
@@ -376,9 +382,13 @@ export class AgentStepExecutor {
 
 function ended(
   success: boolean,
-  result: { messages: unknown[] } & Record<string, unknown>,
+  given: { messages: unknown[] } & Record<string, unknown>,
   lastActions: readonly AgentAction[] = [],
 ): AgentStepResult {
   const actions = lastActions.map((action) => ({ action, success: true }));
   return { outcome: { success, result: fitted(result), ...(actions.length > 0 ? { actions } : {}) } };
 }
+  // A failed run's error says whose fault it is (the loop's failures: agent steps only).
+  const failure = success ? undefined : withFault(given.error as StepError);
+  if (failure) recordStepFailure('aiagent', failure);
+  const result = failure ? { ...given, error: failure } : given;
