@@ -12,11 +12,17 @@ import { ActorSchema } from '../registry/identity.schema.js';
 export const MAX_MEMORY_SIZE_BYTES = 100 * 1024;
 
 /**
- * v5 namespace of memory keys. A key that is not a uuid becomes
- * `uuidv5(JSON.stringify([workspace, flowPath, key]), MEMORY_KEY_NAMESPACE)`, so the same key in
- * two flows (or two workspaces) names two memories; a uuid key is used as is (lower-cased).
+ * Windmill's namespace of memory keys (`flow_conversations.rs`, `memory_key`). A key is trimmed; one
+ * that is a uuid (hyphenated, 32 hex digits, braced or `urn:uuid:`) names its memory as is, in its
+ * hyphenated lower-case form; any other string becomes the v5 uuid of the bytes
+ * `workspace \0 flowPath \0 key \0` in this namespace, so the same key in two flows (or two
+ * workspaces) names two memories, and a key names the same memory in Windmill and in flowmesh. A
+ * preview run's `flowPath` is the path its request gives, else empty.
  */
-export const MEMORY_KEY_NAMESPACE = '05357e1e-7349-4054-9a0d-7f4bccce57e9';
+export const MEMORY_KEY_NAMESPACE = '6f1c2d4e-8a3b-5c7d-9e0f-1a2b3c4d5e6f';
+
+/** The flow a memory belongs to: a saved flow's path, or empty for a preview run without one. */
+export const MemoryFlowPathSchema = z.union([ItemPathSchema, z.literal('')]);
 
 /** Any string names a memory: a uuid is kept, anything else is hashed (see `MEMORY_KEY_NAMESPACE`). */
 export const MemoryKeySchema = z.string().min(1, 'must not be empty').max(1024);
@@ -40,8 +46,11 @@ export type MemoryStoreKind = z.infer<typeof MemoryStoreSchema>;
 export const MemoryModeSchema = z.enum(['window', 'compaction']);
 export type MemoryMode = z.infer<typeof MemoryModeSchema>;
 
-/** Every memory request names its caller (the run's job token) and the flow the run started from. */
-const inFlow = { actor: ActorSchema, workspace: WorkspaceIdSchema, flowPath: ItemPathSchema };
+/**
+ * Every memory request names its caller (the run's job token) and the flow the run started from
+ * (empty for a preview run that names no path).
+ */
+const inFlow = { actor: ActorSchema, workspace: WorkspaceIdSchema, flowPath: MemoryFlowPathSchema };
 
 export const LoadMemoryRequestSchema = z
   .object({
@@ -192,7 +201,7 @@ export const StoredMemorySchema = MemorySummarySchema.extend({ messages: ChatHis
 export type StoredMemory = z.infer<typeof StoredMemorySchema>;
 
 export const ResolveMemoryKeyRequestSchema = z
-  .object({ workspace: WorkspaceIdSchema, flowPath: ItemPathSchema, memoryKey: MemoryKeySchema })
+  .object({ workspace: WorkspaceIdSchema, flowPath: MemoryFlowPathSchema, memoryKey: MemoryKeySchema })
   .strict();
 export const ResolveMemoryKeyReplySchema = z.object({
   memoryId: MemoryIdSchema,

@@ -62,17 +62,12 @@ export async function loadHistory(
   if (brain.previousMessages.length > 0) context.log(`previous_messages is ignored: memory is ${kind}`);
   const key = memoryKey(brain, context);
   if (!key) return { history: [], system: [] };
-  if (!context.flowPath) {
-    context.log(
-      'memory is kept per saved flow; this run has no flow path (a preview): the agent runs stateless',
-    );
-    return { history: [], system: [] };
-  }
   const client = createMemoryClient(mesh);
   const where = {
     actor: { token: context.token },
     workspace: context.workspace,
-    flowPath: context.flowPath,
+    // A preview run keeps memory too, as in Windmill: under the path its request names, else none.
+    flowPath: context.flowPath ?? '',
     memoryKey: key,
     stepId: context.stepId,
   };

@@ -16,7 +16,8 @@ const REASON: Record<FlowAction, string> = {
 
 /**
  * Memories and conversations belong to the flow a run started from: whoever may read the flow
- * may read (and, as a run of it, write) them; deleting them takes write access to the flow.
+ * may read (and, as a run of it, write) them; deleting them takes write access to the flow. Those
+ * of previews without a path (the empty path) are the workspace's: any member may.
  * The registry decides, with the caller's own token, under the `memory` scope domain.
  */
 @Injectable()
@@ -67,6 +68,12 @@ export class FlowAccess {
   }
 
   private async allowed(actor: Actor, workspace: string, path: string, action: FlowAction): Promise<boolean> {
+    // A preview run that names no path keeps its memories under the empty path: no flow holds
+    // rights over them, so any member of the workspace may (as in Windmill).
+    if (path === '') {
+      await this.authenticate(actor, workspace);
+      return true;
+    }
     const { allowed } = await this.registry.checkAccess({ actor, workspace, path, action, domain: 'memory' });
     return allowed;
   }
