@@ -226,7 +226,7 @@ describe('flow-orchestrator approvals', () => {
     expect((await outcome(id)).success).toBe(true);
   });
 
-  it('with user_auth_required and self_approval_disabled: no anonymous link holder, not the starter, another member yes', async () => {
+  it('with user_auth_required and self_approval_disabled: no anonymous link holder, not the starter, another member yes, recorded as Windmill records', async () => {
     const id = await startSuspended(
       approvalFlow({ user_auth_required: true, self_approval_disabled: true }),
       'alice',
@@ -238,10 +238,21 @@ describe('flow-orchestrator approvals', () => {
       403,
       expect.stringContaining('self-approval'),
     ]);
-    // The link with a signed-in user's token: that user answers.
+    // The link with a signed-in user's token: the rules judge that user (the starter may not answer
+    // through a link signed for another name), and the name the link was signed for is recorded,
+    // as Windmill's resume_suspended_job records it.
+    const selfByLink = await post(urls.resume, {}, mesh.tokens.alice);
+    expect(selfByLink.status).toBe(403);
     const bob = await post(urls.resume, { ok: true }, mesh.tokens.bob);
     expect([bob.status, await bob.json()]).toEqual([200, { outcome: 'resumed' }]);
-    expect((await outcome(id)).result).toMatchObject({ approvers: ['bob'] });
+    expect((await outcome(id)).result).toMatchObject({ approvers: ['anyone'] });
+
+    // A link signed for no one, with a token: the token's user is recorded.
+    const unnamed = await startSuspended(approvalFlow({ user_auth_required: true }), 'alice');
+    const links = await mesh.http('GET', `jobs/resume_urls/${unnamed}/7`, 'admin');
+    const byBob = await post(links.json<ResumeUrls>().resume, {}, mesh.tokens.bob);
+    expect(byBob.status).toBe(200);
+    expect((await outcome(unnamed)).result).toMatchObject({ approvers: ['bob'] });
   });
 
   it('with user_groups_required (static, or an expression over the flow input), only members answer; also over NATS', async () => {

@@ -57,14 +57,28 @@ export class ResumeJobService {
     const approval = await this.approvals.read(link.workspace, link.jobId);
     const identity =
       bearerToken === undefined ? null : await this.authenticator.authenticate(bearerToken, link.workspace);
+    // Recorded as Windmill's `resume_suspended_job` records it: the approver the link was signed
+    // for when it names one, whoever calls it; else the bearer's user name; else "anonymous". The
+    // rules (who may approve, self-approval) judge the bearer, never the name on the link.
+    const named = link.approver !== undefined && link.approver !== '' ? link.approver : undefined;
     const approver: Approver = identity
       ? userApprover(identity)
-      : { kind: 'anonymous', name: link.approver ?? 'anonymous' };
+      : { kind: 'anonymous', name: named ?? 'anonymous' };
+    const recordedAs = named ?? approver.name;
     if (approval)
-      return this.answer(link.workspace, approval, link.jobId, link.resumeId, approver, identity, answer);
+      return this.answer(
+        link.workspace,
+        approval,
+        link.jobId,
+        link.resumeId,
+        approver,
+        identity,
+        answer,
+        recordedAs,
+      );
     // An agent's request has no approver rules: the link (signed for a reader of the job) is the right.
     if (!(await this.agents.isParked(link.workspace, link.jobId))) throw notWaiting(link.jobId);
-    return this.agents.answer(link.workspace, link.jobId, approver.name, answer);
+    return this.agents.answer(link.workspace, link.jobId, recordedAs, answer);
   }
 
   /** `POST jobs/flow/resume/:id`: the caller answers as themselves. */
@@ -136,6 +150,7 @@ export class ResumeJobService {
     approver: Approver,
     approverIdentity: Caller['identity'] | null,
     answer: ResumeAnswer,
+    recordedAs: string = approver.name,
   ): Promise<ResumeOutcome> {
     const groups = approver.kind === 'user' ? await this.groups.resolve(approval) : [];
     checkApprover(approval, groups, approver, answer);
@@ -146,7 +161,7 @@ export class ResumeJobService {
       workspace,
       jobId,
       resumeId,
-      approver: approver.name,
+      approver: recordedAs,
       payload,
       approve: answer.approve,
       approverIdentity,
