@@ -106,12 +106,18 @@ export const agentStepContract = {
   answer: defineRequest('agent.step.answer', AgentStepAnswerRequestSchema, AgentStepAnswerReplySchema),
 } as const;
 
-/** Reported by agent-runtime: one action of the step (`flow_status.modules[i].agent_actions`). */
+/**
+ * Reported by agent-runtime: one action of the step (`flow_status.modules[i].agent_actions`), its
+ * `success` beside it (`agent_actions_success`). With `settle`, the action (a `tool_call` by its
+ * `job_id`, an `mcp_tool_call` by its `call_id`) was reported before its tool ran: only its
+ * success is set, once the tool ended.
+ */
 export const AgentStepActionRequestSchema = z.object({
   job_id: z.uuid(),
   workspace: z.string(),
   action: AgentActionSchema,
   success: z.boolean().optional(),
+  settle: z.boolean().optional(),
 });
 
 /** One action of a step as `complete` carries it. */

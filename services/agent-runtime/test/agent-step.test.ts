@@ -211,7 +211,7 @@ describe('agent-runtime: aiagent steps end to end', () => {
     const before = fake.chatRequests().length;
     fake.reply(
       { toolCalls: [{ id: 'call_add', name: 'add', arguments: '{"a":2,"b":3}' }] },
-      { text: 'The sum is 5.' },
+      { text: 'The sum is 5.', usage: { prompt_tokens: 10, completion_tokens: 5, cached_tokens: 6 } },
     );
     const job = await run(
       [
@@ -228,8 +228,10 @@ describe('agent-runtime: aiagent steps end to end', () => {
     expect(job.status, JSON.stringify(job.result)).toBe('completed');
     expect(job.result).toMatchObject({
       output: 'The sum is 5.',
-      usage: { inputTokens: 20, outputTokens: 10 },
+      // Windmill's TokenUsage names, summed over both calls; no cache was written, so that is not named.
+      usage: { input_tokens: 20, output_tokens: 10, total_tokens: 30, cache_read_input_tokens: 6 },
     });
+    expect((job.result as { usage: object }).usage).not.toHaveProperty('cache_write_input_tokens');
 
     const [first, second] = fake
       .chatRequests()
@@ -914,7 +916,7 @@ describe('agent-runtime: aiagent steps end to end', () => {
           new RegExp(`^attachments/main/ai_images/${stepJob}/[0-9a-f-]{36}\\.png$`),
         ) as unknown,
       });
-      expect(result.usage).toEqual({ inputTokens: 12, outputTokens: 34 });
+      expect(result.usage).toEqual({ input_tokens: 12, output_tokens: 34, total_tokens: 46 });
       expect(result.messages.map((message) => message.role)).toEqual(['user', 'assistant']);
       expect(job.flow_status!.modules[0].agent_actions).toEqual([
         { type: 'message', content: 'A red pixel.' },
@@ -1287,6 +1289,70 @@ describe('agent-runtime: aiagent steps end to end', () => {
     );
   });
 
+  it('a preview keeps memory as any run: under the path it names (a saved flow’s memory), else under none', async () => {
+    const chatStep = agentStep({
+      user_message: { type: 'javascript', expr: 'flow_input.say' },
+      memory: { type: 'static', value: { kind: 'window', context_length: 10 } },
+    });
+    const lastSent = () => (fake.chatRequests().at(-1)!.body as { messages: unknown }).messages;
+    const preview = async (memoryId: string, say: string, path?: string) => {
+      const response = await fetch(
+        `${mesh.urls['flow-orchestrator']}/api/w/main/jobs/run/preview_flow?memory_id=${memoryId}`,
+        {
+          method: 'POST',
+          headers: { authorization: `Bearer ${actor.token}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ value: { modules: [chatStep] }, args: { say }, ...(path ? { path } : {}) }),
+        },
+      );
+      expect(response.status).toBe(201);
+      return ended(await response.text());
+    };
+
+    // No path: the editor's test run of a chat flow not saved yet remembers.
+    const draft = `draft-${randomBytes(4).toString('hex')}`;
+    fake.reply({ text: 'Hello Grace.' }, { text: 'You are Grace.' });
+    await preview(draft, 'I am Grace');
+    expect((await preview(draft, 'Who am I?')).result).toMatchObject({ output: 'You are Grace.' });
+    expect(lastSent()).toEqual([
+      { role: 'user', content: 'I am Grace' },
+      { role: 'assistant', content: 'Hello Grace.' },
+      { role: 'user', content: 'Who am I?' },
+    ]);
+
+    // With the path of a saved flow, the same key names the saved flow's memory.
+    const items = createRegistryItemsClient(new MeshClient(conn));
+    await items.createFlow({
+      ...inMain,
+      path: 'f/ai/preview_chat',
+      summary: 'chat',
+      value: { modules: [chatStep] },
+    });
+    const key = `conv-${randomBytes(4).toString('hex')}`;
+    fake.reply({ text: 'Hello Linus.' }, { text: 'You are Linus.' });
+    await ended(
+      (
+        await jobs.runFlow({
+          ...inMain,
+          path: 'f/ai/preview_chat',
+          memory_id: key,
+          args: { say: 'I am Linus' },
+        })
+      ).job_id,
+    );
+    expect((await preview(key, 'Who am I?', 'f/ai/preview_chat')).result).toMatchObject({
+      output: 'You are Linus.',
+    });
+    expect(lastSent()).toEqual([
+      { role: 'user', content: 'I am Linus' },
+      { role: 'assistant', content: 'Hello Linus.' },
+      { role: 'user', content: 'Who am I?' },
+    ]);
+    // The same key without the path is another memory.
+    fake.reply({ text: 'I do not know.' });
+    await preview(key, 'Who am I?');
+    expect(lastSent()).toEqual([{ role: 'user', content: 'Who am I?' }]);
+  });
+
   it("a chat flow keeps a transcript under the run's memory id: the user's turn, then each step's tool results and answers unless it omits them", async () => {
     const items = createRegistryItemsClient(new MeshClient(conn));
     await items.createFlow({
@@ -1451,7 +1517,11 @@ describe('agent-runtime: aiagent steps end to end', () => {
       expect(step.result).toEqual({
         output: triageAnswers('bug', 0.2),
         model: 'jev-1.13.0',
-        usage: { inputTokens: expect.any(Number) as unknown, outputTokens: 0 },
+        usage: {
+          input_tokens: expect.any(Number) as unknown,
+          output_tokens: 0,
+          total_tokens: expect.any(Number) as unknown,
+        },
       });
     });
 
@@ -1804,6 +1874,12 @@ describe('agent-runtime: aiagent steps end to end', () => {
       // Over the Windmill-shaped API too, with the step's job suspended.
       const windmill = (await (await http(`jobs_u/get/${step.id}`)).json()) as Record<string, unknown>;
       expect(windmill).toMatchObject({ suspend: 1, agent_actions: expect.any(Array) as unknown });
+      // And live on the flow's module, as Windmill writes them while the step runs.
+      const flow = (await (await http(`jobs_u/get/${flowId}`)).json()) as {
+        flow_status: { modules: Array<{ agent_actions?: unknown; agent_actions_success?: unknown }> };
+      };
+      expect(flow.flow_status.modules[0].agent_actions).toEqual(step.agent_actions);
+      expect(flow.flow_status.modules[0].agent_actions_success).toEqual([true, true]);
 
       const answered = await answer(step.id, true, { call_id: 'call_add' });
       expect([answered.status, await answered.json()]).toEqual([200, { outcome: 'resumed' }]);
@@ -2473,6 +2549,17 @@ describe('agent-runtime: aiagent steps end to end', () => {
           .filter((action) => action.type === 'mcp_tool_call')
           .map((action) => (action as { function_name: string }).function_name),
       ).toEqual(['get-sum', 'get-tiny-image']);
+      // The call whose tool failed reads false beside its action, as Windmill's agent_actions_success.
+      const success = job.flow_status!.modules[0].agent_actions_success ?? [];
+      expect(success).toHaveLength(actions.length);
+      expect(
+        Object.fromEntries(
+          actions.map((action, i) => [
+            (action as { function_name?: string }).function_name ?? action.type,
+            success[i],
+          ]),
+        ),
+      ).toMatchObject({ 'get-sum': false, 'get-tiny-image': true, message: true });
       // The result and memory keep the image's name, never its bytes.
       expect(JSON.stringify(job.result)).not.toContain('iVBORw0KGgo');
     });
@@ -2580,9 +2667,9 @@ describe('agent-runtime: aiagent steps end to end', () => {
       expect(second.messages).toHaveLength(3);
       expect(last.temperature).toBe(0.3);
       // The execution record is whole; the summary's tokens count in the step's usage.
-      const result = job.result as { messages: unknown[]; usage: { inputTokens: number } };
+      const result = job.result as { messages: unknown[]; usage: { input_tokens: number } };
       expect(result.messages).toHaveLength(6);
-      expect(result.usage.inputTokens).toBe(10 + 1_300 + 10 + 10);
+      expect(result.usage.input_tokens).toBe(10 + 1_300 + 10 + 10);
       // The flow viewer's actions are the run's own, in order: the summary is none of them.
       expect(job.flow_status!.modules[0].agent_actions).toEqual([
         expect.objectContaining({ type: 'tool_call', function_name: 'lookup' }),
@@ -2891,7 +2978,7 @@ describe('agent-runtime: aiagent steps end to end', () => {
       const researched = await runSaved('Research it');
       expect(researched.status).toBe('completed');
       // Three model calls and the checkpoint's summary, 10 input tokens each, in the step's usage.
-      expect(researched.result).toMatchObject({ usage: { inputTokens: 4 * 10 } });
+      expect(researched.result).toMatchObject({ usage: { input_tokens: 4 * 10 } });
       fake.reply({ text: 'You researched twice.' });
       expect((await runSaved('What did I do?')).result).toMatchObject({ output: 'You researched twice.' });
       const sent = bodies(before);

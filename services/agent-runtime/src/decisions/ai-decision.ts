@@ -11,6 +11,7 @@ import {
   type AgentStepStartRequest,
 } from '@flowmesh/contracts';
 import type { MeshClient } from '@flowmesh/messaging';
+import { stepUsage } from '../loop/usage.js';
 
 /** A decision model's failure (the gateway's error class and whose fault), as a step's error. */
 export class AiDecisionError extends Error {
@@ -18,8 +19,8 @@ export class AiDecisionError extends Error {
   constructor(
     message: string,
     readonly errorClass?: string,
-  ) {
     readonly fault?: FaultClass,
+  ) {
     super(message);
   }
 }
@@ -58,7 +59,7 @@ export async function runDecision(
       state,
       questions,
     });
-    return { output: reply.answers, model: reply.model, usage: reply.usage };
+    return { output: reply.answers, model: reply.model, usage: stepUsage(reply.usage) };
   } catch (error) {
     if (error instanceof MeshError && error.code !== 'VALIDATION_FAILED') {
       const details = (error.details ?? {}) as { class?: unknown; fault?: unknown };

@@ -1,4 +1,5 @@
 import type {
+  AgentAction,
   ChatMessage,
   ChatRequestMessage,
   InlineDataPart,
@@ -50,6 +51,7 @@ export async function runCall(
   const args = parseArguments(call);
   if (typeof args === 'string') return answer(JSON.stringify({ error: args }), true);
   let reported: Promise<void> = Promise.resolve();
+  let announced: AgentAction | undefined;
   // A call resumed on the job an earlier replica started was announced by that replica.
   if (resumeJobId === undefined)
     ports.stream?.({ type: 'tool_execution', call_id: call.id, function_name: call.name });
@@ -59,6 +61,7 @@ export async function runCall(
       (action) => {
         // The job is kept with the run's progress before the step shows it.
         const jobId = action.type === 'tool_call' ? action.job_id : undefined;
+        announced = action;
         reported = (
           jobId ? (ports.progress?.call(call.id, { jobId }) ?? Promise.resolve()) : Promise.resolve()
         ).then(() => ports.report(action, true));
@@ -68,6 +71,8 @@ export async function runCall(
     );
   const outcome = await (ports.traceTool ? ports.traceTool(call, tool, runTool) : runTool());
   await reported;
+  // Reported as it started; a call whose tool failed reads false in `agent_actions_success`.
+  if (announced && !outcome.ok) await ports.settle?.(announced, false);
   ports.stream?.({
     type: 'tool_result',
     call_id: call.id,

@@ -45,6 +45,7 @@ import {
   withFault,
   type StepError,
 } from './step-fault.js';
+import { stepUsage } from '../loop/usage.js';
 
 /**
  * How a run of the step ended: with the step's outcome (`stored` once `StepHooks.storeOutcome`
@@ -97,8 +98,8 @@ export class AgentStepExecutor {
     const jobLog = new StepJobLog(steps, step, log);
     const actions = new StepActions(steps, step, log);
     let toolSet: ToolSet | undefined;
-    try {
     countStepFailures(request.kind);
+    try {
       if (request.kind === 'aidecision')
         return { outcome: { success: true, result: await runDecision(this.mesh, request) } };
       const agentPath = typeof request.module.agent === 'string' ? request.module.agent : undefined;
@@ -181,7 +182,11 @@ export class AgentStepExecutor {
       if ('parked' in outcome) return { parked: outcome.parked };
       if (!outcome.success) {
         log.info({ error: outcome.error.name }, 'agent step failed');
-        return ended(false, { error: outcome.error, messages: outcome.messages, usage: outcome.usage });
+        return ended(false, {
+          error: outcome.error,
+          messages: outcome.messages,
+          usage: stepUsage(outcome.usage),
+        });
       }
       // Memory is written only after a successful answer: a failed run leaves the stored one as it was.
       // A checkpoint's summary tokens join `outcome.usage` before it is read below.
@@ -223,7 +228,7 @@ export class AgentStepExecutor {
       const result = () =>
         ended(
           true,
-          { output: outcome.output, messages: outcome.messages, usage: outcome.usage },
+          { output: outcome.output, messages: outcome.messages, usage: stepUsage(outcome.usage) },
           outcome.lastActions,
         );
       if (outcome.compactor || !storeOutcome) {
@@ -361,6 +366,7 @@ export class AgentStepExecutor {
         return chat.result;
       },
       report: run.actions.report,
+      settle: run.actions.settle,
       log: run.jobLog.write,
       approvalTimeoutS: this.settings.approvalTimeoutS,
       ...(stream ? { stream: stream.publish } : {}),
@@ -385,10 +391,10 @@ function ended(
   given: { messages: unknown[] } & Record<string, unknown>,
   lastActions: readonly AgentAction[] = [],
 ): AgentStepResult {
-  const actions = lastActions.map((action) => ({ action, success: true }));
-  return { outcome: { success, result: fitted(result), ...(actions.length > 0 ? { actions } : {}) } };
-}
   // A failed run's error says whose fault it is (the loop's failures: agent steps only).
   const failure = success ? undefined : withFault(given.error as StepError);
   if (failure) recordStepFailure('aiagent', failure);
   const result = failure ? { ...given, error: failure } : given;
+  const actions = lastActions.map((action) => ({ action, success: true }));
+  return { outcome: { success, result: fitted(result), ...(actions.length > 0 ? { actions } : {}) } };
+}

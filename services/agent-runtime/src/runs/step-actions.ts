@@ -21,15 +21,25 @@ export class StepActions {
 
   /** Queues the action after the ones before it; resolves at once. */
   readonly report = (action: AgentAction, success: boolean): Promise<void> => {
-    this.writes
-      .enqueue(() => this.steps.reportAction({ ...this.step, action, success }))
-      .catch((error: unknown) =>
-        this.logger.warn({ err: error }, 'an action of the step could not be reported'),
-      );
+    this.enqueue({ action, success });
+    return Promise.resolve();
+  };
+
+  /** Queues the success of a tool call reported before (once its tool ended); resolves at once. */
+  readonly settle = (action: AgentAction, success: boolean): Promise<void> => {
+    this.enqueue({ action, success, settle: true });
     return Promise.resolve();
   };
 
   flushed(): Promise<void> {
     return this.writes.flushed();
+  }
+
+  private enqueue(report: { action: AgentAction; success: boolean; settle?: true }): void {
+    this.writes
+      .enqueue(() => this.steps.reportAction({ ...this.step, ...report }))
+      .catch((error: unknown) =>
+        this.logger.warn({ err: error }, 'an action of the step could not be reported'),
+      );
   }
 }

@@ -32,6 +32,33 @@ export class AgentStepUseCase {
   }
 
   /**
+   * The success of a tool call reported before its tool ran (`agent_actions_success` in step with
+   * `agent_actions`: false once its job failed). False once the step ended, or for no such call.
+   */
+  async settleAction(
+    workspace: string,
+    jobId: string,
+    action: AgentAction,
+    success: boolean,
+  ): Promise<boolean> {
+    const key =
+      action.type === 'tool_call'
+        ? { field: 'job_id', value: action.job_id }
+        : action.type === 'mcp_tool_call'
+          ? { field: 'call_id', value: action.call_id }
+          : undefined;
+    if (!key)
+      throw new MeshError(
+        'VALIDATION_FAILED',
+        `only a tool call's success is settled, not a ${action.type}`,
+        {
+          param: 'action.type',
+        },
+      );
+    return this.steps.settleAction(workspace, jobId, { type: action.type, ...key }, success);
+  }
+
+  /**
    * The step parks on its agent's request (its job `suspended`, `runtime.agentWait` saying on
    * what, so the run API forwards answers) or runs again (`waiting` null). False once it ended.
    */

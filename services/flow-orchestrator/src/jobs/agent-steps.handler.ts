@@ -11,6 +11,10 @@ export class AgentStepsHandler {
 
   @HandleRequest(contract.reportAction)
   async reportAction(@Payload() req: RequestOf<typeof contract.reportAction>) {
+    if (req.settle)
+      return {
+        recorded: await this.steps.settleAction(req.workspace, req.job_id, req.action, req.success ?? true),
+      };
     return { recorded: await this.steps.reportAction(req.workspace, req.job_id, req.action, req.success) };
   }
 

@@ -1,4 +1,5 @@
 import {
+  isTerminalJobStatus,
   MeshError,
   type Job,
   type JobLogsReply,
@@ -6,6 +7,7 @@ import {
   type ListJobsRequest,
 } from '@flowmesh/contracts';
 import { Injectable } from '@nestjs/common';
+import type { JobRecord } from '../store/job.record.js';
 import { toJob, toJobSummary } from './job-row.mapper.js';
 import { JobListingStore } from '../store/job-listing.store.js';
 import { JobStore } from '../store/job.store.js';
@@ -23,7 +25,43 @@ export class JobQueries {
   /** The job when it exists in `workspace`; whether the caller may see it is not asked here. */
   async find(workspace: string, id: string): Promise<Job | undefined> {
     const record = await this.jobs.load(id);
-    return record && record.workspace === workspace ? toJob(record) : undefined;
+    return record && record.workspace === workspace ? toJob(await this.withLiveActions(record)) : undefined;
+  }
+
+  /**
+   * A running flow shows each AI step in progress with its actions so far on the module
+   * (`agent_actions`, `agent_actions_success`), as Windmill writes them live: read from the step's
+   * job, where agent-runtime reports them one by one (a step that ended had them copied then).
+   */
+  private async withLiveActions(record: JobRecord): Promise<JobRecord> {
+    const status = record.flow_status;
+    if (!status || isTerminalJobStatus(record.status)) return record;
+    const agents = agentModuleIds(record.raw_flow);
+    const live = status.modules.filter(
+      (module) =>
+        module.job !== undefined &&
+        module.id !== undefined &&
+        agents.has(module.id) &&
+        module.type !== 'Success' &&
+        module.type !== 'Failure',
+    );
+    if (live.length === 0) return record;
+    const steps = await this.jobs.loadMany(live.map((module) => module.job!));
+    return {
+      ...record,
+      flow_status: {
+        ...status,
+        modules: status.modules.map((module) => {
+          const step = live.includes(module) ? steps.get(module.job!) : undefined;
+          if (!step?.runtime.agentActions) return module;
+          return {
+            ...module,
+            agent_actions: step.runtime.agentActions as never,
+            agent_actions_success: step.runtime.agentActionsSuccess ?? [],
+          };
+        }),
+      },
+    };
   }
 
   async list(filter: ListFilter): Promise<JobSummary[]> {
@@ -65,4 +103,14 @@ export class JobQueries {
       node_id: nodeId,
     });
   }
+}
+
+/** The ids of a flow's top-level AI agent modules (`raw_flow.modules[].value.type`). */
+function agentModuleIds(rawFlow: Record<string, unknown> | null): Set<string> {
+  const modules = (rawFlow as { modules?: unknown } | null)?.modules;
+  const ids = new Set<string>();
+  if (!Array.isArray(modules)) return ids;
+  for (const module of modules as Array<{ id?: unknown; value?: { type?: unknown } }>)
+    if (typeof module?.id === 'string' && module.value?.type === 'aiagent') ids.add(module.id);
+  return ids;
 }

@@ -26,6 +26,33 @@ export class AgentStepStore {
     return rows.length > 0;
   }
 
+  /**
+   * Sets the success of the step's last action of `type` whose `field` is `value` (a tool call
+   * reported before its tool ran); false when the step ended or has no such action.
+   */
+  async settleAction(
+    workspace: string,
+    jobId: string,
+    call: { type: string; field: string; value: string },
+    success: boolean,
+  ): Promise<boolean> {
+    const rows = await this.lanes.query<{ id: string }>(
+      `WITH target AS (
+         SELECT j.id, max(a.n) - 1 AS i FROM job j,
+           jsonb_array_elements(j.runtime->'agentActions') WITH ORDINALITY AS a(action, n)
+         WHERE j.id = $1 AND j.workspace = $2 AND j.kind IN ('aiagent','aidecision')
+           AND j.status NOT IN ('completed','failed','cancelled')
+           AND a.action->>'type' = $3 AND a.action->>$4 = $5
+         GROUP BY j.id
+       )
+       UPDATE job SET runtime = jsonb_set(runtime, ARRAY['agentActionsSuccess', target.i::text], to_jsonb($6::boolean))
+       FROM target WHERE job.id = target.id
+       RETURNING job.id`,
+      [jobId, workspace, call.type, call.field, call.value, success],
+    );
+    return rows.length > 0;
+  }
+
   /** Parks an AI step on `waiting` (`suspended`), or runs it again (null); false once it ended. */
   async setWait(workspace: string, jobId: string, waiting: AgentStepWaiting): Promise<boolean> {
     const rows = await this.lanes.query<{ id: string }>(
