@@ -67,11 +67,10 @@ reap() {
 }
 # The uids of these blocks that some process runs as (one pass over /proc), each killed clean.
 reap_all() {
-  for b in "\${claimed[@]}"; do
-    awk -v lo=$((b * size)) -v hi=$(((b + 1) * size - 1)) \\
-      '$1 == "Uid:" { for (i = 2; i <= 5; i++) if ($i >= lo && $i <= hi) print $i }' \\
-      /proc/[0-9]*/status 2>/dev/null | sort -un | while read -r uid; do reap "$uid"; done
-  done
+  awk -v blocks="\${claimed[*]}" -v size="$size" '
+    BEGIN { n = split(blocks, list, " "); for (i = 1; i <= n; i++) mine[list[i]] = 1 }
+    $1 == "Uid:" { for (i = 2; i <= 5; i++) { k = int($i / size); if (k in mine) print $i } }' \\
+    /proc/[0-9]*/status 2>/dev/null | sort -un | while read -r uid; do reap "$uid"; done
 }
 claimed=()
 for ((i = from; i < to && \${#claimed[@]} < need; i++)); do
@@ -281,14 +280,23 @@ export class SandboxUids {
 
   private reap(uid: number): Promise<void> {
     if (this.broken) return Promise.reject(this.broken);
+    // Waiting for the keeper's answer keeps the process alive; nothing else of it does.
+    this.streamRef(true);
     return new Promise<void>((resolve, reject) => {
       this.replies.push({ resolve, reject });
       this.keeper.stdin!.write(`${uid}\n`);
     });
   }
 
+  private streamRef(on: boolean): void {
+    const stream = this.keeper.stdout as unknown as { ref?: () => void; unref?: () => void } | null;
+    if (on) stream?.ref?.();
+    else stream?.unref?.();
+  }
+
   private onReply(line: string): void {
     const reply = this.replies.shift();
+    if (this.replies.length === 0) this.streamRef(false);
     if (!reply) return;
     if (line.startsWith('reaped ')) reply.resolve();
     else reply.reject(new Error(`the processes of uid ${line.split(' ')[1]} could not be killed`));
@@ -296,6 +304,7 @@ export class SandboxUids {
 
   private fail(error: Error): void {
     this.broken ??= error;
+    this.streamRef(false);
     for (const reply of this.replies.splice(0)) reply.reject(error);
     for (const waiter of this.waiters.splice(0)) waiter.reject(error);
   }
