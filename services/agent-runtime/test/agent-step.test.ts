@@ -946,6 +946,8 @@ describe('agent-runtime: aiagent steps end to end', () => {
         message:
           'provider.kind: mistral generates no images through the gateway; use openai, googleai or openrouter with an image model',
         step_id: 'agent',
+        // The step's own input is wrong: the user's to fix, never a page.
+        fault: 'user',
       });
       expect(fake.requests.length).toBe(asked);
     } finally {
