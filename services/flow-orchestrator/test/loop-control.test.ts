@@ -28,19 +28,31 @@ function identity(id: string): Record<string, unknown> {
   return { id, value: { type: 'identity' } };
 }
 
-/** A first step (its commit marks the run `running`), then the long squashed loop. */
+/**
+ * A first step that builds the items (a script: off the worker's event loop), then the long
+ * squashed loop over them (`results.items`, read in the worker at once). The first step's commit
+ * marks the run `running` while the loop is already under way.
+ */
 function longLoop(extra: Record<string, unknown> = {}): Record<string, unknown> {
   return {
     value: {
       modules: [
-        identity('first'),
+        {
+          id: 'items',
+          value: {
+            type: 'rawscript',
+            language: 'bun',
+            content: `export function main() { return Array.from({ length: ${ITERATIONS} }, (_, i) => i); }`,
+            input_transforms: {},
+          },
+        },
         {
           id: 'loop',
           value: {
             type: 'forloopflow',
             squash: true,
             skip_failures: false,
-            iterator: { type: 'javascript', expr: `Array.from({ length: ${ITERATIONS} }, (_, i) => i)` },
+            iterator: { type: 'javascript', expr: 'results.items' },
             modules: [identity('body')],
             ...extra,
           },
@@ -96,13 +108,15 @@ describe('long loops in a worker', () => {
       },
       { timeoutMs, intervalMs: 50, description: `job ${id} to end` },
     );
-  /** The run's first step committed: the worker is in the loop. */
+  /** The run's first step committed: the worker went on to the loop. */
   const running = (id: string) =>
-    waitFor(async () => ((await get(id)).status === 'running' ? true : undefined), {
-      timeoutMs: 60_000,
-      intervalMs: 25,
-      description: `job ${id} to run`,
-    });
+    waitFor(
+      async () => {
+        const status = (await get(id)).flow_status as { modules: Array<{ type: string }> } | null;
+        return status?.modules[0]?.type === 'Success' ? true : undefined;
+      },
+      { timeoutMs: 60_000, intervalMs: 25, description: `job ${id} to reach its loop` },
+    );
   const loopStatus = (job: Job) =>
     (job.flow_status as { modules: Array<Record<string, unknown>> }).modules[1];
 
