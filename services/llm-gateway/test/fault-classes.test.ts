@@ -154,4 +154,26 @@ describe('fault classes over NATS', () => {
     });
     expect((error as Error).message).toContain('f/ai/own_stale');
   });
+  it("an image refused for a stale key is the user's on their key and ours on the platform's", async () => {
+    const draw = (resource: string) =>
+      createGatewayClient(cast.registry.client)
+        .generateImage({
+          actor: cast.reader,
+          workspace: 'main',
+          provider: { kind: 'openai', resource, model: 'gpt-image-1' },
+          prompt: 'A red pixel',
+          // Never reached: the provider refuses the key first.
+          upload: { url: 'http://127.0.0.1:9/upload' },
+        })
+        .catch((caught: unknown) => caught);
+    const own = await draw('f/ai/own_stale');
+    expect(own).toMatchObject({
+      code: 'PERMISSION_DENIED',
+      details: { class: 'auth_failed', fault: 'user' },
+    });
+    expect((own as Error).message).toContain('f/ai/own_stale');
+    expect(await draw('f/ai/platform/stale')).toMatchObject({
+      details: { class: 'auth_failed', fault: 'internal' },
+    });
+  });
 });

@@ -5,7 +5,7 @@ import type {
   GenerateImageRequest,
   UrlPart,
 } from '@flowmesh/contracts';
-import { MeshError } from '@flowmesh/contracts';
+import { FaultClassSchema, MeshError } from '@flowmesh/contracts';
 import type { AgentBrain } from '../loop/agent-brain.js';
 import type { AgentLoopOutcome } from '../loop/agent-loop.js';
 
@@ -72,12 +72,19 @@ export async function generateImage(
   } catch (error) {
     // A provider's failure (classified) ends the step as a model error; the gateway refusing the
     // request itself (a provider that cannot draw) is the step's input error, thrown on.
-    const providerClass =
-      error instanceof MeshError ? (error.details as { class?: unknown })?.class : undefined;
+    const details =
+      error instanceof MeshError ? (error.details as { class?: unknown; fault?: unknown }) : undefined;
+    const providerClass = details?.class;
     if (typeof providerClass !== 'string') throw error;
+    const fault = FaultClassSchema.safeParse(details?.fault);
     return {
       success: false,
-      error: { name: 'AgentModelError', message: (error as MeshError).message, class: providerClass },
+      error: {
+        name: 'AgentModelError',
+        message: (error as MeshError).message,
+        class: providerClass,
+        ...(fault.success ? { fault: fault.data } : {}),
+      },
       messages: record,
       usage: { inputTokens: 0, outputTokens: 0 },
     };

@@ -9,8 +9,10 @@ import { InjectMeshConnection, type MeshConnection } from '@flowmesh/messaging';
 import { Inject, Injectable } from '@nestjs/common';
 import { CHAT_CONFIG, type ChatConfig } from '../chat/chat.config.js';
 import { withRetries } from '../chat/retry.policy.js';
+import { KeyOwnership, withCredentialsFault } from '../credentials/key-ownership.js';
 import { MediaUrlResolver } from '../media/media-url.resolver.js';
 import { CallerProvider } from '../providers/caller-provider.js';
+import { ProviderCallError } from '../providers/provider-call.error.js';
 import { ProviderExecutor } from '../providers/provider-executor.js';
 import { ImageUpload } from './image-upload.js';
 
@@ -33,6 +35,7 @@ export class GenerateImageService {
     private readonly executor: ProviderExecutor,
     private readonly media: MediaUrlResolver,
     private readonly upload: ImageUpload,
+    private readonly keys: KeyOwnership,
     @Inject(CHAT_CONFIG) private readonly config: ChatConfig,
     @InjectMeshConnection() private readonly conn: MeshConnection,
   ) {}
@@ -62,7 +65,9 @@ export class GenerateImageService {
 
   private async draw(request: GenerateImageRequest, cancelled: AbortSignal): Promise<GenerateImageReply> {
     const { provider } = request;
-    const { adapter, credentials } = await this.providers.of(request);
+    const { adapter, credentials } = await this.providers.of(request).catch((error: unknown) => {
+      throw withCredentialsFault(error);
+    });
     if (adapter.transport !== 'http' || !adapter.images)
       throw new MeshError(
         'VALIDATION_FAILED',
@@ -84,7 +89,12 @@ export class GenerateImageService {
         credentials,
         AbortSignal.any([cancelled, AbortSignal.timeout(PROVIDER_TIMEOUT_MS)]),
       ),
-    );
+    ).catch((error: unknown) => {
+      // Whose fault, as for a chat: the gateway knows whose key it used (`details.fault`).
+      throw error instanceof ProviderCallError
+        ? new ProviderCallError(this.keys.attribute(error.providerError, provider.resource))
+        : error;
+    });
     const bytes = Buffer.from(result.data, 'base64');
     if (bytes.byteLength === 0 || bytes.byteLength > MAX_IMAGE_BYTES)
       throw new MeshError(
