@@ -127,7 +127,15 @@ describe('flow-orchestrator gRPC API', () => {
         // Valid requests (fields a message lacks are dropped): only the token is wrong.
         const id = randomUUID();
         const request = {
-          ...{ workspace: 'main', id, path: 'u/admin/x', timeout_ms: 0, flow_job_id: id, node_id: 'a' },
+          ...{
+            workspace: 'main',
+            id,
+            path: 'u/admin/x',
+            timeout_ms: 0,
+            flow_job_id: id,
+            node_id: 'a',
+            step_id: 'a',
+          },
           ...{ resource_type: 'state', value: service === 'Variables' ? 'v' : { modules: [] } },
         };
         const without = await failure(grpc.call(service, method.name, request, undefined));
