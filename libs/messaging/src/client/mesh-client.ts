@@ -104,7 +104,7 @@ export class MeshClient implements RequestTransport {
     for (let attempt = 1; ; attempt++) {
       try {
         const reply = await this.send(contract, body, options);
-        if (attempt > 1) this.retry.answered(contract.subject);
+        this.retry.answered(contract.subject);
         return reply;
       } catch (error) {
         // Sent again only when no reply came, within the request's window, and while its caller waits.

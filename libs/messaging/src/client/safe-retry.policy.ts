@@ -65,15 +65,21 @@ export class SafeRetryPolicy {
       );
     }
     outage.retried++;
+    this.counter().add(1, { subject, code: error.code });
+  }
+
+  private counter(): Counter {
     this.retries ??= getMeter('flowmesh.messaging').createCounter(FLOWMESH_METRICS.requestRetries.name, {
       unit: FLOWMESH_METRICS.requestRetries.unit,
       description: 'Requests safe to repeat sent again after no reply (no responder, or none in time)',
     });
-    this.retries.add(1, { subject, code: error.code });
+    return this.retries;
   }
 
   /** A reply came on `subject`: an outage of its service, if there was one, is over. */
   answered(subject: string): void {
+    // The first reply puts the counter on /metrics at 0: a rate reads 0, not nothing, before any retry.
+    if (this.retries === undefined) this.counter().add(0);
     if (this.outages.size === 0) return;
     const service = subject.split('.')[0];
     const outage = this.outages.get(service);

@@ -17,6 +17,9 @@ if (import.meta.url.endsWith('.ts')) {
 // Imported after the hook (a static import would be resolved before it is in place).
 const { ThreadJobs } = await import('../typescript/thread-jobs.js');
 
+// Files the jobs create stay shareable with a flow's other steps, which run as other uids (see
+// `process/subprocess.ts`).
+process.umask(0);
 const jobs = new ThreadJobs(JSON.parse(process.argv[2] ?? '{}') as ThreadJobsOptions);
 const running = new Map<number, AbortController>();
 const send = (message: SandboxOutbound): void => {

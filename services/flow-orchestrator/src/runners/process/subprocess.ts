@@ -52,11 +52,13 @@ const TAIL_LINES = 20;
 export function runSubprocess(spec: SubprocessSpec): Promise<SubprocessOutcome> {
   if (spec.signal?.aborted) return Promise.reject(jobErrors.canceled());
   const limitKb = Math.max(1, Math.floor(spec.memoryMb * 1024));
-  // `sh` sets the limit on itself, then becomes the job's command: no extra process stays.
-  const [command, args] =
-    spec.limitAddressSpace === false
-      ? [spec.command, spec.args]
-      : ['/bin/sh', ['-c', 'ulimit -v "$0" && exec "$@"', String(limitKb), spec.command, ...spec.args]];
+  // `sh` sets the limit on itself, then becomes the job's command: no extra process stays. Its
+  // umask 0 keeps files shareable between a flow's steps as when every job ran as one user (each
+  // job has a uid of its own now): what a job creates outside its private directory, any job may
+  // read and write, as in Windmill.
+  const shell =
+    spec.limitAddressSpace === false ? 'umask 0 && exec "$@"' : 'umask 0 && ulimit -v "$0" && exec "$@"';
+  const [command, args] = ['/bin/sh', ['-c', shell, String(limitKb), spec.command, ...spec.args]];
   const launch = sandboxLaunch(spec.sandbox ?? NO_SANDBOX, command, args);
   const child = spawn(launch.command, launch.args, {
     cwd: spec.cwd,
