@@ -130,9 +130,12 @@ describe.runIf(process.getuid?.() === 0)('SandboxUids, on real processes', () =>
     const pool = await SandboxUids.claim({ range: testRange(1), jobs: 2, lockDir });
     const lease = await pool.lease();
     const daemon = await daemonAs(lease.user.uid);
+    // Still the daemon: alive, and as the leased uid (a pid reused by another process is not it).
+    const runs = () => alive(daemon) && uidsOf(daemon)?.split(/\s+/)[1] === String(lease.user.uid);
+    expect(runs()).toBe(true);
     pool.close();
-    const deadline = Date.now() + 30_000;
-    while (alive(daemon) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(alive(daemon)).toBe(false);
-  }, 60_000);
+    const deadline = Date.now() + 60_000;
+    while (runs() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(runs()).toBe(false);
+  }, 120_000);
 });
