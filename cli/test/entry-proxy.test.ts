@@ -98,7 +98,7 @@ describe('the HTTP entry point', () => {
     expect(notRunning.status).toBe(503);
     expect(await notRunning.json()).toEqual({
       code: 'UNAVAILABLE',
-      message: 'flow-orchestrator is not running',
+      message: 'flow-orchestrator is not ready',
     });
 
     const down = await fetch(`${entry.url}/api/w/main/memory/m1`);

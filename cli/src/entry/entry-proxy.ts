@@ -35,7 +35,7 @@ export async function startEntryProxy(options: EntryProxyOptions): Promise<Entry
     const target = route ? options.upstreams[route.service] : undefined;
     if (!route) return sendError(res, 404, { code: 'NOT_FOUND', message: `no service serves ${pathname}` });
     if (!target)
-      return sendError(res, 503, { code: 'UNAVAILABLE', message: `${route.service} is not running` });
+      return sendError(res, 503, { code: 'UNAVAILABLE', message: `${route.service} is not ready` });
     proxy.web(req, res, { target });
   });
   server.on('upgrade', (req: IncomingMessage, socket, head: Buffer) => {

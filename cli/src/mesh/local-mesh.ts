@@ -38,7 +38,12 @@ export interface LocalMeshOptions {
   readonly onLine: (processName: string, line: string) => void;
   /** What the mesh itself reports (`starting nats-server ...`). */
   readonly onNotice: (message: string) => void;
+  /** Told once the API answers (the registry and the orchestrator are ready), before the rest. */
+  readonly onApiReady?: (entryUrl: string) => void;
 }
+
+/** What the HTTP API needs to answer (authentication, runs): started before the other processes. */
+export const API_PROCESSES: readonly string[] = ['resource-registry', 'flow-orchestrator'];
 
 export interface LocalMesh {
   readonly entryUrl: string;
@@ -70,6 +75,20 @@ export async function startLocalMesh(options: LocalMeshOptions): Promise<LocalMe
     );
   }
 
+  // The entry point listens from the start and routes to each service once it is ready (503
+  // `... is starting` before), so the API answers as soon as its own processes do.
+  const upstreams: Partial<Record<ServiceName, string>> = {};
+  let entry: EntryProxy;
+  try {
+    entry = await startEntryProxy({ host: settings.httpHost, port: settings.httpPort, upstreams });
+  } catch (error) {
+    await stopNats(nats);
+    throw new LocalMeshError(
+      `cannot serve the entry point on ${settings.httpHost}:${settings.httpPort} (${error instanceof Error ? error.message : String(error)}); set FLOWMESH_HTTP_PORT`,
+    );
+  }
+  const apiWaiting = new Set(API_PROCESSES.filter((name) => processes.some((p) => p.name === name)));
+
   let mesh: RunningMesh;
   try {
     mesh = await startMeshProcesses({
@@ -89,28 +108,19 @@ export async function startLocalMesh(options: LocalMeshOptions): Promise<LocalMe
       host: settings.httpHost,
       onLine: (name, line) => options.onLine(name, line),
       onRestart: options.onNotice,
+      startFirst: API_PROCESSES,
+      onReady: (meshProcess, url) => {
+        if (meshProcess.role === 'service') upstreams[meshProcess.service] = url;
+        if (apiWaiting.delete(meshProcess.name) && apiWaiting.size === 0) options.onApiReady?.(entry.url);
+      },
       readyTimeoutMs: options.readyTimeoutMs ?? 60_000,
       // A service force-exits at its own timeout; the extra second covers its last log line.
       stopTimeoutMs: settings.shutdownTimeoutMs + 1_000,
     });
   } catch (error) {
+    await entry.close();
     await stopNats(nats);
     throw error;
-  }
-
-  const upstreams: Partial<Record<ServiceName, string>> = {};
-  for (const running of mesh.processes) {
-    if (running.process.role === 'service') upstreams[running.process.service] = running.url;
-  }
-  let entry: EntryProxy;
-  try {
-    entry = await startEntryProxy({ host: settings.httpHost, port: settings.httpPort, upstreams });
-  } catch (error) {
-    await mesh.stop();
-    await stopNats(nats);
-    throw new LocalMeshError(
-      `cannot serve the entry point on ${settings.httpHost}:${settings.httpPort} (${error instanceof Error ? error.message : String(error)}); set FLOWMESH_HTTP_PORT`,
-    );
   }
 
   return {

@@ -6,7 +6,7 @@ import {
   meshNatsCredentials,
   natsAuthorizationBlock,
   natsUrlWithCredentials,
-} from '@flowmesh/messaging';
+} from '@flowmesh/messaging/nats-auth';
 
 /** The NATS users of a local mesh: the server's configuration and each user's URL. */
 export interface LocalNatsAuth {

@@ -129,6 +129,14 @@ export class RequestListener implements Listener {
   private reply(entry: InflightRequest, body: Uint8Array): void {
     if (entry.answered || !entry.message.reply || this.conn.nc.isClosed()) return;
     entry.answered = true;
+    // An answer NATS would refuse is said to the caller at once, rather than left to time out.
+    const maxPayload = this.conn.nc.info?.max_payload;
+    if (maxPayload !== undefined && body.length > maxPayload) {
+      body = encodeFailure({
+        code: 'LIMIT_EXCEEDED',
+        message: `the answer on ${this.subject} is ${body.length} bytes, over the NATS server's max_payload (${maxPayload}); read it over HTTP`,
+      });
+    }
     entry.message.respond(body);
   }
 }
