@@ -96,6 +96,8 @@ const RULES: ReadonlyArray<readonly [string, FaultInput, FaultClass]> = [
   ['NOT_FOUND of the model', { source: 'mesh', code: 'NOT_FOUND', entity: 'ai_model' }, 'user'],
   ['VALIDATION_FAILED naming no field', { source: 'mesh', code: 'VALIDATION_FAILED' }, 'internal'],
   ['INTERNAL', { source: 'mesh', code: 'INTERNAL', entity: 'ai_provider' }, 'internal'],
+  // A request an edge refused, naming the caller's field.
+  ['a request refused naming its field', { source: 'request' }, 'user'],
   // A step's own verdicts.
   ["a field of the user's step", { source: 'step', kind: 'input' }, 'user'],
   ["the user's MCP server", { source: 'step', kind: 'tool' }, 'user'],

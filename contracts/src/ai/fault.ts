@@ -58,6 +58,11 @@ export type FaultInput =
   /** A mesh error (a service's `{ code, details }`), with the kind of entity it names, if any. */
   | { readonly source: 'mesh'; readonly code: ErrorCode; readonly entity?: string }
   /**
+   * The caller's own request to a gateway edge (HTTP, the workspace proxy), refused by the
+   * edge's checks before any provider was called, naming the field (`param`) to fix.
+   */
+  | { readonly source: 'request' }
+  /**
    * A step's own verdict: `input` (a field of the step the user wrote is wrong, named),
    * `tool` (the user's tool or MCP server failed), `bug` (anything unexpected of ours).
    */
@@ -75,7 +80,8 @@ export type FaultInput =
  *   their key, never a 402 or a body that says "credits";
  * - a retired or unknown model is the user's on their key when the provider's code or message
  *   names the model; on the platform's key it is a stale constant of ours;
- * - a mesh `NOT_FOUND` is the user's only when it names an AI-provider entity.
+ * - a mesh `NOT_FOUND` is the user's only when it names an AI-provider entity;
+ * - a request an edge refused naming its field is the caller's.
  */
 export function classifyFault(input: FaultInput): FaultClass {
   switch (input.source) {
@@ -86,6 +92,8 @@ export function classifyFault(input: FaultInput): FaultClass {
         (AI_PROVIDER_ENTITIES as readonly string[]).includes(input.entity ?? '')
         ? 'user'
         : 'internal';
+    case 'request':
+      return 'user';
     case 'step':
       return input.kind === 'bug' ? 'internal' : 'user';
   }

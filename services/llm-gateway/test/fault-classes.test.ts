@@ -8,17 +8,24 @@ import {
 import { gatewayChat } from '@flowmesh/gateway-chat';
 import { startFakeOpenAI, type FakeOpenAI } from '@flowmesh/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  addFaultResources,
+  FAULT_GATEWAY_ENV,
+  FAULT_KEY,
+  QUOTA_EXHAUSTED,
+  unknownModel,
+} from './support/fault-fixtures.js';
 import { startGatewayCast, type GatewayCast } from './support/gateway-cast.js';
 
 /**
  * Seed 001's fault classes through the gateway's NATS interface, against a fake OpenAI speaking
- * its wire protocol: the `error` event of a chat, and the error of `gateway.decide`, say whose
- * fault a failure is, and only the user's own key makes a provider's refusal theirs.
+ * its wire protocol: the `error` event of a chat, and the error of `gateway.decide`,
+ * `gateway.image.generate`, `gateway.embed` and `gateway.models.list`, say whose fault a failure
+ * is, and only the user's own key makes a provider's refusal theirs.
  */
 
 let cast: GatewayCast;
 let openai: FakeOpenAI;
-const KEY = 'sk-right-0123456789';
 const QUESTIONS: AiDecisionQuestions = {
   intent: {
     type: 'choice',
@@ -28,20 +35,9 @@ const QUESTIONS: AiDecisionQuestions = {
 };
 
 beforeAll(async () => {
-  cast = await startGatewayCast({
-    gatewayEnv: {
-      FLOWMESH_GATEWAY_MANAGED_PROVIDER_RESOURCES: 'f/ai/platform/, f/ai/managed',
-      FLOWMESH_GATEWAY_MAX_ATTEMPTS: '1',
-    },
-  });
-  openai = await startFakeOpenAI({ apiKey: KEY });
-  const value = { base_url: `${openai.url}/v1` };
-  await Promise.all([
-    cast.providerResource('f/ai/own', 'openai', value, KEY),
-    cast.providerResource('f/ai/own_stale', 'openai', value, 'sk-stale-0123456789'),
-    cast.providerResource('f/ai/managed', 'openai', value, KEY),
-    cast.providerResource('f/ai/platform/stale', 'openai', value, 'sk-stale-9876543210'),
-  ]);
+  cast = await startGatewayCast({ gatewayEnv: FAULT_GATEWAY_ENV });
+  openai = await startFakeOpenAI({ apiKey: FAULT_KEY });
+  await addFaultResources(cast, openai.url);
 });
 
 afterAll(async () => {
@@ -77,14 +73,7 @@ describe('fault classes over NATS', () => {
   });
 
   it("billing exhaustion is the user's only by the insufficient_quota marker", async () => {
-    openai.reply({
-      error: {
-        status: 429,
-        message: 'You exceeded your current quota, please check your plan and billing details.',
-        type: 'insufficient_quota',
-        code: 'insufficient_quota',
-      },
-    });
+    openai.reply(QUOTA_EXHAUSTED);
     expect(await chatError('f/ai/own')).toMatchObject({ class: 'quota_exceeded', fault: 'user' });
     // A 500 whose HTML page talks of credits is an outage, never a billing failure.
     openai.reply({
@@ -174,6 +163,71 @@ describe('fault classes over NATS', () => {
     expect((own as Error).message).toContain('f/ai/own_stale');
     expect(await draw('f/ai/platform/stale')).toMatchObject({
       details: { class: 'auth_failed', fault: 'internal' },
+    });
+  });
+
+  const gateway = () => createGatewayClient(cast.registry.client);
+  const embed = (resource: string) =>
+    gateway()
+      .embed({
+        actor: cast.reader,
+        workspace: 'main',
+        provider: { kind: 'openai', resource, model: 'text-embedding-3-small' },
+        input: ['Hi'],
+      })
+      .catch((caught: unknown) => caught);
+
+  it("an embedding refused for a stale key is the user's on their key (named) and ours on the platform's", async () => {
+    const own = await embed('f/ai/own_stale');
+    expect(own).toBeInstanceOf(MeshError);
+    expect(own).toMatchObject({
+      code: 'PERMISSION_DENIED',
+      details: { class: 'auth_failed', fault: 'user' },
+    });
+    expect((own as Error).message).toContain('fix the key of the provider resource f/ai/own_stale');
+    expect(await embed('f/ai/platform/stale')).toMatchObject({
+      details: { class: 'auth_failed', fault: 'internal' },
+    });
+  });
+
+  it("an embedding's unknown model and spent account are the user's on their key, ours on the platform's", async () => {
+    const unknown = unknownModel('text-embedding-9');
+    openai.failEmbeddings(unknown, unknown, QUOTA_EXHAUSTED);
+    expect(await embed('f/ai/own')).toMatchObject({
+      details: { class: 'model_unavailable', fault: 'user' },
+    });
+    expect(await embed('f/ai/managed')).toMatchObject({
+      details: { class: 'model_unavailable', fault: 'internal' },
+    });
+    expect(await embed('f/ai/own')).toMatchObject({
+      details: { class: 'quota_exceeded', fault: 'user' },
+    });
+  });
+
+  it("an embedding or model list on a provider resource that does not exist is the user's", async () => {
+    expect(await embed('f/ai/missing')).toMatchObject({
+      code: 'NOT_FOUND',
+      details: { entity: 'ai_provider', fault: 'user' },
+    });
+  });
+
+  it("a model list refused for a stale key is the user's on their key (named) and ours on the platform's", async () => {
+    const list = (resource: string) =>
+      gateway()
+        .listModels({ actor: cast.reader, workspace: 'main', provider: { kind: 'openai', resource } })
+        .catch((caught: unknown) => caught);
+    const own = await list('f/ai/own_stale');
+    expect(own).toMatchObject({
+      code: 'PERMISSION_DENIED',
+      details: { class: 'auth_failed', fault: 'user' },
+    });
+    expect((own as Error).message).toContain('f/ai/own_stale');
+    expect(await list('f/ai/platform/stale')).toMatchObject({
+      details: { class: 'auth_failed', fault: 'internal' },
+    });
+    expect(await list('f/ai/missing')).toMatchObject({
+      code: 'NOT_FOUND',
+      details: { entity: 'ai_provider', fault: 'user' },
     });
   });
 });

@@ -1,23 +1,14 @@
 import { startFakeOpenAI, type FakeOpenAI } from '@flowmesh/testing';
 import { createTestTracing, type TestTracing } from '@flowmesh/telemetry';
 import { metrics, SpanKind } from '@opentelemetry/api';
-import { MeterProvider, MetricReader, type HistogramMetricData } from '@opentelemetry/sdk-metrics';
+import { MeterProvider, type HistogramMetricData } from '@opentelemetry/sdk-metrics';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGatewayCast, type GatewayCast } from './support/gateway-cast.js';
+import { OnDemandReader } from './support/on-demand-reader.js';
 
 const SECRET = 'sk-trace-ffffffffffffffffffffffffffff';
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
 const PARENT_SPAN = '00f067aa0ba902b7';
-
-/** Collects on demand: the test reads what the gateway recorded, no export interval involved. */
-class OnDemandReader extends MetricReader {
-  protected override onForceFlush(): Promise<void> {
-    return Promise.resolve();
-  }
-  protected override onShutdown(): Promise<void> {
-    return Promise.resolve();
-  }
-}
 
 describe("llm-gateway HTTP: GenAI spans continue the caller's trace and hold no credential", () => {
   let tracing: TestTracing;

@@ -8,6 +8,7 @@ import {
   type ProviderError,
 } from '@flowmesh/contracts';
 import { Inject, Injectable } from '@nestjs/common';
+import { ProviderCallError } from '../providers/provider-call.error.js';
 import { CREDENTIALS_CONFIG, type CredentialsConfig } from './credentials.config.js';
 
 /**
@@ -51,6 +52,16 @@ export class KeyOwnership {
         ? `${error.message}: fix the key of ${describeResource(resource)}`
         : error.message;
     return { ...error, message, fault };
+  }
+
+  /**
+   * A caught failure of a provider call on `resource`, attributed: a provider's refusal with its
+   * fault (`attribute`), anything else as it was (an edge maps it by its code).
+   */
+  attributeCaught(error: unknown, resource: string | InlineProviderResource): unknown {
+    return error instanceof ProviderCallError
+      ? new ProviderCallError(this.attribute(error.providerError, resource))
+      : error;
   }
 }
 

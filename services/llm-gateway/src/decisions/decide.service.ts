@@ -14,7 +14,6 @@ import { KeyOwnership, withCredentialsFault } from '../credentials/key-ownership
 import { withRetries } from '../chat/retry.policy.js';
 import { toHttpError } from '../http/openai-error.mapper.js';
 import { CallerProvider } from '../providers/caller-provider.js';
-import { ProviderCallError } from '../providers/provider-call.error.js';
 import type { ProviderAdapter } from '../providers/provider-adapter.js';
 import type { ProviderCredentials } from '../providers/provider-credentials.js';
 import { ProviderExecutor } from '../providers/provider-executor.js';
@@ -106,14 +105,11 @@ export class DecideService {
       return reply;
     } catch (caught) {
       // Whose fault, said once here for NATS and HTTP callers alike (the error's `details.fault`).
-      const error =
-        caught instanceof ProviderCallError
-          ? new ProviderCallError(this.keys.attribute(caught.providerError, decision.resource))
-          : caught;
+      const error = this.keys.attributeCaught(caught, decision.resource);
       const failure = toHttpError(error);
       audit?.fail({
         errorClass: failure.errorClass,
-        fault: error instanceof ProviderCallError ? error.providerError.fault : 'internal',
+        fault: failure.fault,
         httpStatus: failure.status,
         cancelled: signal.aborted,
       });

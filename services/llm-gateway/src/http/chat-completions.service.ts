@@ -4,6 +4,7 @@ import type { ChatEvent, ProviderError } from '@flowmesh/contracts';
 import { Inject, Injectable } from '@nestjs/common';
 import { LlmCallRecorder } from '../audit/llm-call.recorder.js';
 import { ChatRunner } from '../chat/chat-runner.service.js';
+import { KeyOwnership } from '../credentials/key-ownership.js';
 import { chatEndpoint, forwardAnswer, PASS_THROUGH_KINDS } from '../proxy/openai-pass-through.js';
 import type { HttpProviderAdapter } from '../providers/provider-adapter.js';
 import { ProviderCallError } from '../providers/provider-call.error.js';
@@ -38,6 +39,7 @@ export class ChatCompletionsService {
     private readonly runner: ChatRunner,
     private readonly recorder: LlmCallRecorder,
     private readonly media: MediaUrlResolver,
+    private readonly keys: KeyOwnership,
     @Inject(EDGE_CONFIG) private readonly config: EdgeConfig,
   ) {}
 
@@ -133,9 +135,16 @@ export class ChatCompletionsService {
         throw this.executor.failureOf(error, adapter, exchange.aborted, body.model, endpoint.origin);
       });
       call.succeed({ ...answer, httpStatus: exchange.status });
-    } catch (error) {
+    } catch (caught) {
+      // Whose fault: the gateway knows whose key it used (the body's `fault`, the span's, the counter's).
+      const error = this.keys.attributeCaught(caught, resolved.resource);
       const failure = toHttpError(error);
-      call.fail({ errorClass: failure.errorClass, httpStatus: failure.status, cancelled: exchange.aborted });
+      call.fail({
+        errorClass: failure.errorClass,
+        fault: failure.fault,
+        httpStatus: failure.status,
+        cancelled: exchange.aborted,
+      });
       throw error;
     } finally {
       res.off('close', onClose);

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Injectable } from '@nestjs/common';
 import { LlmCallRecorder } from '../audit/llm-call.recorder.js';
+import { KeyOwnership } from '../credentials/key-ownership.js';
 import { ProviderExecutor } from '../providers/provider-executor.js';
 import { ProviderRegistry } from '../providers/provider-registry.js';
 import { invalid } from './openai-chat-request.mapper.js';
@@ -9,7 +10,10 @@ import { toHttpError } from './openai-error.mapper.js';
 import { ProviderCallerService } from './provider-caller.service.js';
 import { sendHttpError } from './send-http-error.js';
 
-/** `GET /v1/models` and `POST /v1/embeddings` in OpenAI's shapes, from any provider. */
+/**
+ * `GET /v1/models` and `POST /v1/embeddings` in OpenAI's shapes, from any provider. A provider's
+ * refusal says whose fault it is (`error.fault`), as a chat's does.
+ */
 @Injectable()
 export class ModelsAndEmbeddingsService {
   constructor(
@@ -17,6 +21,7 @@ export class ModelsAndEmbeddingsService {
     private readonly registry: ProviderRegistry,
     private readonly executor: ProviderExecutor,
     private readonly recorder: LlmCallRecorder,
+    private readonly keys: KeyOwnership,
   ) {}
 
   async models(req: IncomingMessage, res: ServerResponse, route: { workspace?: string } = {}): Promise<void> {
@@ -24,11 +29,11 @@ export class ModelsAndEmbeddingsService {
     res.once('close', () => controller.abort());
     try {
       const resolved = await this.callers.resolve(req.headers, route);
-      const models = await this.executor.listModels(
-        this.registry.get(resolved.kind),
-        resolved.credentials,
-        controller.signal,
-      );
+      const models = await this.executor
+        .listModels(this.registry.get(resolved.kind), resolved.credentials, controller.signal)
+        .catch((error: unknown) => {
+          throw this.keys.attributeCaught(error, resolved.resource);
+        });
       sendJson(res, {
         object: 'list',
         data: models.map((model) => ({
@@ -107,10 +112,12 @@ export class ModelsAndEmbeddingsService {
           model: result.model,
           usage: { prompt_tokens: result.inputTokens, total_tokens: result.inputTokens },
         });
-      } catch (error) {
+      } catch (caught) {
+        const error = this.keys.attributeCaught(caught, resolved.resource);
         const failure = toHttpError(error);
         call.fail({
           errorClass: failure.errorClass,
+          fault: failure.fault,
           httpStatus: failure.status,
           cancelled: controller.signal.aborted,
         });

@@ -120,7 +120,15 @@ describe('OpenAIChunkEncoder', () => {
     expect(
       frames(encoder.encode({ type: 'error', error: { class: 'rate_limited', message: 'slow down' } })),
     ).toEqual([
-      { error: { message: 'slow down', type: 'rate_limit_error', param: null, code: 'rate_limit_exceeded' } },
+      {
+        error: {
+          message: 'slow down',
+          type: 'rate_limit_error',
+          param: null,
+          code: 'rate_limit_exceeded',
+          fault: 'internal',
+        },
+      },
     ]);
   });
 });

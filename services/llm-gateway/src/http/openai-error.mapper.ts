@@ -1,13 +1,26 @@
-import { MeshError, type ErrorCode, type ProviderError, type ProviderErrorClass } from '@flowmesh/contracts';
+import {
+  classifyFault,
+  FaultClassSchema,
+  MeshError,
+  type ErrorCode,
+  type FaultClass,
+  type ProviderError,
+  type ProviderErrorClass,
+} from '@flowmesh/contracts';
 import { findOutboundRefusal } from '@flowmesh/outbound';
 
-/** OpenAI's error JSON: what the official SDKs turn into typed errors by status. */
+/**
+ * OpenAI's error JSON: what the official SDKs turn into typed errors by status. `fault` is the
+ * gateway's own field beside OpenAI's (the SDKs keep unknown fields): whose fault the failure is,
+ * `user` or `internal`, as `fault` on a chat's `error` event over NATS.
+ */
 export interface OpenAIErrorBody {
   readonly error: {
     readonly message: string;
     readonly type: string;
     readonly param: string | null;
     readonly code: string | null;
+    readonly fault: FaultClass;
   };
 }
 
@@ -18,6 +31,8 @@ export interface HttpError {
   readonly retryAfterSeconds?: number;
   /** What the audit row records. */
   readonly errorClass: string;
+  /** Whose fault (`classifyFault`): the `fault` label of the failure counter, and the span's. */
+  readonly fault: FaultClass;
 }
 
 const CLASS_STATUS: Record<ProviderErrorClass, [number, string, string]> = {
@@ -50,7 +65,50 @@ const CODE_STATUS: Record<ErrorCode, [number, string, string]> = {
 
 export function openAIErrorBody(error: ProviderError): OpenAIErrorBody {
   const [, type, code] = CLASS_STATUS[error.class];
-  return { error: { message: error.message, type, param: null, code: error.providerCode ?? code } };
+  return {
+    error: {
+      message: error.message,
+      type,
+      param: null,
+      code: error.providerCode ?? code,
+      fault: providerFault(error),
+    },
+  };
+}
+
+/**
+ * A provider error's fault: the gateway's verdict when it attributed the error to a key
+ * (`KeyOwnership`), else `classifyFault` not knowing whose key (counted as the platform's).
+ */
+function providerFault(error: ProviderError): FaultClass {
+  return (
+    error.fault ??
+    classifyFault({
+      source: 'provider',
+      class: error.class,
+      key: undefined,
+      ...(error.providerCode !== undefined ? { providerCode: error.providerCode } : {}),
+      message: error.message,
+    })
+  );
+}
+
+/**
+ * A mesh error's fault: what it says of itself (`details.fault`: a provider resource that could
+ * not be read); a request the edge refused naming the caller's field (`details.param`) is the
+ * caller's; otherwise by its code and the entity it names.
+ */
+function meshFault(error: MeshError): FaultClass {
+  const details = (error.details ?? {}) as { fault?: unknown; param?: unknown; entity?: unknown };
+  const said = FaultClassSchema.safeParse(details.fault);
+  if (said.success) return said.data;
+  if (error.code === 'VALIDATION_FAILED' && typeof details.param === 'string')
+    return classifyFault({ source: 'request' });
+  return classifyFault({
+    source: 'mesh',
+    code: error.code,
+    ...(typeof details.entity === 'string' ? { entity: details.entity } : {}),
+  });
 }
 
 function isProviderError(details: unknown): details is ProviderError {
@@ -66,11 +124,15 @@ function isProviderError(details: unknown): details is ProviderError {
 /**
  * Any failure as the HTTP answer the OpenAI SDKs expect. Provider failures keep their class
  * (context window, rate limit with Retry-After, ...); mesh errors map by code; an SSRF refusal
- * is a 400 about the resource's URL; anything unexpected is a 500 that says nothing more.
+ * is a 400 about the resource's URL; anything unexpected is a 500 that says nothing more. Each
+ * says whose fault it is (`fault`, `classifyFault`'s rules): attribute a provider's refusal to
+ * the key it used first (`KeyOwnership.attributeCaught`), or it counts as the platform's.
  */
 export function toHttpError(error: unknown): HttpError {
   const refusal = findOutboundRefusal(error);
   if (refusal) {
+    // The provider resource's URL, as its owner wrote it: a request the user can fix, as over NATS.
+    const fault = classifyFault({ source: 'provider', class: 'bad_request_user', key: undefined });
     return {
       status: 400,
       body: {
@@ -79,19 +141,23 @@ export function toHttpError(error: unknown): HttpError {
           type: 'invalid_request_error',
           param: null,
           code: 'outbound_refused',
+          fault,
         },
       },
       errorClass: 'outbound_refused',
+      fault,
     };
   }
   if (error instanceof MeshError) {
     if (isProviderError(error.details)) {
       const details = error.details;
       const [status] = CLASS_STATUS[details.class];
+      const body = openAIErrorBody(details);
       return {
         status,
-        body: openAIErrorBody(details),
+        body,
         errorClass: details.class,
+        fault: body.error.fault,
         ...(details.retryAfterMs !== undefined
           ? { retryAfterSeconds: Math.max(1, Math.ceil(details.retryAfterMs / 1000)) }
           : {}),
@@ -99,14 +165,18 @@ export function toHttpError(error: unknown): HttpError {
     }
     const [status, type, code] = CODE_STATUS[error.code];
     const param = (error.details as { param?: unknown } | undefined)?.param;
+    const fault = meshFault(error);
     return {
       status,
       body: {
-        error: { message: error.message, type, param: typeof param === 'string' ? param : null, code },
+        error: { message: error.message, type, param: typeof param === 'string' ? param : null, code, fault },
       },
       errorClass: error.code.toLowerCase(),
+      fault,
     };
   }
+  // Our own bug.
+  const fault = classifyFault({ source: 'step', kind: 'bug' });
   return {
     status: 500,
     body: {
@@ -115,8 +185,10 @@ export function toHttpError(error: unknown): HttpError {
         type: 'server_error',
         param: null,
         code: 'internal_error',
+        fault,
       },
     },
     errorClass: 'internal',
+    fault,
   };
 }

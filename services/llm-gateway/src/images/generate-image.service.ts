@@ -12,7 +12,6 @@ import { withRetries } from '../chat/retry.policy.js';
 import { KeyOwnership, withCredentialsFault } from '../credentials/key-ownership.js';
 import { MediaUrlResolver } from '../media/media-url.resolver.js';
 import { CallerProvider } from '../providers/caller-provider.js';
-import { ProviderCallError } from '../providers/provider-call.error.js';
 import { ProviderExecutor } from '../providers/provider-executor.js';
 import { ImageUpload } from './image-upload.js';
 
@@ -91,9 +90,7 @@ export class GenerateImageService {
       ),
     ).catch((error: unknown) => {
       // Whose fault, as for a chat: the gateway knows whose key it used (`details.fault`).
-      throw error instanceof ProviderCallError
-        ? new ProviderCallError(this.keys.attribute(error.providerError, provider.resource))
-        : error;
+      throw this.keys.attributeCaught(error, provider.resource);
     });
     const bytes = Buffer.from(result.data, 'base64');
     if (bytes.byteLength === 0 || bytes.byteLength > MAX_IMAGE_BYTES)

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { MeshError } from '@flowmesh/contracts';
 import { Inject, Injectable } from '@nestjs/common';
 import { LlmCallRecorder } from '../audit/llm-call.recorder.js';
+import { KeyOwnership } from '../credentials/key-ownership.js';
 import { ChatCompletionsService, abortOnClose } from '../http/chat-completions.service.js';
 import { EDGE_CONFIG, type EdgeConfig } from '../http/edge.config.js';
 import { ModelsAndEmbeddingsService } from '../http/models-and-embeddings.service.js';
@@ -29,6 +30,7 @@ type ProxiedRequest = IncomingMessage & { body?: unknown };
  *   shape, run through the normalized path and answered in OpenAI's shape.
  *
  * A FIM request (`fim/completions`) to a provider without native FIM becomes a chat completion.
+ * A failure is answered in OpenAI's error shape with whose fault it is (`error.fault`).
  */
 @Injectable()
 export class WorkspaceProxyService {
@@ -39,6 +41,7 @@ export class WorkspaceProxyService {
     private readonly recorder: LlmCallRecorder,
     private readonly chat: ChatCompletionsService,
     private readonly modelsAndEmbeddings: ModelsAndEmbeddingsService,
+    private readonly keys: KeyOwnership,
     @Inject(EDGE_CONFIG) private readonly config: EdgeConfig,
   ) {}
 
@@ -119,10 +122,13 @@ export class WorkspaceProxyService {
         ...(lazy ? { lazy } : {}),
       });
       call.succeed({ ...answer, httpStatus: upstream.status });
-    } catch (error) {
+    } catch (caught) {
+      // Whose fault: the gateway knows whose key it used (the body's `fault`, the span's, the counter's).
+      const error = this.keys.attributeCaught(caught, resolved.resource);
       const failure = toHttpError(error);
       call.fail({
         errorClass: failure.errorClass,
+        fault: failure.fault,
         httpStatus: failure.status,
         cancelled: abort.signal.aborted,
       });

@@ -40,6 +40,12 @@ export interface FakeOpenAI {
   /** Chat requests only (embeddings and model lists left out). */
   chatRequests(): RecordedRequest[];
   reply(...replies: Array<OpenAIFakeReply | ReplyFunction<OpenAIFakeReply>>): void;
+  /**
+   * The next `/embeddings` calls fail with these errors, in order, in OpenAI's error envelope
+   * (an unknown model's 404 `model_not_found`, a spent account's 429 `insufficient_quota`); the
+   * calls after them embed again.
+   */
+  failEmbeddings(...errors: OpenAIFakeErrorReply[]): void;
   /** A reply, or a function of the request that makes one (benchmarks answer what they are asked). */
   setDefaultReply(reply: OpenAIFakeReply | ReplyFunction<OpenAIFakeReply> | undefined): void;
   /** Replies still queued. */
@@ -83,12 +89,16 @@ export function openAIServerErrorReply(status = 503): OpenAIFakeErrorReply {
 
 export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<FakeOpenAI> {
   const script = new ReplyScript<OpenAIFakeReply>();
-  const server = await startRecordingServer((request, res) => route(request, res, script, options));
+  const embeddingFailures: OpenAIFakeErrorReply[] = [];
+  const server = await startRecordingServer((request, res) =>
+    route(request, res, script, options, embeddingFailures),
+  );
   return {
     url: server.url,
     requests: server.requests,
     chatRequests: () => server.requests.filter((request) => request.path.endsWith('/chat/completions')),
     reply: (...replies) => script.push(...replies),
+    failEmbeddings: (...errors) => embeddingFailures.push(...errors),
     setDefaultReply: (reply) => script.setDefault(reply),
     get pending() {
       return script.pending;
@@ -121,6 +131,7 @@ async function route(
   res: http.ServerResponse,
   script: ReplyScript<OpenAIFakeReply>,
   options: FakeOpenAIOptions,
+  embeddingFailures: OpenAIFakeErrorReply[],
 ): Promise<void> {
   const azure = AZURE_DEPLOYMENT.exec(request.path);
   const azureShaped =
@@ -150,8 +161,14 @@ async function route(
       data: ids.map((id) => ({ id, object: 'model', created: 1_700_000_000, owned_by: 'system' })),
     });
   }
-  if (request.method === 'POST' && request.path.endsWith('/embeddings'))
+  if (request.method === 'POST' && request.path.endsWith('/embeddings')) {
+    const failure = embeddingFailures.shift();
+    if (failure) {
+      const { status, message, type, code, headers } = failure.error;
+      return sendError(res, status, message, type ?? 'invalid_request_error', code ?? null, headers);
+    }
     return embeddings(request, res, azure?.[1]);
+  }
   if (request.method === 'POST' && request.path.endsWith('/responses'))
     return responses(request, res, script);
   if (request.method !== 'POST' || !request.path.endsWith('/chat/completions')) {
