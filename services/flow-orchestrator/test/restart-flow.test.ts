@@ -8,6 +8,7 @@ import { scriptStep, startRunApiMesh, type Member, type RunApiMesh } from './sup
 const FLAG = `u/admin/restart_flag_${randomBytes(4).toString('hex')}`;
 const FLOW = `u/admin/restart_three_${randomBytes(4).toString('hex')}`;
 const LOOP_FLOW = `u/admin/restart_loop_${randomBytes(4).toString('hex')}`;
+const BRANCH_FLOW = `u/admin/restart_branchall_${randomBytes(4).toString('hex')}`;
 
 /**
  * a: a value no second run could make again (random); b: fails until the variable FLAG says
@@ -46,6 +47,36 @@ const loopFlow = {
   ],
 };
 
+/** A branch of one step returning `<name>:<a value no second run could make again>`. */
+const branch = (name: string, fails = false) => ({
+  modules: [
+    scriptStep(
+      name,
+      `${fails ? `if (flag !== 'fixed') throw new Error('branch ${name} is broken'); ` : ''}return '${name}:' + crypto.randomUUID();`,
+      fails ? { flag: `await variable('${FLAG}')` } : {},
+    ),
+  ],
+});
+
+/**
+ * A step, a sequential branchall whose second branch fails until FLAG is fixed, and a step after
+ * it reading the branches' results.
+ */
+const branchFlow = {
+  modules: [
+    scriptStep('first', 'return crypto.randomUUID();'),
+    {
+      id: 'ba',
+      value: {
+        type: 'branchall',
+        parallel: false,
+        branches: [branch('b0'), branch('b1', true), branch('b2')],
+      },
+    },
+    scriptStep('after', 'return { ba, after: crypto.randomUUID() };', { ba: 'results.ba' }),
+  ],
+};
+
 interface JobView {
   id: string;
   success?: boolean;
@@ -64,9 +95,13 @@ interface JobView {
 describe('restart a flow run from a step', () => {
   let mesh: RunApiMesh;
   let grpc: FlowmeshGrpcClient;
-  /** The run of FLOW that failed at b, and the run of LOOP_FLOW that failed in iteration 3. */
+  /**
+   * The run of FLOW that failed at b, the run of LOOP_FLOW that failed in iteration 3, the run of
+   * BRANCH_FLOW that failed in its second branch.
+   */
   let failedRun: string;
   let failedLoopRun: string;
+  let failedBranchRun: string;
 
   const inMain = () => ({ actor: { token: mesh.tokens.admin }, workspace: 'main' });
   const job = async (id: string, as: Member = 'admin') => {
@@ -97,6 +132,12 @@ describe('restart a flow run from a step', () => {
     await mesh.items.createVariable({ ...inMain(), path: FLAG, value: 'broken' });
     await mesh.items.createFlow({ ...inMain(), path: FLOW, summary: 'three steps', value: threeSteps });
     await mesh.items.createFlow({ ...inMain(), path: LOOP_FLOW, summary: 'a loop', value: loopFlow });
+    await mesh.items.createFlow({
+      ...inMain(),
+      path: BRANCH_FLOW,
+      summary: 'a branchall',
+      value: branchFlow,
+    });
     const run = async (path: string) => {
       const answer = await mesh.http('POST', `jobs/run/f/${path}`, 'admin', { who: 'tester' });
       expect(answer.status, answer.text).toBe(201);
@@ -104,8 +145,18 @@ describe('restart a flow run from a step', () => {
     };
     failedRun = await run(FLOW);
     failedLoopRun = await run(LOOP_FLOW);
+    failedBranchRun = await run(BRANCH_FLOW);
     expect((await ended(failedRun)).success).toBe(false);
     expect((await ended(failedLoopRun)).success).toBe(false);
+    const failedBranch = await ended(failedBranchRun);
+    expect(failedBranch.success).toBe(false);
+    // It failed inside the branchall, at its second branch: the first had succeeded.
+    expect(failedBranch.flow_status.modules.map((module) => module.type)).toEqual([
+      'Success',
+      'Failure',
+      'WaitingForPriorSteps',
+    ]);
+    expect(failedBranch.flow_status.modules[1].flow_jobs).toHaveLength(2);
     // The fix: what b (and iteration 3) read now says so.
     await mesh.items.updateVariable({ ...inMain(), path: FLAG, value: 'fixed' });
   }, 400_000);
@@ -216,6 +267,80 @@ describe('restart a flow run from a step', () => {
     expect([tooFar.status, tooFar.json<{ message: string }>().message]).toEqual([
       400,
       expect.stringContaining('the earlier run started only 3 iterations'),
+    ]);
+  });
+
+  it("restarts a sequential branchall at branch 1: branch 0 and the step before it are the earlier run's", async () => {
+    const earlier = await job(failedBranchRun);
+    const earlierBranches = earlier.flow_status.modules[1].flow_jobs!;
+    const earlierResults = (await mesh.http('GET', `jobs/result_by_id/${failedBranchRun}/ba`, 'admin')).json<
+      unknown[]
+    >();
+    const earlierFirst = (
+      await mesh.http('GET', `jobs/result_by_id/${failedBranchRun}/first`, 'admin')
+    ).json();
+    expect(earlierResults[0]).toMatch(/^b0:/);
+
+    const answer = await mesh.http('POST', `jobs/restart/f/${failedBranchRun}/from/ba/1`, 'admin');
+    expect(answer.status, answer.text).toBe(201);
+    const restarted = await ended(answer.text);
+    expect(restarted.success, JSON.stringify(restarted.result)).toBe(true);
+    expect(restarted.flow_status.restarted_from).toEqual({
+      flow_job_id: failedBranchRun,
+      step_id: 'ba',
+      branch_or_iteration_n: 1,
+    });
+    expect(restarted.flow_status.modules.map((module) => module.type)).toEqual([
+      'Success',
+      'Success',
+      'Success',
+    ]);
+    // The step before the branchall and branch 0 were read, not run again: their jobs and their
+    // random values are the earlier run's.
+    expect(restarted.flow_status.modules[0].job).toBe(earlier.flow_status.modules[0].job);
+    expect((await mesh.http('GET', `jobs/result_by_id/${answer.text}/first`, 'admin')).json()).toBe(
+      earlierFirst,
+    );
+    const branches = restarted.flow_status.modules[1].flow_jobs!;
+    expect(branches).toHaveLength(3);
+    expect(branches[0]).toBe(earlierBranches[0]);
+    // Branch 1 (which failed) and branch 2 (which never ran) ran in the new run, as did the step after.
+    expect(branches[1]).not.toBe(earlierBranches[1]);
+    expect(branches[2]).toBeDefined();
+    const result = restarted.result as { ba: string[]; after: string };
+    expect(result.ba[0]).toBe(earlierResults[0]);
+    expect(result.ba[1]).toMatch(/^b1:/);
+    expect(result.ba[2]).toMatch(/^b2:/);
+    const steps = await mesh.http('GET', `jobs/list?parent_job=${answer.text}&is_flow_step=true`, 'admin');
+    const children = steps.json<Array<{ id: string; flow_step_id?: string }>>();
+    const childIds = children.map((child) => child.id);
+    expect(childIds).not.toContain(branches[0]);
+    expect(childIds).toEqual(expect.arrayContaining([branches[1], branches[2]]));
+    expect(children.map((child) => child.flow_step_id)).not.toContain('first');
+
+    // Restarted again from the step after the branchall: every branch keeps its result.
+    const again = await mesh.http('POST', `jobs/restart/f/${answer.text}/from/after`, 'admin');
+    expect(again.status, again.text).toBe(201);
+    const rerun = await ended(again.text);
+    expect(rerun.success, JSON.stringify(rerun.result)).toBe(true);
+    expect(rerun.flow_status.modules[1]).toMatchObject({ type: 'Success', flow_jobs: branches });
+    const rerunResult = rerun.result as { ba: string[]; after: string };
+    expect(rerunResult.ba).toEqual(result.ba);
+    expect(rerunResult.after).not.toBe(result.after);
+    const rerunSteps = await mesh.http(
+      'GET',
+      `jobs/list?parent_job=${again.text}&is_flow_step=true`,
+      'admin',
+    );
+    expect(rerunSteps.json<Array<{ flow_step_id?: string }>>().map((step) => step.flow_step_id)).toEqual([
+      'after',
+    ]);
+
+    // A branch that did not run in the earlier run cannot be a restart point.
+    const tooFar = await mesh.http('POST', `jobs/restart/f/${failedBranchRun}/from/ba/2`, 'admin');
+    expect([tooFar.status, tooFar.json<{ message: string }>().message]).toEqual([
+      400,
+      expect.stringContaining('the earlier run started only 2 branches'),
     ]);
   });
 
