@@ -104,6 +104,7 @@ export async function startFlowmesh({ processes = FLOW_PROCESSES, env = {} } = {
       return { id: job_id, ms: at - started };
     },
     get: (id) => jobs.get({ actor, workspace: WORKSPACE, id }),
+    getResult: (id) => jobs.getResult({ actor, workspace: WORKSPACE, id }),
     /** The mesh's typed clients are built on this, as the admin (`actor`). */
     client,
     actor,
