@@ -18,6 +18,7 @@ export * from './messaging/dead-letter.js';
 export * from './openflow/index.js';
 export * from './registry/access-path.js';
 export * from './registry/access-scope.js';
+export * from './registry/mcp-scope.js';
 export * from './registry/identity.schema.js';
 export * from './registry/identity-directory.schema.js';
 export * from './registry/identity.contract.js';

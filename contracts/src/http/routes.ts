@@ -41,6 +41,8 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
   ]),
   // User-defined HTTP routes (Windmill's HTTP triggers): `/api/r/<route>` and `/api/r/<workspace>/<route>`.
   { path: '/api/r', service: 'flow-orchestrator' },
+  // The MCP server of each workspace (Windmill's URL): `/api/mcp/w/<workspace>/mcp`.
+  { path: '/api/mcp', service: 'flow-orchestrator' },
   ...workspaceRoutes('agent-runtime', ['agents']),
   ...workspaceRoutes('llm-gateway', ['ai']),
   { path: '/v1', service: 'llm-gateway' },

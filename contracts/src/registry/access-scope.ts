@@ -1,12 +1,15 @@
 import { z } from 'zod';
 import { MeshError } from '../errors.js';
+import { isMcpScope, mcpScopeCovers, mcpScopeProblem, mcpScopeWithin } from './mcp-scope.js';
 
 /**
  * Token scopes: `domain:action[:resource]` (and Windmill's `jobs:run:flows[:resource]`,
  * `jobs:run:scripts[:resource]`). A token without scopes is unrestricted; a token with
  * scopes may do only what one of them allows. `write` includes `read`. The resource, when given,
  * limits the scope to one path (`f/team/x`) or to paths under a prefix (`f/team/*`: `*` only at
- * the end); a folder is named `f/<folder>`, a group `g/<group>`, a user `u/<user>`.
+ * the end); a folder is named `f/<folder>`, a group `g/<group>`, a user `u/<user>`. Windmill's
+ * MCP scopes (`mcp:all`, `mcp:scripts:<paths>`, ... in `mcp-scope.ts`) name the items a token may
+ * list, read and run as MCP tools, and allow nothing else.
  */
 export const SCOPE_DOMAINS = [
   'resources',
@@ -76,6 +79,7 @@ function partsOf(text: string): { parts: string[]; runnable?: RunnableKind } {
 
 /** `undefined` when `text` is a valid scope, else the sentence saying why not. */
 export function scopeProblem(text: string): string | undefined {
+  if (isMcpScope(text)) return mcpScopeProblem(text);
   const { parts } = partsOf(text);
   if (parts.length < 2 || parts.length > 3)
     return `scope "${text}" must be domain:action or domain:action:resource (jobs:run:flows or jobs:run:scripts before the resource)`;
@@ -92,7 +96,12 @@ export function scopeProblem(text: string): string | undefined {
   return undefined;
 }
 
+/** A `domain:action[:resource]` scope's parts; an MCP scope is not one (see `mcp-scope.ts`). */
 export function parseScope(text: string): Scope {
+  if (isMcpScope(text))
+    throw new MeshError('VALIDATION_FAILED', `scope "${text}" is an MCP scope, not domain:action`, {
+      scope: text,
+    });
   const problem = scopeProblem(text);
   if (problem) throw new MeshError('VALIDATION_FAILED', problem, { scope: text });
   const { parts, runnable } = partsOf(text);
@@ -134,6 +143,7 @@ function resourceMatches(pattern: string, path: string): boolean {
 export function scopesAllow(scopes: readonly string[] | undefined, need: ScopeNeed): boolean {
   if (scopes === undefined) return true;
   return scopes.some((text) => {
+    if (isMcpScope(text)) return mcpScopeAllows(text, need);
     const scope = parseScope(text);
     return (
       scope.domain === need.domain &&
@@ -142,6 +152,22 @@ export function scopesAllow(scopes: readonly string[] | undefined, need: ScopeNe
       (scope.resource === undefined || need.path === undefined || resourceMatches(scope.resource, need.path))
     );
   });
+}
+
+/**
+ * What an MCP scope allows: reading the scripts and flows it names (a list: some of them) and
+ * starting their runs (`jobs:run`, the run acting with its principal's permissions).
+ */
+function mcpScopeAllows(text: string, need: ScopeNeed): boolean {
+  const kind =
+    need.domain === 'jobs' && need.action === 'run'
+      ? need.runnable
+      : need.action === 'read' && (need.domain === 'scripts' || need.domain === 'flows')
+        ? need.domain
+        : null;
+  if (kind === null) return false;
+  if (need.path === undefined) return need.domain !== 'jobs';
+  return mcpScopeCovers([text], need.path, kind);
 }
 
 /** Whether every path `requested` can reach, `granted` reaches too. */
@@ -163,28 +189,42 @@ export function narrowScopes(
   granted: readonly string[] | undefined,
   requested: readonly string[] | undefined,
 ): string[] | undefined {
-  const wanted = requested?.map(parseScope);
-  if (granted === undefined) return wanted?.map(formatScope);
-  if (wanted === undefined) return [...granted];
-  const held = granted.map(parseScope);
-  const wider = wanted.find((scope) => !held.some((have) => scopeCovers(have, scope)));
-  if (wider) {
+  // Checked first: a scope that does not parse is the caller's mistake, whatever the caller holds.
+  const wanted = requested?.map((text) => (isMcpScope(text) ? checkedMcpScope(text) : parseScope(text)));
+  const texts = wanted?.map((scope) => (typeof scope === 'string' ? scope : formatScope(scope)));
+  if (granted === undefined) return texts;
+  if (wanted === undefined || texts === undefined) return [...granted];
+  const held = granted.filter((text) => !isMcpScope(text)).map(parseScope);
+  const wider = wanted.findIndex((scope) =>
+    typeof scope === 'string'
+      ? !mcpScopeWithin(granted, scope)
+      : !held.some((have) => scopeCovers(have, scope)),
+  );
+  if (wider >= 0) {
     throw new MeshError(
       'PERMISSION_DENIED',
-      `scope "${formatScope(wider)}" is not within the caller's scopes (${granted.join(', ') || 'none'}): scopes can only narrow`,
+      `scope "${texts[wider]}" is not within the caller's scopes (${granted.join(', ') || 'none'}): scopes can only narrow`,
     );
   }
-  return wanted.map(formatScope);
+  return texts;
+}
+
+function checkedMcpScope(text: string): string {
+  const problem = mcpScopeProblem(text);
+  if (problem) throw new MeshError('VALIDATION_FAILED', problem, { scope: text });
+  return text;
 }
 
 /**
  * The `jobs:run` scopes among `scopes`. A token holding any is a run token (Windmill's
  * webhook-specific token): it may start runs of the paths they cover and of no other path (nor
  * previews, which have none), and such a run acts with its principal's own permissions, not the
- * token's scopes. `jobs:run` allows nothing else: not reading jobs (`jobs:read`), nor items.
+ * token's scopes. `jobs:run` allows nothing else: not reading jobs (`jobs:read`), nor items. MCP
+ * scopes start runs of the items they name the same way, so they are among these too.
  */
 export function runScopesOf(scopes: readonly string[] | undefined): string[] {
   return (scopes ?? []).filter((text) => {
+    if (isMcpScope(text)) return true;
     const scope = parseScope(text);
     return scope.domain === 'jobs' && scope.action === 'run';
   });
