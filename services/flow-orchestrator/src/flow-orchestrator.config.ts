@@ -11,6 +11,7 @@ import type { EngineConfig } from './engine/engine.config.js';
 import { grpcSettingsShape, toGrpcConfig } from './grpc/grpc.config.js';
 import { apiSettingsShape, toApiConfig } from './http/api.config.js';
 import { scriptRunnersSettingsShape, toScriptRunnersConfig } from './runners/script-runners.config.js';
+import { mcpSettingsShape, toMcpConfig } from './triggers/mcp/mcp.config.js';
 
 const TAG = /^[a-z0-9_-]+$/;
 
@@ -33,6 +34,7 @@ export const flowOrchestratorConfigSchema = z
     ...grpcSettingsShape,
     ...approvalsSettingsShape,
     ...scriptRunnersSettingsShape,
+    ...mcpSettingsShape,
   })
   .superRefine((env, ctx) => {
     checkApprovalsSettings(env, ctx);
@@ -45,6 +47,7 @@ export const flowOrchestratorConfigSchema = z
     grpc: toGrpcConfig(env),
     approvals: toApprovalsConfig(env),
     runners: toScriptRunnersConfig(env),
+    mcp: toMcpConfig(env),
   }));
 
 export type FlowOrchestratorConfig = ServiceConfig<z.output<typeof flowOrchestratorConfigSchema>>;

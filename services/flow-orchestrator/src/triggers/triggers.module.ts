@@ -1,12 +1,13 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { HttpRoutesModule } from './http-routes/http-routes.module.js';
+import { McpModule } from './mcp/mcp.module.js';
 import { SchedulesModule } from './schedules/schedules.module.js';
 import { TriggersSharedModule } from './triggers-shared.module.js';
 import { WebhooksModule } from './webhooks/webhooks.module.js';
 
 /**
  * What starts runs without a caller (schedules, HTTP routes, webhooks: the run-by-path routes
- * in `webhooks/`): the service role's. Each kind is a module of its own in a folder of its
+ * in `webhooks/`, and the MCP server in `mcp/`): the service role's. Each kind is a module of its own in a folder of its
  * own, built on the run API (`runApi`: bearer auth, waiting for results) and `OwnerTokens`.
  */
 @Module({})
@@ -20,6 +21,7 @@ export class TriggersModule {
         SchedulesModule.forRoot(runApi),
         WebhooksModule.forRoot(runApi),
         HttpRoutesModule.forRoot(runApi),
+        McpModule.forRoot(runApi),
       ],
     };
   }

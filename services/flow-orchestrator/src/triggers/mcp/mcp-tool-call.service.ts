@@ -1,0 +1,104 @@
+import { MeshError } from '@flowmesh/contracts';
+import { Inject, Injectable } from '@nestjs/common';
+import type { CallToolResult, ServerNotification } from '@modelcontextprotocol/sdk/types.js';
+import { requestFieldsOf, type Caller } from '../../http/caller.js';
+import { RunFlowUseCase } from '../../jobs/run-flow.use-case.js';
+import { RunScriptUseCase } from '../../jobs/run-script.use-case.js';
+import { WaitForResultService } from '../../run-api/wait-for-result.service.js';
+import { TriggerMetrics } from '../trigger.metrics.js';
+import { callResultOf, toolError } from './mcp-call-result.js';
+import type { McpConfig } from './mcp.config.js';
+import type { ToolItem } from './mcp-tool-names.js';
+
+export const MCP_CONFIG = Symbol('flow-orchestrator.mcp-config');
+
+/** What a call's handler gets from the SDK and uses: the client's progress token, cancellation, notifications. */
+export interface ToolCallContext {
+  readonly signal: AbortSignal;
+  readonly _meta?: { readonly progressToken?: string | number };
+  sendNotification(notification: ServerNotification): Promise<void>;
+}
+
+/**
+ * A tool call: the item's run by path as the token's user (the same use cases and permission
+ * checks as `jobs/run/{f,p}/<path>`; an MCP scope starts runs as a `jobs:run` token does, with
+ * its user's own permissions), recorded with `trigger: {kind: mcp, path}`, then its end. The
+ * wait is sliced: between slices a progress notification goes out when the client gave a
+ * progress token, and a cancelled call or a closed connection stops waiting (the run goes on).
+ * Past `FLOWMESH_MCP_CALL_TIMEOUT_MS` the call answers a tool error naming the job.
+ */
+@Injectable()
+export class McpToolCallService {
+  constructor(
+    private readonly runFlows: RunFlowUseCase,
+    private readonly runScripts: RunScriptUseCase,
+    private readonly wait: WaitForResultService,
+    private readonly metrics: TriggerMetrics,
+    @Inject(MCP_CONFIG) private readonly config: McpConfig,
+  ) {}
+
+  async call(
+    caller: Caller,
+    item: ToolItem,
+    args: Record<string, unknown>,
+    context: ToolCallContext,
+  ): Promise<CallToolResult> {
+    let jobId: string;
+    try {
+      jobId = await this.start(caller, item, args);
+      this.metrics.fired('mcp');
+    } catch (error) {
+      this.metrics.failed('mcp');
+      // Refused (no rights, bad input): the agent reads why, as it would a failed run.
+      if (error instanceof MeshError)
+        return toolError(`${item.kind} ${item.path} was not run: ${error.message}`);
+      throw error;
+    }
+    return this.outcome(caller, jobId, context);
+  }
+
+  private start(caller: Caller, item: ToolItem, args: Record<string, unknown>): Promise<string> {
+    const request = {
+      ...requestFieldsOf(caller),
+      path: item.path,
+      args,
+      trigger: { kind: 'mcp' as const, path: item.path },
+    };
+    return item.kind === 'flow'
+      ? this.runFlows.run(request, caller.identity)
+      : this.runScripts.run(request, caller.identity);
+  }
+
+  private async outcome(caller: Caller, jobId: string, context: ToolCallContext): Promise<CallToolResult> {
+    const startedAt = Date.now();
+    const deadline = startedAt + this.config.callTimeoutMs;
+    const progressToken = context._meta?.progressToken;
+    for (let slice = 1; ; slice++) {
+      const left = deadline - Date.now();
+      const reply = await this.wait.waitFor(
+        caller,
+        jobId,
+        Math.max(1, Math.min(this.config.progressIntervalMs, left)),
+        false,
+      );
+      if (reply.completed)
+        return callResultOf({ jobId, success: reply.success !== false, result: reply.result });
+      if (context.signal.aborted) return toolError(`the call was cancelled; job ${jobId} still runs`);
+      if (Date.now() >= deadline)
+        return toolError(
+          `job ${jobId} did not complete within ${this.config.callTimeoutMs} ms; it still runs: follow it with jobs_u/completed/get_result_maybe/${jobId}`,
+        );
+      if (progressToken === undefined) continue;
+      const seconds = Math.round((Date.now() - startedAt) / 1000);
+      try {
+        await context.sendNotification({
+          method: 'notifications/progress',
+          params: { progressToken, progress: slice, message: `job ${jobId} running for ${seconds} s` },
+        });
+      } catch {
+        // The connection is gone: nobody waits for the answer any more.
+        return toolError(`the client went away; job ${jobId} still runs`);
+      }
+    }
+  }
+}
