@@ -48,12 +48,15 @@ function mcpUrl(workspace = 'main'): URL {
   return new URL(`${mesh.entryUrl}/api/mcp/w/${workspace}/mcp`);
 }
 
-/** The SDK's client, connected with `token` as a bearer token. */
-async function connect(token: string): Promise<Client> {
+/** The SDK's client, connected with `token` as a bearer token (or in the URL, as `?token=`). */
+async function connect(token: string, inUrl = false): Promise<Client> {
   const client = new Client({ name: 'flowmesh-test', version: '1.0.0' });
-  const transport = new StreamableHTTPClientTransport(mcpUrl(), {
-    requestInit: { headers: { authorization: `Bearer ${token}` } },
-  });
+  const url = mcpUrl();
+  if (inUrl) url.searchParams.set('token', token);
+  const transport = new StreamableHTTPClientTransport(
+    url,
+    inUrl ? {} : { requestInit: { headers: { authorization: `Bearer ${token}` } } },
+  );
   await client.connect(transport);
   clients.push(client);
   return client;
@@ -153,6 +156,9 @@ describe('flowmesh as an MCP server', () => {
       properties: { name: { type: 'string', description: 'who to greet' } },
       required: ['name'],
     });
+    // A client that takes only a URL carries the token in it, as Windmill's MCP URLs do.
+    const byUrl = await connect(await tokenWith(['mcp:flows:u/admin/slow']), true);
+    expect((await byUrl.listTools()).tools.map((tool) => tool.name)).toEqual(['f-u_admin_slow']);
   });
 
   it('runs a tool as the token’s user and answers with the run’s result', async () => {
