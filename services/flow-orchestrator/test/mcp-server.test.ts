@@ -170,6 +170,13 @@ describe('flowmesh as an MCP server', () => {
     expect(result.isError).toBeFalsy();
     expect(JSON.parse(textOf(result))).toEqual({ hello: 'Ada' });
     expect(result.structuredContent).toEqual({ hello: 'Ada' });
+    // Arguments that do not fit the item's schema: a tool error naming the field, nothing run.
+    const unfit = (await client.callTool({
+      name: 's-u_admin_echo',
+      arguments: { name: 3 },
+    })) as CallToolResult;
+    expect(unfit.isError).toBe(true);
+    expect(textOf(unfit)).toContain('args.name: must be string');
     // The run is the admin's, started by the MCP trigger on that path.
     const jobId = result._meta?.['flowmesh/job_id'] as string;
     const job = await fetch(`${mesh.entryUrl}/api/w/main/jobs_u/get/${jobId}`, {

@@ -6,11 +6,23 @@ import type { RunFlowUseCase } from '../../jobs/run-flow.use-case.js';
 import type { RunScriptUseCase } from '../../jobs/run-script.use-case.js';
 import type { WaitForResultService } from '../../run-api/wait-for-result.service.js';
 import type { TriggerMetrics } from '../trigger.metrics.js';
+import type { ToolSource } from './mcp-tool.js';
 import { McpToolCallService, type ToolCallContext } from './mcp-tool-call.service.js';
 
 const JOB = '0190a1b2-0000-7000-8000-000000000001';
 const caller = { identity: { workspace: 'main' } as CallerIdentity, actor: { token: 't' } } as Caller;
 const running: JobResultReply = { completed: false, started: true, status: 'running', result: null };
+const item = (
+  kind: 'script' | 'flow',
+  path: string,
+  schema: Record<string, unknown> | null = null,
+): ToolSource => ({
+  kind,
+  path,
+  summary: '',
+  description: null,
+  schema,
+});
 const done: JobResultReply = { completed: true, started: true, status: 'success', success: true, result: 7 };
 
 /** The service over fakes: runs start at once, `replies` answer the waits in turn (then running). */
@@ -54,7 +66,7 @@ describe('a tool call’s run and wait', () => {
   it('starts the item by path with the mcp trigger, then answers its result', async () => {
     const { service, started, counted } = harness([done]);
     const { ctx } = context();
-    const result = await service.call(caller, { kind: 'flow', path: 'f/ops/x' }, { a: 1 }, ctx);
+    const result = await service.call(caller, item('flow', 'f/ops/x'), { a: 1 }, ctx);
     expect(started).toEqual([
       expect.objectContaining({ path: 'f/ops/x', args: { a: 1 }, trigger: { kind: 'mcp', path: 'f/ops/x' } }),
     ]);
@@ -65,7 +77,7 @@ describe('a tool call’s run and wait', () => {
   it('sends progress 1, 2, ... between slices, only when the client gave a token', async () => {
     const withToken = harness([running, running, done]);
     const { ctx, sent } = context('p1');
-    await withToken.service.call(caller, { kind: 'script', path: 'u/a/x' }, {}, ctx);
+    await withToken.service.call(caller, item('script', 'u/a/x'), {}, ctx);
     expect(sent.map((n) => [n.method, (n.params as { progress: number }).progress])).toEqual([
       ['notifications/progress', 1],
       ['notifications/progress', 2],
@@ -73,7 +85,7 @@ describe('a tool call’s run and wait', () => {
     expect(withToken.waits).toEqual([1_000, 1_000, 1_000]);
     const without = harness([running, done]);
     const quiet = context();
-    await without.service.call(caller, { kind: 'script', path: 'u/a/x' }, {}, quiet.ctx);
+    await without.service.call(caller, item('script', 'u/a/x'), {}, quiet.ctx);
     expect(quiet.sent).toEqual([]);
   });
 
@@ -82,7 +94,7 @@ describe('a tool call’s run and wait', () => {
     aborted.abort();
     const cancelled = await harness([running]).service.call(
       caller,
-      { kind: 'script', path: 'u/a/x' },
+      item('script', 'u/a/x'),
       {},
       context('p', aborted.signal).ctx,
     );
@@ -92,7 +104,7 @@ describe('a tool call’s run and wait', () => {
     });
 
     const slow = harness([], { callTimeoutMs: 1 });
-    const timedOut = await slow.service.call(caller, { kind: 'script', path: 'u/a/x' }, {}, context('p').ctx);
+    const timedOut = await slow.service.call(caller, item('script', 'u/a/x'), {}, context('p').ctx);
     expect(timedOut).toMatchObject({ isError: true });
     expect(JSON.stringify(timedOut)).toContain(`job ${JOB} did not complete within 1 ms`);
     // No slice waits past the deadline.
@@ -100,11 +112,27 @@ describe('a tool call’s run and wait', () => {
     expect(slow.waits.every((ms) => ms === 1)).toBe(true);
   });
 
+  it('checks the arguments against the item’s schema first: every problem, nothing run', async () => {
+    const { service, started, counted } = harness([done]);
+    const schema = {
+      type: 'object',
+      properties: { name: { type: 'string' }, n: { type: 'integer' } },
+      required: ['name'],
+    };
+    const result = await service.call(caller, item('script', 'u/a/x', schema), { n: 'two' }, context().ctx);
+    expect(result).toMatchObject({ isError: true });
+    expect(JSON.stringify(result)).toContain(
+      "the arguments do not fit script u/a/x's schema, nothing was run: args.name: must have required property 'name'; args.n: must be integer",
+    );
+    expect(started).toEqual([]);
+    expect(counted).toEqual(['failed']);
+  });
+
   it('answers a refused start as a tool error saying why', async () => {
     const { service, counted } = harness([], {
       refuse: new MeshError('PERMISSION_DENIED', 'no rights on u/a/x'),
     });
-    const result = await service.call(caller, { kind: 'script', path: 'u/a/x' }, {}, context().ctx);
+    const result = await service.call(caller, item('script', 'u/a/x'), {}, context().ctx);
     expect(result).toMatchObject({
       isError: true,
       content: [{ text: 'script u/a/x was not run: no rights on u/a/x' }],

@@ -5,9 +5,11 @@ import { requestFieldsOf, type Caller } from '../../http/caller.js';
 import { RunFlowUseCase } from '../../jobs/run-flow.use-case.js';
 import { RunScriptUseCase } from '../../jobs/run-script.use-case.js';
 import { WaitForResultService } from '../../run-api/wait-for-result.service.js';
+import { ArgsSchemaCheck } from '../args-schema.js';
 import { TriggerMetrics } from '../trigger.metrics.js';
 import { callResultOf, toolError } from './mcp-call-result.js';
 import type { McpConfig } from './mcp.config.js';
+import type { ToolSource } from './mcp-tool.js';
 import type { ToolItem } from './mcp-tool-names.js';
 
 export const MCP_CONFIG = Symbol('flow-orchestrator.mcp-config');
@@ -20,7 +22,8 @@ export interface ToolCallContext {
 }
 
 /**
- * A tool call: the item's run by path as the token's user (the same use cases and permission
+ * A tool call: its arguments checked against the item's schema (every problem, each naming its
+ * field, as a tool error: nothing runs), then the item's run by path as the token's user (the same use cases and permission
  * checks as `jobs/run/{f,p}/<path>`; an MCP scope starts runs as a `jobs:run` token does, with
  * its user's own permissions), recorded with `trigger: {kind: mcp, path}`, then its end. The
  * wait is sliced: between slices a progress notification goes out when the client gave a
@@ -29,6 +32,8 @@ export interface ToolCallContext {
  */
 @Injectable()
 export class McpToolCallService {
+  private readonly argsCheck = new ArgsSchemaCheck();
+
   constructor(
     private readonly runFlows: RunFlowUseCase,
     private readonly runScripts: RunScriptUseCase,
@@ -39,10 +44,18 @@ export class McpToolCallService {
 
   async call(
     caller: Caller,
-    item: ToolItem,
+    item: ToolSource,
     args: Record<string, unknown>,
     context: ToolCallContext,
   ): Promise<CallToolResult> {
+    const issues = item.schema ? this.argsCheck.issues(item.schema, args) : [];
+    if (issues.length > 0) {
+      this.metrics.failed('mcp');
+      const problems = issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ');
+      return toolError(
+        `the arguments do not fit ${item.kind} ${item.path}'s schema, nothing was run: ${problems}`,
+      );
+    }
     let jobId: string;
     try {
       jobId = await this.start(caller, item, args);

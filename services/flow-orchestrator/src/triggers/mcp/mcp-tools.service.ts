@@ -47,9 +47,10 @@ export class McpToolsService {
     return toolNames(items.slice(0, MAX_TOOLS));
   }
 
-  /** The tool `name` stands for, or undefined when the caller has no such tool. */
-  async find(caller: Caller, name: string): Promise<ToolItem | undefined> {
-    return (await this.named(caller)).get(name);
+  /** The item tool `name` stands for, read now; undefined when the caller has no such tool. */
+  async find(caller: Caller, name: string): Promise<ToolSource | undefined> {
+    const item = (await this.named(caller)).get(name);
+    return item && this.source(caller, item);
   }
 
   /** The caller's tools as MCP lists them (each item read once for its schema). */

@@ -1,7 +1,7 @@
 import { MeshError, RetrySchema, toValidationIssues, type ValidationIssue } from '@flowmesh/contracts';
 import { Injectable } from '@nestjs/common';
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { RegistryGateway } from '../../registry/registry.gateway.js';
+import { ArgsSchemaCheck } from '../args-schema.js';
 import { CronSchedule } from './cron-schedule.js';
 
 /** A handler path as Windmill writes it: `script/<path>`, `flow/<path>`, or a bare script path. */
@@ -40,8 +40,7 @@ const GONE = new Set(['NOT_FOUND', 'PERMISSION_DENIED']);
  */
 @Injectable()
 export class ScheduleValidator {
-  private readonly ajv = new Ajv({ allErrors: true, strict: false });
-  private readonly compiled = new Map<string, ValidateFunction>();
+  private readonly args = new ArgsSchemaCheck();
 
   constructor(private readonly registry: RegistryGateway) {}
 
@@ -73,7 +72,7 @@ export class ScheduleValidator {
     ]);
     for (const read of [target, ...handlers]) if (read && 'issue' in read) issues.push(read.issue);
     if (target && 'schema' in target && target.schema)
-      issues.push(...this.argsIssues(target.schema, draft.args));
+      issues.push(...this.args.issues(target.schema, draft.args));
     if (issues.length > 0 || Array.isArray(cron)) throw failure(issues);
     return cron;
   }
@@ -97,38 +96,6 @@ export class ScheduleValidator {
       throw error;
     }
   }
-
-  private argsIssues(schema: Record<string, unknown>, args: Record<string, unknown>): ValidationIssue[] {
-    const validate = this.compile(schema);
-    if (!validate || validate(args)) return [];
-    return (validate.errors ?? []).map((error) => ({
-      path: argsPath(error),
-      message: error.message ?? error.keyword,
-    }));
-  }
-
-  private compile(schema: Record<string, unknown>): ValidateFunction | undefined {
-    const key = JSON.stringify(schema);
-    let validate = this.compiled.get(key);
-    if (!validate) {
-      const { $schema: _declared, ...rest } = schema;
-      try {
-        validate = this.ajv.compile(rest);
-      } catch {
-        // A target whose own schema is not valid JSON Schema takes any args (as a run does).
-        return undefined;
-      }
-      if (this.compiled.size > 1_000) this.compiled.clear();
-      this.compiled.set(key, validate);
-    }
-    return validate;
-  }
-}
-
-function argsPath(error: ErrorObject): string {
-  const segments = error.instancePath.split('/').filter(Boolean);
-  if (error.keyword === 'required') segments.push(String(error.params.missingProperty));
-  return ['args', ...segments].join('.');
 }
 
 function failure(issues: readonly ValidationIssue[]): MeshError {
