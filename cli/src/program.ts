@@ -4,6 +4,7 @@ import { registerDbCommands } from './commands/db.command.js';
 import { registerEvalCommands } from './commands/eval.command.js';
 import { registerFlowCommands } from './commands/flow.command.js';
 import { registerJobsCommands } from './commands/jobs.command.js';
+import { registerMcpCommands } from './commands/mcp.command.js';
 import { registerPullCommand } from './commands/pull.command.js';
 import { registerPushCommand } from './commands/push.command.js';
 import { registerRouteTableCommand } from './commands/route-table.command.js';
@@ -33,6 +34,7 @@ export function createProgram(version: string): Command {
   registerSchedulesCommands(program);
   registerRoutesCommands(program);
   registerWebhooksCommands(program);
+  registerMcpCommands(program);
   registerEvalCommands(program);
   registerDbCommands(program);
   return program;

@@ -5,7 +5,7 @@ import {
   type RegistryItemsClient,
 } from '@flowmesh/contracts';
 import { connectMesh, MeshClient, type MeshConnection } from '@flowmesh/messaging';
-import { startMesh, type TestMesh } from '@flowmesh/testing';
+import { runFlowmesh, startMesh, type TestMesh } from '@flowmesh/testing';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.js';
@@ -253,6 +253,31 @@ describe('flowmesh as an MCP server', () => {
       body: JSON.stringify({ scopes: ['mcp:all'] }),
     });
     expect(made.status).toBe(403);
+  });
+
+  it('flowmesh mcp token: a token of the scopes given, the URL and a client configuration that work', async () => {
+    const made = await runFlowmesh(['mcp', 'token', '--scope', 'mcp:scripts:u/admin/echo', '--json'], {
+      env: { FLOWMESH_URL: mesh.entryUrl!, FLOWMESH_TOKEN: adminToken },
+    });
+    expect([made.code, made.stderr]).toEqual([0, '']);
+    const printed = JSON.parse(made.stdout) as {
+      token: string;
+      url: string;
+      config: { mcpServers: { flowmesh: { url: string; headers: Record<string, string> } } };
+    };
+    expect(printed.url).toBe(mcpUrl().href);
+    const { url, headers } = printed.config.mcpServers.flowmesh;
+    expect(headers).toEqual({ Authorization: `Bearer ${printed.token}` });
+    const client = new Client({ name: 'configured', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }));
+    clients.push(client);
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['s-u_admin_echo']);
+    // A scope that is not an MCP one is refused before anything is created.
+    const refused = await runFlowmesh(['mcp', 'token', '--scope', 'jobs:read'], {
+      env: { FLOWMESH_URL: mesh.entryUrl!, FLOWMESH_TOKEN: adminToken },
+    });
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain('is not an MCP scope');
   });
 
   it('sends progress notifications while a long run goes on, then its result', async () => {
