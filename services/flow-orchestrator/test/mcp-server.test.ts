@@ -5,7 +5,7 @@ import {
   type RegistryItemsClient,
 } from '@flowmesh/contracts';
 import { connectMesh, MeshClient, type MeshConnection } from '@flowmesh/messaging';
-import { runFlowmesh, startMesh, type TestMesh } from '@flowmesh/testing';
+import { runFlowmesh, startMesh, waitFor, type TestMesh } from '@flowmesh/testing';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.js';
@@ -279,6 +279,71 @@ describe('flowmesh as an MCP server', () => {
     expect(refused.code).not.toBe(0);
     expect(refused.stderr).toContain('is not an MCP scope');
   });
+
+  it('a call made as a task answers its handle at once; the task is the run, followed and cancelled as one', async () => {
+    const client = await connect(await tokenWith(['mcp:all']));
+    const slow = (await client.listTools()).tools.find((tool) => tool.name === 'f-u_admin_slow');
+    expect(slow?.execution).toEqual({ taskSupport: 'optional' });
+    const seen: string[] = [];
+    let taskId = '';
+    let result: CallToolResult | undefined;
+    for await (const message of client.experimental.tasks.callToolStream(
+      { name: 'f-u_admin_slow', arguments: {} },
+      undefined,
+      { task: {}, timeout: 120_000 },
+    )) {
+      seen.push(message.type === 'taskStatus' ? `status:${message.task.status}` : message.type);
+      if (message.type === 'taskCreated') taskId = message.task.taskId;
+      if (message.type === 'result') result = message.result as CallToolResult;
+    }
+    expect(seen[0]).toBe('taskCreated');
+    expect(seen).toContain('status:working');
+    expect(seen.slice(-2)).toEqual(['status:completed', 'result']);
+    expect(JSON.parse(textOf(result!))).toEqual({ slept: true });
+    // The task's id is its run's job id.
+    const job = await fetch(`${mesh.entryUrl}/api/w/main/jobs_u/get/${taskId}`, {
+      headers: { authorization: `Bearer ${adminToken}` },
+    });
+    expect(await job.json()).toMatchObject({ id: taskId, trigger_kind: 'mcp', success: true });
+    // Another user's token does not find it.
+    const bob = await connect(await tokenWith(['mcp:all'], 'bob'));
+    await expect(bob.experimental.tasks.getTask(taskId)).rejects.toThrow(/not found/i);
+
+    // A failed run is a failed task whose status says why; a cancelled task cancels its run.
+    const failed: string[] = [];
+    let failedId = '';
+    for await (const message of client.experimental.tasks.callToolStream(
+      { name: 's-u_admin_fails', arguments: {} },
+      undefined,
+      { task: {}, timeout: 120_000 },
+    )) {
+      if (message.type === 'taskCreated') failedId = message.task.taskId;
+      failed.push(message.type === 'taskStatus' ? `status:${message.task.status}` : message.type);
+    }
+    expect(failed.slice(-2)).toEqual(['status:failed', 'error']);
+    expect((await client.experimental.tasks.getTask(failedId)).statusMessage).toContain(
+      'the tool broke on purpose',
+    );
+    const stream = client.experimental.tasks.callToolStream(
+      { name: 'f-u_admin_slow', arguments: {} },
+      undefined,
+      {
+        task: {},
+      },
+    );
+    const created = (await stream.next()).value;
+    if (created?.type !== 'taskCreated') throw new Error(`expected a task, got ${JSON.stringify(created)}`);
+    await stream.return(undefined);
+    await client.experimental.tasks.cancelTask(created.task.taskId);
+    const cancelled = await waitFor(
+      async () => {
+        const task = await client.experimental.tasks.getTask(created.task.taskId);
+        return task.status === 'cancelled' ? task : undefined;
+      },
+      { timeoutMs: 60_000, description: 'the task to be cancelled' },
+    );
+    expect(cancelled.status).toBe('cancelled');
+  }, 180_000);
 
   it('sends progress notifications while a long run goes on, then its result', async () => {
     const client = await connect(await tokenWith(['mcp:flows:u/admin/*']));

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { packageVersion } from '@flowmesh/bootstrap';
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import {
@@ -10,7 +10,11 @@ import {
   McpError,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Caller } from '../../http/caller.js';
-import { McpToolCallService } from './mcp-tool-call.service.js';
+import { CancelJobUseCase } from '../../jobs/cancel-job.use-case.js';
+import { JobQueries } from '../../jobs/job-queries.js';
+import type { McpConfig } from './mcp.config.js';
+import { McpTaskStore } from './mcp-task.store.js';
+import { MCP_CONFIG, McpToolCallService } from './mcp-tool-call.service.js';
 import { McpToolsService } from './mcp-tools.service.js';
 
 const VERSION = packageVersion(import.meta.url);
@@ -21,13 +25,17 @@ const INSTRUCTIONS =
  * One MCP server per HTTP request, stateless (as Windmill's): nothing outlives the request, so
  * any replica answers any request and a session holds no memory. Its tools are the caller's
  * (`McpToolsService`), a call runs one (`McpToolCallService`). The transport answers a call
- * with an SSE stream, which carries the call's progress notifications before its result.
+ * with an SSE stream, which carries the call's progress notifications before its result; a call
+ * made as a task answers its handle at once (`McpTaskStore`: the task is the run's job).
  */
 @Injectable()
 export class McpServerFactory {
   constructor(
     private readonly tools: McpToolsService,
     private readonly calls: McpToolCallService,
+    private readonly jobs: JobQueries,
+    private readonly cancels: CancelJobUseCase,
+    @Inject(MCP_CONFIG) private readonly config: McpConfig,
   ) {}
 
   async serve(caller: Caller, req: IncomingMessage & { body?: unknown }, res: ServerResponse): Promise<void> {
@@ -43,9 +51,22 @@ export class McpServerFactory {
   }
 
   private serverFor(caller: Caller): McpServer {
+    const taskStore = new McpTaskStore(
+      caller,
+      { jobs: this.jobs, cancels: this.cancels },
+      this.config.progressIntervalMs,
+    );
     const mcp = new McpServer(
       { name: 'flowmesh', version: VERSION },
-      { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS },
+      {
+        capabilities: {
+          tools: { listChanged: false },
+          // A call may be a task: its handle answered at once, followed with tasks/get and tasks/result.
+          tasks: { cancel: {}, requests: { tools: { call: {} } } },
+        },
+        instructions: INSTRUCTIONS,
+        taskStore,
+      },
     );
     // Tools come from the registry at each request, with JSON Schemas of their own: the
     // low-level handlers, not `registerTool` (which takes zod schemas known in advance).
@@ -60,6 +81,11 @@ export class McpServerFactory {
           ErrorCode.InvalidParams,
           `unknown tool ${name}: no script or flow of this token's MCP scope that its user may run has that name`,
         );
+      }
+      if (request.params.task) {
+        const task = await taskStore.createTask();
+        await this.calls.startTask(caller, item, args ?? {}, task.taskId);
+        return { task };
       }
       return this.calls.call(caller, item, args ?? {}, extra);
     });

@@ -1,6 +1,11 @@
 import { MeshError } from '@flowmesh/contracts';
 import { Inject, Injectable } from '@nestjs/common';
-import type { CallToolResult, ServerNotification } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ErrorCode,
+  McpError,
+  type CallToolResult,
+  type ServerNotification,
+} from '@modelcontextprotocol/sdk/types.js';
 import { requestFieldsOf, type Caller } from '../../http/caller.js';
 import { RunFlowUseCase } from '../../jobs/run-flow.use-case.js';
 import { RunScriptUseCase } from '../../jobs/run-script.use-case.js';
@@ -10,7 +15,6 @@ import { TriggerMetrics } from '../trigger.metrics.js';
 import { callResultOf, toolError } from './mcp-call-result.js';
 import type { McpConfig } from './mcp.config.js';
 import type { ToolSource } from './mcp-tool.js';
-import type { ToolItem } from './mcp-tool-names.js';
 
 export const MCP_CONFIG = Symbol('flow-orchestrator.mcp-config');
 
@@ -48,38 +52,75 @@ export class McpToolCallService {
     args: Record<string, unknown>,
     context: ToolCallContext,
   ): Promise<CallToolResult> {
-    const issues = item.schema ? this.argsCheck.issues(item.schema, args) : [];
-    if (issues.length > 0) {
-      this.metrics.failed('mcp');
-      const problems = issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ');
-      return toolError(
-        `the arguments do not fit ${item.kind} ${item.path}'s schema, nothing was run: ${problems}`,
-      );
-    }
     let jobId: string;
     try {
       jobId = await this.start(caller, item, args);
-      this.metrics.fired('mcp');
     } catch (error) {
-      this.metrics.failed('mcp');
-      // Refused (no rights, bad input): the agent reads why, as it would a failed run.
-      if (error instanceof MeshError)
-        return toolError(`${item.kind} ${item.path} was not run: ${error.message}`);
+      // Refused (arguments, rights): the agent reads why, as it would a failed run.
+      if (error instanceof MeshError) return toolError(error.message);
       throw error;
     }
     return this.outcome(caller, jobId, context);
   }
 
-  private start(caller: Caller, item: ToolItem, args: Record<string, unknown>): Promise<string> {
+  /**
+   * A call made as a task (`tasks/get`, `tasks/result` follow it): the run starts with the task's
+   * id as its job id and the call answers at once. A refused start is the call's error.
+   */
+  async startTask(
+    caller: Caller,
+    item: ToolSource,
+    args: Record<string, unknown>,
+    taskId: string,
+  ): Promise<void> {
+    try {
+      await this.start(caller, item, args, taskId);
+    } catch (error) {
+      if (error instanceof MeshError) throw new McpError(ErrorCode.InvalidParams, error.message);
+      throw error;
+    }
+  }
+
+  /** The run's job id, once its arguments fit the item's schema and the run is accepted. */
+  private async start(
+    caller: Caller,
+    item: ToolSource,
+    args: Record<string, unknown>,
+    jobId?: string,
+  ): Promise<string> {
+    const issues = item.schema ? this.argsCheck.issues(item.schema, args) : [];
+    if (issues.length > 0) {
+      this.metrics.failed('mcp');
+      const problems = issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ');
+      throw new MeshError(
+        'VALIDATION_FAILED',
+        `the arguments do not fit ${item.kind} ${item.path}'s schema, nothing was run: ${problems}`,
+      );
+    }
     const request = {
       ...requestFieldsOf(caller),
       path: item.path,
       args,
       trigger: { kind: 'mcp' as const, path: item.path },
+      ...(jobId === undefined ? {} : { job_id: jobId }),
     };
-    return item.kind === 'flow'
-      ? this.runFlows.run(request, caller.identity)
-      : this.runScripts.run(request, caller.identity);
+    try {
+      const id =
+        item.kind === 'flow'
+          ? await this.runFlows.run(request, caller.identity)
+          : await this.runScripts.run(request, caller.identity);
+      this.metrics.fired('mcp');
+      return id;
+    } catch (error) {
+      this.metrics.failed('mcp');
+      if (error instanceof MeshError)
+        throw new MeshError(
+          error.code,
+          `${item.kind} ${item.path} was not run: ${error.message}`,
+          error.details,
+        );
+      throw error;
+    }
   }
 
   private async outcome(caller: Caller, jobId: string, context: ToolCallContext): Promise<CallToolResult> {

@@ -44,6 +44,8 @@ export function toolOf(name: string, source: ToolSource): Tool {
     ...(source.summary.trim() === '' ? {} : { title: source.summary.trim() }),
     description: descriptionOf(source),
     inputSchema: inputSchemaOf(source.schema),
+    // A call may wait for its run, or be a task followed by its handle (the run's job).
+    execution: { taskSupport: 'optional' },
     // As Windmill marks its tools: a run may change the world and is not idempotent.
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   };
