@@ -1,9 +1,16 @@
 import { randomBytes } from 'node:crypto';
-import { failureOf, FlowmeshGrpcClient, runFlowmesh, waitFor } from '@flowmesh/testing';
+import { failureOf, FlowmeshGrpcClient, runFlowmesh } from '@flowmesh/testing';
 import { GRPC_STATUS } from '@flowmesh/contracts/grpc';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildCli } from './support/build-cli.js';
-import { scriptStep, startRunApiMesh, type Member, type RunApiMesh } from './support/run-api-mesh.js';
+import {
+  endedJob,
+  readJob,
+  scriptStep,
+  startRunApiMesh,
+  type Member,
+  type RunApiMesh,
+} from './support/run-api-mesh.js';
 
 const FLAG = `u/admin/restart_flag_${randomBytes(4).toString('hex')}`;
 const FLOW = `u/admin/restart_three_${randomBytes(4).toString('hex')}`;
@@ -104,19 +111,8 @@ describe('restart a flow run from a step', () => {
   let failedBranchRun: string;
 
   const inMain = () => ({ actor: { token: mesh.tokens.admin }, workspace: 'main' });
-  const job = async (id: string, as: Member = 'admin') => {
-    const answer = await mesh.http('GET', `jobs_u/get/${id}`, as);
-    expect(answer.status, answer.text).toBe(200);
-    return answer.json<JobView>();
-  };
-  const ended = (id: string) =>
-    waitFor(
-      async () => {
-        const found = await job(id);
-        return found.success === undefined ? undefined : found;
-      },
-      { timeoutMs: 90_000, description: `job ${id} to end` },
-    );
+  const job = (id: string, as: Member = 'admin') => readJob<JobView>(mesh, id, as);
+  const ended = (id: string) => endedJob<JobView>(mesh, id, 90_000);
   const failureText = async (promise: Promise<unknown>) =>
     failureOf(
       await promise.then(

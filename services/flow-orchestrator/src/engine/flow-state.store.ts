@@ -4,7 +4,7 @@ import { rowsTouched, touchesOwnRows, type SqlStatement } from '../store/sql-bat
 import { WriteGroups } from '../store/write-groups.js';
 import { EngineOutbox } from './engine-outbox.js';
 import type { FlowRun } from './flow-run.js';
-import { StatusSnapshot } from './flow-status.snapshot.js';
+import { StatusSnapshot, type WrittenModules } from './flow-status.snapshot.js';
 
 /**
  * Writes a flow's state (status, runtime, and whatever else changes with it) in one statement
@@ -58,9 +58,19 @@ export class FlowStateStore {
     const combined = (writes: readonly QueuedWrite[]): Promise<CancelRow[]> => {
       const fields = new Map<string, unknown>();
       for (const write of writes) for (const [column, value] of write.fields) fields.set(column, value);
-      const status = fields.get('flow_status');
-      if (status instanceof StatusSnapshot) fields.set('flow_status', status.encode());
       const statements = writes.flatMap((write) => write.statements);
+      const status = fields.get('flow_status');
+      let written: WrittenModules | undefined;
+      if (status instanceof StatusSnapshot && status.size >= MODULES_IN_ROWS_FROM) {
+        // A large flow writes the modules that changed, not its whole status (issue 34).
+        const split = status.encodeSplit(writtenModules.get(run));
+        fields.set('flow_status', split.status);
+        if (split.indexes.length > 0)
+          statements.push(this.jobs.writeModuleRows(run.id, split.indexes, split.modulesJson));
+        written = split.written;
+      } else if (status instanceof StatusSnapshot) {
+        fields.set('flow_status', status.encode());
+      }
       const landed = this.groups.write<CancelRow>({
         id: run.id,
         statements: [...statements, this.jobs.updateEncoded(run.id, fields)],
@@ -68,6 +78,7 @@ export class FlowStateStore {
       });
       for (const write of writes) write.landed = landed;
       return landed.then((rows) => {
+        if (written) writtenModules.set(run, written);
         this.outbox.afterCommit(statements);
         return rows;
       });
@@ -147,6 +158,13 @@ interface QueuedWrite {
 }
 
 const queues = new WeakMap<FlowRun, QueuedWrite[]>();
+/**
+ * From how many modules a flow's module statuses are written as rows of their own, a changed one
+ * at a time (`job_flow_module`): below it, the whole status is as cheap to write.
+ */
+const MODULES_IN_ROWS_FROM = 100;
+/** What each large flow's module rows hold, as of its last write that landed. */
+const writtenModules = new WeakMap<FlowRun, WrittenModules>();
 /**
  * How long a flow's oldest write may be landing while the flow goes on (ms): a step's completion
  * is durable within about a commit of this after its end (issue 34: 100 ms, p99, under load).

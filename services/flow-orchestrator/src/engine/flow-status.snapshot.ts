@@ -1,4 +1,5 @@
 import type { FlowStatus, FlowStatusModule } from '@flowmesh/contracts';
+import { MODULES_IN_ROWS } from '../store/job-columns.js';
 
 /** Module statuses that no one changes in place: ended ones, and those not reached yet. */
 const SETTLED_TYPES: ReadonlySet<string> = new Set(['Success', 'Failure', 'WaitingForPriorSteps']);
@@ -39,6 +40,35 @@ export class StatusSnapshot {
     this.rest = JSON.stringify(rest);
   }
 
+  /** How many modules the status has. */
+  get size(): number {
+    return this.modules.length;
+  }
+
+  /**
+   * The status with its modules in rows of their own (`MODULES_IN_ROWS`): the status without its
+   * modules, and the modules that differ from what the rows hold (`written`, from the flow's last
+   * such write that landed; all of them without it): a module replaced since, or one that was or
+   * is in progress (changed in place). `written` is what the rows hold once this lands.
+   */
+  encodeSplit(written: WrittenModules | undefined): SplitStatus {
+    const indexes: number[] = [];
+    const parts: string[] = [];
+    for (let i = 0; i < this.modules.length; i++) {
+      const live = this.live.get(i);
+      if (live === undefined && written?.modules[i] === this.modules[i] && !written.live.has(i)) continue;
+      indexes.push(i);
+      parts.push(live ?? encodedModule(this.modules[i]));
+    }
+    const rest = this.rest === '{}' ? '}' : `,${this.rest.slice(1)}`;
+    return {
+      status: `{"modules":[],"${MODULES_IN_ROWS}":true${rest}`,
+      indexes,
+      modulesJson: `[${parts.join(',')}]`,
+      written: { modules: this.modules, live: new Set(this.live.keys()) },
+    };
+  }
+
   /** The status as JSON (the same text as `JSON.stringify` of it, keys aside). */
   encode(): string {
     if (this.json !== undefined) return this.json;
@@ -47,4 +77,20 @@ export class StatusSnapshot {
     this.json = `{"modules":[${modules.join(',')}]${rest || '}'}`;
     return this.json;
   }
+}
+
+/** The module statuses a flow's rows hold: as of its last write that landed. */
+export interface WrittenModules {
+  readonly modules: readonly FlowStatusModule[];
+  /** Those in progress then, which may have changed in place since. */
+  readonly live: ReadonlySet<number>;
+}
+
+export interface SplitStatus {
+  /** `flow_status` as JSON, without its modules. */
+  readonly status: string;
+  /** The modules to write, by index, and their statuses as a JSON array in that order. */
+  readonly indexes: readonly number[];
+  readonly modulesJson: string;
+  readonly written: WrittenModules;
 }

@@ -6,6 +6,7 @@ import { ScheduleTables1700000051000 } from '../triggers/schedules/schedule-tabl
 import { SuspendedJobsIndex1700000030000 } from '../telemetry/suspended-index.migration.js';
 import { JobTriggerColumns1700000040000 } from '../triggers/job-trigger-columns.migration.js';
 import { WorkspaceSettingsTable1700000060000 } from '../workspace-settings/workspace-settings.migration.js';
+import { FlowModuleRows1700000065000 } from '../jobs/flow-module-rows.migration.js';
 import { HttpTriggerTables1700000052000 } from '../triggers/http-routes/http-trigger-tables.migration.js';
 
 /**
@@ -23,4 +24,5 @@ export const FLOW_ORCHESTRATOR_MIGRATIONS = [
   HttpTriggerTables1700000052000,
   ScheduleRunStarts1700000053000,
   WorkspaceSettingsTable1700000060000,
+  FlowModuleRows1700000065000,
 ];

@@ -39,7 +39,19 @@ export const COLUMNS = [
 export type Column = (typeof COLUMNS)[number];
 
 export const JSON_COLUMNS = new Set<Column>(['raw_flow', 'args', 'result', 'flow_status', 'runtime']);
-export const SELECT_COLUMNS = [...COLUMNS, 'wake_seq'].join(', ');
+/**
+ * Marks a `flow_status` whose modules live in `job_flow_module` rows (a large flow's, written a
+ * changed module at a time): reads put them back, so no reader sees the difference.
+ */
+export const MODULES_IN_ROWS = '_modules_in_rows';
+const FLOW_STATUS_READ = `CASE WHEN job.flow_status ? '${MODULES_IN_ROWS}'
+    THEN jsonb_set(job.flow_status - '${MODULES_IN_ROWS}', '{modules}', COALESCE(
+      (SELECT jsonb_agg(m.status ORDER BY m.idx) FROM job_flow_module m WHERE m.job_id = job.id), '[]'::jsonb))
+    ELSE job.flow_status END AS flow_status`;
+/** The columns a read selects (the row must be named `job`). */
+export const SELECT_COLUMNS = [...COLUMNS, 'wake_seq']
+  .map((column) => (column === 'flow_status' ? FLOW_STATUS_READ : column))
+  .join(', ');
 
 /** Jobs a worker does not run as a script: flows (driven) and AI steps (agent-runtime's). */
 export const NOT_SCRIPT_KINDS: ReadonlySet<string> = new Set([

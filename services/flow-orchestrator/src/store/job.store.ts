@@ -137,6 +137,20 @@ export class JobStore {
     };
   }
 
+  /**
+   * A large flow's changed module statuses (`indexes[i]` is `modules[i]`, JSON of an array), as
+   * rows of `job_flow_module`; its `flow_status` then carries `MODULES_IN_ROWS` (job-columns.ts).
+   */
+  writeModuleRows(flowId: string, indexes: readonly number[], modulesJson: string): SqlStatement {
+    return {
+      sql: `INSERT INTO job_flow_module (job_id, idx, status)
+            SELECT $1, ($2::int[])[e.n], e.status FROM jsonb_array_elements($3::jsonb) WITH ORDINALITY AS e(status, n)
+            ON CONFLICT (job_id, idx) DO UPDATE SET status = excluded.status`,
+      params: [flowId, indexes, modulesJson],
+      rowKeys: [`job_flow_module:${flowId}`],
+    };
+  }
+
   /** The job ends: its terminal fields, and the lease it held is released. */
   finish(id: string, fields: JobEnd): SqlStatement {
     return { ...this.ending(id, 'id = $1', fields), jobRow: id };

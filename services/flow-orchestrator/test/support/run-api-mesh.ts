@@ -10,7 +10,7 @@ import {
 // folders without a build of the registry on every run.
 // eslint-disable-next-line no-restricted-imports
 import { resourceRegistryDefinition } from '@flowmesh/resource-registry/definition';
-import { startTestService, type TestService } from '@flowmesh/testing';
+import { startTestService, waitFor, type TestService } from '@flowmesh/testing';
 import { flowOrchestratorDefinition } from '../../src/flow-orchestrator.definition.js';
 
 export type Member = 'admin' | 'alice' | 'bob';
@@ -126,4 +126,30 @@ export function scriptStep(id: string, main: string, inputTransforms: Record<str
       ),
     },
   };
+}
+
+/** A job as `jobs_u/get` shows it, read as `as`; fails the test on any other answer than 200. */
+export async function readJob<T extends { success?: boolean }>(
+  mesh: RunApiMesh,
+  id: string,
+  as: Member = 'admin',
+): Promise<T> {
+  const answer = await mesh.http('GET', `jobs_u/get/${id}`, as);
+  if (answer.status !== 200) throw new Error(`GET jobs_u/get/${id}: ${answer.status} ${answer.text}`);
+  return answer.json<T>();
+}
+
+/** The job once it ended (`success` set), read as the admin. */
+export function endedJob<T extends { success?: boolean }>(
+  mesh: RunApiMesh,
+  id: string,
+  timeoutMs = 120_000,
+): Promise<T> {
+  return waitFor(
+    async () => {
+      const found = await readJob<T>(mesh, id);
+      return found.success === undefined ? undefined : found;
+    },
+    { timeoutMs, description: `job ${id} to end` },
+  );
 }
