@@ -10,3 +10,5 @@ export * from './schedules.contract.js';
 export * from './http-trigger.schema.js';
 export * from './http-triggers.contract.js';
 export * from './workspace-settings.contract.js';
+export * from './event-trigger.schema.js';
+export * from './event-triggers.contract.js';
