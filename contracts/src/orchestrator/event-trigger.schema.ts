@@ -12,7 +12,7 @@ import { ActorSchema } from '../registry/identity.schema.js';
  */
 
 /** The kinds of event trigger this mesh listens with. */
-export const EVENT_TRIGGER_KINDS = ['nats', 'amqp'] as const;
+export const EVENT_TRIGGER_KINDS = ['nats', 'amqp', 'mqtt'] as const;
 export const EventTriggerKindSchema = z.enum(EVENT_TRIGGER_KINDS);
 export type EventTriggerKind = z.infer<typeof EventTriggerKindSchema>;
 
@@ -199,7 +199,11 @@ export const NewMqttTriggerSchema = z.object({
     )
     .min(1, 'give at least one topic')
     .max(100),
-  /** The MQTT client id; with a persistent session (clean_session/clean_start false) it names the session. */
+  /**
+   * The MQTT client id, naming the session the broker keeps between connections (default: one
+   * derived from the trigger). Unlike Windmill, the session persists unless `clean_session` /
+   * `clean_start` is true: a message published while the listener moves is kept for it.
+   */
   client_id: z.string().max(255).nullish(),
   client_version: z.enum(['v3', 'v5']).nullish(),
   v3_config: z.object({ clean_session: z.boolean().nullish() }).nullish(),
@@ -217,9 +221,10 @@ export type NewMqttTrigger = z.infer<typeof NewMqttTriggerSchema>;
 export const NEW_EVENT_TRIGGER_SCHEMAS = {
   nats: NewNatsTriggerSchema,
   amqp: NewAmqpTriggerSchema,
+  mqtt: NewMqttTriggerSchema,
 } as const satisfies Record<EventTriggerKind, z.ZodType>;
 
-export type NewEventTrigger = NewNatsTrigger | NewAmqpTrigger;
+export type NewEventTrigger = NewNatsTrigger | NewAmqpTrigger | NewMqttTrigger;
 
 /** The listener's state: `connecting`, `listening`, or `error` (retried with backoff); `disabled`. */
 export const EventTriggerStateSchema = z.enum(['disabled', 'connecting', 'listening', 'error']);
@@ -275,6 +280,7 @@ const editRequest = <Kind extends EventTriggerKind, Trigger extends z.ZodType>(
 export const CreateEventTriggerRequestSchema = z.discriminatedUnion('kind', [
   saveRequest('nats', NewNatsTriggerSchema),
   saveRequest('amqp', NewAmqpTriggerSchema),
+  saveRequest('mqtt', NewMqttTriggerSchema),
 ]);
 export type CreateEventTriggerRequest = z.infer<typeof CreateEventTriggerRequestSchema>;
 
@@ -282,6 +288,7 @@ export type CreateEventTriggerRequest = z.infer<typeof CreateEventTriggerRequest
 export const UpdateEventTriggerRequestSchema = z.discriminatedUnion('kind', [
   editRequest('nats', NewNatsTriggerSchema),
   editRequest('amqp', NewAmqpTriggerSchema),
+  editRequest('mqtt', NewMqttTriggerSchema),
 ]);
 export type UpdateEventTriggerRequest = z.infer<typeof UpdateEventTriggerRequestSchema>;
 

@@ -17,7 +17,15 @@ const ROUTE_REJECTIONS = [
 export type RouteRejection = (typeof ROUTE_REJECTIONS)[number];
 
 /** The kinds of trigger this mesh serves (the others of `TRIGGER_KINDS` are still to come). */
-const BUILT_TRIGGER_KINDS: readonly TriggerKind[] = ['schedule', 'webhook', 'http', 'mcp', 'nats', 'amqp'];
+const BUILT_TRIGGER_KINDS: readonly TriggerKind[] = [
+  'schedule',
+  'webhook',
+  'http',
+  'mcp',
+  'nats',
+  'amqp',
+  'mqtt',
+];
 
 /**
  * Runs started by triggers, labelled by trigger kind only (never by path: a workspace may hold

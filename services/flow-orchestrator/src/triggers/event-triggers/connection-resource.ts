@@ -1,6 +1,7 @@
 import {
   AmqpResourceSchema,
   MeshError,
+  MqttResourceSchema,
   NatsResourceSchema,
   type EventTriggerKind,
 } from '@flowmesh/contracts';
@@ -10,6 +11,7 @@ import type { z } from 'zod';
 const RESOURCE_SCHEMAS = {
   nats: NatsResourceSchema,
   amqp: AmqpResourceSchema,
+  mqtt: MqttResourceSchema,
 } as const satisfies Record<EventTriggerKind, z.ZodType>;
 
 export type ConnectionResource<Kind extends EventTriggerKind> = z.output<(typeof RESOURCE_SCHEMAS)[Kind]>;

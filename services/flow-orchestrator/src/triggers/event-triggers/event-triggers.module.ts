@@ -2,12 +2,14 @@ import { EVENT_TRIGGER_KINDS } from '@flowmesh/contracts';
 import { Module, type DynamicModule } from '@nestjs/common';
 import { TriggersSharedModule } from '../triggers-shared.module.js';
 import { EVENT_LISTENERS } from './event-listener.js';
+import { DeliverySlots } from './delivery-slots.store.js';
 import { EventTriggerStore } from './event-trigger.store.js';
 import { EVENT_TRIGGER_POLL_MS, EventTriggerSupervisor } from './event-trigger.supervisor.js';
 import { EventTriggersApi } from './event-triggers-api.service.js';
 import { eventTriggersController } from './event-triggers.controller.js';
 import { EventTriggersHandler } from './event-triggers.handler.js';
 import { AmqpEventListener } from './kinds/amqp.listener.js';
+import { MqttEventListener } from './kinds/mqtt.listener.js';
 import { NatsEventListener } from './kinds/nats.listener.js';
 import { TriggerLeases } from './trigger-leases.js';
 import { TriggerRunStarter } from './trigger-run.starter.js';
@@ -16,7 +18,7 @@ import { TriggerRunStarter } from './trigger-run.starter.js';
 const POLL_MS = 1_000;
 
 /**
- * Event triggers (NATS, AMQP), the service role's: their API over HTTP (one controller per
+ * Event triggers (NATS, AMQP, MQTT), the service role's: their API over HTTP (one controller per
  * kind, Windmill's `<kind>_triggers/...`) and `orchestrator.event_trigger.*`, and the supervisor
  * that runs each enabled trigger's listener on one replica at a time.
  */
@@ -31,12 +33,14 @@ export class EventTriggersModule {
         { provide: EVENT_TRIGGER_POLL_MS, useValue: POLL_MS },
         NatsEventListener,
         AmqpEventListener,
+        MqttEventListener,
         {
           provide: EVENT_LISTENERS,
           useFactory: (...listeners: unknown[]) => listeners,
-          inject: [NatsEventListener, AmqpEventListener],
+          inject: [NatsEventListener, AmqpEventListener, MqttEventListener],
         },
         EventTriggerStore,
+        DeliverySlots,
         TriggerLeases,
         TriggerRunStarter,
         EventTriggerSupervisor,
