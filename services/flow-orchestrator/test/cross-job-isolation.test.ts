@@ -208,7 +208,7 @@ afterAll(async () => {
 /** Starts a one-step flow of `step` with `arg` as its only argument; its flow job's id. */
 async function start(
   step: { language: string; sameWorker?: boolean; content: string },
-  name: 'stop' | 'victims',
+  name: string,
   value: string,
 ): Promise<string> {
   const { job_id } = await fm!.jobs.runFlow({
@@ -319,5 +319,57 @@ describe.runIf(process.getuid?.() === 0)('a job reaches no other job’s credent
       const job = await fm!.waitForEnd(id, 120_000);
       expect([kind, job.status, job.result]).toEqual([kind, 'completed', 'token']);
     }
+  }, 420_000);
+
+  it("a bash step's arguments are on no command line another job can read", async () => {
+    // A `$var:` secret resolved into an argument: as a command-line argument, /proc showed it.
+    const secret = `fm-secret-${randomBytes(6).toString('hex')}`;
+    const release = join(stopDir, `release-${randomBytes(4).toString('hex')}`);
+    const victim = await start(
+      {
+        language: 'bash',
+        content: `secret="$1"
+while [ ! -e "${release}" ]; do sleep 0.2; done
+echo "$secret"`,
+      },
+      'secret',
+      secret,
+    );
+    const runs = (pid: number) => {
+      try {
+        return readFileSync(`/proc/${pid}/environ`, 'utf8').includes(`WM_ROOT_FLOW_JOB_ID=${victim}`);
+      } catch {
+        return false;
+      }
+    };
+    await until('the victim running', () => victimsRunning().find((v) => v.kind === 'bash' && runs(v.pid)));
+    // The attacker is given the secret reversed, so its own arguments never hold it.
+    const attacker = await start(
+      {
+        language: 'bash',
+        content: `reversed="$1"
+secret=$(printf '%s' "$reversed" | rev)
+found=none; readable=0
+for f in /proc/[0-9]*/cmdline; do
+  if line=$(tr '\\0' ' ' < "$f" 2>/dev/null) && [ -n "$line" ]; then
+    readable=$((readable + 1))
+    case "$line" in *"$secret"*) found="$f";; esac
+  fi
+done
+echo "{\\"found\\": \\"$found\\", \\"readable\\": $readable}" > result.json`,
+      },
+      'reversed',
+      [...secret].reverse().join(''),
+    );
+    const attack = await fm!.waitForEnd(attacker, 180_000);
+    writeFileSync(release, '');
+    expect(attack.status, JSON.stringify(attack.result)).toBe('completed');
+    const report = attack.result as { found: string; readable: number };
+    // It read command lines (its own and the worker's at least), none with the secret.
+    expect(report.readable).toBeGreaterThan(1);
+    expect(report.found).toBe('none');
+    // The victim had its argument all the same.
+    const ended = await fm!.waitForEnd(victim, 120_000);
+    expect([ended.status, ended.result]).toEqual(['completed', secret]);
   }, 420_000);
 });

@@ -13,6 +13,13 @@ import type { JobWorkdirs } from '../process/job-workdir.js';
 import { describeExit, runScriptProcess } from '../process/script-process.js';
 import { bashArguments, bashParams } from './bash-params.util.js';
 
+/**
+ * Runs the script in the shell that reads its arguments from fd 3 (each NUL-terminated) and makes
+ * them its positional parameters: as command-line arguments, any job could read them in
+ * `/proc/<pid>/cmdline` (a `$var:` secret resolved into an argument, say). `$0` stays the script.
+ */
+const READ_ARGUMENTS = `__fm_args=(); while IFS= read -r -d '' __fm_a <&3; do __fm_args+=("$__fm_a"); done; exec 3<&-; set -- "\${__fm_args[@]}"; unset __fm_args __fm_a; . "$0"`;
+
 export interface BashRunnerOptions {
   readonly executable: string;
   readonly path: string;
@@ -33,11 +40,20 @@ export class BashRunner implements ScriptRunner {
   ) {}
 
   run(job: ScriptJob, onLog: LogLineSink, options: ScriptRunOptions = {}): Promise<unknown> {
+    const params = bashParams(job.content);
+    const values = bashArguments(params, job.args);
+    const nul = values.findIndex((value) => value.includes('\0'));
+    // A shell variable cannot hold one (nor could a command-line argument).
+    if (nul >= 0)
+      return Promise.reject(
+        new JobError('ExecutionErr', `argument ${params[nul]} holds a NUL byte, which bash cannot take`),
+      );
     const spec = {
       fileName: 'main.sh',
       executable: this.options.executable,
       path: this.options.path,
-      args: (script: string) => [script, ...bashArguments(bashParams(job.content), job.args)],
+      args: (script: string) => ['-c', READ_ARGUMENTS, script],
+      input: values.map((value) => `${value}\0`).join(''),
     };
     return runScriptProcess(this.workdirs, job, onLog, options, spec, async (outcome, workdir) => {
       if (outcome.exitCode !== 0) {
