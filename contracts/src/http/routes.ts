@@ -37,10 +37,11 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
     'runs',
     'schedules',
     'http_triggers',
-    // Event triggers (Windmill's per-kind APIs): `nats_triggers`, `amqp_triggers`, `mqtt_triggers`.
+    // Event triggers (Windmill's per-kind APIs): `nats_triggers`, `amqp_triggers`, `mqtt_triggers`, ...
     'nats_triggers',
     'amqp_triggers',
     'mqtt_triggers',
+    'websocket_triggers',
     'workspace_settings',
   ]),
   // User-defined HTTP routes (Windmill's HTTP triggers): `/api/r/<route>` and `/api/r/<workspace>/<route>`.

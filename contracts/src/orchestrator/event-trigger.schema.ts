@@ -12,7 +12,7 @@ import { ActorSchema } from '../registry/identity.schema.js';
  */
 
 /** The kinds of event trigger this mesh listens with. */
-export const EVENT_TRIGGER_KINDS = ['nats', 'amqp', 'mqtt'] as const;
+export const EVENT_TRIGGER_KINDS = ['nats', 'amqp', 'mqtt', 'websocket'] as const;
 export const EventTriggerKindSchema = z.enum(EVENT_TRIGGER_KINDS);
 export type EventTriggerKind = z.infer<typeof EventTriggerKindSchema>;
 
@@ -217,14 +217,51 @@ export const NewMqttTriggerSchema = z.object({
 });
 export type NewMqttTrigger = z.infer<typeof NewMqttTriggerSchema>;
 
+/**
+ * `NewWebsocketTrigger`: a WebSocket URL the mesh connects to (`ws://`, `wss://`), Windmill's
+ * initial messages sent once connected, and its filters on each text message.
+ */
+export const NewWebsocketTriggerSchema = z.object({
+  ...baseFields,
+  url: z
+    .string()
+    .max(4_000)
+    .refine((url) => /^wss?:\/\/[^\s]+$/i.test(url), {
+      message: 'must be a ws:// or wss:// URL ($script: and $flow: URLs are not supported)',
+    }),
+  initial_messages: z
+    .array(
+      z.union([
+        z.object({ raw_message: z.string().max(1_000_000) }).strict(),
+        z
+          .object({ runnable_result: z.unknown() })
+          .strict()
+          .refine(() => false, 'runnable_result initial messages are not supported: send a raw_message'),
+      ]),
+    )
+    .max(100)
+    .nullish(),
+  url_runnable_args: unsupported('url_runnable_args ($script: and $flow: URLs)'),
+  can_return_message: z
+    .boolean()
+    .refine((value) => !value, 'can_return_message (answering on the socket) is not supported')
+    .nullish(),
+  can_return_error_result: z
+    .boolean()
+    .refine((value) => !value, 'can_return_error_result (answering on the socket) is not supported')
+    .nullish(),
+});
+export type NewWebsocketTrigger = z.infer<typeof NewWebsocketTriggerSchema>;
+
 /** The schema of what `create` and `update` take, per kind. */
 export const NEW_EVENT_TRIGGER_SCHEMAS = {
   nats: NewNatsTriggerSchema,
   amqp: NewAmqpTriggerSchema,
   mqtt: NewMqttTriggerSchema,
+  websocket: NewWebsocketTriggerSchema,
 } as const satisfies Record<EventTriggerKind, z.ZodType>;
 
-export type NewEventTrigger = NewNatsTrigger | NewAmqpTrigger | NewMqttTrigger;
+export type NewEventTrigger = NewNatsTrigger | NewAmqpTrigger | NewMqttTrigger | NewWebsocketTrigger;
 
 /** The listener's state: `connecting`, `listening`, or `error` (retried with backoff); `disabled`. */
 export const EventTriggerStateSchema = z.enum(['disabled', 'connecting', 'listening', 'error']);
@@ -281,6 +318,7 @@ export const CreateEventTriggerRequestSchema = z.discriminatedUnion('kind', [
   saveRequest('nats', NewNatsTriggerSchema),
   saveRequest('amqp', NewAmqpTriggerSchema),
   saveRequest('mqtt', NewMqttTriggerSchema),
+  saveRequest('websocket', NewWebsocketTriggerSchema),
 ]);
 export type CreateEventTriggerRequest = z.infer<typeof CreateEventTriggerRequestSchema>;
 
@@ -289,6 +327,7 @@ export const UpdateEventTriggerRequestSchema = z.discriminatedUnion('kind', [
   editRequest('nats', NewNatsTriggerSchema),
   editRequest('amqp', NewAmqpTriggerSchema),
   editRequest('mqtt', NewMqttTriggerSchema),
+  editRequest('websocket', NewWebsocketTriggerSchema),
 ]);
 export type UpdateEventTriggerRequest = z.infer<typeof UpdateEventTriggerRequestSchema>;
 

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { settings, type ServiceConfig } from '@flowmesh/bootstrap';
+import { outboundAllowCidrsSetting } from '@flowmesh/outbound';
 import { z } from 'zod';
 import {
   approvalsSettingsShape,
@@ -29,6 +30,8 @@ export const flowOrchestratorConfigSchema = z
         "must be tags of lowercase letters, digits, '-' or '_'",
       )
       .default(['default', 'flow']),
+    /** Internal ranges the orchestrator may connect to all the same (a WebSocket trigger's URL). */
+    FLOWMESH_OUTBOUND_ALLOW_CIDRS: outboundAllowCidrsSetting(),
     ...engineSettingsShape,
     ...apiSettingsShape,
     ...grpcSettingsShape,
@@ -42,6 +45,7 @@ export const flowOrchestratorConfigSchema = z
   })
   .transform((env) => ({
     workerTags: env.FLOWMESH_WORKER_TAGS,
+    outboundAllowCidrs: env.FLOWMESH_OUTBOUND_ALLOW_CIDRS,
     engine: toEngineSettings(env),
     api: toApiConfig(env),
     grpc: toGrpcConfig(env),

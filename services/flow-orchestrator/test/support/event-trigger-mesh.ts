@@ -64,9 +64,12 @@ const envOf = (adminToken: string) => ({
   LOG_LEVEL: 'warn',
 });
 
-export async function startEventTriggerMesh(): Promise<EventTriggerMesh> {
+/** `orchestratorEnv`: settings of the orchestrator replicas over the test's own. */
+export async function startEventTriggerMesh(
+  options: { orchestratorEnv?: Record<string, string> } = {},
+): Promise<EventTriggerMesh> {
   const adminToken = `fm_evt_${randomBytes(24).toString('base64url')}`;
-  const env = envOf(adminToken);
+  const env = { ...envOf(adminToken), ...options.orchestratorEnv };
   const mesh = await startMesh({ processes: ['resource-registry'], env, readyTimeoutMs: 150_000 });
   const output: string[] = [];
   const keep = (line: string) => {

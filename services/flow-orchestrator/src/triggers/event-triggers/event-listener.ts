@@ -10,6 +10,11 @@ export interface TriggerMessage {
    */
   readonly identity?: string;
   readonly payload: Uint8Array;
+  /**
+   * The runnable's arguments as the kind's Windmill listener makes them (the preprocessor's event
+   * has them too); absent: `{payload}`, the bytes in base64 (NATS, AMQP, MQTT).
+   */
+  readonly args?: Readonly<Record<string, unknown>>;
   /** What the kind adds to the preprocessor's event beside `kind` and `payload` (Windmill's trigger info). */
   readonly info: Readonly<Record<string, unknown>>;
 }

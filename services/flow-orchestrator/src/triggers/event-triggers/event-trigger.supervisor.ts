@@ -202,9 +202,11 @@ export class EventTriggerSupervisor implements OnApplicationBootstrap, BeforeApp
 
   /** The connection's resource, read as the trigger's owner (its `$var:` secrets resolved by the registry). */
   private async connectionValue(row: EventTriggerRow): Promise<unknown> {
-    const path = row.config[resourceFieldOf(row.kind)];
+    const field = resourceFieldOf(row.kind);
+    if (field === undefined) return null;
+    const path = row.config[field];
     if (typeof path !== 'string') {
-      throw new MeshError('INTERNAL', `the trigger has no ${resourceFieldOf(row.kind)}`);
+      throw new MeshError('INTERNAL', `the trigger has no ${field}`);
     }
     const token = this.owners.open(
       { sealed: row.owner_token_sealed },

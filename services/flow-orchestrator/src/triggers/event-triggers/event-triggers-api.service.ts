@@ -195,6 +195,7 @@ export class EventTriggersApi {
       throw error;
     }
     const field = resourceFieldOf(kind);
+    if (field === undefined) return;
     const path = (trigger as unknown as Record<string, string>)[field];
     let value: unknown;
     try {

@@ -1,4 +1,6 @@
+import { SERVICE_CONFIG } from '@flowmesh/bootstrap';
 import { EVENT_TRIGGER_KINDS } from '@flowmesh/contracts';
+import { OutboundPolicy, type AllowedCidr } from '@flowmesh/outbound';
 import { Module, type DynamicModule } from '@nestjs/common';
 import { TriggersSharedModule } from '../triggers-shared.module.js';
 import { EVENT_LISTENERS } from './event-listener.js';
@@ -10,6 +12,7 @@ import { eventTriggersController } from './event-triggers.controller.js';
 import { EventTriggersHandler } from './event-triggers.handler.js';
 import { AmqpEventListener } from './kinds/amqp.listener.js';
 import { MqttEventListener } from './kinds/mqtt.listener.js';
+import { WEBSOCKET_OUTBOUND_POLICY, WebsocketEventListener } from './kinds/websocket.listener.js';
 import { NatsEventListener } from './kinds/nats.listener.js';
 import { TriggerLeases } from './trigger-leases.js';
 import { TriggerRunStarter } from './trigger-run.starter.js';
@@ -18,7 +21,7 @@ import { TriggerRunStarter } from './trigger-run.starter.js';
 const POLL_MS = 1_000;
 
 /**
- * Event triggers (NATS, AMQP, MQTT), the service role's: their API over HTTP (one controller per
+ * Event triggers (NATS, AMQP, MQTT, WebSocket), the service role's: their API over HTTP (one controller per
  * kind, Windmill's `<kind>_triggers/...`) and `orchestrator.event_trigger.*`, and the supervisor
  * that runs each enabled trigger's listener on one replica at a time.
  */
@@ -31,13 +34,20 @@ export class EventTriggersModule {
       controllers: [...EVENT_TRIGGER_KINDS.map(eventTriggersController), EventTriggersHandler],
       providers: [
         { provide: EVENT_TRIGGER_POLL_MS, useValue: POLL_MS },
+        {
+          provide: WEBSOCKET_OUTBOUND_POLICY,
+          useFactory: (config: { outboundAllowCidrs: readonly AllowedCidr[] }) =>
+            new OutboundPolicy(config.outboundAllowCidrs),
+          inject: [SERVICE_CONFIG],
+        },
         NatsEventListener,
         AmqpEventListener,
         MqttEventListener,
+        WebsocketEventListener,
         {
           provide: EVENT_LISTENERS,
           useFactory: (...listeners: unknown[]) => listeners,
-          inject: [NatsEventListener, AmqpEventListener, MqttEventListener],
+          inject: [NatsEventListener, AmqpEventListener, MqttEventListener, WebsocketEventListener],
         },
         EventTriggerStore,
         DeliverySlots,

@@ -12,8 +12,8 @@ import { messageJobId } from './message-job-id.js';
 
 /**
  * Turns a message into its run, as Windmill's listeners do: the payload base64-encoded as the
- * argument `payload`, or, for a runnable with a preprocessor, the event `{kind, payload, ...}`
- * with what the kind adds (subject, topic, routing key, ...). The run acts as the trigger's
+ * argument `payload` (a WebSocket's text as `msg`), or, for a runnable with a preprocessor, the
+ * event `{kind, payload, ...}` with what the kind adds (subject, topic, routing key, url, ...). The run acts as the trigger's
  * owner and its job id comes from the message's identity, so a redelivered message is one run.
  */
 @Injectable()
@@ -28,8 +28,8 @@ export class TriggerRunStarter {
   /** Resolves once the run is durably queued, or at once when the filters drop the message. */
   async deliver(row: EventTriggerRow, message: TriggerMessage): Promise<void> {
     if (!passesFilters(row.filters, row.filter_logic, message.payload)) return;
-    const payload = Buffer.from(message.payload).toString('base64');
-    const event: TriggerEvent = { ...message.info, kind: row.kind, payload };
+    const args = message.args ?? { payload: Buffer.from(message.payload).toString('base64') };
+    const event: TriggerEvent = { ...args, ...message.info, kind: row.kind };
     const token = this.owners.open(
       { sealed: row.owner_token_sealed },
       eventTriggerLabel(row.kind, row.workspace_id, row.path),
@@ -38,7 +38,7 @@ export class TriggerRunStarter {
       actor: { token },
       workspace: row.workspace_id,
       path: row.script_path,
-      args: { payload },
+      args: { ...args },
       apply_preprocessor: true,
       trigger: { kind: row.kind, path: row.path },
       trigger_event: event,
