@@ -42,6 +42,7 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
     'amqp_triggers',
     'mqtt_triggers',
     'websocket_triggers',
+    'postgres_triggers',
     'workspace_settings',
   ]),
   // User-defined HTTP routes (Windmill's HTTP triggers): `/api/r/<route>` and `/api/r/<workspace>/<route>`.

@@ -12,7 +12,7 @@ import { ActorSchema } from '../registry/identity.schema.js';
  */
 
 /** The kinds of event trigger this mesh listens with. */
-export const EVENT_TRIGGER_KINDS = ['nats', 'amqp', 'mqtt', 'websocket'] as const;
+export const EVENT_TRIGGER_KINDS = ['nats', 'amqp', 'mqtt', 'websocket', 'postgres'] as const;
 export const EventTriggerKindSchema = z.enum(EVENT_TRIGGER_KINDS);
 export type EventTriggerKind = z.infer<typeof EventTriggerKindSchema>;
 
@@ -253,15 +253,79 @@ export const NewWebsocketTriggerSchema = z.object({
 });
 export type NewWebsocketTrigger = z.infer<typeof NewWebsocketTriggerSchema>;
 
+/** Windmill's PostgreSQL resource: the database whose changes the trigger reads. */
+export const PostgresResourceSchema = z.object({
+  host: z.string().min(1).max(1000),
+  port: z.number().int().min(1).max(65_535).nullish(),
+  user: z.string().min(1),
+  password: z.string().nullish(),
+  dbname: z.string().min(1),
+  sslmode: z.enum(['', 'disable', 'allow', 'prefer', 'require', 'verify-ca', 'verify-full']).nullish(),
+  root_certificate_pem: z.string().nullish(),
+});
+export type PostgresResource = z.infer<typeof PostgresResourceSchema>;
+
+const PG_NAME = z
+  .string()
+  .regex(/^[a-z_][a-z0-9_]*$/, 'must be lowercase letters, digits and _ (a PostgreSQL name)')
+  .max(63);
+
+/**
+ * `NewPostgresTrigger`: Windmill's publication and slot model. The trigger reads the changes of
+ * `publication_name` through the logical replication slot `replication_slot_name` (pgoutput);
+ * with `publication`, the publication is created (on the tables given, for the operations
+ * given) when it does not exist, and the slot too.
+ */
+export const NewPostgresTriggerSchema = z.object({
+  ...baseFields,
+  postgres_resource_path: ItemPathSchema,
+  replication_slot_name: PG_NAME,
+  publication_name: PG_NAME,
+  publication: z
+    .object({
+      table_to_track: z
+        .array(
+          z.object({
+            schema_name: z.string().min(1).max(63),
+            table_to_track: z
+              .array(
+                z.object({
+                  table_name: z.string().min(1).max(63),
+                  columns_name: z.array(z.string().min(1).max(63)).max(1_600).nullish(),
+                  where_clause: unsupported('where_clause (row filters)'),
+                }),
+              )
+              .min(1, 'name the tables (a whole schema is not supported)')
+              .max(1_000),
+          }),
+        )
+        .max(100)
+        .nullish(),
+      transaction_to_track: z
+        .array(
+          z
+            .string()
+            .transform((value) => value.toLowerCase())
+            .pipe(z.enum(['insert', 'update', 'delete'], { error: 'must be Insert, Update or Delete' })),
+        )
+        .min(1)
+        .max(3),
+    })
+    .nullish(),
+});
+export type NewPostgresTrigger = z.infer<typeof NewPostgresTriggerSchema>;
+
 /** The schema of what `create` and `update` take, per kind. */
 export const NEW_EVENT_TRIGGER_SCHEMAS = {
   nats: NewNatsTriggerSchema,
   amqp: NewAmqpTriggerSchema,
   mqtt: NewMqttTriggerSchema,
   websocket: NewWebsocketTriggerSchema,
+  postgres: NewPostgresTriggerSchema,
 } as const satisfies Record<EventTriggerKind, z.ZodType>;
 
-export type NewEventTrigger = NewNatsTrigger | NewAmqpTrigger | NewMqttTrigger | NewWebsocketTrigger;
+export type NewEventTrigger =
+  NewNatsTrigger | NewAmqpTrigger | NewMqttTrigger | NewWebsocketTrigger | NewPostgresTrigger;
 
 /** The listener's state: `connecting`, `listening`, or `error` (retried with backoff); `disabled`. */
 export const EventTriggerStateSchema = z.enum(['disabled', 'connecting', 'listening', 'error']);
@@ -319,6 +383,7 @@ export const CreateEventTriggerRequestSchema = z.discriminatedUnion('kind', [
   saveRequest('amqp', NewAmqpTriggerSchema),
   saveRequest('mqtt', NewMqttTriggerSchema),
   saveRequest('websocket', NewWebsocketTriggerSchema),
+  saveRequest('postgres', NewPostgresTriggerSchema),
 ]);
 export type CreateEventTriggerRequest = z.infer<typeof CreateEventTriggerRequestSchema>;
 
@@ -328,6 +393,7 @@ export const UpdateEventTriggerRequestSchema = z.discriminatedUnion('kind', [
   editRequest('amqp', NewAmqpTriggerSchema),
   editRequest('mqtt', NewMqttTriggerSchema),
   editRequest('websocket', NewWebsocketTriggerSchema),
+  editRequest('postgres', NewPostgresTriggerSchema),
 ]);
 export type UpdateEventTriggerRequest = z.infer<typeof UpdateEventTriggerRequestSchema>;
 

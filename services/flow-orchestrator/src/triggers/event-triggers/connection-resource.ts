@@ -3,6 +3,7 @@ import {
   MeshError,
   MqttResourceSchema,
   NatsResourceSchema,
+  PostgresResourceSchema,
   type EventTriggerKind,
 } from '@flowmesh/contracts';
 import type { z } from 'zod';
@@ -15,6 +16,7 @@ const RESOURCE_SCHEMAS = {
   nats: NatsResourceSchema,
   amqp: AmqpResourceSchema,
   mqtt: MqttResourceSchema,
+  postgres: PostgresResourceSchema,
 } as const satisfies Partial<Record<EventTriggerKind, z.ZodType>>;
 
 type KindWithResource = keyof typeof RESOURCE_SCHEMAS;

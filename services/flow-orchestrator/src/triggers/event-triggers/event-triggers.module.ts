@@ -13,6 +13,7 @@ import { EventTriggersHandler } from './event-triggers.handler.js';
 import { AmqpEventListener } from './kinds/amqp.listener.js';
 import { MqttEventListener } from './kinds/mqtt.listener.js';
 import { WEBSOCKET_OUTBOUND_POLICY, WebsocketEventListener } from './kinds/websocket.listener.js';
+import { PostgresEventListener } from './kinds/postgres.listener.js';
 import { NatsEventListener } from './kinds/nats.listener.js';
 import { TriggerLeases } from './trigger-leases.js';
 import { TriggerRunStarter } from './trigger-run.starter.js';
@@ -21,7 +22,7 @@ import { TriggerRunStarter } from './trigger-run.starter.js';
 const POLL_MS = 1_000;
 
 /**
- * Event triggers (NATS, AMQP, MQTT, WebSocket), the service role's: their API over HTTP (one controller per
+ * Event triggers (NATS, AMQP, MQTT, WebSocket, PostgreSQL), the service role's: their API over HTTP (one controller per
  * kind, Windmill's `<kind>_triggers/...`) and `orchestrator.event_trigger.*`, and the supervisor
  * that runs each enabled trigger's listener on one replica at a time.
  */
@@ -44,10 +45,17 @@ export class EventTriggersModule {
         AmqpEventListener,
         MqttEventListener,
         WebsocketEventListener,
+        PostgresEventListener,
         {
           provide: EVENT_LISTENERS,
           useFactory: (...listeners: unknown[]) => listeners,
-          inject: [NatsEventListener, AmqpEventListener, MqttEventListener, WebsocketEventListener],
+          inject: [
+            NatsEventListener,
+            AmqpEventListener,
+            MqttEventListener,
+            WebsocketEventListener,
+            PostgresEventListener,
+          ],
         },
         EventTriggerStore,
         DeliverySlots,
