@@ -43,6 +43,7 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
     'mqtt_triggers',
     'websocket_triggers',
     'postgres_triggers',
+    'kafka_triggers',
     'workspace_settings',
   ]),
   // User-defined HTTP routes (Windmill's HTTP triggers): `/api/r/<route>` and `/api/r/<workspace>/<route>`.

@@ -4,7 +4,7 @@ import { ActorSchema } from '../registry/identity.schema.js';
 
 /**
  * Event triggers: a listener on a broker the mesh connects to (a NATS subject or JetStream
- * consumer, an AMQP 0-9-1 queue, MQTT topics) that turns each message into one run of a script or
+ * consumer, an AMQP 0-9-1 queue, MQTT topics, a WebSocket, a PostgreSQL publication, Kafka topics) that turns each message into one run of a script or
  * flow. Field names are Windmill's (`NewNatsTrigger`, `NewMqttTrigger`, `NewAmqpTrigger`, ... of its
  * openapi), each kind under its own API (`/api/w/<workspace>/<kind>_triggers/...`), so a Windmill
  * trigger moves over unchanged. The connection is a resource (`<kind>_resource_path`), read through
@@ -12,7 +12,7 @@ import { ActorSchema } from '../registry/identity.schema.js';
  */
 
 /** The kinds of event trigger this mesh listens with. */
-export const EVENT_TRIGGER_KINDS = ['nats', 'amqp', 'mqtt', 'websocket', 'postgres'] as const;
+export const EVENT_TRIGGER_KINDS = ['nats', 'amqp', 'mqtt', 'websocket', 'postgres', 'kafka'] as const;
 export const EventTriggerKindSchema = z.enum(EVENT_TRIGGER_KINDS);
 export type EventTriggerKind = z.infer<typeof EventTriggerKindSchema>;
 
@@ -315,6 +315,41 @@ export const NewPostgresTriggerSchema = z.object({
 });
 export type NewPostgresTrigger = z.infer<typeof NewPostgresTriggerSchema>;
 
+/** Windmill's Kafka resource: the brokers and the security protocol. */
+export const KafkaResourceSchema = z.object({
+  brokers: z.array(z.string().min(1).max(1000)).min(1).max(64),
+  security: z
+    .discriminatedUnion('label', [
+      z.object({ label: z.literal('PLAINTEXT') }),
+      z.object({ label: z.literal('SSL'), ca_pem: z.string().nullish() }),
+      z.object({
+        label: z.enum(['SASL_PLAINTEXT', 'SASL_SSL']),
+        mechanism: z
+          .string()
+          .transform((value) => value.toLowerCase().replaceAll('_', '-'))
+          .pipe(
+            z.enum(['plain', 'scram-sha-256', 'scram-sha-512'], {
+              error: 'must be PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512',
+            }),
+          ),
+        username: z.string().min(1),
+        password: z.string(),
+        ca_pem: z.string().nullish(),
+      }),
+    ])
+    .nullish(),
+});
+export type KafkaResource = z.infer<typeof KafkaResourceSchema>;
+
+/** `NewKafkaTrigger`: topics read by a consumer group. */
+export const NewKafkaTriggerSchema = z.object({
+  ...baseFields,
+  kafka_resource_path: ItemPathSchema,
+  group_id: z.string().min(1).max(255),
+  topics: z.array(z.string().min(1).max(249)).min(1, 'give at least one topic').max(100),
+});
+export type NewKafkaTrigger = z.infer<typeof NewKafkaTriggerSchema>;
+
 /** The schema of what `create` and `update` take, per kind. */
 export const NEW_EVENT_TRIGGER_SCHEMAS = {
   nats: NewNatsTriggerSchema,
@@ -322,10 +357,16 @@ export const NEW_EVENT_TRIGGER_SCHEMAS = {
   mqtt: NewMqttTriggerSchema,
   websocket: NewWebsocketTriggerSchema,
   postgres: NewPostgresTriggerSchema,
+  kafka: NewKafkaTriggerSchema,
 } as const satisfies Record<EventTriggerKind, z.ZodType>;
 
 export type NewEventTrigger =
-  NewNatsTrigger | NewAmqpTrigger | NewMqttTrigger | NewWebsocketTrigger | NewPostgresTrigger;
+  | NewNatsTrigger
+  | NewAmqpTrigger
+  | NewMqttTrigger
+  | NewWebsocketTrigger
+  | NewPostgresTrigger
+  | NewKafkaTrigger;
 
 /** The listener's state: `connecting`, `listening`, or `error` (retried with backoff); `disabled`. */
 export const EventTriggerStateSchema = z.enum(['disabled', 'connecting', 'listening', 'error']);
@@ -384,6 +425,7 @@ export const CreateEventTriggerRequestSchema = z.discriminatedUnion('kind', [
   saveRequest('mqtt', NewMqttTriggerSchema),
   saveRequest('websocket', NewWebsocketTriggerSchema),
   saveRequest('postgres', NewPostgresTriggerSchema),
+  saveRequest('kafka', NewKafkaTriggerSchema),
 ]);
 export type CreateEventTriggerRequest = z.infer<typeof CreateEventTriggerRequestSchema>;
 
@@ -394,6 +436,7 @@ export const UpdateEventTriggerRequestSchema = z.discriminatedUnion('kind', [
   editRequest('mqtt', NewMqttTriggerSchema),
   editRequest('websocket', NewWebsocketTriggerSchema),
   editRequest('postgres', NewPostgresTriggerSchema),
+  editRequest('kafka', NewKafkaTriggerSchema),
 ]);
 export type UpdateEventTriggerRequest = z.infer<typeof UpdateEventTriggerRequestSchema>;
 

@@ -12,7 +12,7 @@ import {
 } from './event-trigger.schema.js';
 
 /**
- * Event triggers (NATS, AMQP, MQTT, WebSocket, PostgreSQL), answered by flow-orchestrator: one set of subjects for every
+ * Event triggers (NATS, AMQP, MQTT, WebSocket, PostgreSQL, Kafka), answered by flow-orchestrator: one set of subjects for every
  * kind, the kind a field of each request (over HTTP each kind has its own Windmill API,
  * `<kind>_triggers/...`). Every request carries the caller's token (`actor`) and workspace. A
  * trigger the caller may not read answers NOT_FOUND, exactly as one that does not exist; saving

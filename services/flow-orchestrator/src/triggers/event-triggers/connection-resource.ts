@@ -1,5 +1,6 @@
 import {
   AmqpResourceSchema,
+  KafkaResourceSchema,
   MeshError,
   MqttResourceSchema,
   NatsResourceSchema,
@@ -17,6 +18,7 @@ const RESOURCE_SCHEMAS = {
   amqp: AmqpResourceSchema,
   mqtt: MqttResourceSchema,
   postgres: PostgresResourceSchema,
+  kafka: KafkaResourceSchema,
 } as const satisfies Partial<Record<EventTriggerKind, z.ZodType>>;
 
 type KindWithResource = keyof typeof RESOURCE_SCHEMAS;

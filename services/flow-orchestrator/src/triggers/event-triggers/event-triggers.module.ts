@@ -14,15 +14,26 @@ import { AmqpEventListener } from './kinds/amqp.listener.js';
 import { MqttEventListener } from './kinds/mqtt.listener.js';
 import { WEBSOCKET_OUTBOUND_POLICY, WebsocketEventListener } from './kinds/websocket.listener.js';
 import { PostgresEventListener } from './kinds/postgres.listener.js';
+import { KafkaEventListener } from './kinds/kafka.listener.js';
 import { NatsEventListener } from './kinds/nats.listener.js';
 import { TriggerLeases } from './trigger-leases.js';
 import { TriggerRunStarter } from './trigger-run.starter.js';
+
+/** One listener per kind of `EVENT_TRIGGER_KINDS`: a kind without one would never be listened to. */
+const LISTENERS = [
+  NatsEventListener,
+  AmqpEventListener,
+  MqttEventListener,
+  WebsocketEventListener,
+  PostgresEventListener,
+  KafkaEventListener,
+];
 
 /** How often each replica looks for triggers nobody listens to (ms): a dead replica's move within about this. */
 const POLL_MS = 1_000;
 
 /**
- * Event triggers (NATS, AMQP, MQTT, WebSocket, PostgreSQL), the service role's: their API over HTTP (one controller per
+ * Event triggers (NATS, AMQP, MQTT, WebSocket, PostgreSQL, Kafka), the service role's: their API over HTTP (one controller per
  * kind, Windmill's `<kind>_triggers/...`) and `orchestrator.event_trigger.*`, and the supervisor
  * that runs each enabled trigger's listener on one replica at a time.
  */
@@ -41,21 +52,11 @@ export class EventTriggersModule {
             new OutboundPolicy(config.outboundAllowCidrs),
           inject: [SERVICE_CONFIG],
         },
-        NatsEventListener,
-        AmqpEventListener,
-        MqttEventListener,
-        WebsocketEventListener,
-        PostgresEventListener,
+        ...LISTENERS,
         {
           provide: EVENT_LISTENERS,
           useFactory: (...listeners: unknown[]) => listeners,
-          inject: [
-            NatsEventListener,
-            AmqpEventListener,
-            MqttEventListener,
-            WebsocketEventListener,
-            PostgresEventListener,
-          ],
+          inject: LISTENERS,
         },
         EventTriggerStore,
         DeliverySlots,
