@@ -28,6 +28,9 @@ const FRESH_MODULES = [
   'libs/telemetry/test/**/*.test.ts',
   'libs/messaging/test/tracing.test.ts',
   'services/llm-gateway/test/http-genai-tracing.test.ts',
+  // They set the global meter provider and read the failure counters it collects.
+  'services/llm-gateway/test/fault-classes.test.ts',
+  'services/llm-gateway/test/http-fault-classes.test.ts',
 ];
 
 // Test files at once: one per core (FLOWMESH_TEST_WORKERS overrides).
