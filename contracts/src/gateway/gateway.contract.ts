@@ -18,6 +18,7 @@ import { ActorSchema } from '../registry/identity.schema.js';
 import {
   createContractClient,
   defineRequest,
+  SAFE_TO_REPEAT,
   tokenStreamSubject,
   type RequestTransport,
 } from '../messaging/contract.js';
@@ -261,12 +262,14 @@ export const gatewayContract = {
   /** Stops `generateImage` named by its `cancelId` on whichever replica draws it (no upload follows). */
   cancelImage: defineRequest('gateway.image.cancel', CancelImageRequestSchema, CancelImageReplySchema),
   listModels: defineRequest('gateway.models.list', ListModelsRequestSchema, ListModelsReplySchema, {
+    ...SAFE_TO_REPEAT,
     timeoutMs: 30_000,
   }),
   contextWindow: defineRequest(
     'gateway.context_window',
     ContextWindowRequestSchema,
     ContextWindowReplySchema,
+    SAFE_TO_REPEAT,
   ),
 } as const;
 

@@ -1,5 +1,10 @@
 import { z } from 'zod';
-import { createContractClient, defineRequest, type RequestTransport } from '../messaging/contract.js';
+import {
+  createContractClient,
+  defineRequest,
+  SAFE_TO_REPEAT,
+  type RequestTransport,
+} from '../messaging/contract.js';
 import { WorkspaceIdSchema } from '../registry/access-path.js';
 import { ActorSchema } from '../registry/identity.schema.js';
 import {
@@ -73,7 +78,12 @@ export const lockerContract = {
     },
   ),
   /** The locks of an owner's units (error logs of failed ones) and what it imports; needs read access. */
-  lockStatus: defineRequest('locker.lock.status', LockStatusRequestSchema, LockStatusReplySchema),
+  lockStatus: defineRequest(
+    'locker.lock.status',
+    LockStatusRequestSchema,
+    LockStatusReplySchema,
+    SAFE_TO_REPEAT,
+  ),
   /**
    * Rebuilds a workspace's dependency map (Windmill's `rebuild_map`), for items deployed before the
    * locker ran: every script, flow and agent is announced again and handled as a deploy (its code

@@ -1,4 +1,9 @@
-import { createContractClient, defineRequest, type RequestTransport } from '../messaging/contract.js';
+import {
+  createContractClient,
+  defineRequest,
+  SAFE_TO_REPEAT,
+  type RequestTransport,
+} from '../messaging/contract.js';
 import {
   AppendConversationMessageReplySchema,
   AppendConversationMessageRequestSchema,
@@ -37,7 +42,7 @@ const SAVE_TIMEOUT_MS = 15_000;
  */
 export const memoryContract = {
   /** The memory of (memory key, step): the last `window` messages, or all of it. */
-  load: defineRequest('memory.memory.load', LoadMemoryRequestSchema, LoadMemoryReplySchema),
+  load: defineRequest('memory.memory.load', LoadMemoryRequestSchema, LoadMemoryReplySchema, SAFE_TO_REPEAT),
   /** Replaces the stored memory atomically; the reply says what happened (saved, trimmed, skipped). */
   save: defineRequest('memory.memory.save', SaveMemoryRequestSchema, SaveMemoryReplySchema, {
     timeoutMs: SAVE_TIMEOUT_MS,
@@ -51,11 +56,21 @@ export const memoryContract = {
     DeleteMemoryReplySchema,
   ),
   /** Memories of a workspace whose flows the actor may read, newest first. */
-  list: defineRequest('memory.memory.list', ListMemoriesRequestSchema, ListMemoriesReplySchema),
+  list: defineRequest(
+    'memory.memory.list',
+    ListMemoriesRequestSchema,
+    ListMemoriesReplySchema,
+    SAFE_TO_REPEAT,
+  ),
   /** One stored memory by resolved id and step. */
-  get: defineRequest('memory.memory.get', GetMemoryRequestSchema, StoredMemorySchema),
+  get: defineRequest('memory.memory.get', GetMemoryRequestSchema, StoredMemorySchema, SAFE_TO_REPEAT),
   /** The memory id a key names in a flow (no permission needed: it is a pure function). */
-  resolveKey: defineRequest('memory.key.resolve', ResolveMemoryKeyRequestSchema, ResolveMemoryKeyReplySchema),
+  resolveKey: defineRequest(
+    'memory.key.resolve',
+    ResolveMemoryKeyRequestSchema,
+    ResolveMemoryKeyReplySchema,
+    SAFE_TO_REPEAT,
+  ),
 
   startConversation: defineRequest(
     'memory.conversation.start',
@@ -71,11 +86,13 @@ export const memoryContract = {
     'memory.conversation.list',
     ListConversationsRequestSchema,
     ListConversationsReplySchema,
+    SAFE_TO_REPEAT,
   ),
   listConversationMessages: defineRequest(
     'memory.conversation_message.list',
     ListConversationMessagesRequestSchema,
     ListConversationMessagesReplySchema,
+    SAFE_TO_REPEAT,
   ),
   /** Deletes a conversation, its transcript and its memories. */
   deleteConversation: defineRequest(

@@ -21,7 +21,7 @@ const EFFECT =
   /\.(create|update|update_value|delete|remove|add|add_member|remove_member|save|deploy|discard|run_flow|run_script|cancel|resume|restore|clear|revoke|set_enabled|write|apply|start|answer|lock|relock)$/;
 
 describe('which requests a caller may send again', () => {
-  it('the reads a run depends on are safe to repeat: interpolation, authentication, job tokens, items', () => {
+  it('the reads a run depends on are safe to repeat: interpolation, authentication, job tokens, items, memory', () => {
     const safe = new Set(
       allRequests()
         .filter((c) => c.retry === 'safe')
@@ -38,6 +38,16 @@ describe('which requests a caller may send again', () => {
       'registry.script.get',
       'registry.flow.get',
       'orchestrator.job.get',
+      // What an agent step reads on its way: its memory, the model's window, model lists.
+      'memory.memory.load',
+      'memory.memory.get',
+      'memory.memory.list',
+      'memory.key.resolve',
+      'memory.conversation.list',
+      'memory.conversation_message.list',
+      'gateway.context_window',
+      'gateway.models.list',
+      'locker.lock.status',
     ])
       expect(safe, subject).toContain(subject);
   });
