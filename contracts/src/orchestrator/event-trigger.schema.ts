@@ -76,9 +76,20 @@ const baseFields = {
   filters: z.array(MessageFilterSchema).max(100).nullish(),
   /** `and` (default): every filter passes; `or`: one does. */
   filter_logic: z.enum(['and', 'or']).nullish(),
-  error_handler_path: unsupported('error_handler_path (per-trigger error handlers)'),
-  error_handler_args: unsupported('error_handler_args (per-trigger error handlers)'),
-  retry: unsupported('retry (per-trigger retries)'),
+  /**
+   * A script run when a triggered script's run fails (Windmill's, for scripts only: the run is
+   * then a one-step flow whose failure module is the handler). `script/<path>` or a bare path.
+   */
+  error_handler_path: z
+    .string()
+    .max(1000)
+    .transform((value) => value.replace(/^script\//, ''))
+    .pipe(ItemPathSchema)
+    .nullish(),
+  /** The handler's arguments beside Windmill's (`error`, `path`, `is_flow`, `trigger_path`, `workspace_id`). */
+  error_handler_args: z.record(z.string(), z.unknown()).nullish(),
+  /** Windmill's retry (`{constant: {attempts, seconds}, exponential: {...}}`) of a triggered script's run. */
+  retry: z.record(z.string(), z.unknown()).nullish(),
   summary: text,
   description: text,
 };
@@ -390,7 +401,7 @@ export const EventTriggerSchema = z
     filter_logic: z.enum(['and', 'or']),
     error_handler_path: z.string().nullable(),
     error_handler_args: z.record(z.string(), z.unknown()).nullable(),
-    retry: z.null(),
+    retry: z.record(z.string(), z.unknown()).nullable(),
     summary: z.string().nullable(),
     description: z.string().nullable(),
     edited_by: z.string(),

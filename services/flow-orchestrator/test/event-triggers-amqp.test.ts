@@ -141,6 +141,67 @@ describe('AMQP triggers', () => {
     });
   });
 
+  it('runs a failing script with its retry, then its error handler with Windmill’s arguments', async () => {
+    const inMain = { actor: m.actor, workspace: WORKSPACE };
+    await m.items.createScript({
+      ...inMain,
+      path: 'u/admin/fails',
+      summary: 'fails',
+      language: 'bun',
+      content: "export async function main(payload: string) { throw new Error('boom ' + atob(payload)); }",
+    });
+    await m.items.createScript({
+      ...inMain,
+      path: 'u/admin/on_error',
+      summary: 'error handler',
+      language: 'bun',
+      content:
+        'export async function main(error: any, path: string, is_flow: boolean, trigger_path: string, workspace_id: string, team: string) { return { message: error.message, path, is_flow, trigger_path, workspace_id, team }; }',
+    });
+    const flowOnly = await m.http('POST', 'amqp_triggers/create', {
+      path: 'u/admin/flow_handler',
+      script_path: 'u/admin/fails',
+      is_flow: true,
+      amqp_resource_path: 'u/admin/rabbit',
+      queue_name: `${prefix}_handled`,
+      error_handler_path: 'script/u/admin/on_error',
+    });
+    expect(flowOnly.status).toBe(400);
+    expect(flowOnly.text).toContain('error_handler_path');
+    const queue = `${prefix}_handled`;
+    await m.triggers.create({
+      ...inMain,
+      kind: 'amqp',
+      trigger: {
+        path: 'u/admin/handled',
+        script_path: 'u/admin/fails',
+        is_flow: false,
+        amqp_resource_path: 'u/admin/rabbit',
+        queue_name: queue,
+        error_handler_path: 'script/u/admin/on_error',
+        error_handler_args: { team: 'ops' },
+        retry: { constant: { attempts: 1, seconds: 0 } },
+      },
+    });
+    await m.untilState('amqp', 'u/admin/handled', 'listening');
+    channel.sendToQueue(queue, Buffer.from('order-7'), { messageId: 'handled-1' });
+    const [run] = await m.endedRuns('amqp', 'u/admin/handled', 1);
+    expect(run.status).toBe('failed');
+    const job = await m.jobs.get({ ...inMain, id: run.id });
+    expect(job.result).toMatchObject({
+      message: expect.stringContaining('boom order-7') as unknown,
+      path: 'u/admin/fails',
+      is_flow: false,
+      trigger_path: 'amqp_trigger/u/admin/handled',
+      workspace_id: WORKSPACE,
+      team: 'ops',
+    });
+    // The script ran twice (its retry) before the handler.
+    const steps = (job.flow_status as { modules: Array<{ failed_retries?: unknown[] }> }).modules;
+    expect(steps[0].failed_retries).toHaveLength(1);
+    await channel.deleteQueue(queue).catch(() => undefined);
+  });
+
   it('says error when the broker refuses it, without its password anywhere', async () => {
     await m.triggers.create({
       actor: m.actor,

@@ -7,6 +7,7 @@ import { SuspendedJobsIndex1700000030000 } from '../telemetry/suspended-index.mi
 import { JobTriggerColumns1700000040000 } from '../triggers/job-trigger-columns.migration.js';
 import { WorkspaceSettingsTable1700000060000 } from '../workspace-settings/workspace-settings.migration.js';
 import { FlowModuleRows1700000065000 } from '../jobs/flow-module-rows.migration.js';
+import { EventTriggerErrorHandling1700000056000 } from '../triggers/event-triggers/error-handling-columns.migration.js';
 import { EventTriggerDeliverySlots1700000055000 } from '../triggers/event-triggers/delivery-slots.migration.js';
 import { EventTriggerTables1700000054000 } from '../triggers/event-triggers/event-trigger-tables.migration.js';
 import { HttpTriggerTables1700000052000 } from '../triggers/http-routes/http-trigger-tables.migration.js';
@@ -27,6 +28,7 @@ export const FLOW_ORCHESTRATOR_MIGRATIONS = [
   ScheduleRunStarts1700000053000,
   EventTriggerTables1700000054000,
   EventTriggerDeliverySlots1700000055000,
+  EventTriggerErrorHandling1700000056000,
   WorkspaceSettingsTable1700000060000,
   FlowModuleRows1700000065000,
 ];

@@ -22,6 +22,10 @@ export interface EventTriggerRow {
   readonly filter_logic: 'and' | 'or';
   readonly summary: string | null;
   readonly description: string | null;
+  /** A script's error handler (a script path), its extra args, and the retry of a script's run. */
+  readonly error_handler_path: string | null;
+  readonly error_handler_args: Record<string, unknown> | null;
+  readonly retry: Record<string, unknown> | null;
   readonly edited_by: string;
   readonly email: string;
   readonly edited_at: Date;
@@ -55,6 +59,9 @@ const COLUMNS = [
   'filter_logic',
   'summary',
   'description',
+  'error_handler_path',
+  'error_handler_args',
+  'retry',
   'edited_by',
   'email',
   'permissioned_as',
@@ -62,7 +69,7 @@ const COLUMNS = [
   'owner_token_prefix',
 ] as const satisfies readonly (keyof EventTriggerWrite)[];
 
-const JSON_COLUMNS = new Set<string>(['config', 'filters']);
+const JSON_COLUMNS = new Set<string>(['config', 'filters', 'error_handler_args', 'retry']);
 const ALL = `${COLUMNS.join(', ')}, edited_at, revision, server_id, last_server_ping, state, error, error_since`;
 const SELECT = `SELECT ${ALL} FROM event_trigger`;
 /** After a save or a mode change, the listener starts over: whoever takes the lease reports again. */
@@ -85,9 +92,9 @@ export function toEventTrigger(row: EventTriggerRow): EventTrigger {
     enabled: row.mode === 'enabled',
     filters: row.filters,
     filter_logic: row.filter_logic,
-    error_handler_path: null,
-    error_handler_args: null,
-    retry: null,
+    error_handler_path: row.error_handler_path,
+    error_handler_args: row.error_handler_args,
+    retry: row.retry,
     summary: row.summary,
     description: row.description,
     edited_by: row.edited_by,
@@ -229,5 +236,6 @@ export class EventTriggerStore {
 export type TriggerKey = Pick<EventTriggerRow, 'workspace_id' | 'kind' | 'path' | 'revision'>;
 
 function valueOf(row: EventTriggerWrite, column: (typeof COLUMNS)[number]): unknown {
-  return JSON_COLUMNS.has(column) ? JSON.stringify(row[column]) : row[column];
+  const value = row[column];
+  return JSON_COLUMNS.has(column) && value !== null ? JSON.stringify(value) : value;
 }

@@ -181,6 +181,29 @@ export class EventTriggersApi {
 
   /** The runnable exists and the saver may read it; the connection's resource too, and it is one of the kind. */
   private async checkSaved(asker: Asker, kind: EventTriggerKind, trigger: NewEventTrigger): Promise<void> {
+    if (trigger.is_flow && trigger.error_handler_path) {
+      throw issue(
+        'error_handler_path',
+        'applies to a script (a flow has its own failure module), as in Windmill',
+      );
+    }
+    if (trigger.is_flow && trigger.retry) {
+      throw issue('retry', "applies to a script (a flow's steps have their own retries), as in Windmill");
+    }
+    if (trigger.error_handler_path) {
+      try {
+        await this.items.getScript({
+          actor: { token: asker.token },
+          workspace: asker.workspace,
+          path: trigger.error_handler_path,
+        });
+      } catch (error) {
+        if (error instanceof MeshError && error.code === 'NOT_FOUND') {
+          throw issue('error_handler_path', `no script ${trigger.error_handler_path} that you may run`);
+        }
+        throw error;
+      }
+    }
     const request = { actor: { token: asker.token }, workspace: asker.workspace, path: trigger.script_path };
     try {
       if (trigger.is_flow) await this.items.getFlow(request);
@@ -236,6 +259,9 @@ export class EventTriggersApi {
       filter_logic: trigger.filter_logic ?? 'and',
       summary: trigger.summary ?? null,
       description: trigger.description ?? null,
+      error_handler_path: trigger.error_handler_path ?? null,
+      error_handler_args: trigger.error_handler_path ? (trigger.error_handler_args ?? null) : null,
+      retry: trigger.retry ?? null,
       edited_by: asker.identity.username,
       email: asker.identity.email,
       permissioned_as: credential.permissionedAs,

@@ -48,7 +48,12 @@ export class TriggerRunStarter {
     };
     try {
       if (row.is_flow) await this.flows.run(command, ownerIdentity(row));
-      else await this.scripts.run(command, ownerIdentity(row));
+      else if (row.error_handler_path || row.retry) {
+        await this.flows.run(
+          { ...command, value: singleScriptFlow(row, Object.keys(args)) },
+          ownerIdentity(row),
+        );
+      } else await this.scripts.run(command, ownerIdentity(row));
     } catch (error) {
       this.metrics.failed(row.kind);
       throw error;
@@ -70,5 +75,57 @@ function ownerIdentity(row: EventTriggerRow): CallerIdentity {
     email: row.email,
     isAdmin: false,
     groups: [],
+  };
+}
+
+/**
+ * A script with the trigger's retry and error handler, as Windmill runs one (`SingleScriptFlow`):
+ * a flow of one step, the script with the trigger's `retry`, whose failure module is the error
+ * handler with Windmill's arguments (`error`, `path`, `is_flow`, `trigger_path`, `workspace_id`)
+ * and the trigger's `error_handler_args`. The script's preprocessor does not run there (a flow
+ * step runs `main`): the step gets the arguments its `main` would.
+ */
+export function singleScriptFlow(row: EventTriggerRow, argNames: readonly string[]): Record<string, unknown> {
+  const fromInput = (name: string): [string, { type: string; expr: string }] => [
+    name,
+    { type: 'javascript', expr: `flow_input[${JSON.stringify(name)}]` },
+  ];
+  const constant = (value: unknown) => ({ type: 'static', value });
+  return {
+    modules: [
+      {
+        id: 'trigger',
+        value: {
+          type: 'script',
+          path: row.script_path,
+          input_transforms: Object.fromEntries(argNames.map(fromInput)),
+        },
+        ...(row.retry ? { retry: row.retry } : {}),
+      },
+    ],
+    ...(row.error_handler_path
+      ? {
+          failure_module: {
+            id: 'failure',
+            value: {
+              type: 'script',
+              path: row.error_handler_path,
+              input_transforms: {
+                ...Object.fromEntries(
+                  Object.entries(row.error_handler_args ?? {}).map(([name, value]) => [
+                    name,
+                    constant(value),
+                  ]),
+                ),
+                error: { type: 'javascript', expr: 'error' },
+                path: constant(row.script_path),
+                is_flow: constant(false),
+                trigger_path: constant(`${row.kind}_trigger/${row.path}`),
+                workspace_id: constant(row.workspace_id),
+              },
+            },
+          },
+        }
+      : {}),
   };
 }
