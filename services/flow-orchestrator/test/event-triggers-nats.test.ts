@@ -203,6 +203,46 @@ describe('NATS triggers', () => {
     },
   );
 
+  it('keeps a JetStream message whose run cannot start, says why, and runs it once it can', async () => {
+    const inMain = { actor: m.actor, workspace: WORKSPACE };
+    const stream = `${prefix}_LATER`;
+    const subject = `${prefix}.later.orders`;
+    const jsm = await jetstreamManager(nc);
+    await jsm.streams.add({ name: stream, subjects: [subject], retention: RetentionPolicy.Limits });
+    const script = {
+      ...inMain,
+      path: 'u/admin/later',
+      summary: 'decodes later',
+      language: 'bun' as const,
+      content: 'export async function main(payload: string) { return atob(payload); }',
+    };
+    await m.items.createScript(script);
+    await m.triggers.create({
+      ...inMain,
+      kind: 'nats',
+      trigger: {
+        path: 'u/admin/later',
+        script_path: 'u/admin/later',
+        is_flow: false,
+        nats_resource_path: 'u/admin/nats',
+        use_jetstream: true,
+        stream_name: stream,
+        consumer_name: 'flowmesh_later',
+        subjects: [subject],
+      },
+    });
+    await m.untilState('nats', 'u/admin/later', 'listening');
+    await m.items.deleteScript({ ...inMain, path: 'u/admin/later' });
+    await jetstream(nc).publish(subject, encode('kept'));
+    const waiting = await m.untilState('nats', 'u/admin/later', 'error');
+    expect(waiting.error).toContain('could not start its run');
+    await m.items.createScript(script);
+    const [run] = await m.endedRuns('nats', 'u/admin/later', 1);
+    expect(await m.resultOf(run.id)).toBe('kept');
+    await m.untilState('nats', 'u/admin/later', 'listening');
+    expect(await m.runsOf('nats', 'u/admin/later')).toHaveLength(1);
+  });
+
   it('stops listening once disabled, and a deleted trigger is gone', async () => {
     const disabled = await m.http('POST', 'nats_triggers/setmode/u/admin/core', { mode: 'disabled' });
     expect([disabled.status, disabled.text]).toEqual([200, 'nats trigger u/admin/core mode set to disabled']);
@@ -212,7 +252,11 @@ describe('NATS triggers', () => {
       state: 'disabled',
     });
     const listed = await m.triggers.list({ actor: m.actor, workspace: WORKSPACE, kind: 'nats' });
-    expect(listed.triggers.map((t) => t.path).sort()).toEqual(['u/admin/core', 'u/admin/stream']);
+    expect(listed.triggers.map((t) => t.path).sort()).toEqual([
+      'u/admin/core',
+      'u/admin/later',
+      'u/admin/stream',
+    ]);
     const deleted = await m.http('DELETE', 'nats_triggers/delete/u/admin/stream');
     expect([deleted.status, deleted.text]).toEqual([200, 'nats trigger u/admin/stream deleted']);
     expect((await m.http('GET', 'nats_triggers/get/u/admin/stream')).status).toBe(404);

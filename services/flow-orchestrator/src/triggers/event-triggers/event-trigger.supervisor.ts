@@ -156,6 +156,7 @@ export class EventTriggerSupervisor implements OnApplicationBootstrap, BeforeApp
     const name = `${row.kind} trigger ${row.workspace_id}/${row.path}`;
     let retryMs = FIRST_RETRY_MS;
     let failing = false;
+    let runsFailing = false;
     let secrets: string[] = [];
     while (!held.stopped && !this.closed) {
       const startedAt = Date.now();
@@ -169,7 +170,24 @@ export class EventTriggerSupervisor implements OnApplicationBootstrap, BeforeApp
         const running = await listener.start({
           trigger: row,
           connection,
-          deliver: (message) => this.starter.deliver(row, message),
+          deliver: async (message) => {
+            try {
+              await this.starter.deliver(row, message);
+            } catch (error) {
+              // The broker keeps the message (not acknowledged); the trigger says why it waits.
+              runsFailing = true;
+              await this.report(
+                held,
+                'error',
+                `a message could not start its run: ${redacted(error, secrets)}`,
+              );
+              throw error;
+            }
+            if (runsFailing) {
+              runsFailing = false;
+              await this.report(held, 'listening', null);
+            }
+          },
           listening: () => {
             failing = false;
             void this.report(held, 'listening', null);

@@ -20,8 +20,12 @@ import { InFlight } from './in-flight.js';
 
 /** Messages being started at once per trigger (JetStream's pull batch too). */
 const IN_FLIGHT = 64;
-/** How long JetStream waits for an ack before it delivers a message again (ns). */
-const ACK_WAIT_NS = 30_000_000_000;
+/**
+ * How long JetStream waits for an ack before it delivers a message again (ns): what a killed
+ * listener had pulled comes back to its successor after this. A run that takes longer to start
+ * is delivered twice, and the second start is a no-op (the job id).
+ */
+const ACK_WAIT_NS = 10_000_000_000;
 /** A message whose run could not be started is delivered again after this long (ms). */
 const NAK_DELAY_MS = 2_000;
 
