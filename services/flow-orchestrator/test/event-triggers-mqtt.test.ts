@@ -42,6 +42,8 @@ describe('MQTT triggers', () => {
       is_flow: false,
       mqtt_resource_path: 'u/admin/mosquitto',
       subscribe_topics: [{ topic: `${prefix}/sensors/+/temp`, qos: 'qos1' }],
+      // The broker keeps a session per client id for a day: one of this run's own.
+      client_id: `${prefix}-sensors`,
       client_version: 'v5',
     });
     expect([created.status, created.text]).toEqual([201, 'u/admin/sensors']);
@@ -77,6 +79,7 @@ describe('MQTT triggers', () => {
         is_flow: false,
         mqtt_resource_path: 'u/admin/mosquitto',
         subscribe_topics: [{ topic, qos: 'qos1' }],
+        client_id: `${prefix}-orders`,
       },
     });
     await m.untilState('mqtt', 'u/admin/orders', 'listening');
