@@ -102,8 +102,13 @@ describe('flowmesh start (npm start)', () => {
     // The API's own processes start first: the API answers before the others print a line.
     const apiReady = mesh.lines.findIndex((line) => line.startsWith('flowmesh: API ready: '));
     expect(apiReady).toBeGreaterThan(-1);
-    for (const p of MESH_PROCESSES.filter((p) => !['resource-registry', 'flow-orchestrator'].includes(p.name)))
-      expect(mesh.lines.findIndex((line) => line.startsWith(`[${p.name}]`)), p.name).toBeGreaterThan(apiReady);
+    for (const p of MESH_PROCESSES.filter(
+      (p) => !['resource-registry', 'flow-orchestrator'].includes(p.name),
+    ))
+      expect(
+        mesh.lines.findIndex((line) => line.startsWith(`[${p.name}]`)),
+        p.name,
+      ).toBeGreaterThan(apiReady);
     expect(output).toMatch(
       /\[llm-gateway\]\s+\S+ INFO {2}ready: http:\/\/127\.0\.0\.1:\d+ \(llm-gateway 0\.1\.0\)/,
     );

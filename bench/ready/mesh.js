@@ -41,28 +41,39 @@ async function apiAnswers(cwd, began) {
 function startMesh(cwd, env) {
   const began = performance.now();
   const api = apiAnswers(cwd, began);
-  const child = spawn(process.execPath, [CLI, 'start', '--no-example'], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [CLI, 'start', '--no-example'], {
+    cwd,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const log = [];
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`mesh not ready in 120 s:\n${log.slice(-20).join('')}`)), 120_000);
+    const timer = setTimeout(
+      () => reject(new Error(`mesh not ready in 120 s:\n${log.slice(-20).join('')}`)),
+      120_000,
+    );
     const onData = (chunk) => {
       log.push(chunk.toString());
       if (!chunk.toString().includes('mesh ready')) return;
       clearTimeout(timer);
       const readyMs = performance.now() - began;
-      api.then((apiMs) => resolve({
-        apiMs,
-        readyMs,
-        stop: () =>
-          new Promise((done) => {
-            child.once('exit', done);
-            child.kill('SIGINT');
-          }),
-      }));
+      api.then((apiMs) =>
+        resolve({
+          apiMs,
+          readyMs,
+          stop: () =>
+            new Promise((done) => {
+              child.once('exit', done);
+              child.kill('SIGINT');
+            }),
+        }),
+      );
     };
     child.stdout.on('data', onData);
     child.stderr.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`flowmesh start exited (${code}):\n${log.slice(-20).join('')}`)));
+    child.once('exit', (code) =>
+      reject(new Error(`flowmesh start exited (${code}):\n${log.slice(-20).join('')}`)),
+    );
   });
 }
 
@@ -80,7 +91,9 @@ const env = {
   FLOWMESH_SUBJECT_PREFIX: `rd${randomBytes(3).toString('hex')}`,
 };
 try {
-  console.log(`load average ${loadavg()[0].toFixed(2)}; the mesh started once (migrating), then ${RESTARTS} restarts`);
+  console.log(
+    `load average ${loadavg()[0].toFixed(2)}; the mesh started once (migrating), then ${RESTARTS} restarts`,
+  );
   const first = await startMesh(cwd, env);
   await first.stop();
   const apis = [];
@@ -101,7 +114,11 @@ try {
   };
   const p50 = line('API answers', first.apiMs, apis);
   line('mesh ready', first.readyMs, meshes);
-  console.log(p50 <= TARGET_P50_MS ? `the API answers within ${TARGET_P50_MS} ms (p50) of a restart` : `over ${TARGET_P50_MS} ms`);
+  console.log(
+    p50 <= TARGET_P50_MS
+      ? `the API answers within ${TARGET_P50_MS} ms (p50) of a restart`
+      : `over ${TARGET_P50_MS} ms`,
+  );
   process.exitCode = p50 <= TARGET_P50_MS ? 0 : 1;
 } finally {
   rmSync(cwd, { recursive: true, force: true });

@@ -17,7 +17,8 @@ export async function provisionRolesFromEnv(
 ): Promise<string[]> {
   const adminUrl = env.DATABASE_URL;
   if (!adminUrl) throw new CliConfigError('DATABASE_URL not set: the URL of a role that may create roles');
-  const { describeTarget, parseDatabaseUrl, provisionServiceRoles } = await import('@flowmesh/persistence/roles');
+  const { describeTarget, parseDatabaseUrl, provisionServiceRoles } =
+    await import('@flowmesh/persistence/roles');
   const admin = parseConfigured(parseDatabaseUrl, adminUrl, 'DATABASE_URL');
   if (options.expectEndpoint !== undefined) {
     const expected = parseConfigured(parseDatabaseUrl, options.expectEndpoint, '--expect-endpoint');

@@ -18,7 +18,8 @@ export async function localDatabaseRoles(
   warn: (message: string) => void,
 ): Promise<((meshProcess: MeshProcess) => string) | undefined> {
   // Loaded here, not with the CLI: only `flowmesh start` needs pg's modules.
-  const { databaseUrlAs, parseDatabaseUrl, provisionServiceRoles } = await import('@flowmesh/persistence/roles');
+  const { databaseUrlAs, parseDatabaseUrl, provisionServiceRoles } =
+    await import('@flowmesh/persistence/roles');
   const specs = await serviceRoleSpecs(
     adminUrl,
     async (name) =>

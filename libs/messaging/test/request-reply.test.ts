@@ -74,7 +74,9 @@ describe('request/reply through MeshTransport and MeshClient', () => {
 
   it('an answer over NATS max_payload is LIMIT_EXCEEDED at once, not a timeout', async () => {
     // 120 000 x "hello Ada, " is about 1.3 MB, over the server's 1 MB default.
-    const error = await client.request(greet, { name: 'Ada', times: 120_000 }, { timeoutMs: 20_000 }).catch((e: unknown) => e);
+    const error = await client
+      .request(greet, { name: 'Ada', times: 120_000 }, { timeoutMs: 20_000 })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(MeshError);
     expect(error).toMatchObject({ code: 'LIMIT_EXCEEDED' });
     expect((error as MeshError).message).toMatch(/greeter\.greeting\.get.*max_payload/);
