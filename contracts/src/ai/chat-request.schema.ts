@@ -10,6 +10,7 @@ import {
   ToolResultMessageSchema,
   UserMessageSchema,
 } from './chat-message.schema.js';
+import { RecordingRefSchema } from './recording.schema.js';
 
 /**
  * The normalized chat request the llm-gateway takes (over NATS, and what its HTTP proxy turns an
@@ -251,6 +252,8 @@ export const ChatRequestSchema = z
     fallbacks: z.array(ProviderReferenceSchema).max(8).optional(),
     /** Tracing and audit: `gen_ai.conversation.id`. */
     conversationId: z.string().max(256).optional(),
+    /** The run records its answers or replays them (`RecordingRef`). */
+    recording: RecordingRefSchema.optional(),
   })
   .strict();
 export type ChatRequest = z.infer<typeof ChatRequestSchema>;

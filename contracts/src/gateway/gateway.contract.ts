@@ -5,6 +5,7 @@ import {
   ProviderReferenceSchema,
   UrlPartSchema,
 } from '../ai/chat-request.schema.js';
+import { RecordingRefSchema } from '../ai/recording.schema.js';
 import {
   AI_DECISION_PROVIDER_KINDS,
   AiDecisionQuestionsSchema,
@@ -108,6 +109,8 @@ export const DecideRequestSchema = z
     provider: ProviderReferenceSchema.extend({ kind: z.enum(AI_DECISION_PROVIDER_KINDS) }),
     state: AiDecisionStateSchema,
     questions: AiDecisionQuestionsSchema,
+    /** The run records its answers or replays them (`RecordingRef`). */
+    recording: RecordingRefSchema.optional(),
   })
   .strict();
 export type DecideRequest = z.infer<typeof DecideRequestSchema>;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { createContractClient, defineRequest, type RequestTransport } from '../messaging/contract.js';
 import { AgentActionSchema } from '../openflow/flow-status.schema.js';
+import { RecordingRefSchema } from '../ai/recording.schema.js';
 import { PinnedAgentsSchema } from './jobs.schema.js';
 
 /** A `javascript` input of a tool, evaluated when the step started: its value, or why it has none. */
@@ -59,6 +60,8 @@ export const AgentStepStartRequestSchema = z.object({
   flow_chain: z.array(z.string()).optional(),
   /** The run is a nested agent tool (`RunFlowRequest.agent_tool`): no question tool, no approvals. */
   agent_tool: z.boolean().optional(),
+  /** The run records or replays its model calls (`RunFlowRequest.recording`): every gateway request carries it. */
+  recording: RecordingRefSchema.optional(),
 });
 export type AgentStepStartRequest = z.infer<typeof AgentStepStartRequestSchema>;
 export const AgentStepStartReplySchema = z.object({ accepted: z.boolean() });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { RecordingRefSchema } from '../ai/recording.schema.js';
 import { MemoryKeySchema } from '../memory/memory.schema.js';
 import { ActorSchema } from '../registry/identity.schema.js';
 import { JobKindSchema, JobStatusSchema } from './job.schema.js';
@@ -82,6 +83,11 @@ export const RunFlowRequestSchema = z
      * flow's agents are never replaced by the caller's.
      */
     pinned_agents: PinnedAgentsSchema.optional(),
+    /**
+     * Record every model answer of the run, or answer its model calls from a recording
+     * (`RecordingRef`): kept on the run, carried to its AI steps and the runs their agent tools start.
+     */
+    recording: RecordingRefSchema.optional(),
     /**
      * The saved flows the caller runs inside (an agent step running a flow tool passes its own
      * run's), outermost first: the run's nesting counts from there (`FLOWMESH_MAX_FLOW_DEPTH`).

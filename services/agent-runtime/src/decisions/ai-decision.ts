@@ -58,6 +58,7 @@ export async function runDecision(
       provider,
       state,
       questions,
+      ...(request.recording ? { recording: request.recording } : {}),
     });
     return { output: reply.answers, model: reply.model, usage: stepUsage(reply.usage) };
   } catch (error) {

@@ -130,6 +130,7 @@ export class AgentStepExecutor {
               evaluatedInputs: request.tool_inputs ?? {},
               ...(request.pinned_agents ? { pinnedAgents: request.pinned_agents } : {}),
               ...(request.flow_chain ? { flowChain: request.flow_chain } : {}),
+              ...(request.recording ? { recording: request.recording } : {}),
               fetch: this.outbound.fetch,
               signal,
               readResource: async (path) =>
@@ -356,7 +357,12 @@ export class AgentStepExecutor {
       readonly progress: AgentLoopPorts['progress'];
     },
   ): AgentLoopPorts {
-    const caller = { actor: { token: request.job_token }, workspace: request.workspace };
+    const caller = {
+      actor: { token: request.job_token },
+      workspace: request.workspace,
+      // Every model call of a recorded or replayed run carries the recording.
+      ...(request.recording ? { recording: request.recording } : {}),
+    };
     const { stream, waitingOnTools, progress } = run;
     return {
       chat: async (parameters, abort) => {

@@ -8,6 +8,7 @@ import {
   type JobResultReply,
   type OrchestratorJobsClient,
   type PinnedAgents,
+  type RecordingRef,
 } from '@flowmesh/contracts';
 import { inputError, toolName } from '../loop/agent-brain.js';
 import { cappedResult, type PreparedTool, type ToolCallOutcome } from './agent-tool.port.js';
@@ -25,6 +26,8 @@ export interface ToolRunContext {
   readonly pinnedAgents?: PinnedAgents;
   /** The saved flows the step runs inside: the flows its tools run nest under them. */
   readonly flowChain?: readonly string[];
+  /** The run records or replays its model calls: the flows its tools run do the same. */
+  readonly recording?: RecordingRef;
 }
 
 /** Tools run as a flow of their one module: nested agents, decisions, loops, branches, identity. */
@@ -208,11 +211,16 @@ async function startJob(
   tool: AgentTool,
   value: ModuleValue,
   args: Record<string, unknown>,
-  run: Pick<ToolRunContext, 'pinnedAgents' | 'flowChain'>,
+  run: Pick<ToolRunContext, 'pinnedAgents' | 'flowChain' | 'recording'>,
 ): Promise<string> {
   const tagged = tag ? { tag } : {};
-  // A flow the tool runs nests under the step's saved flows (scripts nest nothing).
-  const nested = { ...tagged, ...(run.flowChain?.length ? { flow_chain: [...run.flowChain] } : {}) };
+  // A flow the tool runs nests under the step's saved flows (scripts nest nothing), and records
+  // or replays its model calls with the step's run.
+  const nested = {
+    ...tagged,
+    ...(run.flowChain?.length ? { flow_chain: [...run.flowChain] } : {}),
+    ...(run.recording ? { recording: run.recording } : {}),
+  };
   const pinned = value.type === 'aiagent' && run.pinnedAgents ? { pinned_agents: run.pinnedAgents } : {};
   const started =
     value.type === 'aiagent' || value.type === 'aidecision'

@@ -115,6 +115,7 @@ export class RunFlowUseCase {
     if (input.preprocess) runtime.applyPreprocessor = true;
     if (req.agent_drafts && kind === 'flowpreview') runtime.agentDrafts = true;
     if (req.agent_tool) runtime.agentTool = true;
+    if (req.recording) runtime.recording = req.recording;
     if (value.delete_after_secs !== undefined) runtime.deleteAfterSecs = value.delete_after_secs;
     if (value.flow_env && Object.keys(value.flow_env).length > 0) runtime.envJob = jobId;
     const chain = [...(req.flow_chain ?? []), ...(path ? [path] : [])];

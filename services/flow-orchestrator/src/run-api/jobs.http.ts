@@ -1,4 +1,10 @@
-import { JOB_KINDS, MemoryKeySchema, WorkerTagSchema, type JobStatus } from '@flowmesh/contracts';
+import {
+  JOB_KINDS,
+  MemoryKeySchema,
+  RecordingModeSchema,
+  WorkerTagSchema,
+  type JobStatus,
+} from '@flowmesh/contracts';
 import { z } from 'zod';
 import type { JobFilter } from './list-jobs.service.js';
 
@@ -40,6 +46,12 @@ export const RunQuerySchema = z.looseObject({
     .enum(['true', 'false'], { error: 'must be true or false' })
     .transform((value) => value === 'true')
     .optional(),
+  /**
+   * `?recording_mode=record|replay&recording_id=<uuid>`: a flow run records its model answers, or
+   * answers its model calls from the recording with that id (`RunFlowRequest.recording`).
+   */
+  recording_mode: RecordingModeSchema.optional(),
+  recording_id: z.uuid().optional(),
 });
 
 const trueOrFalse = z

@@ -1,3 +1,4 @@
+import { MeshError } from '@flowmesh/contracts';
 import type { z } from 'zod';
 import type { RunQuerySchema } from './jobs.http.js';
 import type { JobOutcome } from './wait-for-result.service.js';
@@ -19,12 +20,23 @@ export function runOptions(query: RunQuery) {
   };
 }
 
-/** A flow run's options: the common ones, its memory id, pinned agents. */
+/** A flow run's options: the common ones, its memory id, pinned agents, its recording. */
 export function flowOptions(query: RunQuery) {
+  if ((query.recording_mode === undefined) !== (query.recording_id === undefined))
+    throw new MeshError(
+      'VALIDATION_FAILED',
+      'invalid run query: recording_mode and recording_id go together',
+      {
+        issues: [{ path: 'recording_id', message: 'recording_mode and recording_id go together' }],
+      },
+    );
   return {
     ...runOptions(query),
     ...(query.memory_id === undefined ? {} : { memory_id: query.memory_id }),
     ...(query.pin_agents ? { pin_agents: true } : {}),
+    ...(query.recording_mode && query.recording_id
+      ? { recording: { mode: query.recording_mode, id: query.recording_id } }
+      : {}),
   };
 }
 

@@ -1,4 +1,4 @@
-import type { FlowStatus, JobKind, JobStatus, TriggerKind } from '@flowmesh/contracts';
+import type { FlowStatus, JobKind, JobStatus, RecordingRef, TriggerKind } from '@flowmesh/contracts';
 
 /** A job's tag rule and other engine state that is not part of the public job. */
 export interface JobRuntime {
@@ -25,6 +25,8 @@ export interface JobRuntime {
   agentDrafts?: boolean;
   /** The `ai_agent` definitions a pinned run resolved when it started (`RunFlowRequest.pin_agents`). */
   pinnedAgents?: Record<string, unknown>;
+  /** The run records or replays its model calls (`RunFlowRequest.recording`), set on the run's flow. */
+  recording?: RecordingRef;
   /** An AI step parked on its agent's request (approval, question), answered until `until` (ISO). */
   agentWait?: { kind: 'approval' | 'question'; call_id: string; until: string };
   /** The run is a nested agent tool (`RunFlowRequest.agent_tool`), set on the run's flow. */

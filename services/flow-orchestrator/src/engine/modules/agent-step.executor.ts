@@ -5,6 +5,7 @@ import {
   MeshError,
   type AiAgent,
   type InputTransform,
+  type RecordingRef,
 } from '@flowmesh/contracts';
 import { MeshClient } from '@flowmesh/messaging';
 import { Injectable } from '@nestjs/common';
@@ -169,7 +170,7 @@ export class AgentStepExecutor {
   /**
    * The memory id the run was started with, kept on the flow the run started (its root), whether
    * the run is a chat (that flow has `chat_input_enabled`), whether it previews agent drafts, the
-   * agents it pinned, and whether it is a nested agent tool.
+   * agents it pinned, whether it is a nested agent tool, and whether it records or replays its model calls.
    */
   private async runContext(run: ModuleContext['run']): Promise<{
     memory_id?: string;
@@ -177,6 +178,7 @@ export class AgentStepExecutor {
     agent_drafts?: true;
     pinned_agents?: Record<string, unknown>;
     agent_tool?: true;
+    recording?: RecordingRef;
   }> {
     let top = run;
     while (top.parent) top = top.parent;
@@ -185,6 +187,7 @@ export class AgentStepExecutor {
       ...(root?.runtime.agentDrafts === true ? { agent_drafts: true as const } : {}),
       ...(root?.runtime.pinnedAgents ? { pinned_agents: root.runtime.pinnedAgents } : {}),
       ...(root?.runtime.agentTool === true ? { agent_tool: true as const } : {}),
+      ...(root?.runtime.recording ? { recording: root.runtime.recording } : {}),
     };
     const memoryId = root?.flow_status?.memory_id;
     if (typeof memoryId !== 'string') return drafts;
