@@ -34,6 +34,9 @@ import { ProviderExecutor } from './providers/provider-executor.js';
 import { createProviderExecutor } from './providers/provider-executor.factory.js';
 import { ProviderRegistry } from './providers/provider-registry.js';
 import { WorkspaceProxyService } from './proxy/workspace-proxy.service.js';
+import { RecordingRepository } from './recordings/recording.repository.js';
+import { RecordingsController } from './recordings/recordings.controller.js';
+import { RecordingsService } from './recordings/recordings.service.js';
 
 /** Postgres schema that holds llm-gateway's tables; no other service reads it. */
 export const LLM_GATEWAY_SCHEMA = SERVICE_SCHEMAS['llm-gateway'];
@@ -68,6 +71,7 @@ export class LlmGatewayModule {
         ModelsHandler,
         OpenAIApiController,
         WorkspaceProxyController,
+        RecordingsController,
       ],
       providers: [
         { provide: CHAT_CONFIG, useValue: config.chat },
@@ -93,6 +97,8 @@ export class LlmGatewayModule {
         ChatCompletionsRoute,
         ModelsAndEmbeddingsService,
         WorkspaceProxyService,
+        RecordingRepository,
+        RecordingsService,
       ],
     };
   }

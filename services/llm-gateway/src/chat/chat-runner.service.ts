@@ -6,6 +6,7 @@ import {
   type ChatParameters,
   type ProviderError,
   type ProviderReference,
+  type RecordingRef,
   providerResourceLabel,
 } from '@flowmesh/contracts';
 import { Inject, Injectable, Optional } from '@nestjs/common';
@@ -38,6 +39,8 @@ export interface ChatRun {
   /** For the audit row: which surface asked, and who. */
   readonly source: LlmCallSource;
   readonly identity?: Pick<CallerIdentity, 'username' | 'kind' | 'jobId'>;
+  /** The run records its answers or replays them (`ChatStreams` does, around this runner). */
+  readonly recording?: RecordingRef;
 }
 
 const UNKNOWN_IDENTITY = { username: '(unknown)', kind: 'user' as const };

@@ -10,6 +10,8 @@ import { InjectMeshConnection, type MeshConnection } from '@flowmesh/messaging';
 import { Injectable, Logger, type BeforeApplicationShutdown } from '@nestjs/common';
 import type { Subscription } from '@nats-io/nats-core';
 import { MediaUrlResolver, natsMediaParam } from '../media/media-url.resolver.js';
+import { canonicalChatRequest } from '../recordings/canonical-request.js';
+import { RecordingsService } from '../recordings/recordings.service.js';
 import { ChatRunner, type ChatRun } from './chat-runner.service.js';
 
 interface RunningChat {
@@ -36,6 +38,7 @@ export class ChatStreams implements BeforeApplicationShutdown {
     @InjectMeshConnection() private readonly conn: MeshConnection,
     private readonly runner: ChatRunner,
     private readonly media: MediaUrlResolver,
+    private readonly recordings: RecordingsService,
   ) {}
 
   /** Starts streaming `run` on `streamId`; returns once the cancel listener is in place. */
@@ -88,7 +91,7 @@ export class ChatStreams implements BeforeApplicationShutdown {
         publish({ type: 'error', error: ready.error });
         return;
       }
-      for await (const event of this.runner.run(ready.run, signal)) {
+      for await (const event of this.events(ready.run, signal)) {
         if (event.type === 'error' && event.error.class === 'cancelled' && signal.reason === SHUTDOWN) {
           publish({
             type: 'error',
@@ -104,6 +107,13 @@ export class ChatStreams implements BeforeApplicationShutdown {
         error: { class: 'bad_request_internal', message: 'the llm-gateway failed while streaming' },
       });
     }
+  }
+
+  /** The runner's events, or with a recording, recorded or replayed (keyed by the request, its files inlined). */
+  private events(run: ChatRun, signal: AbortSignal): AsyncIterable<ChatEvent> {
+    if (!run.recording) return this.runner.run(run, signal);
+    const request = canonicalChatRequest(run.provider, run.fallbacks, run.parameters);
+    return this.recordings.chat(run.workspace, run.recording, request, () => this.runner.run(run, signal));
   }
 
   /**

@@ -9,6 +9,7 @@ import { CallerProvider } from '../providers/caller-provider.js';
 import { withCredentialsFault } from '../credentials/key-ownership.js';
 import { MediaUrlResolver, natsMediaParam } from '../media/media-url.resolver.js';
 import { ProviderRegistry } from '../providers/provider-registry.js';
+import { RecordingsService } from '../recordings/recordings.service.js';
 import { prepareChatCall } from './chat-call.factory.js';
 import { ChatStreams } from './chat-streams.service.js';
 
@@ -25,11 +26,21 @@ export class StartChatService {
     private readonly callers: CallerProvider,
     private readonly streams: ChatStreams,
     private readonly media: MediaUrlResolver,
+    private readonly recordings: RecordingsService,
   ) {}
 
   async start(request: StartChatRequest): Promise<StartChatReply> {
-    const { streamId, actor, workspace, provider, fallbacks, contextWindow, conversationId, ...parameters } =
-      request;
+    const {
+      streamId,
+      actor,
+      workspace,
+      provider,
+      fallbacks,
+      contextWindow,
+      conversationId,
+      recording,
+      ...parameters
+    } = request;
     const adapter = this.registry.get(provider.kind);
     if (parameters.webSearch && !adapter.webSearch)
       throw new MeshError(
@@ -40,9 +51,13 @@ export class StartChatService {
     prepareChatCall(parameters, provider.model);
     // A URL the guard refuses by its text is refused here; the files are fetched once the chat runs.
     this.media.check(parameters, natsMediaParam);
-    const resolved = await this.callers.of({ actor, workspace, provider }).catch((error: unknown) => {
-      throw withCredentialsFault(error);
-    });
+    // A replay calls no provider: it needs no credentials, only a caller of the workspace.
+    const resolved =
+      recording?.mode === 'replay'
+        ? await this.recordings.checkCaller(actor, workspace).then(() => undefined)
+        : await this.callers.of({ actor, workspace, provider }).catch((error: unknown) => {
+            throw withCredentialsFault(error);
+          });
     await this.streams.start(streamId, {
       actor,
       workspace,
@@ -51,9 +66,10 @@ export class StartChatService {
       parameters,
       ...(contextWindow !== undefined ? { contextWindow } : {}),
       ...(conversationId !== undefined ? { conversationId } : {}),
-      credentials: resolved.credentials,
+      ...(resolved ? { credentials: resolved.credentials } : {}),
       source: 'nats',
-      ...(resolved.identity ? { identity: resolved.identity } : {}),
+      ...(resolved?.identity ? { identity: resolved.identity } : {}),
+      ...(recording ? { recording } : {}),
     });
     return { streamId, subject: tokenStreamSubject(streamId) };
   }
