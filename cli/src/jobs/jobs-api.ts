@@ -7,6 +7,7 @@ import {
   type JobResultMaybe,
   type JobStreamEnd,
   type JobUpdate,
+  type RecordingRef,
   type ResumeOutcome,
 } from '@flowmesh/contracts';
 import { createParser } from 'eventsource-parser';
@@ -24,6 +25,8 @@ export interface FlowRunOptions {
   readonly memoryId?: string;
   /** Resolve every linked agent once, when the run is enqueued (`pin_agents`): an eval run's. */
   readonly pinAgents?: boolean;
+  /** Record the run's model answers, or answer its model calls from a recording (`RecordingRef`). */
+  readonly recording?: RecordingRef;
 }
 
 /**
@@ -32,7 +35,11 @@ export interface FlowRunOptions {
  */
 function runQuery(jobId: string, run: FlowRunOptions): string {
   const memory = run.memoryId === undefined ? '' : `&memory_id=${encodeURIComponent(run.memoryId)}`;
-  return `?job_id=${jobId}${memory}${run.pinAgents ? '&pin_agents=true' : ''}`;
+  const recording =
+    run.recording === undefined
+      ? ''
+      : `&recording_mode=${run.recording.mode}&recording_id=${run.recording.id}`;
+  return `?job_id=${jobId}${memory}${run.pinAgents ? '&pin_agents=true' : ''}${recording}`;
 }
 
 /** Sends of a run request whose answer was lost (unreachable, or a proxy's 502/503/504). */

@@ -79,6 +79,10 @@ export class RegistryHttp {
     return (await this.request('POST', route, body)).text();
   }
 
+  async putText(route: string, body: unknown): Promise<string> {
+    return (await this.request('PUT', route, body)).text();
+  }
+
   async deleteText(route: string): Promise<string> {
     return (await this.request('DELETE', route)).text();
   }
