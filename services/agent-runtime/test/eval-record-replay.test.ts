@@ -72,9 +72,19 @@ describe('flowmesh eval run --record / --replay', () => {
   const inMain = { actor, workspace: 'main' };
   const output: string[] = [];
 
-  const evalRun = (flowFile: string, mode: '--record' | '--replay') =>
+  const evalRun = (flowFile: string, mode: '--record' | '--replay', ...extra: string[]) =>
     runFlowmesh(
-      ['eval', 'run', flowFile, '--cases', join(dir, 'cases.jsonl'), '--out', join(dir, 'out.jsonl'), mode],
+      [
+        'eval',
+        'run',
+        flowFile,
+        '--cases',
+        join(dir, 'cases.jsonl'),
+        '--out',
+        join(dir, 'out.jsonl'),
+        mode,
+        ...extra,
+      ],
       {
         env: { FLOWMESH_URL: mesh.entryUrl!, FLOWMESH_TOKEN: actor.token },
         timeoutMs: 120_000,
@@ -196,6 +206,28 @@ describe('flowmesh eval run --record / --replay', () => {
         got: 'You add numbers, always with the add tool.',
       },
     ]);
+  });
+
+  it('an image step of a recorded run fails, saying a picture is not recorded', async () => {
+    const flow = join(dir, 'image.json');
+    const step = flowWith('You draw.').value.modules[0];
+    const inputs = { ...step.value.input_transforms, output_type: { type: 'static', value: 'image' } };
+    writeFileSync(
+      flow,
+      JSON.stringify({
+        summary: 'Drawer',
+        value: { modules: [{ ...step, value: { ...step.value, tools: [], input_transforms: inputs } }] },
+      }),
+    );
+    const before = fake.chatRequests().length;
+    const recorded = await evalRun(flow, '--record', '--recordings', join(dir, 'image.recordings'));
+    expect(recorded.code).toBe(1);
+    expect(recorded.stdout, recorded.stderr).toMatch(/^two and three\s+FAIL \(run failed\)\s/m);
+    const [last] = readFileSync(join(dir, 'out.jsonl'), 'utf8').trim().split('\n').slice(-1);
+    expect(JSON.stringify((JSON.parse(last) as { result: unknown }).result)).toContain(
+      "'image' is not recorded or replayed: this run records its model calls",
+    );
+    expect(fake.chatRequests()).toHaveLength(before);
   });
 
   it('a recording is read and written only in its own workspace, with a token of it', async () => {

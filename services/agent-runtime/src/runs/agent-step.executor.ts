@@ -110,6 +110,12 @@ export class AgentStepExecutor {
       // A run taken up again has its user message in its record already.
       const brain = resumed ? read : { ...read, attachments: await this.describeAttachments(request, read) };
       const image = brain.outputType === 'image';
+      // A picture is not kept in a recording: a replay would call the provider after all.
+      if (image && request.recording)
+        throw inputError(
+          'input_transforms.output_type',
+          `'image' is not recorded or replayed: this run ${request.recording.mode}s its model calls (flowmesh eval run --${request.recording.mode})`,
+        );
       if (image && !this.attachments)
         throw inputError(
           'input_transforms.output_type',

@@ -54,7 +54,15 @@ export class RecordingsService {
   ): AsyncGenerator<ChatEvent> {
     const digest = requestDigest(request);
     if (recording.mode === 'replay') {
-      const taken = await this.take(workspace, recording.id, 'chat', digest, request);
+      let taken: Awaited<ReturnType<RecordingsService['take']>>;
+      try {
+        taken = await this.take(workspace, recording.id, 'chat', digest, request);
+      } catch (error) {
+        // No such replay (never uploaded, another workspace's): the caller's to fix, said as such.
+        if (!(error instanceof MeshError && error.code === 'NOT_FOUND')) throw error;
+        yield { type: 'error', error: { class: 'bad_request_user', message: error.message, fault: 'user' } };
+        return;
+      }
       if ('mismatch' in taken) {
         yield {
           type: 'error',
