@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { AIProviderKindSchema } from '../openflow/provider.schema.js';
 import { AssistantMessageSchema } from './chat-message.schema.js';
+import { BudgetScopeSchema } from '../gateway/budget.contract.js';
 import { FaultClassSchema } from './fault.js';
 
 /**
@@ -32,6 +33,8 @@ export const PROVIDER_ERROR_CLASSES = [
   'bad_request_user',
   'provider_outage',
   'cancelled',
+  /** A spend budget of the call's workspace, flow, run or API token is spent (no provider was asked). */
+  'budget_exceeded',
 ] as const;
 export const ProviderErrorClassSchema = z.enum(PROVIDER_ERROR_CLASSES);
 export type ProviderErrorClass = z.infer<typeof ProviderErrorClassSchema>;
@@ -60,6 +63,8 @@ export const ProviderErrorSchema = z.object({
    * it pages). Set by the gateway on every error it answers; absent from older gateways.
    */
   fault: FaultClassSchema.optional(),
+  /** For `budget_exceeded`: the budget that is spent (`target` empty for the workspace's). */
+  budget: z.object({ scope: BudgetScopeSchema, target: z.string() }).optional(),
 });
 export type ProviderError = z.infer<typeof ProviderErrorSchema>;
 

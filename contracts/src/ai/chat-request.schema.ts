@@ -254,6 +254,14 @@ export const ChatRequestSchema = z
     conversationId: z.string().max(256).optional(),
     /** The run records its answers or replays them (`RecordingRef`). */
     recording: RecordingRefSchema.optional(),
+    /**
+     * The run (its root job id) and the flow (its path) whose budgets this call counts toward,
+     * beside the workspace's and the API token's (`gatewayBudgetContract`); agent steps send theirs.
+     */
+    budget: z
+      .object({ run: z.string().min(1).max(128).optional(), flow: z.string().min(1).max(300).optional() })
+      .strict()
+      .optional(),
   })
   .strict();
 export type ChatRequest = z.infer<typeof ChatRequestSchema>;

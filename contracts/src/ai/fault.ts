@@ -109,8 +109,10 @@ function providerFault(input: Extract<FaultInput, { source: 'provider' }>): Faul
     case 'model_unavailable':
       return own && namesModel(input) ? 'user' : 'internal';
     // What the user controls (a filtered prompt, an option their model does not take, a provider
-    // resource that cannot be used as written), and a call its caller stopped.
+    // resource that cannot be used as written, a spend budget their admin set), and a call its
+    // caller stopped.
     case 'bad_request_user':
+    case 'budget_exceeded':
     case 'cancelled':
       return 'user';
     default:

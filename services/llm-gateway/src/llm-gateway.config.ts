@@ -1,6 +1,7 @@
 import type { ServiceConfig } from '@flowmesh/bootstrap';
 import { z } from 'zod';
 import { auditSettingsShape, toAuditConfig } from './audit/audit.config.js';
+import { budgetsSettingsShape, toBudgetsConfig } from './budgets/budgets.config.js';
 import { chatSettingsShape, toChatConfig } from './chat/chat.config.js';
 import { credentialsSettingsShape, toCredentialsConfig } from './credentials/credentials.config.js';
 import { edgeSettingsShape, toEdgeConfig } from './http/edge.config.js';
@@ -18,6 +19,7 @@ export const llmGatewayConfigSchema = z
     ...edgeSettingsShape,
     ...chatSettingsShape,
     ...mediaSettingsShape,
+    ...budgetsSettingsShape,
   })
   .transform((env) => ({
     credentials: toCredentialsConfig(env),
@@ -25,6 +27,7 @@ export const llmGatewayConfigSchema = z
     edge: toEdgeConfig(env),
     chat: toChatConfig(env),
     media: toMediaConfig(env, env.FLOWMESH_GATEWAY_MAX_BODY_BYTES),
+    budgets: toBudgetsConfig(env),
   }));
 
 export type LlmGatewayConfig = ServiceConfig<z.output<typeof llmGatewayConfigSchema>>;

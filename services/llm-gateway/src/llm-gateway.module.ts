@@ -4,6 +4,7 @@ import { PersistenceModule } from '@flowmesh/persistence';
 import type { Logger } from '@flowmesh/telemetry';
 import { Module, type DynamicModule } from '@nestjs/common';
 import { AUDIT_ENTITIES, AuditModule } from './audit/audit.module.js';
+import { BudgetsModule } from './budgets/budgets.module.js';
 import { CHAT_CONFIG } from './chat/chat.config.js';
 import { ChatHandler } from './chat/chat.handler.js';
 import { ChatRunner } from './chat/chat-runner.service.js';
@@ -61,7 +62,8 @@ export class LlmGatewayModule {
           logger: logger.child({ component: 'persistence' }),
         }),
         CredentialsModule.forRoot(config.credentials),
-        AuditModule.forRoot(config.audit, logger.child({ component: 'audit' })),
+        AuditModule.forRoot(config.audit, logger.child({ component: 'audit' }), config.budgets.prices),
+        BudgetsModule.forRoot(config.budgets, logger.child({ component: 'budgets' })),
       ],
       controllers: [
         ChatHandler,

@@ -45,6 +45,12 @@ export const FLOWMESH_METRICS = {
   llmTokens: { name: 'flowmesh.llm.tokens', kind: 'counter', unit: '{token}' },
   /** llm-gateway: estimated cost in US dollars per provider and model (models with a known price). */
   llmCost: { name: 'flowmesh.llm.cost_usd', kind: 'counter', unit: 'USD' },
+  /** llm-gateway: tokens counted against spend budgets, by `workspace` (every chat through the gateway's chat path). */
+  llmSpendTokens: { name: 'flowmesh.llm.spend_tokens', kind: 'counter', unit: '{token}' },
+  /** llm-gateway: US dollars counted against spend budgets (the price table's), by `workspace`. */
+  llmSpendUsd: { name: 'flowmesh.llm.spend_usd', kind: 'counter', unit: 'USD' },
+  /** llm-gateway: model calls refused because a budget was spent, by `workspace` and `scope` (workspace, flow, run, token). */
+  llmBudgetRefusals: { name: 'flowmesh.llm.budget_refusals', kind: 'counter', unit: '{call}' },
   /** llm-gateway: failed provider calls, by `gen_ai_provider_name`, `error_class` and `fault` (user, internal). */
   llmCallFailures: { name: 'flowmesh.llm.call_failures', kind: 'counter', unit: '{call}' },
   /** llm-gateway: time a call spent in the gateway itself (its whole time less the provider's). */

@@ -369,11 +369,17 @@ export class AgentStepExecutor {
       // Every model call of a recorded or replayed run carries the recording.
       ...(request.recording ? { recording: request.recording } : {}),
     };
+    // The run's and the flow's spend budgets count every model call of the step (llm-gateway).
+    const budget = { run: request.root_job, ...(request.flow_path ? { flow: request.flow_path } : {}) };
     const { stream, waitingOnTools, progress } = run;
     return {
       chat: async (parameters, abort) => {
         const messages = await this.linkAttachments(request.workspace, parameters.messages);
-        const chat = await gatewayChat(this.conn, { ...caller, ...parameters, messages }, { signal: abort });
+        const chat = await gatewayChat(
+          this.conn,
+          { ...caller, ...parameters, messages, budget },
+          { signal: abort },
+        );
         if (stream) for await (const event of chat) stream.relay(event);
         return chat.result;
       },

@@ -1,6 +1,7 @@
 import type { AIProviderKind, CallerIdentity, ChatUsage, FaultClass } from '@flowmesh/contracts';
 import { Inject, Injectable } from '@nestjs/common';
 import type { Context } from '@opentelemetry/api';
+import { PRICE_TABLE, type PriceTable } from '../budgets/price-table.js';
 import { GenAiTelemetry, type GenAiCallStart, type GenAiSpan } from '../telemetry/gen-ai.telemetry.js';
 import { AUDIT_CONFIG, type AuditConfig } from './audit.config.js';
 import { LlmCallAuditWriter } from './llm-call-audit.writer.js';
@@ -40,12 +41,15 @@ export interface LlmCallFailure {
  */
 @Injectable()
 export class LlmCallRecorder {
-  private readonly telemetry = new GenAiTelemetry();
+  private readonly telemetry: GenAiTelemetry;
 
   constructor(
     private readonly writer: LlmCallAuditWriter,
     @Inject(AUDIT_CONFIG) private readonly config: AuditConfig,
-  ) {}
+    @Inject(PRICE_TABLE) prices: PriceTable,
+  ) {
+    this.telemetry = new GenAiTelemetry(prices);
+  }
 
   begin(start: LlmCallStart, parent?: Context): LlmCall {
     return new LlmCall(this.telemetry.start(start, parent), start, this.writer, this.config.bodies);

@@ -11,6 +11,7 @@ import {
 } from '@flowmesh/contracts';
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { LlmCallRecorder, type LlmCall, type LlmCallSource } from '../audit/llm-call.recorder.js';
+import { BudgetGuard, type BudgetedCall, type Reservation } from '../budgets/budget-guard.service.js';
 import { CredentialsResolver } from '../credentials/credentials-resolver.js';
 import { credentialsFault, KeyOwnership } from '../credentials/key-ownership.js';
 import { knownContextWindow } from '../models/context-window.table.js';
@@ -41,6 +42,8 @@ export interface ChatRun {
   readonly identity?: Pick<CallerIdentity, 'username' | 'kind' | 'jobId'>;
   /** The run records its answers or replays them (`ChatStreams` does, around this runner). */
   readonly recording?: RecordingRef;
+  /** The run and flow whose spend budgets the call counts toward, beside its workspace's and token's. */
+  readonly budget?: BudgetedCall['budget'];
 }
 
 const UNKNOWN_IDENTITY = { username: '(unknown)', kind: 'user' as const };
@@ -61,6 +64,7 @@ export class ChatRunner {
     private readonly keys: KeyOwnership,
     @Inject(CHAT_CONFIG) private readonly config: ChatConfig,
     @Optional() private readonly recorder?: LlmCallRecorder,
+    @Optional() private readonly budgets?: BudgetGuard,
   ) {}
 
   async *run(run: ChatRun, signal: AbortSignal): AsyncGenerator<ChatEvent> {
@@ -132,7 +136,17 @@ export class ChatRunner {
     for (let attempt = 1; ; attempt++) {
       const assembler = new ChatStreamAssembler(names, reference.kind, reference.model);
       let started = false;
+      let reservation: Reservation | undefined;
       try {
+        // Each attempt is a model call: its spend is checked (and reserved) before it goes out.
+        reservation = await this.budgets?.reserve({
+          actor: run.actor,
+          workspace: run.workspace,
+          ...(run.budget ? { budget: run.budget } : {}),
+          kind: reference.kind,
+          model: reference.model,
+          parameters: run.parameters,
+        });
         for await (const piece of this.executor.chat(adapter, call, credentials, signal)) {
           if (!started) {
             started = true;
@@ -149,6 +163,7 @@ export class ChatRunner {
         }
         const closing = assembler.end();
         const final = closing.at(-1);
+        await reservation?.settle(final?.type === 'message' ? final.usage : undefined);
         if (final?.type === 'message') {
           audit?.succeed({
             ...(final.usage ? { usage: final.usage } : {}),
@@ -160,6 +175,7 @@ export class ChatRunner {
         yield* closing;
         return 'done';
       } catch (caught) {
+        await reservation?.settle();
         const error = this.keys.attribute(asProviderError(caught, reference, signal), reference.resource);
         if (started || error.class === 'cancelled') {
           audit?.fail({
@@ -193,6 +209,9 @@ export class ChatRunner {
           };
           return 'done';
         }
+      } finally {
+        // The caller stopped reading mid-answer: the call's reservation is released all the same.
+        void reservation?.settle();
       }
     }
   }

@@ -39,6 +39,7 @@ export class StartChatService {
       contextWindow,
       conversationId,
       recording,
+      budget,
       ...parameters
     } = request;
     const adapter = this.registry.get(provider.kind);
@@ -66,6 +67,7 @@ export class StartChatService {
       parameters,
       ...(contextWindow !== undefined ? { contextWindow } : {}),
       ...(conversationId !== undefined ? { conversationId } : {}),
+      ...(budget ? { budget } : {}),
       ...(resolved ? { credentials: resolved.credentials } : {}),
       source: 'nats',
       ...(resolved?.identity ? { identity: resolved.identity } : {}),

@@ -48,6 +48,8 @@ const CLASS_STATUS: Record<ProviderErrorClass, [number, string, string]> = {
   bad_request_user: [400, 'invalid_request_error', 'invalid_request'],
   provider_outage: [502, 'server_error', 'provider_unavailable'],
   cancelled: [499, 'request_cancelled', 'cancelled'],
+  // 402, not 429: a spent budget does not pass with a retry, and SDKs retry a 429 on their own.
+  budget_exceeded: [402, 'budget_exceeded', 'budget_exceeded'],
 };
 
 const CODE_STATUS: Record<ErrorCode, [number, string, string]> = {

@@ -11,6 +11,7 @@ const CODE_OF_CLASS: Record<ProviderErrorClass, ErrorCode> = {
   bad_request_user: 'VALIDATION_FAILED',
   provider_outage: 'UNAVAILABLE',
   cancelled: 'TIMEOUT',
+  budget_exceeded: 'LIMIT_EXCEEDED',
 };
 
 /**

@@ -8,7 +8,6 @@ import {
   getMeter,
   instrumentsOnFirstUse,
 } from '@flowmesh/telemetry';
-import { costUsd } from './model-prices.js';
 
 /** The gateway's own metrics (the GenAI histograms stay in GenAiTelemetry). */
 const gatewayInstruments = instrumentsOnFirstUse(() => {
@@ -36,17 +35,17 @@ const gatewayInstruments = instrumentsOnFirstUse(() => {
   };
 });
 
-/** A call's tokens, and its cost when the model's price is known. */
+/** A call's tokens, and its cost when the model's price is known (`usd`, from the price table). */
 export function recordTokenUsage(
   providerName: string,
   model: string,
   usage: { readonly inputTokens: number; readonly outputTokens: number },
+  usd: number | undefined,
 ): void {
   const { tokens, cost } = gatewayInstruments();
   const base = { [ATTR_GEN_AI_PROVIDER_NAME]: providerName, [ATTR_GEN_AI_REQUEST_MODEL]: model };
   tokens.add(usage.inputTokens, { ...base, [ATTR_GEN_AI_TOKEN_TYPE]: 'input' });
   tokens.add(usage.outputTokens, { ...base, [ATTR_GEN_AI_TOKEN_TYPE]: 'output' });
-  const usd = costUsd(model, usage);
   if (usd !== undefined) cost.add(usd, base);
 }
 

@@ -43,6 +43,7 @@ import {
   getMeter,
   type GenAiOperation,
 } from '@flowmesh/telemetry';
+import { PriceTable } from '../budgets/price-table.js';
 import { recordCallEnd, recordTokenUsage } from './gateway.metrics.js';
 
 /** What is known about a provider call when it starts: nothing here is a credential or content. */
@@ -50,6 +51,8 @@ export interface GenAiCallStart {
   readonly operation: GenAiOperation;
   /** `gen_ai.provider.name` (the adapter's `telemetryName`). */
   readonly providerName: string;
+  /** The provider kind (`openai`, `azure_openai`, ...): prices may be set per kind. */
+  readonly kind?: string;
   readonly model: string;
   readonly stream: boolean;
   readonly workspace: string;
@@ -87,7 +90,7 @@ export class GenAiTelemetry {
   private readonly tokens: Histogram;
   private readonly firstChunk: Histogram;
 
-  constructor() {
+  constructor(private readonly prices: PriceTable = new PriceTable()) {
     const meter = getMeter(TRACER_NAME);
     this.duration = meter.createHistogram(METRIC_GEN_AI_CLIENT_OPERATION_DURATION, {
       unit: 's',
@@ -149,7 +152,12 @@ export class GenAiTelemetry {
     );
     // The conventions say not to report counts the provider did not give.
     if (outcome.usage) {
-      recordTokenUsage(call.providerName, call.model, outcome.usage);
+      recordTokenUsage(
+        call.providerName,
+        call.model,
+        outcome.usage,
+        this.prices.costUsd(call.kind, call.model, outcome.usage),
+      );
       this.tokens.record(outcome.usage.inputTokens, {
         ...base,
         [ATTR_GEN_AI_TOKEN_TYPE]: GEN_AI_TOKEN_TYPE.input,

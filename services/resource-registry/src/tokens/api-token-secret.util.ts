@@ -1,26 +1,10 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { API_TOKEN_PREFIX } from '@flowmesh/contracts';
 
-/** API tokens we generate start with this; job tokens with `fmj_`. */
-export const API_TOKEN_PREFIX = 'fm_';
-const SHOWN_PREFIX_LENGTH = 12;
+// Shared with the llm-gateway, which names a token's budget by the same prefix.
+export { API_TOKEN_PREFIX, apiTokenPrefix, hashApiToken } from '@flowmesh/contracts';
 
 /** A new API token: 256 random bits. */
 export function generateApiToken(): string {
   return `${API_TOKEN_PREFIX}${randomBytes(32).toString('base64url')}`;
-}
-
-/** What the database keeps of a token. */
-export function hashApiToken(token: string): string {
-  return createHash('sha256').update(token, 'utf8').digest('hex');
-}
-
-/**
- * The prefix shown in lists: the token's first characters for one we generated (54 of its 256
- * bits, useless on their own), a piece of the hash for one given to us (`FLOWMESH_ADMIN_TOKEN`),
- * whose length and shape we do not control.
- */
-export function apiTokenPrefix(token: string): string {
-  return token.startsWith(API_TOKEN_PREFIX) && token.length >= 40
-    ? token.slice(0, SHOWN_PREFIX_LENGTH)
-    : `h_${hashApiToken(token).slice(0, 10)}`;
 }
