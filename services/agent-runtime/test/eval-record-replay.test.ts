@@ -8,15 +8,18 @@ import {
   runFlowmesh,
   saveFakeOpenAIProvider,
   startFakeOpenAI,
+  startFakeSystemOne,
   startMesh,
   startOwnProcess,
   type FakeOpenAI,
+  type FakeSystemOne,
   type OwnProcess,
   type TestMesh,
 } from '@flowmesh/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const OPENAI_KEY = `sk-replay-${randomBytes(12).toString('hex')}`;
+const DECISION_KEY = `ts-replay-${randomBytes(12).toString('hex')}`;
 const PROVIDER = { kind: 'openai', resource: '$res:f/ai/openai', model: 'gpt-4o-mini' };
 
 /** An agent step with a script tool: the model asks for the tool, then answers with its result. */
@@ -66,6 +69,7 @@ describe('flowmesh eval run --record / --replay', () => {
   let runtime: OwnProcess;
   let conn: MeshConnection;
   let fake: FakeOpenAI;
+  let decisions: FakeSystemOne;
   let items: RegistryItemsClient;
   let dir: string;
   const actor = { token: `fm_replay_${randomBytes(24).toString('base64url')}` };
@@ -98,6 +102,7 @@ describe('flowmesh eval run --record / --replay', () => {
 
   beforeAll(async () => {
     fake = await startFakeOpenAI({ apiKey: OPENAI_KEY });
+    decisions = await startFakeSystemOne({ apiKey: DECISION_KEY });
     mesh = await startMesh({
       processes: ['resource-registry', 'flow-orchestrator', 'flow-orchestrator-worker', 'llm-gateway'],
       env: {
@@ -133,6 +138,7 @@ describe('flowmesh eval run --record / --replay', () => {
     await runtime?.stop();
     await mesh?.stop();
     await fake?.close();
+    await decisions?.close();
     if (dir) rmSync(dir, { recursive: true, force: true });
   }, 180_000);
 
@@ -206,6 +212,107 @@ describe('flowmesh eval run --record / --replay', () => {
         got: 'You add numbers, always with the add tool.',
       },
     ]);
+  });
+
+  it("a nested agent tool's and a decision step's model calls are recorded and replayed with the run's", async () => {
+    // The first test took the provider away: this one records with its own resources.
+    await items.createResource({
+      ...inMain,
+      path: 'f/ai/openai_nested',
+      resource_type: 'openai',
+      value: { base_url: `${fake.url}/v1`, api_key: OPENAI_KEY },
+    });
+    await items.createResource({
+      ...inMain,
+      path: 'f/ai/typesafe',
+      resource_type: 'typesafe',
+      value: { base_url: decisions.baseUrl, api_key: DECISION_KEY },
+    });
+    const provider = { type: 'static', value: { ...PROVIDER, resource: '$res:f/ai/openai_nested' } };
+    const writer = {
+      id: 'writer',
+      summary: 'writer',
+      description: 'Writes crisp summaries',
+      value: {
+        tool_type: 'flowmodule',
+        type: 'aiagent',
+        input_transforms: {
+          provider,
+          user_message: { type: 'ai' },
+          system_prompt: { type: 'static', value: 'You write crisp summaries.' },
+        },
+      },
+    };
+    const decide = {
+      id: 'triage',
+      value: {
+        type: 'aidecision',
+        input_transforms: {
+          provider: {
+            type: 'static',
+            value: { kind: 'typesafe', resource: '$res:f/ai/typesafe', model: 'jev-latest' },
+          },
+          state: { type: 'javascript', expr: 'results.planner.output' },
+          questions: {
+            type: 'static',
+            value: {
+              intent: {
+                type: 'choice',
+                instructions: 'What is it?',
+                criteria: { report: 'A report', other: 'Else' },
+              },
+            },
+          },
+        },
+      },
+    };
+    const planner = {
+      id: 'planner',
+      value: {
+        type: 'aiagent',
+        input_transforms: { provider, user_message: { type: 'static', value: 'Plan the report.' } },
+        tools: [writer],
+      },
+    };
+    const flow = join(dir, 'nested.json');
+    writeFileSync(flow, JSON.stringify({ summary: 'Nested', value: { modules: [planner, decide] } }));
+    const cases = join(dir, 'nested.jsonl');
+    const expected = { output: { intent: { choice: 'report' } } };
+    writeFileSync(cases, `${JSON.stringify({ name: 'plan', expected, match: 'subset' })}\n`);
+    fake.reply(
+      {
+        toolCalls: [{ id: 'call_w', name: 'writer', arguments: '{"user_message":"Summarize: sales rose."}' }],
+      },
+      { text: 'Sales rose.' },
+      { text: 'Summary: Sales rose.' },
+    );
+    decisions.answer({
+      intent: {
+        type: 'choice',
+        choice: 'report',
+        probabilities: { report: 0.9, other: 0.1 },
+        confidence: 0.8,
+      },
+    });
+    const before = { chats: fake.chatRequests().length, decisions: decisions.requests.length };
+    const recorded = await evalRun(flow, '--record', '--cases', cases);
+    expect(recorded.code, `${recorded.stdout}\n${recorded.stderr}\n${output.join('\n')}`).toBe(0);
+    const file = JSON.parse(
+      readFileSync(join(dir, 'nested.recordings', 'plan.json'), 'utf8'),
+    ) as RecordingFileShape;
+    expect(file.calls.map((call) => call.operation)).toEqual(['chat', 'chat', 'chat', 'decide']);
+    // The nested agent's own request, recorded with the run's.
+    expect(JSON.stringify(file.calls[1].request)).toContain('You write crisp summaries.');
+
+    await items.deleteResource({ ...inMain, path: 'f/ai/openai_nested' });
+    await items.deleteResource({ ...inMain, path: 'f/ai/typesafe' });
+    const replayed = await evalRun(flow, '--replay', '--cases', cases);
+    expect(replayed.code, `${replayed.stdout}\n${replayed.stderr}\n${output.join('\n')}`).toBe(0);
+    expect(replayed.stdout).toMatch(/^plan\s+pass\s/m);
+    expect({ chats: fake.chatRequests().length, decisions: decisions.requests.length }).toEqual({
+      chats: before.chats + 3,
+      decisions: before.decisions + 1,
+    });
   });
 
   it('an image step of a recorded run fails, saying a picture is not recorded', async () => {
