@@ -31,6 +31,14 @@ import {
   SaveMemoryRequestSchema,
   StoredMemorySchema,
 } from './memory.schema.js';
+import {
+  AcquireMemoryLockReplySchema,
+  AcquireMemoryLockRequestSchema,
+  ReleaseMemoryLocksReplySchema,
+  ReleaseMemoryLocksRequestSchema,
+  RenewMemoryLocksReplySchema,
+  RenewMemoryLocksRequestSchema,
+} from './memory-lock.schema.js';
 
 /** A save may write to object storage, and fall back to the database after it failed. */
 const SAVE_TIMEOUT_MS = 15_000;
@@ -69,6 +77,31 @@ export const memoryContract = {
     'memory.key.resolve',
     ResolveMemoryKeyRequestSchema,
     ResolveMemoryKeyReplySchema,
+    SAFE_TO_REPEAT,
+  ),
+
+  /**
+   * A ticket for one memory (memory key, step) for one agent step: two runs on one memory take
+   * turns (or the later is rejected, or interrupts the earlier), so neither loses the other's turn.
+   */
+  acquireLock: defineRequest(
+    'memory.lock.acquire',
+    AcquireMemoryLockRequestSchema,
+    AcquireMemoryLockReplySchema,
+    SAFE_TO_REPEAT,
+  ),
+  /** Keeps the tickets of running steps (agent-runtime renews them with its own leases). */
+  renewLocks: defineRequest(
+    'memory.lock.renew',
+    RenewMemoryLocksRequestSchema,
+    RenewMemoryLocksReplySchema,
+    SAFE_TO_REPEAT,
+  ),
+  /** Drops the tickets of steps that saved their memory or ended. */
+  releaseLocks: defineRequest(
+    'memory.lock.release',
+    ReleaseMemoryLocksRequestSchema,
+    ReleaseMemoryLocksReplySchema,
     SAFE_TO_REPEAT,
   ),
 

@@ -89,6 +89,12 @@ export const SaveMemoryRequestSchema = z
      */
     compacted: z.boolean().default(false),
     messages: ChatHistorySchema,
+    /**
+     * The agent step's job holding this memory's ticket (`memory.lock.acquire`): the save is
+     * refused (`CONFLICT`) when the ticket is no longer its own (its lease ran out and another
+     * run took the memory), so a stalled step never writes over a newer turn.
+     */
+    heldBy: z.uuid().optional(),
   })
   .strict();
 export type SaveMemoryRequest = z.input<typeof SaveMemoryRequestSchema>;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { FlowGroupSchema, FlowNoteSchema } from './flow-annotations.schema.js';
 import { FlowModuleSchema } from './flow-module.schema.js';
+import { MultitaskStrategySchema } from '../memory/memory-lock.schema.js';
 import { JsonObjectSchema } from './json-object.schema.js';
 import { named } from './openflow.registry.js';
 
@@ -29,6 +30,11 @@ export const FlowValueSchema = named(
     priority: z.number().optional(),
     early_return: z.string().optional(),
     chat_input_enabled: z.boolean().optional(),
+    /**
+     * What a run does when another run uses the memory of one of its agent steps (the same memory
+     * id and step): `enqueue` (default), `reject` or `interrupt`; a run may override it.
+     */
+    multitask_strategy: MultitaskStrategySchema.optional(),
     notes: z.array(FlowNoteSchema).optional(),
     groups: z.array(FlowGroupSchema).optional(),
   }),

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { createContractClient, defineRequest, type RequestTransport } from '../messaging/contract.js';
 import { AgentActionSchema } from '../openflow/flow-status.schema.js';
 import { RecordingRefSchema } from '../ai/recording.schema.js';
+import { MultitaskStrategySchema } from '../memory/memory-lock.schema.js';
 import { PinnedAgentsSchema } from './jobs.schema.js';
 
 /** A `javascript` input of a tool, evaluated when the step started: its value, or why it has none. */
@@ -44,6 +45,11 @@ export const AgentStepStartRequestSchema = z.object({
   tool_inputs: z.record(z.string(), z.record(z.string(), EvaluatedToolInputSchema)).optional(),
   /** The run's memory id (`flow_status.memory_id` of the run's flow), when it was started with one. */
   memory_id: z.string().optional(),
+  /**
+   * What the step does when another run holds or waits for its memory: the run's
+   * `multitask_strategy`, else its flow's; absent: `enqueue`.
+   */
+  multitask_strategy: MultitaskStrategySchema.optional(),
   /**
    * The run is a chat (its flow has `chat_input_enabled` and the run a memory id): the step
    * appends its messages to the conversation's transcript unless `omit_output_from_conversation`.

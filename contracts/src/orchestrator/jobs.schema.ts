@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { RecordingRefSchema } from '../ai/recording.schema.js';
 import { MemoryKeySchema } from '../memory/memory.schema.js';
+import { MultitaskStrategySchema } from '../memory/memory-lock.schema.js';
 import { ActorSchema } from '../registry/identity.schema.js';
 import { JobKindSchema, JobStatusSchema } from './job.schema.js';
 import { TriggerEventSchema, TriggerRefSchema } from './trigger.schema.js';
@@ -65,6 +66,11 @@ export const RunFlowRequestSchema = z
      * `flow_status.memory_id`; without it such steps run stateless.
      */
     memory_id: MemoryKeySchema.optional(),
+    /**
+     * What this run's agent steps do when another run uses their memory (`enqueue`, `reject`,
+     * `interrupt`); overrides the flow's `multitask_strategy`, whose default is `enqueue`.
+     */
+    multitask_strategy: MultitaskStrategySchema.optional(),
     /**
      * A preview (`value`) runs the caller's drafts of the `ai_agent` resources its steps link,
      * where there is one (000, Drafts): each step reads the draft when it starts, as the run's

@@ -5,6 +5,7 @@ import type { Logger } from '@flowmesh/telemetry';
 import { Module, type DynamicModule } from '@nestjs/common';
 import { AGENTS_SETTINGS, type AgentRuntimeConfig } from './agent-runtime.config.js';
 import { AttachmentStore } from './attachments/attachment-store.js';
+import { MEMORY_TURNS_LOGGER, MemoryTurns } from './memory/memory-turns.js';
 import { AGENT_RUNTIME_MIGRATIONS } from './migrations/index.js';
 import { AgentRunRepository } from './runs/agent-run.repository.js';
 import { AgentRuns } from './runs/agent-runs.service.js';
@@ -41,11 +42,13 @@ export class AgentRuntimeModule {
       providers: [
         { provide: AGENTS_SETTINGS, useValue: config.agents },
         { provide: AGENT_LOGGER, useValue: logger.child({ component: 'agents' }) },
+        { provide: MEMORY_TURNS_LOGGER, useValue: logger.child({ component: 'memory-turns' }) },
         { provide: OutboundClient, useValue: new OutboundClient(config.agents.outboundAllowCidrs) },
         ...(config.agents.attachments
           ? [{ provide: AttachmentStore, useValue: new AttachmentStore(config.agents.attachments) }]
           : []),
         AgentRunRepository,
+        MemoryTurns,
         AgentStepExecutor,
         AgentTelemetry,
         AgentRuns,

@@ -14,6 +14,9 @@ import { DeleteConversationUseCase } from './conversations/delete-conversation.u
 import { ListConversationMessagesUseCase } from './conversations/list-conversation-messages.use-case.js';
 import { ListConversationsUseCase } from './conversations/list-conversations.use-case.js';
 import { StartConversationUseCase } from './conversations/start-conversation.use-case.js';
+import { AcquireMemoryLockUseCase } from './locks/acquire-memory-lock.use-case.js';
+import { MemoryLockHandler } from './locks/memory-lock.handler.js';
+import { MemoryLockRepository } from './locks/memory-lock.repository.js';
 import { DeleteMemoryUseCase } from './memory/delete-memory.use-case.js';
 import { GetMemoryUseCase } from './memory/get-memory.use-case.js';
 import { ListMemoriesUseCase } from './memory/list-memories.use-case.js';
@@ -55,7 +58,13 @@ export class MemoryServiceModule {
           logger: logger.child({ component: 'persistence' }),
         }),
       ],
-      controllers: [MemoryHandler, ConversationHandler, MemoryHttpController, ConversationHttpController],
+      controllers: [
+        MemoryHandler,
+        MemoryLockHandler,
+        ConversationHandler,
+        MemoryHttpController,
+        ConversationHttpController,
+      ],
       providers: [
         ...objectStorage,
         {
@@ -71,6 +80,8 @@ export class MemoryServiceModule {
         DeleteMemoryUseCase,
         ListMemoriesUseCase,
         GetMemoryUseCase,
+        MemoryLockRepository,
+        AcquireMemoryLockUseCase,
         ConversationRepository,
         StartConversationUseCase,
         AppendConversationMessageUseCase,

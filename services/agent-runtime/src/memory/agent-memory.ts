@@ -35,6 +35,11 @@ export interface MemoryContext {
   /** The memory id the run was started with (`flow_status.memory_id`). */
   readonly runMemoryId?: string;
   readonly log: (message: string) => void;
+  /**
+   * Takes the step's turn at its memory (`MemoryTurns`) before it is loaded; the job holding it
+   * then saves as `heldBy`. Absent: no turns are taken.
+   */
+  readonly turn?: { readonly jobId: string; readonly take: (memoryKey: string) => Promise<void> };
 }
 
 /**
@@ -71,6 +76,9 @@ export async function loadHistory(
     memoryKey: key,
     stepId: context.stepId,
   };
+  // Another run on this memory goes first, or after this one's save: neither loses the other's turn.
+  await context.turn?.take(key);
+  const heldBy = context.turn ? { heldBy: context.turn.jobId } : {};
   // All of it: the save writes the whole memory back; the model sees the window memory-service would give.
   const stored = (await client.load(where)).messages;
   const windowLength =
@@ -82,12 +90,12 @@ export async function loadHistory(
       // A window memory grows by the record; a compaction memory is the model's context, summaries included.
       const mode = kind === 'compaction' ? 'compaction' : 'window';
       let messages = mode === 'compaction' ? [...run.context] : [...stored, ...run.record];
-      let reply = await client.save({ ...where, mode, messages });
+      let reply = await client.save({ ...where, ...heldBy, mode, messages });
       if (reply.status === 'compaction_required') {
         // Over the size limit: one checkpoint of every older exchange, then the service measures
         // again (and keeps the largest suffix of whole exchanges that fits if it is still over).
         messages = (await run.checkpoint?.(messages)) ?? messages;
-        reply = await client.save({ ...where, mode, compacted: true, messages });
+        reply = await client.save({ ...where, ...heldBy, mode, compacted: true, messages });
       }
       if (reply.notice) context.log(reply.notice);
     },

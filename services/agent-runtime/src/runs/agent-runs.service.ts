@@ -16,6 +16,7 @@ import { AGENTS_SETTINGS, type AgentsSettings } from '../agent-runtime.config.js
 import { AgentRunRepository, type AgentRunRow, type AgentStepOutcome } from './agent-run.repository.js';
 import type { ResumedAgent } from '../loop/agent-loop.js';
 import type { AgentCheckpoint, AgentProgress, CallProgress } from '../pause/agent-checkpoint.js';
+import { MemoryTurns } from '../memory/memory-turns.js';
 import { AGENT_LOGGER, AgentStepExecutor } from './agent-step.executor.js';
 import { SerialWrites } from './serial-writes.js';
 
@@ -32,8 +33,9 @@ export class AgentRuns implements OnApplicationBootstrap, OnApplicationShutdown 
   private readonly owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   private readonly running = new Map<string, AbortController>();
   /**
-   * Running steps that wait on their tools' jobs: they hold no slot, so a step whose tool is a
-   * nested agent (a step of its own) never waits for the slot its parent holds.
+   * Running steps that wait on their tools' jobs (or their turn at a memory another run uses):
+   * they hold no slot, so a step whose tool is a nested agent (a step of its own) never waits for
+   * the slot its parent holds, and runs queued on one memory never starve the others.
    */
   private readonly onTools = new Set<string>();
   private readonly sealer: JobTokenSealer;
@@ -53,6 +55,7 @@ export class AgentRuns implements OnApplicationBootstrap, OnApplicationShutdown 
     private readonly repository: AgentRunRepository,
     private readonly executor: AgentStepExecutor,
     private readonly mesh: MeshClient,
+    private readonly turns: MemoryTurns,
     @Inject(AGENTS_SETTINGS) private readonly settings: AgentsSettings,
     @Inject(AGENT_LOGGER) private readonly logger: Logger,
   ) {
@@ -101,6 +104,8 @@ export class AgentRuns implements OnApplicationBootstrap, OnApplicationShutdown 
     for (const jobId of await this.repository.removeAll(jobIds))
       if (!stopped.has(jobId))
         this.logger.info({ job_id: jobId }, 'agent step cancelled while it waited; it is dropped');
+    // Running, parked or waiting for their memory anywhere: the next run on it goes on.
+    await this.turns.release(jobIds);
   }
 
   /**
@@ -115,8 +120,10 @@ export class AgentRuns implements OnApplicationBootstrap, OnApplicationShutdown 
       const parked = await this.repository.parked(500);
       if (parked.length === 0) return;
       const { ended } = await createOrchestratorAgentStepClient(this.mesh).ended({ steps: parked });
-      for (const jobId of await this.repository.removeParked(ended))
+      const dropped = await this.repository.removeParked(ended);
+      for (const jobId of dropped)
         this.logger.info({ job_id: jobId }, 'the parked step left the queue; its checkpoint is dropped');
+      await this.turns.release(dropped);
     } catch (error) {
       this.logger.warn({ err: error }, 'parked agent steps could not be swept; the next sweep tries again');
     }
@@ -223,6 +230,7 @@ export class AgentRuns implements OnApplicationBootstrap, OnApplicationShutdown 
     void this.executor
       .execute(request, controller.signal, resumed, {
         waitingOnTools,
+        waitingOnMemory: waitingOnTools,
         progress,
         storeOutcome: (outcome) => this.repository.saveOutcome(request.job_id, outcome),
       })
@@ -260,6 +268,7 @@ export class AgentRuns implements OnApplicationBootstrap, OnApplicationShutdown 
       this.logger.warn({ job_id: request.job_id }, 'the lease on the agent step was lost; it is not parked');
       return;
     }
+    await this.turns.keepWhileParked(request.job_id, until);
     try {
       const reply = await createOrchestratorAgentStepClient(this.mesh).wait({
         job_id: request.job_id,
@@ -316,6 +325,10 @@ export class AgentRuns implements OnApplicationBootstrap, OnApplicationShutdown 
       const held = new Set(
         await this.repository.renew(this.owner, [...this.running.keys()], this.settings.leaseMs),
       );
+      // Their memory tickets with them (a replica that stops renewing leaves both to run out).
+      await this.turns
+        .renew([...held])
+        .catch((error: unknown) => this.logger.warn({ err: error }, 'memory tickets could not be renewed'));
       for (const [jobId, controller] of this.running) {
         // Renewed too late (a stalled replica): another one has it now, so this run stops.
         if (held.has(jobId)) continue;

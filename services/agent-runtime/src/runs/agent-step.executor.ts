@@ -23,6 +23,7 @@ import { linkedAgent } from '../loop/linked-agent.js';
 import { OutputSchemaError } from '../loop/output-schema.js';
 import { runAgentLoop, type AgentLoopPorts, type ResumedAgent } from '../loop/agent-loop.js';
 import { loadHistory } from '../memory/agent-memory.js';
+import { MemoryInUseError, MemoryTurns } from '../memory/memory-turns.js';
 import { appendToTranscript } from '../memory/chat-transcript.js';
 import type { AgentCheckpoint } from '../pause/agent-checkpoint.js';
 import type { ToolSet } from '../tools/agent-tool.port.js';
@@ -57,6 +58,8 @@ export type AgentStepResult =
 /** What the replica running a step learns from it: when it waits on its tools, and its progress. */
 export interface StepHooks {
   readonly waitingOnTools?: (waiting: boolean) => void;
+  /** True while the step waits its turn at its memory (another run uses it), false once it goes on. */
+  readonly waitingOnMemory?: (waiting: boolean) => void;
   readonly progress?: AgentLoopPorts['progress'];
   /** Keeps a successful outcome while the step's memory is written (the result says `stored`). */
   readonly storeOutcome?: (outcome: AgentStepOutcome) => Promise<void>;
@@ -80,6 +83,7 @@ export class AgentStepExecutor {
     @Inject(AGENT_LOGGER) private readonly logger: Logger,
     private readonly outbound: OutboundClient,
     private readonly telemetry: AgentTelemetry,
+    private readonly turns: MemoryTurns,
     @Optional() private readonly attachments?: AttachmentStore,
   ) {}
 
@@ -89,7 +93,7 @@ export class AgentStepExecutor {
     resumed?: ResumedAgent,
     hooks: StepHooks = {},
   ): Promise<AgentStepResult> {
-    const { waitingOnTools, progress, storeOutcome } = hooks;
+    const { waitingOnTools, waitingOnMemory, progress, storeOutcome } = hooks;
     const log = this.logger.child({ job_id: request.job_id, step_id: request.step_id });
     const caller = { actor: { token: request.job_token }, workspace: request.workspace };
     const items = createRegistryItemsClient(this.mesh);
@@ -98,6 +102,9 @@ export class AgentStepExecutor {
     const jobLog = new StepJobLog(steps, step, log);
     const actions = new StepActions(steps, step, log);
     let toolSet: ToolSet | undefined;
+    // The step's memory ticket stays when the step parks, is handed back or runs again (a mesh
+    // fault): the same job takes it up. It goes when the step ends here.
+    let keepTurn = false;
     countStepFailures(request.kind);
     try {
       if (request.kind === 'aidecision')
@@ -156,6 +163,24 @@ export class AgentStepExecutor {
         log: (message) => {
           if (!resumed || !loading) jobLog.write(message);
         },
+        turn: {
+          jobId: request.job_id,
+          take: (memoryKey) =>
+            this.turns.take({
+              token: request.job_token,
+              workspace: request.workspace,
+              flowPath: request.flow_path ?? '',
+              memoryKey,
+              stepId: request.step_id,
+              jobId: request.job_id,
+              rootJob: request.root_job,
+              // A step taken up again was let in once: it waits for its turn whatever the strategy.
+              strategy: resumed ? 'enqueue' : (request.multitask_strategy ?? 'enqueue'),
+              signal,
+              ...(waitingOnMemory ? { waiting: waitingOnMemory } : {}),
+              log: jobLog.write,
+            }),
+        },
       });
       loading = false;
       const system = [brain.systemPrompt, ...source.system].filter((text) => text).join('\n\n');
@@ -186,7 +211,10 @@ export class AgentStepExecutor {
                 ...(ended.success ? {} : { errorType: ended.error.name, fault: faultOf(ended.error) }),
               },
       );
-      if ('parked' in outcome) return { parked: outcome.parked };
+      if ('parked' in outcome) {
+        keepTurn = true;
+        return { parked: outcome.parked };
+      }
       if (!outcome.success) {
         log.info({ error: outcome.error.name }, 'agent step failed');
         return ended(false, {
@@ -258,7 +286,10 @@ export class AgentStepExecutor {
       return { ...done, stored };
     } catch (error) {
       // Not the step's failure: it is run again from its last turn (see isMeshFault).
-      if (!signal.aborted && isMeshFault(error)) throw error;
+      if (!signal.aborted && isMeshFault(error)) {
+        keepTurn = true;
+        throw error;
+      }
       const input =
         (error instanceof MeshError && error.code === 'VALIDATION_FAILED') ||
         error instanceof OutputSchemaError;
@@ -266,7 +297,9 @@ export class AgentStepExecutor {
       const failure = withFault({
         name: input
           ? 'AgentInputError'
-          : error instanceof McpToolError || error instanceof AiDecisionError
+          : error instanceof McpToolError ||
+              error instanceof AiDecisionError ||
+              error instanceof MemoryInUseError
             ? error.name
             : 'AgentError',
         message: error instanceof Error ? error.message : String(error),
@@ -276,6 +309,9 @@ export class AgentStepExecutor {
       recordStepFailure(request.kind, failure);
       return { outcome: { success: false, result: { error: failure } } };
     } finally {
+      // Stopped (cancelled: the canceller releases it; handed back: the next replica keeps it).
+      if (signal.aborted) this.turns.forget(request.job_id);
+      else if (!keepTurn) await this.turns.done(request.job_id);
       await toolSet?.close();
       await Promise.all([jobLog.flushed(), actions.flushed()]);
     }

@@ -21,7 +21,8 @@ export interface StepError {
  * Whose fault a step's error is (`classifyFault`): the gateway's verdict for a model's failure
  * (it knows whose key it used); the user's for a field of their step (`AgentInputError`), their
  * MCP server (`McpToolError`), their model not answering in their `output_schema`
- * (`AgentOutputError`) or within their `max_iterations`; ours for anything else.
+ * (`AgentOutputError`) or within their `max_iterations`, their runs on one memory
+ * (`MemoryInUse`, `multitask_strategy`); ours for anything else.
  */
 export function faultOf(error: Pick<StepError, 'name' | 'class' | 'fault'>): FaultClass {
   if (error.fault) return error.fault;
@@ -32,6 +33,7 @@ export function faultOf(error: Pick<StepError, 'name' | 'class' | 'fault'>): Fau
     case 'AgentInputError':
     case 'AgentOutputError':
     case 'MaxIterationsReached':
+    case 'MemoryInUse':
       return classifyFault({ source: 'step', kind: 'input' });
     case 'McpToolError':
       return classifyFault({ source: 'step', kind: 'tool' });

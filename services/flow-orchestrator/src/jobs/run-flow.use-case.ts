@@ -116,6 +116,8 @@ export class RunFlowUseCase {
     if (req.agent_drafts && kind === 'flowpreview') runtime.agentDrafts = true;
     if (req.agent_tool) runtime.agentTool = true;
     if (req.recording) runtime.recording = req.recording;
+    const multitask = req.multitask_strategy ?? value.multitask_strategy;
+    if (multitask) runtime.multitaskStrategy = multitask;
     if (value.delete_after_secs !== undefined) runtime.deleteAfterSecs = value.delete_after_secs;
     if (value.flow_env && Object.keys(value.flow_env).length > 0) runtime.envJob = jobId;
     const chain = [...(req.flow_chain ?? []), ...(path ? [path] : [])];

@@ -2,6 +2,7 @@ import {
   JOB_KINDS,
   MemoryKeySchema,
   RecordingModeSchema,
+  MultitaskStrategySchema,
   WorkerTagSchema,
   type JobStatus,
 } from '@flowmesh/contracts';
@@ -41,6 +42,8 @@ export const RunQuerySchema = z.looseObject({
   hash: z.string().optional(),
   /** A flow run's memory id (`RunFlowRequest.memory_id`). */
   memory_id: MemoryKeySchema.optional(),
+  /** What a flow run's agent steps do when another run uses their memory (`RunFlowRequest.multitask_strategy`). */
+  multitask_strategy: MultitaskStrategySchema.optional(),
   /** `?pin_agents=true`: a flow run resolves its linked agents once (`RunFlowRequest.pin_agents`). */
   pin_agents: z
     .enum(['true', 'false'], { error: 'must be true or false' })

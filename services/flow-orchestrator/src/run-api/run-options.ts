@@ -33,6 +33,7 @@ export function flowOptions(query: RunQuery) {
   return {
     ...runOptions(query),
     ...(query.memory_id === undefined ? {} : { memory_id: query.memory_id }),
+    ...(query.multitask_strategy === undefined ? {} : { multitask_strategy: query.multitask_strategy }),
     ...(query.pin_agents ? { pin_agents: true } : {}),
     ...(query.recording_mode && query.recording_id
       ? { recording: { mode: query.recording_mode, id: query.recording_id } }

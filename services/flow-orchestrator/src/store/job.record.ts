@@ -1,4 +1,11 @@
-import type { FlowStatus, JobKind, JobStatus, RecordingRef, TriggerKind } from '@flowmesh/contracts';
+import type {
+  FlowStatus,
+  JobKind,
+  JobStatus,
+  MultitaskStrategy,
+  RecordingRef,
+  TriggerKind,
+} from '@flowmesh/contracts';
 
 /** A job's tag rule and other engine state that is not part of the public job. */
 export interface JobRuntime {
@@ -31,6 +38,11 @@ export interface JobRuntime {
   agentWait?: { kind: 'approval' | 'question'; call_id: string; until: string };
   /** The run is a nested agent tool (`RunFlowRequest.agent_tool`), set on the run's flow. */
   agentTool?: boolean;
+  /**
+   * What the run's agent steps do when another run uses their memory: the run's
+   * `multitask_strategy`, else its flow's; set on the run's flow when either names one.
+   */
+  multitaskStrategy?: MultitaskStrategy;
   /** The result a synchronous caller gets from `early_return`, once known. */
   earlyResult?: { value: unknown; stepId: string | null };
   applyPreprocessor?: boolean;

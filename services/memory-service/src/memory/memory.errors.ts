@@ -8,3 +8,12 @@ export function memoryOfAnotherFlow(memoryId: string, stepId: string): MeshError
     { memoryId, stepId },
   );
 }
+
+/** A save by a step whose ticket for the memory is gone (`SaveMemoryRequest.heldBy`). */
+export function memoryNoLongerHeld(memoryId: string, stepId: string, jobId: string): MeshError {
+  return new MeshError(
+    'CONFLICT',
+    `memory ${memoryId} step ${stepId} is no longer held by job ${jobId}: its lease ran out and another run took the memory`,
+    { memoryId, stepId, jobId },
+  );
+}

@@ -1,12 +1,14 @@
 import type { SaveMemoryReply, SaveMemoryRequestSchema } from '@flowmesh/contracts';
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger, Optional } from '@nestjs/common';
 import type { z } from 'zod';
 import { FlowAccess } from '../access/flow-access.service.js';
 import { ObjectStorageError } from '../storage/object-storage.port.js';
+import { MemoryLockRepository } from '../locks/memory-lock.repository.js';
 import { resolveMemoryKey } from './memory-key.util.js';
 import { serializeHistory, type SerializedHistory } from './memory-size.util.js';
 import { planMemoryWrite, type MemoryWritePlan } from './memory-write.plan.js';
 import { recordMemorySave } from '../telemetry/memory.metrics.js';
+import { memoryNoLongerHeld } from './memory.errors.js';
 import { MemoryStore } from './memory.store.js';
 import type { MemoryRef } from './memory.types.js';
 import { saveNotices } from './save-memory.notices.js';
@@ -33,12 +35,17 @@ export class SaveMemoryUseCase {
   constructor(
     private readonly access: FlowAccess,
     private readonly store: MemoryStore,
+    @Optional() private readonly locks?: MemoryLockRepository,
   ) {}
 
   async save(command: SaveMemoryCommand): Promise<SaveMemoryReply> {
     await this.access.assertAllowed(command.actor, command.workspace, command.flowPath, 'read');
     const { memoryId } = resolveMemoryKey(command.workspace, command.flowPath, command.memoryKey);
     const ref: MemoryRef = { workspace: command.workspace, memoryId, stepId: command.stepId };
+    // A step that lost its ticket (its lease ran out, another run took the memory) would write
+    // over that run's turn: it is refused instead.
+    if (command.heldBy && this.locks && !(await this.locks.holds(ref, command.heldBy)))
+      throw memoryNoLongerHeld(memoryId, command.stepId, command.heldBy);
     const serialized = serializeHistory(command.messages);
     try {
       return await this.attempt({ ref, command, serialized });

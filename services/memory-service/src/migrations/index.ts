@@ -1,4 +1,5 @@
 import { CreateOutbox1700000000000 } from '@flowmesh/messaging';
+import { AddMemoryLocks1765100000000 } from './add-memory-locks.migration.js';
 import { CreateMemoryTables1733500000000 } from './create-memory-tables.migration.js';
 
 /**
@@ -6,4 +7,8 @@ import { CreateMemoryTables1733500000000 } from './create-memory-tables.migratio
  * under an advisory lock. The first is the outbox table from libs/messaging: a state change
  * and the message it causes commit together.
  */
-export const MEMORY_SERVICE_MIGRATIONS = [CreateOutbox1700000000000, CreateMemoryTables1733500000000];
+export const MEMORY_SERVICE_MIGRATIONS = [
+  CreateOutbox1700000000000,
+  CreateMemoryTables1733500000000,
+  AddMemoryLocks1765100000000,
+];

@@ -6,6 +6,7 @@ import {
   type AiAgent,
   type InputTransform,
   type RecordingRef,
+  type MultitaskStrategy,
 } from '@flowmesh/contracts';
 import { MeshClient } from '@flowmesh/messaging';
 import { Injectable } from '@nestjs/common';
@@ -179,6 +180,7 @@ export class AgentStepExecutor {
     pinned_agents?: Record<string, unknown>;
     agent_tool?: true;
     recording?: RecordingRef;
+    multitask_strategy?: MultitaskStrategy;
   }> {
     let top = run;
     while (top.parent) top = top.parent;
@@ -188,6 +190,7 @@ export class AgentStepExecutor {
       ...(root?.runtime.pinnedAgents ? { pinned_agents: root.runtime.pinnedAgents } : {}),
       ...(root?.runtime.agentTool === true ? { agent_tool: true as const } : {}),
       ...(root?.runtime.recording ? { recording: root.runtime.recording } : {}),
+      ...(root?.runtime.multitaskStrategy ? { multitask_strategy: root.runtime.multitaskStrategy } : {}),
     };
     const memoryId = root?.flow_status?.memory_id;
     if (typeof memoryId !== 'string') return drafts;
