@@ -20,6 +20,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const OPENAI_KEY = `sk-turns-${randomBytes(12).toString('hex')}`;
 const PROVIDER = { kind: 'openai', resource: '$res:f/ai/openai', model: 'gpt-4o-mini' };
+// Steps' leases (and their memory tickets'): short, so a parked step is seen to outlive it.
+const LEASE_MS = 5_000;
 
 /** A tool that takes a moment: the step holding the memory is still running when the next run asks. */
 const napTool = {
@@ -166,6 +168,7 @@ describe('agent-runtime: runs on one memory id take turns (multitask_strategy)',
         FLOWMESH_OUTBOUND_ALLOW_CIDRS: '127.0.0.1/32',
         // Two slots: steps waiting for the memory hold none, so the last run is never starved.
         FLOWMESH_AGENT_MAX_RUNS: '2',
+        FLOWMESH_AGENT_LEASE_MS: String(LEASE_MS),
         LOG_LEVEL: 'warn',
       },
     });
@@ -189,6 +192,17 @@ describe('agent-runtime: runs on one memory id take turns (multitask_strategy)',
         summary: path,
         value: { ...(strategy ? { multitask_strategy: strategy } : {}), modules: [chatStep] },
       });
+    // Its nap needs approval: the step parks on it, holding its memory.
+    const gated = {
+      ...chatStep,
+      value: { ...chatStep.value, tools: [{ ...napTool, requires_approval: true }] },
+    };
+    await items.createFlow({
+      ...inMain,
+      path: 'f/ai/chat_gated',
+      summary: 'gated',
+      value: { modules: [gated] },
+    });
   }, 180_000);
 
   afterAll(async () => {
@@ -258,6 +272,49 @@ describe('agent-runtime: runs on one memory id take turns (multitask_strategy)',
     const runs = [await ended(first), await ended(second)];
     for (const run of runs) expect(run.status, JSON.stringify(run.result)).toBe('completed');
     expect([...(await exchanges('f/ai/chat_reject', memoryId))].sort()).toEqual(says);
+  });
+
+  it('a step parked on an approval keeps its memory: a run on it waits until the parked one is answered and saved, then sees its exchange', async () => {
+    const memoryId = `conv-${randomUUID()}`;
+    const [firstSay, secondSay] = ['first', 'second'].map((say) => `${say} ${memoryId}`);
+    /** The flow's agent step once it is parked on the nap's approval. */
+    const parked = (flowId: string) =>
+      waitFor(
+        async () => {
+          const step = await jobs.get({ ...inMain, id: await stepJob(flowId) });
+          return step.status === 'suspended' ? step : undefined;
+        },
+        { timeoutMs: 30_000, intervalMs: 100, description: `the agent step of ${flowId} to park` },
+      );
+    const approve = async (stepId: string) => {
+      const response = await fetch(
+        `${mesh.urls['flow-orchestrator']}/api/w/main/jobs/flow/resume/${stepId}?approve=true`,
+        {
+          method: 'POST',
+          headers: { authorization: `Bearer ${actor.token}`, 'content-type': 'application/json' },
+          body: '{}',
+        },
+      );
+      expect(response.status).toBe(200);
+    };
+    const first = await start('f/ai/chat_gated', memoryId, firstSay);
+    const firstStep = await parked(first);
+    const second = await start('f/ai/chat_gated', memoryId, secondSay);
+    await waitFor(async () => (await logOf(second)).includes(`in use by run ${first}`) || undefined, {
+      timeoutMs: 30_000,
+      description: 'the second run to wait for the parked one',
+    });
+    // Past a lease: the parked step's ticket lasts until its approval's deadline, not a lease.
+    await new Promise((resolve) => setTimeout(resolve, LEASE_MS + 2_000));
+    expect(await logOf(second)).not.toContain('is free');
+    // Still waiting: the model was never asked for the second run.
+    expect(JSON.stringify(fake.chatRequests().map((r) => r.body))).not.toContain(secondSay);
+    await approve(firstStep.id);
+    expect((await ended(first)).status).toBe('completed');
+    await approve((await parked(second)).id);
+    expect((await ended(second)).status).toBe('completed');
+    expect(await exchanges('f/ai/chat_gated', memoryId)).toEqual([firstSay, secondSay]);
+    expect(loadedBefore(secondSay)).toEqual([firstSay]);
   });
 
   it('a ticket left by a holder that died (it never renews nor releases) runs out with its lease; the waiting run then goes', async () => {
