@@ -44,6 +44,7 @@ const MIRRORS: readonly Mirror[] = [
       pinned_agents: 'set by agent-runtime for nested agent tools, not by clients',
       flow_chain: 'set by agent-runtime for flow tools, not by clients',
       agent_tool: 'set by agent-runtime for nested agent tools, not by clients',
+      agent_depth: 'set by agent-runtime for nested agent tools, not by clients',
       recording: 'record and replay are run over HTTP (`flowmesh eval run --record/--replay`)',
       ...BY_TRIGGERS,
     },

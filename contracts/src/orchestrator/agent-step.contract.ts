@@ -4,6 +4,7 @@ import { AgentActionSchema } from '../openflow/flow-status.schema.js';
 import { RecordingRefSchema } from '../ai/recording.schema.js';
 import { MultitaskStrategySchema } from '../memory/memory-lock.schema.js';
 import { PinnedAgentsSchema } from './jobs.schema.js';
+import { AgentStepCapsSchema } from './workspace-settings.contract.js';
 
 /** A `javascript` input of a tool, evaluated when the step started: its value, or why it has none. */
 export const EvaluatedToolInputSchema = z.object({
@@ -66,6 +67,10 @@ export const AgentStepStartRequestSchema = z.object({
   flow_chain: z.array(z.string()).optional(),
   /** The run is a nested agent tool (`RunFlowRequest.agent_tool`): no question tool, no approvals. */
   agent_tool: z.boolean().optional(),
+  /** How deep the run nests as an agent tool (`RunFlowRequest.agent_depth`); absent: 0, a top-level run. */
+  agent_depth: z.int().min(0).optional(),
+  /** The workspace's caps on agent steps, which the step's own settings cannot raise. */
+  caps: AgentStepCapsSchema.optional(),
   /** The run records or replays its model calls (`RunFlowRequest.recording`): every gateway request carries it. */
   recording: RecordingRefSchema.optional(),
 });

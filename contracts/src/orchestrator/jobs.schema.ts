@@ -105,6 +105,8 @@ export const RunFlowRequestSchema = z
      * writes no flow status a person answers, and its parent waits on it). It only takes away.
      */
     agent_tool: z.boolean().optional(),
+    /** How deep this agent tool run nests: 1 for an agent tool of a top-level step, and so on. */
+    agent_depth: z.int().min(1).max(1000).optional(),
     ...runOptions,
   })
   .strict()

@@ -175,6 +175,9 @@ describe('long loops in a worker', () => {
       expect(await settings.get({ actor, workspace })).toEqual({
         max_loop_iterations: 1_000_000,
         max_flow_modules: 20_000,
+        max_agent_iterations: 1_000,
+        max_agent_tool_calls: 10_000,
+        max_agent_depth: 10,
       });
       expect(
         await settings.update({
@@ -182,10 +185,16 @@ describe('long loops in a worker', () => {
           workspace,
           settings: { max_loop_iterations: 100, max_flow_modules: 5 },
         }),
-      ).toEqual({ max_loop_iterations: 100, max_flow_modules: 5 });
+      ).toMatchObject({ max_loop_iterations: 100, max_flow_modules: 5, max_agent_depth: 10 });
+      expect(
+        await settings.update({ actor, workspace, settings: { max_agent_iterations: 3 } }),
+      ).toMatchObject({ max_loop_iterations: 100, max_agent_iterations: 3 });
       expect(await settings.get({ actor, workspace })).toEqual({
         max_loop_iterations: 100,
         max_flow_modules: 5,
+        max_agent_iterations: 3,
+        max_agent_tool_calls: 10_000,
+        max_agent_depth: 10,
       });
     });
 
@@ -271,6 +280,9 @@ describe('long loops in a worker', () => {
       expect(await settings.update({ actor, workspace, settings: { max_loop_iterations: null } })).toEqual({
         max_loop_iterations: 1_000_000,
         max_flow_modules: 5,
+        max_agent_iterations: 3,
+        max_agent_tool_calls: 10_000,
+        max_agent_depth: 10,
       });
     });
   });

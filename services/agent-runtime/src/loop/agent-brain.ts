@@ -35,6 +35,8 @@ export interface AgentBrain {
   readonly maxCompletionTokens?: number;
   readonly outputSchema?: Record<string, unknown>;
   readonly maxIterations: number;
+  /** Tool calls the step may make in all (the workspace's `max_agent_tool_calls`); absent: no cap. */
+  readonly maxToolCalls?: number;
   readonly memory: Memory | undefined;
   /** The step's own memory id: set only when `stepNamesMemory`, and empty when it evaluated to nothing. */
   readonly memoryId?: string;

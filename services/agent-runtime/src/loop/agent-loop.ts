@@ -17,6 +17,7 @@ import type { ContextCompactor } from '../compaction/context-compactor.js';
 import type { AgentAnswer, AgentCheckpoint, AgentProgress, CallProgress } from '../pause/agent-checkpoint.js';
 import { answerAction, settleWaitingCalls } from '../pause/answered-calls.js';
 import { parkedAt, requestAction } from '../pause/park.js';
+import { callsOverCap } from '../caps/workspace-caps.js';
 import { planTurn } from '../pause/turn-plan.js';
 import type { PreparedTool, ToolCallOutcome } from '../tools/agent-tool.port.js';
 import type { AgentBrain } from './agent-brain.js';
@@ -198,8 +199,19 @@ export async function runAgentLoop(
     known?: Readonly<Record<string, CallProgress>>,
   ): Promise<'aborted' | { parked: AgentCheckpoint } | undefined> => {
     // The model may always ask for several calls; `parallel` only decides whether they run together.
-    const plan = planTurn(calls, byName, parseArguments);
+    // Calls past the workspace's cap are refused to the model, never run.
+    const capped = callsOverCap(record, calls, brain.maxToolCalls);
+    if (capped.over.size > 0)
+      ports.log(`${capped.over.size} tool call(s) refused: ${capped.refusal.split(':')[0]}`);
+    const plan = planTurn(
+      calls.filter((call) => !capped.over.has(call.id)),
+      byName,
+      parseArguments,
+    );
     const results = new Map<string, ToolResultMessage>();
+    for (const call of calls)
+      if (capped.over.has(call.id))
+        results.set(call.id, toolAnswer(call, JSON.stringify({ error: capped.refusal }), true));
     for (const result of await runCalls(plan.now, known)) results.set(result.toolCallId, result);
     for (const call of calls) {
       const refusal = plan.refused.get(call.id);

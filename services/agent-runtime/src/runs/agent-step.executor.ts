@@ -18,6 +18,7 @@ import { AttachmentStore } from '../attachments/attachment-store.js';
 import { AGENTS_SETTINGS, type AgentsSettings } from '../agent-runtime.config.js';
 import { AiDecisionError, runDecision } from '../decisions/ai-decision.js';
 import { generateImage, type ImagePorts } from '../images/generate-image.js';
+import { cappedBrain } from '../caps/workspace-caps.js';
 import { inputError, readBrain, type AgentBrain } from '../loop/agent-brain.js';
 import { linkedAgent } from '../loop/linked-agent.js';
 import { OutputSchemaError } from '../loop/output-schema.js';
@@ -113,7 +114,15 @@ export class AgentStepExecutor {
       const linked = await linkedAgent(this.mesh, request, (message) => {
         if (!resumed) jobLog.write(message);
       });
-      const read = readBrain(request.module, request.args, linked);
+      // The workspace's caps over what the step asked (said once, not again when taken up).
+      const read = cappedBrain(
+        readBrain(request.module, request.args, linked),
+        request.caps,
+        request.agent_depth ?? 0,
+        (message) => {
+          if (!resumed) jobLog.write(message);
+        },
+      );
       // A run taken up again has its user message in its record already.
       const brain = resumed ? read : { ...read, attachments: await this.describeAttachments(request, read) };
       const image = brain.outputType === 'image';
@@ -144,6 +153,7 @@ export class AgentStepExecutor {
               ...(request.pinned_agents ? { pinnedAgents: request.pinned_agents } : {}),
               ...(request.flow_chain ? { flowChain: request.flow_chain } : {}),
               ...(request.recording ? { recording: request.recording } : {}),
+              agentDepth: request.agent_depth ?? 0,
               fetch: this.outbound.fetch,
               signal,
               readResource: async (path) =>

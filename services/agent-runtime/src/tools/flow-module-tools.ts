@@ -28,6 +28,8 @@ export interface ToolRunContext {
   readonly flowChain?: readonly string[];
   /** The run records or replays its model calls: the flows its tools run do the same. */
   readonly recording?: RecordingRef;
+  /** How deep the step nests as an agent tool (0: a top-level step); its agent tools run one deeper. */
+  readonly agentDepth?: number;
 }
 
 /** Tools run as a flow of their one module: nested agents, decisions, loops, branches, identity. */
@@ -211,7 +213,7 @@ async function startJob(
   tool: AgentTool,
   value: ModuleValue,
   args: Record<string, unknown>,
-  run: Pick<ToolRunContext, 'pinnedAgents' | 'flowChain' | 'recording'>,
+  run: Pick<ToolRunContext, 'pinnedAgents' | 'flowChain' | 'recording' | 'agentDepth'>,
 ): Promise<string> {
   const tagged = tag ? { tag } : {};
   // A flow the tool runs nests under the step's saved flows (scripts nest nothing), and records
@@ -230,7 +232,7 @@ async function startJob(
           args: {},
           ...nested,
           ...pinned,
-          ...(value.type === 'aiagent' ? { agent_tool: true } : {}),
+          ...(value.type === 'aiagent' ? { agent_tool: true, agent_depth: (run.agentDepth ?? 0) + 1 } : {}),
         })
       : ONE_MODULE_FLOWS.has(value.type)
         ? await jobs.runFlow({ ...caller, value: oneModuleFlow(tool, value, args), args, ...nested })

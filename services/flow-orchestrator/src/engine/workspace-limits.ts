@@ -38,10 +38,12 @@ export class WorkspaceLimits {
 }
 
 export function withDefaults(stored: StoredWorkspaceSettings): WorkspaceSettings {
-  return {
-    max_loop_iterations: stored.max_loop_iterations ?? WORKSPACE_LIMIT_DEFAULTS.max_loop_iterations,
-    max_flow_modules: stored.max_flow_modules ?? WORKSPACE_LIMIT_DEFAULTS.max_flow_modules,
-  };
+  return Object.fromEntries(
+    Object.entries(WORKSPACE_LIMIT_DEFAULTS).map(([key, fallback]) => [
+      key,
+      stored[key as keyof WorkspaceSettings] ?? fallback,
+    ]),
+  ) as WorkspaceSettings;
 }
 
 /** A run going past one of its workspace's limits: its message names the setting. */

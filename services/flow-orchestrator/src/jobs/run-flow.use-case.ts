@@ -115,6 +115,7 @@ export class RunFlowUseCase {
     if (input.preprocess) runtime.applyPreprocessor = true;
     if (req.agent_drafts && kind === 'flowpreview') runtime.agentDrafts = true;
     if (req.agent_tool) runtime.agentTool = true;
+    if (req.agent_depth !== undefined) runtime.agentDepth = req.agent_depth;
     if (req.recording) runtime.recording = req.recording;
     const multitask = req.multitask_strategy ?? value.multitask_strategy;
     if (multitask) runtime.multitaskStrategy = multitask;

@@ -7,6 +7,7 @@ import { SuspendedJobsIndex1700000030000 } from '../telemetry/suspended-index.mi
 import { JobTriggerColumns1700000040000 } from '../triggers/job-trigger-columns.migration.js';
 import { WorkspaceSettingsTable1700000060000 } from '../workspace-settings/workspace-settings.migration.js';
 import { FlowModuleRows1700000065000 } from '../jobs/flow-module-rows.migration.js';
+import { WorkspaceAgentCaps1700000070000 } from '../workspace-settings/agent-caps.migration.js';
 import { EventTriggerErrorHandling1700000056000 } from '../triggers/event-triggers/error-handling-columns.migration.js';
 import { EventTriggerDeliverySlots1700000055000 } from '../triggers/event-triggers/delivery-slots.migration.js';
 import { EventTriggerTables1700000054000 } from '../triggers/event-triggers/event-trigger-tables.migration.js';
@@ -31,4 +32,5 @@ export const FLOW_ORCHESTRATOR_MIGRATIONS = [
   EventTriggerErrorHandling1700000056000,
   WorkspaceSettingsTable1700000060000,
   FlowModuleRows1700000065000,
+  WorkspaceAgentCaps1700000070000,
 ];

@@ -43,6 +43,8 @@ export interface JobRuntime {
    * `multitask_strategy`, else its flow's; set on the run's flow when either names one.
    */
   multitaskStrategy?: MultitaskStrategy;
+  /** How deep the run nests as an agent tool (`RunFlowRequest.agent_depth`), set on the run's flow. */
+  agentDepth?: number;
   /** The result a synchronous caller gets from `early_return`, once known. */
   earlyResult?: { value: unknown; stepId: string | null };
   applyPreprocessor?: boolean;

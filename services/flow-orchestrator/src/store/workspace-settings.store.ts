@@ -1,13 +1,22 @@
+import type { WorkspaceSettings } from '@flowmesh/contracts';
 import { Injectable } from '@nestjs/common';
 import { ConnectionLanes } from './connection-lanes.js';
 
 /** A workspace's own values; null where it keeps the default. */
-export interface StoredWorkspaceSettings {
-  readonly max_loop_iterations: number | null;
-  readonly max_flow_modules: number | null;
-}
+export type StoredWorkspaceSettings = { readonly [K in WorkspaceSetting]: number | null };
 
-const NONE: StoredWorkspaceSettings = { max_loop_iterations: null, max_flow_modules: null };
+/** The settings, each a column of `workspace_settings`. */
+const SETTINGS = [
+  'max_loop_iterations',
+  'max_flow_modules',
+  'max_agent_iterations',
+  'max_agent_tool_calls',
+  'max_agent_depth',
+] as const satisfies ReadonlyArray<keyof WorkspaceSettings>;
+type WorkspaceSetting = (typeof SETTINGS)[number];
+
+const NONE = Object.fromEntries(SETTINGS.map((key) => [key, null])) as StoredWorkspaceSettings;
+const COLUMNS = SETTINGS.join(', ');
 
 /** `workspace_settings`: the engine limits a workspace set. */
 @Injectable()
@@ -16,7 +25,7 @@ export class WorkspaceSettingsStore {
 
   async read(workspace: string): Promise<StoredWorkspaceSettings> {
     const rows = await this.lanes.query<StoredWorkspaceSettings>(
-      `SELECT max_loop_iterations, max_flow_modules FROM workspace_settings WHERE workspace = $1`,
+      `SELECT ${COLUMNS} FROM workspace_settings WHERE workspace = $1`,
       [workspace],
     );
     return rows[0] ?? NONE;
@@ -28,23 +37,24 @@ export class WorkspaceSettingsStore {
     changes: Partial<StoredWorkspaceSettings>,
     by: string,
   ): Promise<StoredWorkspaceSettings> {
-    const has = (key: keyof StoredWorkspaceSettings) => changes[key] !== undefined;
+    // Two parameters a setting: whether it changes, and its new value (null: back to the default).
+    const params: unknown[] = [workspace, by];
+    const values: string[] = [];
+    const updates: string[] = [];
+    for (const key of SETTINGS) {
+      params.push(changes[key] !== undefined, changes[key] ?? null);
+      const [changed, value] = [params.length - 1, params.length];
+      values.push(`$${value}::integer`);
+      updates.push(`${key} = CASE WHEN $${changed} THEN EXCLUDED.${key} ELSE workspace_settings.${key} END`);
+    }
     const rows = await this.lanes.query<StoredWorkspaceSettings>(
-      `INSERT INTO workspace_settings (workspace, max_loop_iterations, max_flow_modules, updated_by)
-       VALUES ($1, $3, $5, $6)
+      `INSERT INTO workspace_settings (workspace, updated_by, ${COLUMNS})
+       VALUES ($1, $2, ${values.join(', ')})
        ON CONFLICT (workspace) DO UPDATE SET
-         max_loop_iterations = CASE WHEN $2 THEN EXCLUDED.max_loop_iterations ELSE workspace_settings.max_loop_iterations END,
-         max_flow_modules = CASE WHEN $4 THEN EXCLUDED.max_flow_modules ELSE workspace_settings.max_flow_modules END,
+         ${updates.join(',\n         ')},
          updated_by = EXCLUDED.updated_by, updated_at = now()
-       RETURNING max_loop_iterations, max_flow_modules`,
-      [
-        workspace,
-        has('max_loop_iterations'),
-        changes.max_loop_iterations ?? null,
-        has('max_flow_modules'),
-        changes.max_flow_modules ?? null,
-        by,
-      ],
+       RETURNING ${COLUMNS}`,
+      params,
     );
     return rows[0] ?? NONE;
   }

@@ -25,6 +25,7 @@ import {
   type ModuleProgress,
 } from '../module-outcome.js';
 import { ScopedTokens } from '../scoped-token.js';
+import { WorkspaceLimits } from '../workspace-limits.js';
 import { errorObject } from '../steps/leaf-step.runner.js';
 import { stepTag } from '../step-tags.js';
 import { endedRecord, leafRecord } from './leaf-record.js';
@@ -45,6 +46,7 @@ export class AgentStepExecutor {
     private readonly tokens: JobTokens,
     private readonly scopedTokens: ScopedTokens,
     private readonly registry: RegistryGateway,
+    private readonly limits: WorkspaceLimits,
   ) {}
 
   async run(ctx: ModuleContext): Promise<ModuleProgress> {
@@ -95,6 +97,9 @@ export class AgentStepExecutor {
     try {
       const jobToken = await this.tokens.tokenOf(record.runtime.tokenJob!);
       const runContext = await this.runContext(run);
+      const { max_agent_iterations, max_agent_tool_calls, max_agent_depth } = await this.limits.of(
+        run.job.workspace,
+      );
       const toolInputs =
         value.type === 'aiagent'
           ? await this.toolInputsOf(value, ctx, jobToken, runContext)
@@ -114,6 +119,8 @@ export class AgentStepExecutor {
         ...(run.job.path ? { flow_path: run.job.path } : {}),
         ...(Object.keys(toolInputs).length > 0 ? { tool_inputs: toolInputs } : {}),
         ...(run.runtime.flowChain ? { flow_chain: run.runtime.flowChain } : {}),
+        // The workspace's caps: the step's own settings cannot raise them.
+        caps: { max_agent_iterations, max_agent_tool_calls, max_agent_depth },
         ...runContext,
       });
       if (reply.accepted) return PARKED;
@@ -179,6 +186,7 @@ export class AgentStepExecutor {
     agent_drafts?: true;
     pinned_agents?: Record<string, unknown>;
     agent_tool?: true;
+    agent_depth?: number;
     recording?: RecordingRef;
     multitask_strategy?: MultitaskStrategy;
   }> {
@@ -189,6 +197,7 @@ export class AgentStepExecutor {
       ...(root?.runtime.agentDrafts === true ? { agent_drafts: true as const } : {}),
       ...(root?.runtime.pinnedAgents ? { pinned_agents: root.runtime.pinnedAgents } : {}),
       ...(root?.runtime.agentTool === true ? { agent_tool: true as const } : {}),
+      ...(root?.runtime.agentDepth !== undefined ? { agent_depth: root.runtime.agentDepth } : {}),
       ...(root?.runtime.recording ? { recording: root.runtime.recording } : {}),
       ...(root?.runtime.multitaskStrategy ? { multitask_strategy: root.runtime.multitaskStrategy } : {}),
     };
