@@ -12,8 +12,10 @@ import {
   saveFakeOpenAIProvider,
   startFakeOpenAI,
   startMesh,
+  startOwnProcess,
   waitFor,
   type FakeOpenAI,
+  type OwnProcess,
   type TestMesh,
 } from '@flowmesh/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -72,6 +74,16 @@ function answer(request: { body: unknown }) {
 // agent-runtime, which takes turns at the memory in memory-service), with the OpenAI fake.
 describe('agent-runtime: runs on one memory id take turns (multitask_strategy)', () => {
   let mesh: TestMesh;
+  // Started apart, to be killed.
+  let runtime: OwnProcess;
+  const runtimeEnv = {
+    // Two slots: steps waiting for the memory hold none, so the last run is never starved.
+    FLOWMESH_AGENT_MAX_RUNS: '2',
+    FLOWMESH_AGENT_LEASE_MS: String(LEASE_MS),
+    // The OpenAI fake listens on loopback.
+    FLOWMESH_OUTBOUND_ALLOW_CIDRS: '127.0.0.1/32',
+    LOG_LEVEL: 'warn',
+  };
   let conn: MeshConnection;
   let client: MeshClient;
   let jobs: OrchestratorJobsClient;
@@ -159,19 +171,16 @@ describe('agent-runtime: runs on one memory id take turns (multitask_strategy)',
         'flow-orchestrator-worker',
         'llm-gateway',
         'memory-service',
-        'agent-runtime',
       ],
       env: {
         FLOWMESH_ADMIN_TOKEN: actor.token,
         FLOWMESH_ADMIN_EMAIL: 'admin@example.test',
         // The OpenAI fake listens on loopback.
         FLOWMESH_OUTBOUND_ALLOW_CIDRS: '127.0.0.1/32',
-        // Two slots: steps waiting for the memory hold none, so the last run is never starved.
-        FLOWMESH_AGENT_MAX_RUNS: '2',
-        FLOWMESH_AGENT_LEASE_MS: String(LEASE_MS),
         LOG_LEVEL: 'warn',
       },
     });
+    runtime = await startOwnProcess(mesh, 'agent-runtime', runtimeEnv);
     conn = await connectMesh({
       url: mesh.env.NATS_URL,
       name: 'turns-test',
@@ -207,6 +216,7 @@ describe('agent-runtime: runs on one memory id take turns (multitask_strategy)',
 
   afterAll(async () => {
     await conn?.drain().catch(() => undefined);
+    await runtime?.stop();
     await mesh?.stop();
     await fake?.close();
   }, 180_000);
@@ -315,6 +325,24 @@ describe('agent-runtime: runs on one memory id take turns (multitask_strategy)',
     expect((await ended(second)).status).toBe('completed');
     expect(await exchanges('f/ai/chat_gated', memoryId)).toEqual([firstSay, secondSay]);
     expect(loadedBefore(secondSay)).toEqual([firstSay]);
+  });
+
+  it('kill -9 of agent-runtime while one run holds the memory and another waits for it: both are taken over, both exchanges kept', async () => {
+    const memoryId = `conv-${randomUUID()}`;
+    const [firstSay, secondSay] = ['first', 'second'].map((say) => `${say} ${memoryId}`);
+    const first = await start('f/ai/chat_enqueue', memoryId, firstSay);
+    await holding(firstSay);
+    const second = await start('f/ai/chat_enqueue', memoryId, secondSay);
+    await waitFor(async () => (await logOf(second)).includes(`in use by run ${first}`) || undefined, {
+      timeoutMs: 30_000,
+      description: 'the second run to wait for the first',
+    });
+    await runtime.kill();
+    runtime = await startOwnProcess(mesh, 'agent-runtime', runtimeEnv);
+    // The new replica takes both steps over once their leases ran out; they take turns again.
+    const runs = [await ended(first), await ended(second)];
+    for (const run of runs) expect(run.status, JSON.stringify(run.result)).toBe('completed');
+    expect([...(await exchanges('f/ai/chat_enqueue', memoryId))].sort()).toEqual([firstSay, secondSay]);
   });
 
   it('a ticket left by a holder that died (it never renews nor releases) runs out with its lease; the waiting run then goes', async () => {
