@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { AgentStreamEnvelopeSchema, AgentStreamEventSchema } from '../orchestrator/agent-stream.schema.js';
 import { JobSchema, JobSummarySchema } from '../orchestrator/job.schema.js';
+import { gatewayBudgetContract as budgets, SpendSchema } from '../gateway/budget.contract.js';
 import { orchestratorJobsContract as jobs } from '../orchestrator/jobs.contract.js';
 import { NewHttpTriggerSchema } from '../orchestrator/http-trigger.schema.js';
 import { orchestratorHttpTriggersContract as routes } from '../orchestrator/http-triggers.contract.js';
@@ -98,6 +99,12 @@ const MIRRORS: readonly Mirror[] = [
   { message: 'UpdateVariableRequest', schema: items.updateVariable.request, omitted: ACTOR },
   { message: 'ListVariablesRequest', schema: items.listVariables.request, omitted: ACTOR },
   { message: 'ListVariablesReply', schema: items.listVariables.reply },
+  { message: 'SetBudgetRequest', schema: budgets.setBudget.request, omitted: ACTOR },
+  { message: 'DeleteBudgetRequest', schema: budgets.deleteBudget.request, omitted: ACTOR },
+  { message: 'DeleteBudgetReply', schema: budgets.deleteBudget.reply },
+  { message: 'ListSpendRequest', schema: budgets.listSpend.request, omitted: ACTOR },
+  { message: 'ListSpendReply', schema: budgets.listSpend.reply },
+  { message: 'Spend', schema: SpendSchema },
   { message: 'Schedule', schema: schedules.get.reply },
   { message: 'CreateScheduleRequest', schema: schedules.create.request, omitted: ACTOR },
   { message: 'UpdateScheduleRequest', schema: schedules.update.request, omitted: ACTOR },

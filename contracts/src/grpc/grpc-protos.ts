@@ -17,6 +17,7 @@ export const GRPC_PROTO_FILES = [
   'flowmesh/v1/jobs.proto',
   'flowmesh/v1/items.proto',
   'flowmesh/v1/triggers.proto',
+  'flowmesh/v1/budgets.proto',
 ] as const;
 
 /** The proto package every flowmesh service is in. */
@@ -29,6 +30,7 @@ export const GRPC_SERVICES = {
   variables: 'flowmesh.v1.Variables',
   schedules: 'flowmesh.v1.Schedules',
   httpTriggers: 'flowmesh.v1.HttpTriggers',
+  budgets: 'flowmesh.v1.Budgets',
 } as const;
 
 /**

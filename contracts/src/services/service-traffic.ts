@@ -39,7 +39,8 @@ const ANY = '*';
 export const SERVICE_TRAFFIC: Readonly<Record<ServiceName, ServiceTraffic>> = {
   'flow-orchestrator': {
     ...NONE,
-    calls: ['agent-runtime', 'dependency-locker', 'memory-service', 'resource-registry'],
+    // llm-gateway: gRPC's Budgets service forwards to `gateway.budget.*`.
+    calls: ['agent-runtime', 'dependency-locker', 'llm-gateway', 'memory-service', 'resource-registry'],
     emits: ['job'],
     // evt.job.*: its own completions and cancels, heard by waiting HTTP calls and replicas.
     hears: ['job', 'identity'],

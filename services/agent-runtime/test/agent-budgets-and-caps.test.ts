@@ -12,10 +12,13 @@ import {
 } from '@flowmesh/contracts';
 import { connectMesh, MeshClient, type MeshConnection } from '@flowmesh/messaging';
 import {
+  failureOf,
+  FlowmeshGrpcClient,
   startFakeOpenAI,
   startMesh,
   startOwnProcess,
   waitFor,
+  withFreePorts,
   type FakeOpenAI,
   type OwnProcess,
   type TestMesh,
@@ -71,27 +74,35 @@ describe('agent steps under budgets and workspace caps', () => {
   let jobs: OrchestratorJobsClient;
   let budgets: GatewayBudgetClient;
   let fake: FakeOpenAI;
+  let grpc: FlowmeshGrpcClient;
   const actor = { token: `fm_caps_${randomBytes(24).toString('base64url')}` };
   const inMain = { actor, workspace: 'main' };
   const output: string[] = [];
 
   beforeAll(async () => {
     fake = await startFakeOpenAI({ apiKey: KEY });
-    mesh = await startMesh({
-      processes: [
-        'resource-registry',
-        'flow-orchestrator',
-        'flow-orchestrator-worker',
-        'llm-gateway',
-        'memory-service',
-      ],
-      env: {
-        FLOWMESH_ADMIN_TOKEN: actor.token,
-        FLOWMESH_ADMIN_EMAIL: 'admin@example.test',
-        FLOWMESH_OUTBOUND_ALLOW_CIDRS: '127.0.0.1/32',
-        LOG_LEVEL: 'warn',
-      },
+    let grpcPort = 0;
+    mesh = await withFreePorts(1, ([port]) => {
+      grpcPort = port!;
+      return startMesh({
+        processes: [
+          'resource-registry',
+          'flow-orchestrator',
+          'flow-orchestrator-worker',
+          'llm-gateway',
+          'memory-service',
+        ],
+        env: {
+          FLOWMESH_ADMIN_TOKEN: actor.token,
+          FLOWMESH_ADMIN_EMAIL: 'admin@example.test',
+          FLOWMESH_OUTBOUND_ALLOW_CIDRS: '127.0.0.1/32',
+          // Only the orchestrator's service role serves it.
+          FLOWMESH_GRPC_PORT: String(port),
+          LOG_LEVEL: 'warn',
+        },
+      });
     });
+    grpc = new FlowmeshGrpcClient(`127.0.0.1:${grpcPort}`);
     runtime = await startOwnProcess(mesh, 'agent-runtime', { LOG_LEVEL: 'info' }, (line) => {
       output.push(line);
       if (output.length > 100) output.shift();
@@ -121,6 +132,7 @@ describe('agent steps under budgets and workspace caps', () => {
   }, 600_000);
 
   afterAll(async () => {
+    grpc?.close();
     await conn?.drain().catch(() => undefined);
     await runtime?.stop();
     await mesh?.stop();
@@ -159,12 +171,44 @@ describe('agent steps under budgets and workspace caps', () => {
     expect(fake.chatRequests().length).toBe(asked);
   });
 
-  it("counts a step's model calls toward its run, readable as the run's spend", async () => {
+  it("counts a step's model calls toward its run, readable as the run's spend over NATS and gRPC", async () => {
     fake.reply({ text: 'Hello.', usage: { prompt_tokens: 30, completion_tokens: 12 } });
     const job = await run([agentStep({ user_message: fixed('Hi') })]);
     expect(job.status, JSON.stringify(job.result)).toBe('completed');
     const { spend } = await budgets.listSpend({ ...inMain, scope: 'run', target: job.id });
     expect(spend).toMatchObject([{ scope: 'run', target: job.id, spentTokens: 42, reservedTokens: 0 }]);
+    // flowmesh.v1.Budgets: the same use cases, the bearer token as the actor.
+    const viaGrpc = await grpc.call(
+      'Budgets',
+      'ListSpend',
+      { workspace: 'main', scope: 'run', target: job.id },
+      actor.token,
+    );
+    // No limit set: proto3 leaves maxTokens and maxUsd out rather than null.
+    expect(viaGrpc).toEqual({
+      spend: [
+        {
+          scope: 'run',
+          target: job.id,
+          spentTokens: 42,
+          spentUsd: spend[0].spentUsd,
+          reservedTokens: 0,
+          reservedUsd: 0,
+          updatedAt: spend[0].updatedAt,
+        },
+      ],
+    });
+    const set = await grpc.call(
+      'Budgets',
+      'SetBudget',
+      { workspace: 'main', scope: 'run', target: job.id, maxUsd: 2.5 },
+      actor.token,
+    );
+    expect(set).toMatchObject({ scope: 'run', target: job.id, maxUsd: 2.5, spentTokens: 42 });
+    const refused = await grpc
+      .call('Budgets', 'SetBudget', { workspace: 'main', scope: 'run', maxUsd: 1 }, actor.token)
+      .catch((error: unknown) => failureOf(error));
+    expect(refused).toMatchObject({ meshCode: 'VALIDATION_FAILED' });
   });
 
   it('caps max_iterations and tool calls to the workspace’s, and says so in the step’s log', async () => {

@@ -19,7 +19,7 @@ import {
   type ServiceError,
 } from '@grpc/grpc-js';
 
-type Service = 'Jobs' | 'Resources' | 'Variables';
+type Service = 'Jobs' | 'Resources' | 'Variables' | 'Budgets';
 
 /** A failed call as the test sees it: status, message, and the mesh error from trailing metadata. */
 export interface GrpcFailure {
@@ -60,7 +60,12 @@ export class FlowmeshGrpcClient {
     const make = (service: Service) =>
       new loaded.flowmesh.v1[service](address, credentials.createInsecure()) as Client &
         Record<string, unknown>;
-    this.clients = { Jobs: make('Jobs'), Resources: make('Resources'), Variables: make('Variables') };
+    this.clients = {
+      Jobs: make('Jobs'),
+      Resources: make('Resources'),
+      Variables: make('Variables'),
+      Budgets: make('Budgets'),
+    };
   }
 
   /** One unary call; `token` undefined sends no authorization; `deadlineMs` from now. */
