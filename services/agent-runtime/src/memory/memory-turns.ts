@@ -11,8 +11,12 @@ import type { Logger } from '@flowmesh/telemetry';
 import { Inject, Injectable } from '@nestjs/common';
 import { AGENTS_SETTINGS, type AgentsSettings } from '../agent-runtime.config.js';
 
-/** How often a step waiting for a memory asks again (memory-service answers from one small table). */
-const ASK_AGAIN_MS = 250;
+/**
+ * How soon a step waiting for a memory asks again: at once after the first ask, then less often
+ * (a long wait, behind a parked step, costs one small query a second, not four).
+ */
+const FIRST_ASK_AGAIN_MS = 100;
+const MOST_ASK_AGAIN_MS = 1_000;
 
 /** Nest token of the logger `MemoryTurns` warns on. */
 export const MEMORY_TURNS_LOGGER = Symbol('MEMORY_TURNS_LOGGER');
@@ -66,6 +70,7 @@ export class MemoryTurns {
     const memory = createMemoryClient(this.mesh);
     const interrupted = new Set<string>();
     let waited = false;
+    let pause = FIRST_ASK_AGAIN_MS;
     this.ticketed.add(ask.jobId);
     try {
       for (;;) {
@@ -103,7 +108,8 @@ export class MemoryTurns {
           interrupted.add(other.rootJob);
           await this.interrupt(ask, other);
         }
-        await sleep(ASK_AGAIN_MS, undefined, { signal: ask.signal });
+        await sleep(pause, undefined, { signal: ask.signal });
+        pause = Math.min(MOST_ASK_AGAIN_MS, Math.round(pause * 1.5));
       }
     } finally {
       if (waited) ask.waiting?.(false);
