@@ -65,6 +65,12 @@ export const ProviderErrorSchema = z.object({
   fault: FaultClassSchema.optional(),
   /** For `budget_exceeded`: the budget that is spent (`target` empty for the workspace's). */
   budget: z.object({ scope: BudgetScopeSchema, target: z.string() }).optional(),
+  /**
+   * The mesh broke the call off, not the provider: the gateway instance stopped, or went silent
+   * (no event or keepalive for `CHAT_LOST_AFTER_MS`). Nothing is wrong with the call: asking again
+   * (another instance answers) is right, with the same idempotency key.
+   */
+  interrupted: z.literal(true).optional(),
 });
 export type ProviderError = z.infer<typeof ProviderErrorSchema>;
 
@@ -186,6 +192,17 @@ export const ChatErrorEventSchema = z
   .object({ type: z.literal('error'), error: ProviderErrorSchema })
   .strict();
 
+/**
+ * Not part of the answer: the gateway sends it on a token stream silent for `CHAT_KEEPALIVE_MS`
+ * (a model thinking), so a subscriber tells a slow model from a gateway instance that died.
+ */
+export const ChatKeepaliveEventSchema = z.object({ type: z.literal('keepalive') }).strict();
+
+/** Silence on a token stream after which the gateway sends a keepalive. */
+export const CHAT_KEEPALIVE_MS = 5_000;
+/** Silence on a token stream after which its gateway instance is taken for dead. */
+export const CHAT_LOST_AFTER_MS = 3 * CHAT_KEEPALIVE_MS;
+
 export const ChatEventSchema = z.discriminatedUnion('type', [
   ChatStartedEventSchema,
   TextDeltaEventSchema,
@@ -197,6 +214,7 @@ export const ChatEventSchema = z.discriminatedUnion('type', [
   FinishEventSchema,
   ChatCompletedEventSchema,
   ChatErrorEventSchema,
+  ChatKeepaliveEventSchema,
 ]);
 export type ChatEvent = z.infer<typeof ChatEventSchema>;
 export type ChatEventType = ChatEvent['type'];

@@ -12,3 +12,4 @@ export * from './http-triggers.contract.js';
 export * from './workspace-settings.contract.js';
 export * from './event-trigger.schema.js';
 export * from './event-triggers.contract.js';
+export * from './derived-job-id.js';

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import {
+  CHAT_LOST_AFTER_MS,
   ChatStreamEnvelopeSchema,
   gatewayContract,
   isFinalChatEvent,
@@ -12,7 +13,10 @@ import { MeshClient, type MeshConnection } from '@flowmesh/messaging';
 import type { Subscription } from '@nats-io/nats-core';
 
 export interface GatewayChatOptions {
-  /** Ends the stream with an error when no event arrives for this long (default 10 minutes). */
+  /**
+   * Ends the stream with an `interrupted` error when nothing, not even a keepalive, arrives for
+   * this long (default `CHAT_LOST_AFTER_MS`): the gateway instance died. Asking again is right.
+   */
   idleTimeoutMs?: number;
   /** How long `abort()` waits for the gateway's confirmation before ending locally (default 5 s). */
   abortTimeoutMs?: number;
@@ -29,14 +33,15 @@ export interface GatewayChatStream extends AsyncIterable<ChatEvent> {
   abort(): Promise<void>;
 }
 
-const DEFAULT_IDLE_TIMEOUT_MS = 10 * 60 * 1000;
+const DEFAULT_IDLE_TIMEOUT_MS = CHAT_LOST_AFTER_MS;
 const DEFAULT_ABORT_TIMEOUT_MS = 5_000;
 
 /**
  * Starts a chat on the llm-gateway and streams its events: subscribes to the chat's token stream
  * first, so no event is missed, then asks `gateway.chat.start`. Throws the `MeshError` of a
  * refused start (a resource the caller may not read, a malformed request). A gap in the events'
- * sequence, or silence longer than `idleTimeoutMs`, ends the stream with a `provider_outage` error.
+ * sequence, or silence longer than `idleTimeoutMs` (no keepalive either), ends the stream with an
+ * `interrupted` `provider_outage` error.
  */
 export async function gatewayChat(
   conn: MeshConnection,
@@ -60,12 +65,19 @@ export async function gatewayChat(
     queue.close();
     resolveResult(event);
   };
+  // The stream broke, or went silent: the mesh lost the call, not the provider.
   const fail = (message: string): void =>
-    finish({ type: 'error', error: { class: 'provider_outage', message } });
+    finish({
+      type: 'error',
+      error: { class: 'provider_outage', message, fault: 'internal', interrupted: true },
+    });
   const armIdle = (): void => {
     clearTimeout(idle);
     const idleMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
-    idle = setTimeout(() => fail(`the chat stream ${streamId} was silent for ${idleMs} ms`), idleMs);
+    idle = setTimeout(
+      () => fail(`the llm-gateway went silent on chat stream ${streamId} for ${idleMs} ms (its instance died?)`),
+      idleMs,
+    );
     idle.unref();
   };
 
@@ -85,6 +97,7 @@ export async function gatewayChat(
         return fail(`the chat stream lost events (expected #${expectedSeq}, got #${seq})`);
       expectedSeq++;
       armIdle();
+      if (event.type === 'keepalive') return;
       if (isFinalChatEvent(event)) finish(event);
       else queue.push(event);
     },

@@ -52,6 +52,7 @@ export { OutboxRelay, type OutboxRelayOptions } from './outbox/outbox.relay.js';
 export { outboxTablePath } from './outbox/outbox-table.util.js';
 export { captureTraceHeaders } from './tracing/message-tracing.js';
 export { listenToEvent } from './client/listen-to-event.js';
+export { isNoReply } from './client/safe-retry.policy.js';
 export {
   generateNatsPassword,
   meshNatsCredentials,

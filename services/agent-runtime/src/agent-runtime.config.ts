@@ -31,8 +31,12 @@ export const agentRuntimeConfigSchema = z
     [JOB_TOKEN_KEYS_SETTING]: z.string().optional(),
     /** Agent steps one replica runs at once; more wait in the database for a free slot. */
     FLOWMESH_AGENT_MAX_RUNS: settings.positiveInt().default(32),
-    /** A replica that stops renewing its claim on a step for this long leaves it to another. */
-    FLOWMESH_AGENT_LEASE_MS: settings.positiveInt().default(30_000),
+    /**
+     * A replica that stops renewing its claim on a step for this long leaves it to another (it
+     * renews four times a lease, and a replica looks for steps to take over as often): a dead
+     * replica's steps are taken over within 1.25 leases, 3.75 s by default.
+     */
+    FLOWMESH_AGENT_LEASE_MS: settings.positiveInt().default(3_000),
     /** How long one tool call (a script or flow job) may take before the agent is told it timed out. */
     FLOWMESH_AGENT_TOOL_TIMEOUT_S: settings.positiveInt().default(600),
     /**
@@ -48,8 +52,8 @@ export const agentRuntimeConfigSchema = z
      * it did not hear, a job removed): without it they would wait out their timeout.
      */
     FLOWMESH_AGENT_SWEEP_MS: settings.positiveInt().default(60_000),
-    /** A step whose replica died this many times is failed instead of started again. */
-    FLOWMESH_AGENT_MAX_ATTEMPTS: settings.positiveInt().default(3),
+    /** A step whose replica died (or the services it called failed under it) this many times is failed instead of started again. */
+    FLOWMESH_AGENT_MAX_ATTEMPTS: settings.positiveInt().default(5),
     /** Internal ranges MCP servers may be reached at (all of them are refused otherwise). */
     [OUTBOUND_ALLOW_CIDRS_SETTING]: outboundAllowCidrsSetting(),
     /** The object storage `user_attachments` are read from (the mesh's bucket). */

@@ -49,6 +49,11 @@ export interface AgentLoopPorts {
     turn(progress: AgentProgress): Promise<void>;
     call(callId: string, call: CallProgress): Promise<void>;
   };
+  /**
+   * The id the job of call `callId` of model call `iteration` runs under: the same on every run
+   * of the step (without it, each run starts a job of its own).
+   */
+  readonly toolJobId?: (iteration: number, callId: string) => string;
   /** Wraps each tool call (its span); by default it just runs. */
   readonly traceTool?: (
     call: ToolCall,
@@ -163,17 +168,23 @@ export async function runAgentLoop(
 
   // A call whose result is known (a replica ran it before it stopped) is not run again; one whose
   // tool job started is waited for, not started again.
-  const runCalls = async (calls: readonly ToolCall[], known: Readonly<Record<string, CallProgress>> = {}) => {
+  const runCalls = async (
+    calls: readonly ToolCall[],
+    iteration: number,
+    known: Readonly<Record<string, CallProgress>> = {},
+  ) => {
     if (calls.length === 0) return [];
     const one = async (call: ToolCall) => {
       const done = known[call.id]?.result;
       if (done) return done;
+      const started = known[call.id]?.jobId;
+      const id = started ?? ports.toolJobId?.(iteration, call.id);
       const { message: result, media: shown } = await runCall(
         call,
         byName,
         ports,
         signal,
-        known[call.id]?.jobId,
+        id === undefined ? undefined : { id, started: started !== undefined },
       );
       if (shown) media.set(call.id, shown);
       // Not waited for: progress is written in order, so the next turn's write follows it, and a
@@ -212,7 +223,7 @@ export async function runAgentLoop(
     for (const call of calls)
       if (capped.over.has(call.id))
         results.set(call.id, toolAnswer(call, JSON.stringify({ error: capped.refusal }), true));
-    for (const result of await runCalls(plan.now, known)) results.set(result.toolCallId, result);
+    for (const result of await runCalls(plan.now, iteration, known)) results.set(result.toolCallId, result);
     for (const call of calls) {
       const refusal = plan.refused.get(call.id);
       if (refusal !== undefined)
@@ -258,7 +269,8 @@ export async function runAgentLoop(
     const settled = settleWaitingCalls(checkpoint, answer, new Set(byName.keys()));
     const results = new Map(Object.entries(checkpoint.results));
     const approved = checkpoint.calls.filter((call) => settled.get(call.id)?.run === true);
-    for (const result of await runCalls(approved, known)) results.set(result.toolCallId, result);
+    for (const result of await runCalls(approved, checkpoint.iteration, known))
+      results.set(result.toolCallId, result);
     for (const call of checkpoint.calls) {
       const settlement = settled.get(call.id);
       if (settlement && !settlement.run)

@@ -6,7 +6,7 @@ import type {
   ToolCall,
   ToolResultMessage,
 } from '@flowmesh/contracts';
-import type { PreparedTool } from '../tools/agent-tool.port.js';
+import type { PreparedTool, ToolJob } from '../tools/agent-tool.port.js';
 import type { AgentLoopPorts } from './agent-loop.js';
 
 /** What the model reads as the result of `call`. */
@@ -34,15 +34,15 @@ export function parseArguments(call: ToolCall): Record<string, unknown> | string
 }
 
 /**
- * Runs one call of the model, as its tool says; `resumeJobId` is the tool job an earlier replica
- * started for it, waited for instead of starting another.
+ * Runs one call of the model, as its tool says, as `job` when its tool runs jobs (a job an earlier
+ * replica started is waited for instead of starting another).
  */
 export async function runCall(
   call: ToolCall,
   tools: ReadonlyMap<string, PreparedTool>,
   ports: AgentLoopPorts,
   signal: AbortSignal,
-  resumeJobId?: string,
+  job?: ToolJob,
 ): Promise<{ message: ToolResultMessage; media?: readonly InlineDataPart[] }> {
   const answer = (content: string, isError: boolean) => ({ message: toolAnswer(call, content, isError) });
   const tool = tools.get(call.name);
@@ -53,7 +53,7 @@ export async function runCall(
   let reported: Promise<void> = Promise.resolve();
   let announced: AgentAction | undefined;
   // A call resumed on the job an earlier replica started was announced by that replica.
-  if (resumeJobId === undefined)
+  if (!job?.started)
     ports.stream?.({ type: 'tool_execution', call_id: call.id, function_name: call.name });
   const runTool = () =>
     tool.run(
@@ -67,7 +67,7 @@ export async function runCall(
         ).then(() => ports.report(action, true));
       },
       signal,
-      resumeJobId === undefined ? undefined : { jobId: resumeJobId },
+      job,
     );
   const outcome = await (ports.traceTool ? ports.traceTool(call, tool, runTool) : runTool());
   await reported;

@@ -1,4 +1,5 @@
 import { CreateOutbox1700000000000 } from '@flowmesh/messaging';
+import { AddAgentAnswers1764800000000 } from './add-agent-answers.migration.js';
 import { AddAgentCheckpoints1764600000000 } from './add-agent-checkpoints.migration.js';
 import { AddAgentProgress1764700000000 } from './add-agent-progress.migration.js';
 import { CreateAgentRuns1764500000000 } from './create-agent-runs.migration.js';
@@ -13,4 +14,5 @@ export const AGENT_RUNTIME_MIGRATIONS = [
   CreateAgentRuns1764500000000,
   AddAgentCheckpoints1764600000000,
   AddAgentProgress1764700000000,
+  AddAgentAnswers1764800000000,
 ];

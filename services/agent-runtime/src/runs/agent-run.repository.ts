@@ -1,4 +1,4 @@
-import type { AgentStepStartRequest, ReportedAgentAction } from '@flowmesh/contracts';
+import type { AgentStepStartRequest, ChatCompletedEvent, ReportedAgentAction } from '@flowmesh/contracts';
 import { rowsOf } from '@flowmesh/persistence';
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
@@ -26,6 +26,8 @@ export interface AgentRunRow {
   /** Set while it runs: a replica that takes it over goes on from its last turn, with `calls`. */
   readonly progress: AgentProgress | null;
   readonly calls: Readonly<Record<string, CallProgress>>;
+  /** The model answers its runs received, by call key (see ModelAnswers). */
+  readonly answers: Readonly<Record<string, ChatCompletedEvent>>;
 }
 
 interface RawRow {
@@ -39,6 +41,7 @@ interface RawRow {
   answer: AgentAnswer | null;
   progress: AgentProgress | null;
   calls: Record<string, CallProgress> | null;
+  answers: Record<string, ChatCompletedEvent> | null;
 }
 
 /** The request a parked step takes an answer to. */
@@ -58,6 +61,7 @@ const toRow = (raw: RawRow): AgentRunRow => ({
   answer: raw.answer,
   progress: raw.progress,
   calls: raw.calls ?? {},
+  answers: raw.answers ?? {},
 });
 
 /**
@@ -109,11 +113,35 @@ export class AgentRunRepository {
         WHERE job_id IN (
           SELECT job_id FROM agent_run WHERE lease_until < now()
            ORDER BY created_at LIMIT $3 FOR UPDATE SKIP LOCKED)
-       RETURNING job_id, workspace, request, job_token, outcome, attempts, checkpoint, answer, progress, calls`,
+       RETURNING job_id, workspace, request, job_token, outcome, attempts, checkpoint, answer, progress, calls,
+                 answers`,
         [owner, leaseMs, limit],
       ),
     );
     return rows.map(toRow);
+  }
+
+  /** The owners of leased steps whose owner runs on `host` (`host:pid:random`). */
+  async ownersOn(host: string): Promise<string[]> {
+    const rows = rowsOf<{ owner: string }>(
+      await this.dataSource.query(
+        `SELECT DISTINCT owner FROM agent_run WHERE starts_with(owner, $1) AND lease_until > now()`,
+        [`${host}:`],
+      ),
+    );
+    return rows.map((row) => row.owner);
+  }
+
+  /** Ends the leases these owners hold, so a poll claims their steps at once; how many. */
+  async expire(owners: readonly string[]): Promise<number> {
+    const rows = rowsOf<unknown>(
+      await this.dataSource.query(
+        `UPDATE agent_run SET lease_until = now() WHERE owner = ANY($1::text[]) AND lease_until > now()
+         RETURNING job_id`,
+        [owners],
+      ),
+    );
+    return rows.length;
   }
 
   /** Extends the leases `owner` holds on these steps; answers the ids it still holds. */
@@ -152,6 +180,18 @@ export class AgentRunRepository {
       ),
     );
     return rows.length > 0;
+  }
+
+  /**
+   * Keeps a model answer under its call key unless one is kept there already. Whoever owns the
+   * step now: the answer was paid for, and a replica that took the step over uses it too.
+   */
+  async saveAnswer(jobId: string, key: string, answer: ChatCompletedEvent): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE agent_run SET answers = answers || jsonb_build_object($2::text, $3::jsonb)
+        WHERE job_id = $1 AND NOT answers ? $2`,
+      [jobId, key, JSON.stringify(answer)],
+    );
   }
 
   /** Keeps the outcome until the orchestrator has confirmed it, so a failed report is sent again. */

@@ -8,6 +8,7 @@ import {
   type AgentStepAnswerReply,
   type AgentStepAnswerRequest,
   type AgentStepStartRequest,
+  type ChatCompletedEvent,
 } from '@flowmesh/contracts';
 import { MeshClient } from '@flowmesh/messaging';
 import type { Logger } from '@flowmesh/telemetry';
@@ -30,7 +31,7 @@ import { SerialWrites } from './serial-writes.js';
  */
 @Injectable()
 export class AgentRuns implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  private readonly owner = ownerId();
   private readonly running = new Map<string, AbortController>();
   /**
    * Running steps that wait on their tools' jobs (or their turn at a memory another run uses):
@@ -62,15 +63,18 @@ export class AgentRuns implements OnApplicationBootstrap, OnApplicationShutdown 
     this.sealer = new JobTokenSealer(settings.jobTokenKeys);
   }
 
-  onApplicationBootstrap(): void {
+  async onApplicationBootstrap(): Promise<void> {
     if (this.settings.jobTokenKeys.insecureDevelopmentKey) {
       this.logger.warn(
         'FLOWMESH_JOB_TOKEN_STORE_KEYS is not set: accepted steps keep their job tokens sealed with the public development key (insecure-dev), which protects nothing; set it, the same as the orchestrator (required with NODE_ENV=production)',
       );
     }
-    // A third of the lease: two renewals can fail before another replica may take the step.
-    this.timer = setInterval(() => void this.poll(), Math.max(100, Math.floor(this.settings.leaseMs / 3)));
+    LIVE_OWNERS.add(this.owner);
+    // A quarter of the lease: three renewals can fail before another replica may take the step,
+    // and a dead replica's steps are taken over at most a quarter of a lease after it ran out.
+    this.timer = setInterval(() => void this.poll(), Math.max(100, Math.floor(this.settings.leaseMs / 4)));
     this.timer.unref();
+    await this.takeOverPredecessors();
     void this.poll();
     this.sweepTimer = setInterval(() => void this.sweep(), this.settings.sweepMs);
     this.sweepTimer.unref();
@@ -78,12 +82,31 @@ export class AgentRuns implements OnApplicationBootstrap, OnApplicationShutdown 
 
   async onApplicationShutdown(): Promise<void> {
     this.stopping = true;
+    LIVE_OWNERS.delete(this.owner);
     clearInterval(this.timer);
     clearInterval(this.sweepTimer);
     const ids = [...this.running.keys()];
     for (const controller of this.running.values()) controller.abort();
     // Handed back at once: another replica starts them again instead of waiting for the lease.
     await this.repository.release(this.owner, ids).catch(() => undefined);
+  }
+
+  /**
+   * A replica restarted in place (its container, its process on this host) takes up at once the
+   * steps its dead predecessor held, instead of waiting for their leases: their leases are ended,
+   * and the first poll claims them.
+   */
+  private async takeOverPredecessors(): Promise<void> {
+    try {
+      const owners = await this.repository.ownersOn(hostname());
+      const dead = owners.filter((owner) => owner !== this.owner && !ownerAlive(owner));
+      if (dead.length === 0) return;
+      const count = await this.repository.expire(dead);
+      if (count > 0)
+        this.logger.info({ steps: count }, 'agent steps of a stopped replica on this host are taken up at once');
+    } catch (error) {
+      this.logger.warn({ err: error }, 'the steps of a stopped replica on this host wait for their leases');
+    }
   }
 
   /**
@@ -196,7 +219,11 @@ export class AgentRuns implements OnApplicationBootstrap, OnApplicationShutdown 
     return 'resumed';
   }
 
-  private start(request: AgentStepStartRequest, resumed?: ResumedAgent): void {
+  private start(
+    request: AgentStepStartRequest,
+    resumed?: ResumedAgent,
+    known: AgentRunRow['answers'] = {},
+  ): void {
     const controller = new AbortController();
     this.running.set(request.job_id, controller);
     this.logger.info(
@@ -227,11 +254,16 @@ export class AgentRuns implements OnApplicationBootstrap, OnApplicationShutdown 
               ),
           ),
     };
+    const answers = {
+      known,
+      keep: (key: string, answer: ChatCompletedEvent) => this.repository.saveAnswer(request.job_id, key, answer),
+    };
     void this.executor
       .execute(request, controller.signal, resumed, {
         waitingOnTools,
         waitingOnMemory: waitingOnTools,
         progress,
+        answers,
         storeOutcome: (outcome) => this.repository.saveOutcome(request.job_id, outcome),
       })
       .then(async (result) => {
@@ -411,7 +443,11 @@ export class AgentRuns implements OnApplicationBootstrap, OnApplicationShutdown 
       );
     // Progress is newer than a checkpoint: it is kept only after the parked agent went on.
     if (row.progress)
-      return this.start({ ...row.request, job_token: token }, { progress: row.progress, calls: row.calls });
+      return this.start(
+        { ...row.request, job_token: token },
+        { progress: row.progress, calls: row.calls },
+        row.answers,
+      );
     if (row.checkpoint && !(await this.unpark(row))) return;
     // Claimed before (attempts counts claims since it parked): a replica took the answer up and
     // stopped while the approved calls ran; what became of them is in `calls`.
@@ -419,6 +455,33 @@ export class AgentRuns implements OnApplicationBootstrap, OnApplicationShutdown 
     this.start(
       { ...row.request, job_token: token },
       row.checkpoint ? { checkpoint: row.checkpoint, answer: row.answer, ...retaken } : undefined,
+      row.answers,
     );
+  }
+}
+
+/** Owners of replicas running in this process (a test may start several). */
+const LIVE_OWNERS = new Set<string>();
+
+/** `host:pid:random`: which host and process a replica runs in, and which start of it. */
+function ownerId(): string {
+  return `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+}
+
+/**
+ * Whether the replica `owner` (one on this host) still runs: one of this process, or a process
+ * that is alive. A process with this process's pid that is not one of its replicas is an earlier
+ * start of this container (a restarted container reuses its pid).
+ */
+function ownerAlive(owner: string): boolean {
+  if (LIVE_OWNERS.has(owner)) return true;
+  const parts = owner.split(':');
+  const pid = Number(parts[parts.length - 2]);
+  if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

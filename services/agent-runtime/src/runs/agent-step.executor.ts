@@ -9,6 +9,7 @@ import {
   type ChatRequestMessage,
   type RequestUserPart,
   createOrchestratorAgentStepClient,
+  derivedJobId,
 } from '@flowmesh/contracts';
 import { gatewayChat } from '@flowmesh/gateway-chat';
 import { InjectMeshConnection, MeshClient, type MeshConnection } from '@flowmesh/messaging';
@@ -38,7 +39,8 @@ import { StepActions } from './step-actions.js';
 import { StepJobLog } from './step-job-log.js';
 import { StepStream } from './step-stream.js';
 import { fitted } from './step-result.js';
-import { isMeshFault } from './mesh-fault.js';
+import { ModelAnswers, type ModelAnswerStore } from './model-answers.js';
+import { isMeshFault, MeshInterrupted } from './mesh-fault.js';
 import {
   countStepFailures,
   faultOf,
@@ -64,6 +66,8 @@ export interface StepHooks {
   readonly progress?: AgentLoopPorts['progress'];
   /** Keeps a successful outcome while the step's memory is written (the result says `stored`). */
   readonly storeOutcome?: (outcome: AgentStepOutcome) => Promise<void>;
+  /** Where each model answer is kept as it arrives, and those earlier runs of the step received. */
+  readonly answers?: ModelAnswerStore;
 }
 
 /** Nest token of agent-runtime's logger. */
@@ -95,6 +99,7 @@ export class AgentStepExecutor {
     hooks: StepHooks = {},
   ): Promise<AgentStepResult> {
     const { waitingOnTools, waitingOnMemory, progress, storeOutcome } = hooks;
+    const answers = new ModelAnswers(request.job_id, hooks.answers ?? { known: {}, keep: async () => {} });
     const log = this.logger.child({ job_id: request.job_id, step_id: request.step_id });
     const caller = { actor: { token: request.job_token }, workspace: request.workspace };
     const items = createRegistryItemsClient(this.mesh);
@@ -198,7 +203,7 @@ export class AgentStepExecutor {
       // A step taken up again (after a park, or from another replica) goes on with its stream's next seq.
       const stream = brain.streaming ? await StepStream.resume(this.conn, streamed) : undefined;
       const prompted = { ...brain, ...(system ? { systemPrompt: system } : {}) };
-      const ports = this.loopPorts(request, { jobLog, actions, stream, waitingOnTools, progress });
+      const ports = this.loopPorts(request, { jobLog, actions, stream, waitingOnTools, progress, answers });
       const run = () =>
         image
           ? generateImage(prompted, source.history, this.imagePorts(request, brain, ports), signal)
@@ -221,6 +226,10 @@ export class AgentStepExecutor {
                 ...(ended.success ? {} : { errorType: ended.error.name, fault: faultOf(ended.error) }),
               },
       );
+      if (answers.reused > 0)
+        jobLog.write(
+          `${answers.reused} model answer(s) received before the step was taken up again were used, not asked for again`,
+        );
       if ('parked' in outcome) {
         keepTurn = true;
         return { parked: outcome.parked };
@@ -407,6 +416,7 @@ export class AgentStepExecutor {
       readonly stream: StepStream | undefined;
       readonly waitingOnTools: ((waiting: boolean) => void) | undefined;
       readonly progress: AgentLoopPorts['progress'];
+      readonly answers: ModelAnswers;
     },
   ): AgentLoopPorts {
     const caller = {
@@ -419,16 +429,20 @@ export class AgentStepExecutor {
     const budget = { run: request.root_job, ...(request.flow_path ? { flow: request.flow_path } : {}) };
     const { stream, waitingOnTools, progress } = run;
     return {
-      chat: async (parameters, abort) => {
-        const messages = await this.linkAttachments(request.workspace, parameters.messages);
-        const chat = await gatewayChat(
-          this.conn,
-          { ...caller, ...parameters, messages, budget },
-          { signal: abort },
-        );
-        if (stream) for await (const event of chat) stream.relay(event);
-        return chat.result;
-      },
+      chat: (parameters, abort) =>
+        run.answers.answer(parameters, async (idempotencyKey) => {
+          const messages = await this.linkAttachments(request.workspace, parameters.messages);
+          const chat = await gatewayChat(
+            this.conn,
+            { ...caller, ...parameters, messages, budget, idempotencyKey },
+            { signal: abort },
+          );
+          if (stream) for await (const event of chat) stream.relay(event);
+          const final = await chat.result;
+          // Not the model's answer: the step runs again, and asks again under the same key.
+          if (final.type === 'error' && final.error.interrupted) throw new MeshInterrupted(final.error.message);
+          return final;
+        }),
       report: run.actions.report,
       settle: run.actions.settle,
       log: run.jobLog.write,
@@ -436,6 +450,7 @@ export class AgentStepExecutor {
       ...(stream ? { stream: stream.publish } : {}),
       ...(waitingOnTools ? { waitingOnTools } : {}),
       ...(progress ? { progress } : {}),
+      toolJobId: (iteration, callId) => derivedJobId('flowmesh-agent-tool', request.job_id, iteration, callId),
       traceTool: (call, tool, runTool) =>
         this.telemetry.executeTool(
           {

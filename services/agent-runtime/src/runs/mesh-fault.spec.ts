@@ -1,7 +1,7 @@
 import { MeshError } from '@flowmesh/contracts';
 import { QueryFailedError } from 'typeorm';
 import { describe, expect, it } from 'vitest';
-import { isMeshFault } from './mesh-fault.js';
+import { isMeshFault, MeshInterrupted } from './mesh-fault.js';
 
 const pgError = (code: string, message: string) => Object.assign(new Error(message), { code });
 
@@ -15,6 +15,7 @@ describe('isMeshFault', () => {
     expect(isMeshFault(new QueryFailedError('SELECT 1', [], pgError('53300', 'too many clients')))).toBe(
       true,
     );
+    expect(isMeshFault(new MeshInterrupted('the llm-gateway instance stopped'))).toBe(true);
   });
 
   it("leaves the step's own failures, and provider outages, to the step", () => {

@@ -13,6 +13,12 @@ export interface ToolCallOutcome {
   readonly jobId?: string;
 }
 
+/** The job a call runs as (see `PreparedTool.run`). */
+export interface ToolJob {
+  readonly id: string;
+  readonly started: boolean;
+}
+
 /** A tool of the agent as the model is shown it, and how to run a call of it. */
 export interface PreparedTool {
   readonly tool: AgentTool;
@@ -24,14 +30,16 @@ export interface PreparedTool {
   /**
    * Runs one call with the model's arguments (already parsed) as the step's identity; `onStarted`
    * gets the step's action for it (the tool job's id, or the MCP call) once it is under way.
-   * `resume` names the tool job an earlier replica started for this call: a tool that runs as a
-   * job waits for it instead (its action was reported then); others run the call again.
+   * `job.id` is the id a tool that runs as a job starts it under: derived from the step and the
+   * call, the same on every run of the step (the call's idempotency key, `WM_JOB_ID`), so a job
+   * started before a crash is the one waited for. `job.started`: an earlier replica started it and
+   * reported its action; it is waited for. Other tools run the call again.
    */
   run(
     args: Record<string, unknown>,
     onStarted: (action: AgentAction) => void,
     signal: AbortSignal,
-    resume?: { readonly jobId: string },
+    job?: ToolJob,
   ): Promise<ToolCallOutcome>;
 }
 

@@ -10,8 +10,9 @@ import {
   type PinnedAgents,
   type RecordingRef,
 } from '@flowmesh/contracts';
+import { isNoReply } from '@flowmesh/messaging';
 import { inputError, toolName } from '../loop/agent-brain.js';
-import { cappedResult, type PreparedTool, type ToolCallOutcome } from './agent-tool.port.js';
+import { cappedResult, type PreparedTool, type ToolCallOutcome, type ToolJob } from './agent-tool.port.js';
 import { withoutAnswerableTools } from './nested-agent-tools.js';
 
 /** What a tool call runs as and where: the step's identity, workspace and worker tag. */
@@ -103,7 +104,7 @@ export function prepareFlowModuleTool(
         additionalProperties: false,
       },
     },
-    run: async (args, onStarted, signal, resume) =>
+    run: async (args, onStarted, signal, job) =>
       unusable.length > 0
         ? {
             ok: false,
@@ -120,7 +121,7 @@ export function prepareFlowModuleTool(
             (jobId) =>
               onStarted({ type: 'tool_call', job_id: jobId, function_name: name, module_id: tool.id }),
             signal,
-            resume?.jobId,
+            job,
           ),
   };
 }
@@ -151,12 +152,12 @@ function pick(args: Record<string, unknown>, names: readonly string[]): Record<s
   return Object.fromEntries(names.filter((name) => name in args).map((name) => [name, args[name]]));
 }
 
-/** A caller of the orchestrator's jobs API as the step's identity. */
-type JobsCaller = { actor: { token: string }; workspace: string };
+/** A caller of the orchestrator's jobs API as the step's identity (with the id its job takes). */
+type JobsCaller = { actor: { token: string }; workspace: string; job_id?: string };
 
 /**
- * One call as a job of the orchestrator, waited for; `resumeJobId` is the job an earlier replica
- * started for this call, waited for instead (its action was reported then).
+ * One call as a job of the orchestrator (under `job.id` when given), waited for; a job an earlier
+ * replica started for this call (`job.started`) is waited for instead (its action was reported then).
  */
 async function runJob(
   jobs: OrchestratorJobsClient,
@@ -166,14 +167,19 @@ async function runJob(
   args: Record<string, unknown>,
   onStarted: (jobId: string) => void,
   signal: AbortSignal,
-  resumeJobId?: string,
+  job?: ToolJob,
 ): Promise<ToolCallOutcome> {
   const caller: JobsCaller = { actor: { token: context.token }, workspace: context.workspace };
-  let jobId = resumeJobId;
+  let jobId = job?.started ? job.id : undefined;
   if (jobId === undefined) {
     try {
-      jobId = await startJob(jobs, caller, value.tag ?? context.tag, tool, value, args, context);
+      // The same id as any earlier run of this call: the orchestrator starts one job for it.
+      const given = job ? { job_id: job.id } : {};
+      jobId = await startJob(jobs, { ...caller, ...given }, value.tag ?? context.tag, tool, value, args, context);
     } catch (error) {
+      // The orchestrator did not answer (restarting): the step runs again, and starts the job
+      // under the same id, which starts it at most once.
+      if (isNoReply(error)) throw error;
       return {
         ok: false,
         content: JSON.stringify({ error: { name: 'ToolNotStarted', message: messageOf(error) } }),

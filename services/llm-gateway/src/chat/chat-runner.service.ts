@@ -35,6 +35,8 @@ export interface ChatRun {
   /** The model's window when the table does not know it; decides context-window fallbacks. */
   readonly contextWindow?: number;
   readonly conversationId?: string;
+  /** Sent as `Idempotency-Key` on every try of this call (retries and fallbacks alike). */
+  readonly idempotencyKey?: string;
   /** Credentials of `provider` when the caller resolved them already. */
   readonly credentials?: ProviderCredentials;
   /** For the audit row: which surface asked, and who. */
@@ -147,7 +149,7 @@ export class ChatRunner {
           model: reference.model,
           parameters: run.parameters,
         });
-        for await (const piece of this.executor.chat(adapter, call, credentials, signal)) {
+        for await (const piece of this.executor.chat(adapter, call, credentials, signal, run.idempotencyKey)) {
           if (!started) {
             started = true;
             audit?.markFirstChunk();

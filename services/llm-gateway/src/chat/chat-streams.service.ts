@@ -1,6 +1,7 @@
 import {
   chatCancelSignalSubject,
   MeshError,
+  CHAT_KEEPALIVE_MS,
   tokenStreamSubject,
   type ChatEvent,
   type ChatStreamEnvelope,
@@ -81,10 +82,20 @@ export class ChatStreams implements BeforeApplicationShutdown {
   private async pump(streamId: string, run: ChatRun, signal: AbortSignal): Promise<void> {
     const subject = this.conn.space.subject(tokenStreamSubject(streamId));
     let seq = 0;
+    let keepalive: NodeJS.Timeout | undefined;
+    // Silence while the model thinks is filled with keepalives: a subscriber that hears nothing at
+    // all knows this instance died, and asks again elsewhere.
+    const armKeepalive = () => {
+      clearTimeout(keepalive);
+      keepalive = setTimeout(() => publish({ type: 'keepalive' }), CHAT_KEEPALIVE_MS);
+      keepalive.unref();
+    };
     const publish = (event: ChatEvent): void => {
       const envelope: ChatStreamEnvelope = { streamId, seq: seq++, event };
       this.conn.nc.publish(subject, JSON.stringify(envelope));
+      armKeepalive();
     };
+    armKeepalive();
     try {
       const ready = await this.withMedia(run, signal);
       if ('error' in ready) {
@@ -95,7 +106,12 @@ export class ChatStreams implements BeforeApplicationShutdown {
         if (event.type === 'error' && event.error.class === 'cancelled' && signal.reason === SHUTDOWN) {
           publish({
             type: 'error',
-            error: { ...event.error, class: 'provider_outage', message: 'the llm-gateway instance stopped' },
+            error: {
+              ...event.error,
+              class: 'provider_outage',
+              message: 'the llm-gateway instance stopped',
+              interrupted: true,
+            },
           });
         } else publish(event);
       }
@@ -106,6 +122,8 @@ export class ChatStreams implements BeforeApplicationShutdown {
         type: 'error',
         error: { class: 'bad_request_internal', message: 'the llm-gateway failed while streaming' },
       });
+    } finally {
+      clearTimeout(keepalive);
     }
   }
 

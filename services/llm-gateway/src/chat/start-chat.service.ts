@@ -40,6 +40,7 @@ export class StartChatService {
       conversationId,
       recording,
       budget,
+      idempotencyKey,
       ...parameters
     } = request;
     const adapter = this.registry.get(provider.kind);
@@ -68,6 +69,7 @@ export class StartChatService {
       ...(contextWindow !== undefined ? { contextWindow } : {}),
       ...(conversationId !== undefined ? { conversationId } : {}),
       ...(budget ? { budget } : {}),
+      ...(idempotencyKey !== undefined ? { idempotencyKey } : {}),
       ...(resolved ? { credentials: resolved.credentials } : {}),
       source: 'nats',
       ...(resolved?.identity ? { identity: resolved.identity } : {}),

@@ -89,6 +89,7 @@ export class OpenAIChunkEncoder {
       case 'error':
         return this.error(event.error);
       case 'started':
+      case 'keepalive':
         return '';
     }
   }

@@ -69,12 +69,16 @@ export class ProviderExecutor {
     };
   }
 
-  /** The pieces of one chat answer, streamed or not. */
+  /**
+   * The pieces of one chat answer, streamed or not. An HTTP provider gets `idempotencyKey` as the
+   * `Idempotency-Key` header (the IETF draft's name; one that does not deduplicate ignores it).
+   */
   async *chat(
     adapter: ProviderAdapter,
     call: ChatCall,
     credentials: ProviderCredentials,
     signal: AbortSignal,
+    idempotencyKey?: string,
   ): AsyncIterable<ProviderStreamEvent> {
     if (adapter.transport === 'native') {
       yield* this.guardNative(
@@ -86,7 +90,10 @@ export class ProviderExecutor {
       return;
     }
     const built = adapter.buildRequest(call, credentials);
-    const response = await this.send(adapter, built, credentials, signal, call.model);
+    const keyed = idempotencyKey
+      ? { ...built, headers: { ...built.headers, 'Idempotency-Key': idempotencyKey } }
+      : built;
+    const response = await this.send(adapter, keyed, credentials, signal, call.model);
     const contentType = response.headers['content-type'] ?? '';
     try {
       if (call.stream && contentType.includes('text/event-stream')) {

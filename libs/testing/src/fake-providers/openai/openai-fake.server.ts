@@ -196,6 +196,7 @@ async function route(
     const { status, message, type, code, headers } = reply.error;
     return sendError(res, status, message, type ?? 'invalid_request_error', code ?? null, headers);
   }
+  if ('delayMs' in reply && reply.delayMs) await new Promise((resolve) => setTimeout(resolve, reply.delayMs));
   if (!body.stream) {
     if ('silentStream' in reply || 'streamThenFail' in reply) {
       return sendError(res, 500, 'scripted a stream-only reply for a non-streaming call', 'server_error');

@@ -46,6 +46,8 @@ export interface OpenAIFakeTurn {
   citations?: Array<{ url: string; title: string }>;
   /** Responses API (`POST /responses`): the drawn picture, base64, as an `image_generation_call`. */
   image?: string;
+  /** Waits this long before answering (a slow model: a test kills a process while it thinks). */
+  delayMs?: number;
 }
 
 export interface OpenAIFakeErrorReply {
