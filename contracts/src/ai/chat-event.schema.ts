@@ -199,9 +199,9 @@ export const ChatErrorEventSchema = z
 export const ChatKeepaliveEventSchema = z.object({ type: z.literal('keepalive') }).strict();
 
 /** Silence on a token stream after which the gateway sends a keepalive. */
-export const CHAT_KEEPALIVE_MS = 5_000;
+export const CHAT_KEEPALIVE_MS = 2_000;
 /** Silence on a token stream after which its gateway instance is taken for dead. */
-export const CHAT_LOST_AFTER_MS = 3 * CHAT_KEEPALIVE_MS;
+export const CHAT_LOST_AFTER_MS = 5 * CHAT_KEEPALIVE_MS;
 
 export const ChatEventSchema = z.discriminatedUnion('type', [
   ChatStartedEventSchema,

@@ -70,9 +70,10 @@ export class AgentRuns implements OnApplicationBootstrap, OnApplicationShutdown 
       );
     }
     LIVE_OWNERS.add(this.owner);
-    // A quarter of the lease: three renewals can fail before another replica may take the step,
-    // and a dead replica's steps are taken over at most a quarter of a lease after it ran out.
-    this.timer = setInterval(() => void this.poll(), Math.max(100, Math.floor(this.settings.leaseMs / 4)));
+    // A quarter of the lease (a second at most): three renewals can fail before another replica
+    // may take the step, and a dead replica's steps are taken over soon after their lease ran out.
+    const every = Math.max(100, Math.min(1_000, Math.floor(this.settings.leaseMs / 4)));
+    this.timer = setInterval(() => void this.poll(), every);
     this.timer.unref();
     await this.takeOverPredecessors();
     void this.poll();

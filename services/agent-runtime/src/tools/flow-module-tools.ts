@@ -1,5 +1,4 @@
 import {
-  MAX_RESULT_WAIT_MS,
   MeshError,
   type AgentTool,
   type AgentToolInputs,
@@ -287,9 +286,13 @@ function stepFlow(tool: AgentTool, value: ModuleValue, args: Record<string, unkn
   return { modules: [{ id: tool.id, value: { ...module, tools, input_transforms: inputs } }] };
 }
 
+/** How long one wait for a tool job's result lasts: an orchestrator that died holding it costs this much. */
+const RESULT_WAIT_MS = 5_000;
+
 /**
- * The job's result once it ends (the orchestrator answers when it does, up to 25 s a request,
- * asked again until `timeoutMs`). Undefined on timeout, or once `signal` aborts.
+ * The job's result once it ends (the orchestrator answers when it does, up to 5 s a request,
+ * asked again until `timeoutMs`; an orchestrator that does not answer, restarting, is asked again).
+ * Undefined on timeout, or once `signal` aborts.
  */
 async function waitForResult(
   jobs: OrchestratorJobsClient,
@@ -304,9 +307,16 @@ async function waitForResult(
     else signal.addEventListener('abort', () => resolve(undefined), { once: true });
   });
   for (;;) {
-    const left = Math.max(0, Math.min(deadline - Date.now(), MAX_RESULT_WAIT_MS));
-    const reply = await Promise.race([jobs.waitResult({ ...request, timeout_ms: left }), stopped]);
-    if (reply?.completed) return reply;
+    const left = Math.max(0, Math.min(deadline - Date.now(), RESULT_WAIT_MS));
+    const asked = jobs
+      .waitResult({ ...request, timeout_ms: left }, { timeoutMs: left + RESULT_WAIT_MS })
+      .catch(async (error: unknown) => {
+        if (!isNoReply(error) || Date.now() >= deadline) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        return { completed: false } as const;
+      });
+    const reply = await Promise.race([asked, stopped]);
+    if (reply?.completed) return reply as JobResultReply;
     if (!reply || Date.now() >= deadline) return undefined;
   }
 }
