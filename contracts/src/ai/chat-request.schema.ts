@@ -266,7 +266,12 @@ export const ChatRequestSchema = z
      * The same on every attempt of one model call (an agent step's call asked again after its
      * replica died): sent to HTTP providers as `Idempotency-Key`, so one that deduplicates answers once.
      */
-    idempotencyKey: z.string().min(1).max(255).regex(/^[\x21-\x7e]+$/, 'printable ASCII, no spaces').optional(),
+    idempotencyKey: z
+      .string()
+      .min(1)
+      .max(255)
+      .regex(/^[\x21-\x7e]+$/, 'printable ASCII, no spaces')
+      .optional(),
   })
   .strict();
 export type ChatRequest = z.infer<typeof ChatRequestSchema>;

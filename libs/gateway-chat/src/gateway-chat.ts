@@ -75,7 +75,8 @@ export async function gatewayChat(
     clearTimeout(idle);
     const idleMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
     idle = setTimeout(
-      () => fail(`the llm-gateway went silent on chat stream ${streamId} for ${idleMs} ms (its instance died?)`),
+      () =>
+        fail(`the llm-gateway went silent on chat stream ${streamId} for ${idleMs} ms (its instance died?)`),
       idleMs,
     );
     idle.unref();

@@ -317,9 +317,7 @@ describe('agent steps under chaos: nothing answered is asked again, nothing ende
     console.log(
       [
         `agent chaos (seed ${seed}): ${JSON.stringify(counts)}`,
-        ...kills.map(
-          (k) => `  ${k.name} killed at ${k.at - kills[0].at} ms, back after ${k.back - k.at} ms`,
-        ),
+        ...kills.map((k) => `  ${k.name} killed at ${k.at - kills[0].at} ms, back after ${k.back - k.at} ms`),
         `  replica b's steps taken over by a: ${JSON.stringify(byOther)}`,
         `  replica a's steps taken up by its restart: ${JSON.stringify(byRestart)} (a restarted ${killA.back - killA.at} ms after the kill)`,
       ].join('\n'),

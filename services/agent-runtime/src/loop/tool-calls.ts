@@ -53,8 +53,7 @@ export async function runCall(
   let reported: Promise<void> = Promise.resolve();
   let announced: AgentAction | undefined;
   // A call resumed on the job an earlier replica started was announced by that replica.
-  if (!job?.started)
-    ports.stream?.({ type: 'tool_execution', call_id: call.id, function_name: call.name });
+  if (!job?.started) ports.stream?.({ type: 'tool_execution', call_id: call.id, function_name: call.name });
   const runTool = () =>
     tool.run(
       args,

@@ -104,7 +104,10 @@ export class AgentRuns implements OnApplicationBootstrap, OnApplicationShutdown 
       if (dead.length === 0) return;
       const count = await this.repository.expire(dead);
       if (count > 0)
-        this.logger.info({ steps: count }, 'agent steps of a stopped replica on this host are taken up at once');
+        this.logger.info(
+          { steps: count },
+          'agent steps of a stopped replica on this host are taken up at once',
+        );
     } catch (error) {
       this.logger.warn({ err: error }, 'the steps of a stopped replica on this host wait for their leases');
     }
@@ -257,7 +260,8 @@ export class AgentRuns implements OnApplicationBootstrap, OnApplicationShutdown 
     };
     const answers = {
       known,
-      keep: (key: string, answer: ChatCompletedEvent) => this.repository.saveAnswer(request.job_id, key, answer),
+      keep: (key: string, answer: ChatCompletedEvent) =>
+        this.repository.saveAnswer(request.job_id, key, answer),
     };
     void this.executor
       .execute(request, controller.signal, resumed, {

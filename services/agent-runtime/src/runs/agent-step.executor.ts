@@ -440,7 +440,8 @@ export class AgentStepExecutor {
           if (stream) for await (const event of chat) stream.relay(event);
           const final = await chat.result;
           // Not the model's answer: the step runs again, and asks again under the same key.
-          if (final.type === 'error' && final.error.interrupted) throw new MeshInterrupted(final.error.message);
+          if (final.type === 'error' && final.error.interrupted)
+            throw new MeshInterrupted(final.error.message);
           return final;
         }),
       report: run.actions.report,
@@ -450,7 +451,8 @@ export class AgentStepExecutor {
       ...(stream ? { stream: stream.publish } : {}),
       ...(waitingOnTools ? { waitingOnTools } : {}),
       ...(progress ? { progress } : {}),
-      toolJobId: (iteration, callId) => derivedJobId('flowmesh-agent-tool', request.job_id, iteration, callId),
+      toolJobId: (iteration, callId) =>
+        derivedJobId('flowmesh-agent-tool', request.job_id, iteration, callId),
       traceTool: (call, tool, runTool) =>
         this.telemetry.executeTool(
           {

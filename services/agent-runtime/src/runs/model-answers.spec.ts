@@ -18,8 +18,9 @@ function store(known: Record<string, ChatCompletedEvent> = {}) {
   return {
     kept,
     known,
-    keep: async (key: string, event: ChatCompletedEvent) => {
+    keep: (key: string, event: ChatCompletedEvent) => {
       kept[key] ??= event;
+      return Promise.resolve();
     },
   };
 }
@@ -28,9 +29,9 @@ describe('ModelAnswers', () => {
   it('asks the model once per call and keeps the answer; a run after a crash reuses it', async () => {
     const first = store();
     const asked: string[] = [];
-    const ask = (text: string) => async (key: string) => {
+    const ask = (text: string) => (key: string) => {
       asked.push(key);
-      return answer(text) as ChatFinalEvent;
+      return Promise.resolve<ChatFinalEvent>(answer(text));
     };
     const run = new ModelAnswers(JOB, first);
     await run.answer({ messages: ['hi'] }, ask('one'));
@@ -41,9 +42,9 @@ describe('ModelAnswers', () => {
     // The replica died; another runs the step again from its start with what the row kept.
     const again = new ModelAnswers(JOB, store(first.kept));
     const reasked: string[] = [];
-    const replay = (text: string) => async (key: string) => {
+    const replay = (text: string) => (key: string) => {
       reasked.push(key);
-      return answer(text) as ChatFinalEvent;
+      return Promise.resolve<ChatFinalEvent>(answer(text));
     };
     expect(await again.answer({ messages: ['hi'] }, replay('changed'))).toEqual(answer('one'));
     expect(await again.answer({ messages: ['hi', 'one', 'more'] }, replay('changed'))).toEqual(answer('two'));
@@ -55,12 +56,14 @@ describe('ModelAnswers', () => {
 
   it('keys a request by its content whatever the order of its fields (rows store JSON as jsonb)', async () => {
     const first = store();
-    await new ModelAnswers(JOB, first).answer({ a: 1, b: { c: 2, d: 3 } }, async () => answer('x'));
+    await new ModelAnswers(JOB, first).answer({ a: 1, b: { c: 2, d: 3 } }, () =>
+      Promise.resolve(answer('x')),
+    );
     const again = new ModelAnswers(JOB, store(first.kept));
     let asked = false;
-    await again.answer({ b: { d: 3, c: 2 }, a: 1 }, async () => {
+    await again.answer({ b: { d: 3, c: 2 }, a: 1 }, () => {
       asked = true;
-      return answer('y');
+      return Promise.resolve(answer('y'));
     });
     expect(asked).toBe(false);
   });
@@ -69,16 +72,16 @@ describe('ModelAnswers', () => {
     const kept = store();
     const run = new ModelAnswers(JOB, kept);
     const keys: string[] = [];
-    const failing = async (key: string): Promise<ChatFinalEvent> => {
+    const failing = (key: string): Promise<ChatFinalEvent> => {
       keys.push(key);
-      return { type: 'error', error: { class: 'provider_outage', message: 'down' } };
+      return Promise.resolve({ type: 'error', error: { class: 'provider_outage', message: 'down' } });
     };
     await run.answer({ same: true }, failing);
-    await run.answer({ same: true }, async (key) => {
+    await run.answer({ same: true }, (key) => {
       keys.push(key);
-      return answer('ok');
+      return Promise.resolve(answer('ok'));
     });
     expect(keys[0]).not.toBe(keys[1]);
-    expect(Object.keys(kept.kept)).toEqual([keys[1]!.slice(JOB.length + 1)]);
+    expect(Object.keys(kept.kept)).toEqual([keys[1]?.slice(JOB.length + 1)]);
   });
 });

@@ -32,7 +32,9 @@ export class ModelAnswers {
     request: unknown,
     ask: (idempotencyKey: string) => Promise<ChatFinalEvent>,
   ): Promise<ChatFinalEvent> {
-    const digest = createHash('sha256').update(stringify(request) ?? '').digest('hex');
+    const digest = createHash('sha256')
+      .update(stringify(request) ?? '')
+      .digest('hex');
     const occurrence = this.asked.get(digest) ?? 0;
     this.asked.set(digest, occurrence + 1);
     const key = `${digest.slice(0, 32)}.${occurrence}`;

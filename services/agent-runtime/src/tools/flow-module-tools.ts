@@ -174,7 +174,15 @@ async function runJob(
     try {
       // The same id as any earlier run of this call: the orchestrator starts one job for it.
       const given = job ? { job_id: job.id } : {};
-      jobId = await startJob(jobs, { ...caller, ...given }, value.tag ?? context.tag, tool, value, args, context);
+      jobId = await startJob(
+        jobs,
+        { ...caller, ...given },
+        value.tag ?? context.tag,
+        tool,
+        value,
+        args,
+        context,
+      );
     } catch (error) {
       // The orchestrator did not answer (restarting): the step runs again, and starts the job
       // under the same id, which starts it at most once.
@@ -316,7 +324,7 @@ async function waitForResult(
         return { completed: false } as const;
       });
     const reply = await Promise.race([asked, stopped]);
-    if (reply?.completed) return reply as JobResultReply;
+    if (reply?.completed) return reply;
     if (!reply || Date.now() >= deadline) return undefined;
   }
 }

@@ -149,7 +149,13 @@ export class ChatRunner {
           model: reference.model,
           parameters: run.parameters,
         });
-        for await (const piece of this.executor.chat(adapter, call, credentials, signal, run.idempotencyKey)) {
+        for await (const piece of this.executor.chat(
+          adapter,
+          call,
+          credentials,
+          signal,
+          run.idempotencyKey,
+        )) {
           if (!started) {
             started = true;
             audit?.markFirstChunk();
