@@ -100,6 +100,47 @@ describe('chat over NATS', () => {
     ]);
   });
 
+  it('fills a silent stream with keepalives, which gatewayChat absorbs', async () => {
+    primary.reply({ text: 'thought about it', delayMs: 4_500 });
+    const streamId = `test-${Date.now()}-keepalive`;
+    const conn = cast.registry.conn;
+    const types: string[] = [];
+    const subscription = conn.nc.subscribe(conn.space.subject(tokenStreamSubject(streamId)), {
+      callback: (_error, message) => types.push(ChatStreamEnvelopeSchema.parse(message.json()).event.type),
+    });
+    await conn.nc.flush();
+    await gateway.startChat({ ...request(), streamId });
+    await expectEventually(() => expect(types.at(-1)).toBe('message'), { timeoutMs: 20_000 });
+    subscription.unsubscribe();
+    // 4.5 s before the first byte: at least one keepalive (one every 2 s of silence).
+    expect(types.filter((type) => type === 'keepalive').length).toBeGreaterThanOrEqual(1);
+    expect(types.at(0)).toBe('keepalive');
+
+    primary.reply({ text: 'again', delayMs: 4_500 });
+    const events = await collect();
+    expect(events.map((event) => event.type)).not.toContain('keepalive');
+    expect(events.at(-1)).toMatchObject({ type: 'message' });
+  });
+
+  it("ends a stream silent past gatewayChat's patience as interrupted, not as the provider's failure", async () => {
+    primary.reply({ text: 'too slow', delayMs: 1_500 });
+    const chat = await gatewayChat(cast.registry.conn, request(), { idleTimeoutMs: 300 });
+    expect(await chat.result).toMatchObject({
+      type: 'error',
+      error: { class: 'provider_outage', fault: 'internal', interrupted: true },
+    });
+  });
+
+  it("sends the call's idempotency key to the provider as Idempotency-Key", async () => {
+    primary.reply({ text: 'once' });
+    const events = await collect({ idempotencyKey: 'job-1:abc.0' });
+    expect(events.at(-1)).toMatchObject({ type: 'message' });
+    expect(primary.lastRequest().headers['idempotency-key']).toBe('job-1:abc.0');
+    primary.reply({ text: 'no key' });
+    await collect();
+    expect(primary.lastRequest().headers['idempotency-key']).toBeUndefined();
+  });
+
   it('cancelling a chat aborts the upstream request and ends the stream with cancelled', async () => {
     primary.reply({ silentStream: true });
     const chat = await gatewayChat(cast.registry.conn, request());
