@@ -271,4 +271,13 @@ describe('agent steps under budgets and workspace caps', () => {
       'agent tool(s) deeper left out: this agent is nested 1 deep, and the workspace allows 1 (max_agent_depth)',
     );
   });
+
+  it("shows the workspace's spend and the refused calls on the gateway's /metrics", async () => {
+    // The runs above spent tokens, and the flow budget refused a call.
+    const metrics = await (await fetch(`${mesh.urls['llm-gateway']}/metrics`)).text();
+    expect(metrics).toMatch(/^flowmesh_llm_spend_tokens_total\{[^}]*workspace="main"[^}]*\} [1-9]/m);
+    expect(metrics).toMatch(
+      /^flowmesh_llm_budget_refusals_total\{(?=[^}]*workspace="main")(?=[^}]*scope="flow")[^}]*\} [1-9]/m,
+    );
+  });
 });
