@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import {
+  createGatewayBudgetClient,
   createOrchestratorJobsClient,
   createRegistryItemsClient,
   isTerminalJobStatus,
@@ -8,6 +9,7 @@ import {
   type OrchestratorJobsClient,
   type RegistryItemsClient,
 } from '@flowmesh/contracts';
+import { gatewayChat } from '@flowmesh/gateway-chat';
 import { connectMesh, MeshClient, type MeshConnection } from '@flowmesh/messaging';
 import { FLOWMESH_METRICS, prometheusSeriesNames } from '@flowmesh/telemetry';
 import {
@@ -163,7 +165,25 @@ describe('observability of a run across the mesh', () => {
     expect(response.status).toBe(201);
     job = await ended(await response.text());
     await scheduleOneRun();
+    await refuseOneCall();
   }, 240_000);
+
+  /** A model call over a run budget of one token: the gateway refuses it (its refusals counted). */
+  async function refuseOneCall(): Promise<void> {
+    await createGatewayBudgetClient(new MeshClient(conn)).setBudget({
+      ...inMain,
+      scope: 'run',
+      target: 'obs-refused-run',
+      maxTokens: 1,
+    });
+    const chat = await gatewayChat(conn, {
+      ...inMain,
+      provider: { kind: 'openai', resource: '$res:f/ai/openai', model: MODEL },
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'over budget' }] }],
+      budget: { run: 'obs-refused-run' },
+    });
+    expect(await chat.result).toMatchObject({ type: 'error', error: { class: 'budget_exceeded' } });
+  }
 
   /**
    * A script scheduled every second, until the orchestrator has recorded a scheduled run's
@@ -294,7 +314,9 @@ describe('observability of a run across the mesh', () => {
       );
       const cost = total(gateway, 'flowmesh_llm_cost_usd_total', model);
       expect(cost).toBeCloseTo((1_330 * 0.15 + 20 * 0.6) / 1_000_000, 12);
-      expect(total(gateway, 'flowmesh_gateway_added_latency_seconds_count', { source: 'nats' })).toBe(4);
+      // The run's four calls, and the one its run budget refused (see refuseOneCall).
+      expect(total(gateway, 'flowmesh_gateway_added_latency_seconds_count', { source: 'nats' })).toBe(5);
+      expect(total(gateway, 'flowmesh_llm_budget_refusals_total', { scope: 'run' })).toBe(1);
     });
 
     it('exposes every metric of the catalogue (what the dashboards may query) from some process', async () => {

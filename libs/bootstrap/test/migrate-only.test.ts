@@ -44,6 +44,7 @@ describe('a service started with --migrate-only', () => {
       expect(rows.map((row) => row.name)).toEqual([
         'CreateOutbox1700000000000',
         'CreateMemoryTables1733500000000',
+        'AddMemoryLocks1765100000000',
       ]);
     } finally {
       await client.end();
